@@ -1,0 +1,285 @@
+"""What curation finds and decides: clusters, merge proposals, conflicts, pair verdicts,
+the append-only history, and the batch runs."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+from memadmin.store.models import Memory, Namespace
+
+
+class ClusterStatus(models.TextChoices):
+    OPEN = "open"  # awaiting a curator
+    AUTO_MERGED = "auto_merged"  # merged by find_duplicates without review (undoable)
+    ACCEPTED = "accepted"  # a curator merged it
+    DISMISSED = "dismissed"  # a curator said "not duplicates"
+    SPLIT = "split"  # replaced by smaller clusters
+    UNMERGED = "unmerged"  # its merge was undone
+
+
+class Cluster(models.Model):
+    """Memories of one namespace that look like one fact."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="clusters")
+    members = models.ManyToManyField(Memory, through="ClusterMember", related_name="clusters")
+    status = models.CharField(max_length=12, choices=ClusterStatus.choices, default="open")
+    # Every pairwise similarity: [{"a": memory id, "b": memory id, "similarity": f,
+    # "method": "exact" | "lexical" | "vector" | "llm"}, ...].
+    edges = models.JSONField(default=list, blank=True)
+    min_similarity = models.FloatField(default=0.0)
+    # The two members whose similarity is lowest: where a split would cut.
+    weakest_link = models.JSONField(default=list, blank=True)
+    # Why the cluster needs a person: "protected", "guard: ...", "exact", ...
+    flags = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["namespace", "status"], name="cluster_ns_status")]
+
+    def __str__(self) -> str:
+        return f"cluster {self.pk} ({self.status})"
+
+
+class ClusterMember(models.Model):
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="memberships")
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="memberships")
+    # A curator took this member out of the cluster ("uncheck a member").
+    excluded = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["cluster", "memory"], name="cluster_member_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"memory {self.memory_id} in cluster {self.cluster_id}"
+
+
+class ProposalAuthor(models.TextChoices):
+    LLM = "llm"
+    RULE = "rule"  # fallback: the representative's text, no LLM involved
+
+
+class ProposalStatus(models.TextChoices):
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    EDITED = "edited"  # accepted with a curator's text
+    DISMISSED = "dismissed"
+    DISCARDED = "discarded"  # empty merge or stale members
+
+
+class MergeProposal(models.Model):
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="proposals")
+    merged_text = models.TextField()
+    author = models.CharField(max_length=8, choices=ProposalAuthor.choices)
+    llm_model = models.CharField(max_length=100, blank=True, default="")
+    prompt_version = models.CharField(max_length=40, blank=True, default="")
+    rationale = models.TextField(blank=True, default="")
+    # Numbers, names, dates... present in a member but missing from merged_text.
+    dropped_facts = models.JSONField(default=list, blank=True)
+    warnings = models.JSONField(default=list, blank=True)
+    input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    # Hash of the members' ids and contents when the proposal was written: a proposal
+    # whose members changed since is refused.
+    members_fingerprint = models.CharField(max_length=64, blank=True, default="")
+    status = models.CharField(max_length=10, choices=ProposalStatus.choices, default="pending")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"proposal {self.pk} ({self.author}, {self.status})"
+
+
+class ConflictKind(models.TextChoices):
+    CONTRADICTION = "contradiction"
+    UPDATE = "update"
+
+
+class ConflictStatus(models.TextChoices):
+    OPEN = "open"
+    RESOLVED = "resolved"
+    DISMISSED = "dismissed"
+
+
+class ConflictResolution(models.TextChoices):
+    KEEP_A = "keep_a"
+    KEEP_B = "keep_b"
+    BOTH_VALID = "both_valid"
+    B_SUPERSEDES_A = "b_supersedes_a"
+    REWRITTEN = "rewritten"
+
+
+class Conflict(models.Model):
+    """Two memories on the same subject and slot that disagree. Its own table, so that a
+    conflict is never mistaken for a memory, and its own lifecycle."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="conflicts")
+    memory_a = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+")
+    memory_b = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=14, choices=ConflictKind.choices)
+    reason = models.TextField(blank=True, default="")
+    detected_by = models.CharField(max_length=8, default="rule")  # rule | llm
+    differing_tokens = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=10, choices=ConflictStatus.choices, default="open")
+    resolution = models.CharField(
+        max_length=16, choices=ConflictResolution.choices, blank=True, default=""
+    )
+    scope_note = models.TextField(blank=True, default="")
+    resolver = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["memory_a", "memory_b"], name="conflict_pair_unique"),
+            models.CheckConstraint(condition=~Q(memory_a=F("memory_b")), name="conflict_two"),
+        ]
+        indexes = [models.Index(fields=["namespace", "status"], name="conflict_ns_status")]
+
+    def __str__(self) -> str:
+        return f"conflict {self.pk} ({self.kind}, {self.status})"
+
+
+class PairVerdict(models.Model):
+    """A judgement on a pair of texts, keyed by their two content hashes (low, high), so
+    the same pair is never proposed (or sent to the LLM) again."""
+
+    class Verdict(models.TextChoices):
+        NOT_DUPLICATE = "not_duplicate"
+        BOTH_VALID = "both_valid"
+        DUPLICATE = "duplicate"
+        CONFLICT = "conflict"
+        RELATED_DISTINCT = "related_distinct"
+        UNRELATED = "unrelated"
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="+")
+    hash_low = models.CharField(max_length=64)
+    hash_high = models.CharField(max_length=64)
+    verdict = models.CharField(max_length=16, choices=Verdict.choices)
+    decided_by = models.CharField(max_length=8, default="human")  # human | llm
+    # The LLM prompt version the verdict came from; empty for people.
+    prompt_version = models.CharField(max_length=40, blank=True, default="")
+    reason = models.TextField(blank=True, default="")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["namespace", "hash_low", "hash_high", "decided_by", "prompt_version"],
+                name="pair_verdict_unique",
+            ),
+            models.CheckConstraint(condition=Q(hash_low__lte=F("hash_high")), name="pair_sorted"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.verdict} by {self.decided_by}"
+
+
+class HistoryEvent(models.Model):
+    """Append-only audit log: every change to a memory, with its before and after.
+    Unmerge reads it. Rows are never updated or deleted (see save/delete)."""
+
+    class Action(models.TextChoices):
+        IMPORT = "import"
+        UPDATE = "update"
+        EMBED = "embed"
+        COLLAPSE = "collapse"  # exact duplicate folded into its representative
+        MERGE = "merge"
+        UNMERGE = "unmerge"
+        SUPERSEDE = "supersede"
+        RESOLVE = "resolve"
+        DISMISS = "dismiss"
+        PIN = "pin"
+        DECAY = "decay"
+        WRITE = "write"  # API write-time decision
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="+")
+    memory = models.ForeignKey(
+        Memory, null=True, blank=True, on_delete=models.PROTECT, related_name="history"
+    )
+    action = models.CharField(max_length=12, choices=Action.choices)
+    # "user:alice", "command:find_duplicates", "api:token-name": who or what did it.
+    actor = models.CharField(max_length=200)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    reason = models.TextField(blank=True, default="")
+    llm_model = models.CharField(max_length=100, blank=True, default="")
+    prompt_version = models.CharField(max_length=40, blank=True, default="")
+    # Memories the event concerns besides `memory` (merge sources, conflict sides...).
+    related_memory_ids = models.JSONField(default=list, blank=True)
+    cluster = models.ForeignKey(Cluster, null=True, blank=True, on_delete=models.PROTECT)
+    conflict = models.ForeignKey(Conflict, null=True, blank=True, on_delete=models.PROTECT)
+    # An unmerge event points at the merge event it undid.
+    undoes = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="undone_by"
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["namespace", "action"], name="history_ns_action")]
+
+    def __str__(self) -> str:
+        return f"{self.action} by {self.actor} at {self.created_at:%Y-%m-%d %H:%M}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise ValueError("history events are append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValueError("history events are append-only")
+
+
+class DedupRun(models.Model):
+    """One find_duplicates run over one namespace."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="runs")
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    duration_s = models.FloatField(null=True, blank=True)
+    parameters = models.JSONField(default=dict, blank=True)
+    # Counts per action: {"checked", "exact", "auto_merged", "clusters", "conflicts", ...}.
+    counts = models.JSONField(default=dict, blank=True)
+    removal_rate = models.FloatField(default=0.0)
+    dry_run = models.BooleanField(default=False)
+    alerts = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=8, choices=Status.choices, default="running")
+    error = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        get_latest_by = "started_at"
+
+    def __str__(self) -> str:
+        return f"run {self.pk} of {self.namespace_id} ({self.status})"

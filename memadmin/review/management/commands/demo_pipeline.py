@@ -1,0 +1,14 @@
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+# The steps of the batch pipeline, in order; each is a command cron may also run alone.
+PIPELINE = ["embed_memories"]
+
+
+class Command(BaseCommand):
+    help = "Run the batch pipeline once over every namespace (what cron would run)."
+
+    def handle(self, *args, **options):
+        for step in PIPELINE:
+            call_command(step, stdout=self.stdout, stderr=self.stderr)
+        self.stdout.write(f"pipeline done: {', '.join(PIPELINE)}")

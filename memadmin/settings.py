@@ -1,0 +1,207 @@
+"""memadmin settings: one file, every knob read from the environment through typed helpers.
+
+The README's settings reference lists every variable read here.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_str(name: str, default: str) -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    if raw.lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), not {raw!r}")
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number, not {raw!r}") from None
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}, not {value}")
+    return value
+
+
+def env_float(name: str, default: float, *, low: float = 0.0, high: float = 1.0) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, not {raw!r}") from None
+    if not low <= value <= high:
+        raise ImproperlyConfigured(f"{name} must be between {low} and {high}, not {value}")
+    return value
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def database_from_url(url: str) -> dict:
+    """Django DATABASES entry from a postgresql:// URL (a `host` query parameter may name a
+    Unix-socket folder, as the embedded server's URL does)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgres", "postgresql"):
+        raise ImproperlyConfigured(f"DATABASE_URL must be a postgresql:// URL, not {url!r}")
+    query = dict(parse_qsl(parts.query))
+    host = query.pop("host", None) or parts.hostname or ""
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parts.path.lstrip("/")) or "postgres",
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": host,
+        "PORT": str(parts.port or ""),
+        "OPTIONS": query,
+        # Short-lived connections are reused by one worker; cron commands hold one anyway.
+        "CONN_MAX_AGE": env_int("MEMADMIN_CONN_MAX_AGE", 60, minimum=0),
+        "TEST": {"NAME": "test_memadmin"},
+    }
+
+
+def secret_key_from_file(path: Path) -> str:
+    """A random key made once per installation and kept beside the data, so a fresh
+    machine needs no configuration and no two installations share a key."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+# Where the embedded Postgres keeps its data, and the generated secret key.
+DATA_DIR = Path(env_str("MEMADMIN_DATA_DIR", str(BASE_DIR / "var"))).resolve()
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or secret_key_from_file(DATA_DIR / "secret_key")
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+if not DATABASE_URL:
+    from memadmin import embedded_db
+
+    DATABASE_URL = embedded_db.start(DATA_DIR)
+DATABASES = {"default": database_from_url(DATABASE_URL)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "django_htmx",
+    "template_partials",
+    "memadmin.store",
+    "memadmin.curation",
+    "memadmin.review",
+    "memadmin.api",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "memadmin.urls"
+WSGI_APPLICATION = "memadmin.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    }
+]
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+# Static files are few and small: whitenoise serves them straight from the source folders,
+# with DEBUG off too, so neither the demo nor a deployment needs collectstatic.
+WHITENOISE_USE_FINDERS = True
+
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False  # htmx reads no cookie: the token travels in hx-headers
+X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "loggers": {
+        "memadmin": {"handlers": ["stderr"], "level": env_str("MEMADMIN_LOG_LEVEL", "INFO")},
+    },
+}
+
+# --- Embeddings -------------------------------------------------------------------------
+# Sentences per onnxruntime call; texts are sorted by length first so padding stays small.
+EMBEDDING_BATCH_SIZE = env_int("MEMADMIN_EMBEDDING_BATCH_SIZE", 64, minimum=1)
+# Rows written per database round trip on import (also the unit of progress).
+IMPORT_CHUNK_SIZE = env_int("MEMADMIN_IMPORT_CHUNK_SIZE", 1000, minimum=1)
+# HNSW candidate list at query time; higher is more exact and slower (pgvector default 40).
+HNSW_EF_SEARCH = env_int("MEMADMIN_HNSW_EF_SEARCH", 100, minimum=1)
+
+# --- Curation guards --------------------------------------------------------------------
+# Memories in these categories, or with importance or confidence at or above the level,
+# are protected: shown for review, never merged automatically.
+PROTECTED_CATEGORIES = env_list(
+    "MEMADMIN_PROTECTED_CATEGORIES", ["constraint", "postmortem", "gotcha"]
+)
+PROTECTED_LEVEL = env_float("MEMADMIN_PROTECTED_LEVEL", 0.95)
+# Longest memory text accepted by the import and the API (agents store short facts).
+MAX_CONTENT_BYTES = env_int("MEMADMIN_MAX_CONTENT_BYTES", 8192, minimum=1)

@@ -1,0 +1,39 @@
+from django.core.management.base import BaseCommand, CommandError
+from django.db.models import Q
+
+from memadmin.curation import decisions
+from memadmin.store import embeddings
+from memadmin.store.models import Memory, Namespace
+from memadmin.store.progress import progress_bar
+
+BATCH = 500
+
+
+class Command(BaseCommand):
+    help = (
+        "Embed every memory that has no vector of the current model "
+        f"({embeddings.MODEL_ID}): new rows, and rows embedded by another model."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--namespace")
+
+    def handle(self, *args, namespace, **options):
+        pending = Memory.objects.filter(
+            Q(embedding__isnull=True) | ~Q(embedding_model=embeddings.MODEL_ID)
+        )
+        if namespace:
+            if not Namespace.objects.filter(name=namespace).exists():
+                raise CommandError(f"no namespace {namespace!r}")
+            pending = pending.filter(namespace__name=namespace)
+        total = pending.count()
+        done = 0
+        with progress_bar(total=total, desc="embed") as bar:
+            # Always take the first BATCH still pending: each batch leaves the pending set.
+            while batch := list(pending.defer("embedding").order_by("id")[:BATCH]):
+                vectors = embeddings.encode([memory.content for memory in batch])
+                done += decisions.store_embeddings(
+                    memories=batch, vectors=vectors, actor="command:embed_memories"
+                )
+                bar.update(len(batch))
+        self.stdout.write(f"embedded {done} memories with {embeddings.MODEL_ID}")

@@ -1,0 +1,120 @@
+"""The memory store: namespaces (one agent's or user's store) and their memories."""
+
+from __future__ import annotations
+
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.db.models import Q
+from pgvector.django import HnswIndex, VectorField
+
+EMBEDDING_DIMENSIONS = 384
+
+
+class Namespace(models.Model):
+    """One agent's or user's store. All detection happens within one namespace, and every
+    heavy query is keyed by it (it is also the shard key when the tables are distributed)."""
+
+    name = models.SlugField(max_length=100, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class MemoryStatus(models.TextChoices):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    DELETED = "deleted"
+
+
+class Memory(models.Model):
+    """One fact an agent stored. Curation never hard-deletes a memory: it marks it
+    superseded or deleted and writes a history event (curation.decisions)."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="memories")
+    external_id = models.CharField(max_length=200)
+    content = models.TextField()
+    # sha256 of store.text.normalise(content): exact duplicates in O(1).
+    content_hash = models.CharField(max_length=64)
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    # The model that made `embedding`: vectors of two models are never compared.
+    embedding_model = models.CharField(max_length=100, blank=True, default="")
+    category = models.CharField(max_length=100, blank=True, default="")
+    tags = ArrayField(models.CharField(max_length=100), blank=True, default=list)
+    source_ref = models.CharField(max_length=200, blank=True, default="")
+    session_id = models.CharField(max_length=200, blank=True, default="")
+    importance = models.FloatField(default=0.5)
+    confidence = models.FloatField(default=0.5)
+    access_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField()
+    last_accessed_at = models.DateTimeField(null=True, blank=True)
+    valid_from = models.DateTimeField(null=True, blank=True)
+    valid_until = models.DateTimeField(null=True, blank=True)
+    # Where the fact was seen: [{"session_id", "source_ref", "external_id", "seen_at"}, ...].
+    provenance = models.JSONField(default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    pinned = models.BooleanField(default=False)
+    status = models.CharField(
+        max_length=12, choices=MemoryStatus.choices, default=MemoryStatus.ACTIVE
+    )
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="supersedes"
+    )
+    # Bumped by every change: incremental detection compares what changed since a run.
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["namespace_id", "created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["namespace", "external_id"], name="memory_unique_external_id"
+            ),
+            models.CheckConstraint(
+                condition=Q(importance__gte=0) & Q(importance__lte=1),
+                name="memory_importance_0_1",
+            ),
+            models.CheckConstraint(
+                condition=Q(confidence__gte=0) & Q(confidence__lte=1),
+                name="memory_confidence_0_1",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=MemoryStatus.values), name="memory_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(superseded_by__isnull=True) | ~Q(status=MemoryStatus.ACTIVE),
+                name="memory_active_not_superseded",
+            ),
+        ]
+        indexes = [
+            # Exact-duplicate look-ups are always within one namespace.
+            models.Index(fields=["namespace", "content_hash"], name="memory_ns_hash"),
+            # Lists and incremental detection read one namespace's active rows by time.
+            models.Index(fields=["namespace", "status", "updated_at"], name="memory_ns_status"),
+            # k nearest by cosine distance; m/ef_construction are pgvector's defaults.
+            HnswIndex(
+                name="memory_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.external_id}: {self.content[:60]}"
+
+    @property
+    def is_protected(self) -> bool:
+        """Never merged automatically (categories constraint/postmortem/gotcha, importance
+        or confidence of at least the protected level, or pinned)."""
+        from django.conf import settings
+
+        return (
+            self.pinned
+            or self.category in settings.PROTECTED_CATEGORIES
+            or self.importance >= settings.PROTECTED_LEVEL
+            or self.confidence >= settings.PROTECTED_LEVEL
+        )

@@ -1,0 +1,65 @@
+import io
+import json
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+# The labelled development set lives beside the repository (../shared/data/dev).
+DEV_DATA = Path(settings.BASE_DIR).parent / "shared" / "data" / "dev"
+
+
+@pytest.fixture
+def dev_memories_path() -> Path:
+    path = DEV_DATA / "memories.jsonl"
+    if not path.exists():
+        pytest.skip(f"the labelled dev set is not beside the repository ({DEV_DATA})")
+    return path
+
+
+@pytest.fixture
+def dev_labels() -> dict:
+    path = DEV_DATA / "labels.json"
+    if not path.exists():
+        pytest.skip(f"the labelled dev set is not beside the repository ({DEV_DATA})")
+    return json.loads(path.read_text())
+
+
+@pytest.fixture
+def write_jsonl(tmp_path):
+    """Write dicts (or raw strings) as a JSONL file; return its path."""
+
+    def write(lines, name="memories.jsonl") -> Path:
+        path = tmp_path / name
+        path.write_text(
+            "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
+        )
+        return path
+
+    return write
+
+
+class CommandResult:
+    def __init__(self, stdout: str, stderr: str, error: Exception | None):
+        self.stdout, self.stderr, self.error = stdout, stderr, error
+
+
+@pytest.fixture
+def run_command():
+    """Call a management command; return its stdout, stderr and CommandError (if any)."""
+    from django.core.management.base import CommandError
+
+    def run(*args, **options) -> CommandResult:
+        out, err = io.StringIO(), io.StringIO()
+        try:
+            call_command(*args, stdout=out, stderr=err, **options)
+        except CommandError as error:
+            return CommandResult(out.getvalue(), err.getvalue(), error)
+        return CommandResult(out.getvalue(), err.getvalue(), None)
+
+    return run
+
+
+def memory_line(external_id: str, content: str, **fields) -> dict:
+    return {"id": external_id, "namespace": "alice", "content": content, **fields}

@@ -1,0 +1,42 @@
+import pytest
+from django.contrib.auth.models import Group, User
+
+from memadmin.store.models import Namespace
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def viewer():
+    user = User.objects.create_user("vera", password="a-long-password")
+    user.groups.add(Group.objects.get(name="viewer"))
+    return user
+
+
+def test_the_login_page_shows_a_form(client):
+    response = client.get("/accounts/login/")
+
+    assert response.status_code == 200
+    assert b'name="username"' in response.content and b'name="password"' in response.content
+
+
+def test_the_home_page_sends_anonymous_visitors_to_log_in(client):
+    response = client.get("/")
+
+    assert (response.status_code, response["Location"]) == (302, "/accounts/login/?next=/")
+
+
+def test_the_home_page_lists_namespaces_with_their_counts(client, viewer):
+    Namespace.objects.create(name="homelab")
+    client.force_login(viewer)
+
+    response = client.get("/")
+
+    assert response.status_code == 200
+    assert b"<td>homelab</td>" in response.content
+
+
+def test_a_user_logs_in_with_a_password(client, viewer):
+    response = client.post("/accounts/login/", {"username": "vera", "password": "a-long-password"})
+
+    assert (response.status_code, response["Location"]) == (302, "/")

@@ -1,0 +1,216 @@
+import json
+
+import numpy as np
+import pytest
+
+from memadmin.curation.models import HistoryEvent
+from memadmin.store import embeddings
+from memadmin.store.models import Memory, MemoryStatus
+from tests.conftest import memory_line
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_imports_the_dev_set_as_active_embedded_memories(run_command, dev_memories_path):
+    lines = dev_memories_path.read_text().splitlines()
+
+    result = run_command("import_memories", str(dev_memories_path))
+
+    assert result.error is None
+    assert Memory.objects.filter(status=MemoryStatus.ACTIVE).count() == len(lines) == 244
+    assert Memory.objects.filter(embedding_model=embeddings.MODEL_ID).count() == 244
+    assert HistoryEvent.objects.filter(action="import").count() == 244
+    assert "244 created, 0 updated, 0 unchanged" in result.stdout
+
+
+def test_importing_the_same_file_twice_changes_nothing(run_command, dev_memories_path):
+    run_command("import_memories", str(dev_memories_path))
+    before = list(Memory.objects.order_by("id").values("id", "content", "updated_at"))
+    events = HistoryEvent.objects.count()
+
+    result = run_command("import_memories", str(dev_memories_path))
+
+    assert result.error is None
+    assert "0 created, 0 updated, 244 unchanged" in result.stdout
+    assert list(Memory.objects.order_by("id").values("id", "content", "updated_at")) == before
+    assert HistoryEvent.objects.count() == events
+
+
+def test_a_line_without_content_is_refused_by_its_number_and_nothing_is_imported(
+    run_command, write_jsonl
+):
+    lines = [memory_line(f"m{i}", f"fact number {i}") for i in range(1, 11)]
+    del lines[6]["content"]
+    path = write_jsonl(lines)
+
+    result = run_command("import_memories", str(path))
+
+    assert result.error is not None
+    assert "nothing imported" in str(result.error)
+    assert f"{path}: line 7: missing 'content'" in result.stderr
+    assert Memory.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ('{"id": "x", "content": ', "invalid JSON"),
+        ('["id", "content"]', "a line must be a JSON object"),
+        (memory_line("", "text"), "'id' must be a non-empty string"),
+        ({"namespace": "alice", "content": "text"}, "missing 'id'"),
+        (memory_line("x", "   "), "'content' must be a non-empty string"),
+        (memory_line("x", "text", importance=1.5), "importance must be a number from 0 to 1"),
+        (memory_line("x", "text", confidence="high"), "confidence must be a number from 0 to 1"),
+        (memory_line("x", "text", created_at="last tuesday"), "created_at must be an ISO 8601"),
+        (memory_line("x", "text", tags="python"), "tags must be a list of non-empty strings"),
+        (memory_line("x", "text", colour="blue"), "unknown key 'colour'"),
+        ({"id": "x", "content": "text"}, "no namespace"),
+        (memory_line("x", "text", namespace="a b"), "namespace must be letters"),
+        (memory_line("x", "text", embedding=["a"]), "embedding must be a list of finite numbers"),
+        (memory_line("x", "x" * 9000), "'content' is longer than 8192 bytes"),
+    ],
+)
+def test_each_bad_line_is_named_with_its_reason(run_command, write_jsonl, line, reason):
+    path = write_jsonl([memory_line("good", "a good line"), line])
+
+    result = run_command("import_memories", str(path))
+
+    assert result.error is not None
+    assert f"line 2: {reason}" in result.stderr
+    assert Memory.objects.count() == 0
+
+
+def test_an_id_repeated_in_the_file_is_refused_with_both_lines(run_command, write_jsonl):
+    path = write_jsonl([memory_line("a", "one"), memory_line("b", "two"), memory_line("a", "3")])
+
+    result = run_command("import_memories", str(path))
+
+    assert "line 3: duplicate id 'a' (first on line 1)" in result.stderr
+    assert Memory.objects.count() == 0
+
+
+def test_skip_invalid_imports_the_valid_lines_and_lists_the_rest(run_command, write_jsonl):
+    path = write_jsonl(
+        [memory_line("a", "one"), memory_line("b", "two", importance=7), memory_line("c", "3")]
+    )
+
+    result = run_command("import_memories", str(path), "--skip-invalid")
+
+    assert result.error is None
+    assert "line 2: importance must be a number from 0 to 1" in result.stderr
+    assert sorted(Memory.objects.values_list("external_id", flat=True)) == ["a", "c"]
+    assert "2 created" in result.stdout and "1 invalid skipped" in result.stdout
+
+
+def test_namespace_option_applies_to_lines_without_one(run_command, write_jsonl):
+    path = write_jsonl([{"id": "a", "content": "Likes tea"}])
+
+    run_command("import_memories", str(path), "--namespace", "bob")
+
+    assert Memory.objects.get().namespace.name == "bob"
+
+
+def test_a_changed_text_updates_the_memory_re_embeds_it_and_writes_history(
+    run_command, write_jsonl
+):
+    run_command("import_memories", str(write_jsonl([memory_line("a", "Likes tea")])))
+    old_vector = np.array(Memory.objects.get().embedding)
+
+    result = run_command(
+        "import_memories", str(write_jsonl([memory_line("a", "Likes strong coffee")]))
+    )
+
+    memory = Memory.objects.get()
+    assert "0 created, 1 updated" in result.stdout
+    assert memory.content == "Likes strong coffee"
+    assert not np.allclose(np.array(memory.embedding), old_vector)
+    event = HistoryEvent.objects.get(action="update")
+    assert (event.before["content"], event.after["content"]) == ("Likes tea", "Likes strong coffee")
+    assert event.memory == memory
+
+
+def test_a_given_vector_is_used_when_its_dimension_matches(run_command, write_jsonl):
+    vector = [0.0] * 384
+    vector[3] = 2.0
+    short = [0.5, 0.5]
+    path = write_jsonl(
+        [
+            memory_line("given", "Has a vector", embedding=vector, embedding_model="other-384"),
+            memory_line("short", "Has a short vector", embedding=short),
+        ]
+    )
+
+    result = run_command("import_memories", str(path))
+
+    given = Memory.objects.get(external_id="given")
+    assert given.embedding_model == "other-384"
+    assert np.allclose(np.array(given.embedding), np.eye(384)[3])  # normalised to unit length
+    short_one = Memory.objects.get(external_id="short")
+    assert short_one.embedding_model == embeddings.MODEL_ID
+    assert len(short_one.embedding) == 384
+    assert "1 embedded" in result.stdout
+
+
+def test_csv_files_import_like_jsonl(run_command, tmp_path):
+    path = tmp_path / "memories.csv"
+    path.write_text(
+        "id,namespace,content,tags,importance,metadata\n"
+        'c1,alice,Prefers Python,python;lang,0.7,"{""k"": 1}"\n'
+        'c2,alice,"Works, mostly, remotely",,,\n'
+    )
+
+    result = run_command("import_memories", str(path))
+
+    assert result.error is None
+    c1 = Memory.objects.get(external_id="c1")
+    assert (c1.tags, c1.importance, c1.metadata) == (["python", "lang"], 0.7, {"k": 1})
+    assert Memory.objects.get(external_id="c2").content == "Works, mostly, remotely"
+
+
+def test_a_bad_csv_row_is_named_by_its_line(run_command, tmp_path):
+    path = tmp_path / "memories.csv"
+    path.write_text("id,namespace,content,importance\nc1,alice,ok,0.5\nc2,alice,bad,lots\n")
+
+    result = run_command("import_memories", str(path))
+
+    assert "line 3: importance must be a number, not 'lots'" in result.stderr
+    assert Memory.objects.count() == 0
+
+
+def test_export_prints_jsonl_that_imports_back_unchanged(run_command, write_jsonl):
+    path = write_jsonl(
+        [
+            memory_line("a", "Likes tea", tags=["drink"], created_at="2026-01-02T03:04:05Z"),
+            memory_line("b", "Lives in Paris", category="fact", importance=0.8),
+        ]
+    )
+    run_command("import_memories", str(path))
+
+    exported = run_command("export_memories", "--namespace", "alice")
+    lines = [json.loads(line) for line in exported.stdout.splitlines()]
+
+    assert [line["id"] for line in lines] == ["a", "b"]  # oldest first
+    by_id = {line["id"]: line for line in lines}
+    assert by_id["a"]["created_at"] == "2026-01-02T03:04:05+00:00"
+    assert by_id["b"]["importance"] == 0.8
+    again = run_command("import_memories", str(write_jsonl(lines, name="export.jsonl")))
+    assert "0 created, 0 updated, 2 unchanged" in again.stdout
+
+
+def test_a_large_file_is_written_in_chunks_with_progress(settings, write_jsonl):
+    from memadmin.curation import decisions
+    from memadmin.store import importing
+
+    settings.IMPORT_CHUNK_SIZE = 10
+    path = write_jsonl([memory_line(f"m{i}", f"fact {i}") for i in range(35)])
+    chunks = []
+
+    result = decisions.import_records(
+        records=importing.read_records(path, default_namespace=None, skip_lines=set()),
+        actor="test",
+        embed=False,
+        on_progress=chunks.append,
+    )
+
+    assert chunks == [10, 10, 10, 5]
+    assert result.created == Memory.objects.count() == 35

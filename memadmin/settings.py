@@ -205,3 +205,37 @@ PROTECTED_CATEGORIES = env_list(
 PROTECTED_LEVEL = env_float("MEMADMIN_PROTECTED_LEVEL", 0.95)
 # Longest memory text accepted by the import and the API (agents store short facts).
 MAX_CONTENT_BYTES = env_int("MEMADMIN_MAX_CONTENT_BYTES", 8192, minimum=1)
+
+# --- Detection (find_duplicates) -------------------------------------------------------
+# Calibrated for all-MiniLM-L6-v2 on the labelled dev set (README: "Calibration").
+# Cosine at or above which a pair with no key-token difference and every guard passing is
+# merged without review (undoable).
+DEDUP_AUTO_MERGE = env_bool("MEMADMIN_DEDUP_AUTO_MERGE", True)
+DEDUP_AUTO_MERGE_THRESHOLD = env_float("MEMADMIN_DEDUP_AUTO_MERGE_THRESHOLD", 0.95)
+# Similarity (mean of cosine and lexical containment) from which a pair is proposed.
+DEDUP_REVIEW_THRESHOLD = env_float("MEMADMIN_DEDUP_REVIEW_THRESHOLD", 0.55)
+# Every two members of one cluster must reach this similarity (no chaining).
+DEDUP_CLUSTER_FLOOR = env_float("MEMADMIN_DEDUP_CLUSTER_FLOOR", 0.45)
+# Cosine floor of the vector layer: pairs below are never looked at.
+DEDUP_CANDIDATE_THRESHOLD = env_float("MEMADMIN_DEDUP_CANDIDATE_THRESHOLD", 0.45)
+# Similarity from which two memories count as the same subject, so that a differing key
+# token makes them a conflict (lower finds more conflicts, and more false ones).
+DEDUP_CONFLICT_THRESHOLD = env_float("MEMADMIN_DEDUP_CONFLICT_THRESHOLD", 0.42)
+DEDUP_NEIGHBOURS = env_int("MEMADMIN_DEDUP_NEIGHBOURS", 20, minimum=1)
+# Two memories that both carry topic tags but share none are not proposed as duplicates.
+DEDUP_REQUIRE_SHARED_TAG = env_bool("MEMADMIN_DEDUP_REQUIRE_SHARED_TAG", True)
+# From this share of Chinese/Japanese/Korean letters, text is compared lexically (the
+# English embedding model cannot read it).
+DEDUP_CJK_SHARE = env_float("MEMADMIN_DEDUP_CJK_SHARE", 0.3)
+# --if-due: a namespace runs when it has more than this many active memories...
+DEDUP_MIN_MEMORIES = env_int("MEMADMIN_DEDUP_MIN_MEMORIES", 10, minimum=0)
+# ...and its last run is older than this.
+DEDUP_INTERVAL_HOURS = env_int("MEMADMIN_DEDUP_INTERVAL_HOURS", 24, minimum=0)
+# Alert (log line DEDUP_ALERT, recorded on the run) above this removal rate.
+DEDUP_ALERT_REMOVAL_RATE = env_float("MEMADMIN_DEDUP_ALERT_REMOVAL_RATE", 0.5)
+# Automatic changes per run unless --max-ops says otherwise.
+DEDUP_MAX_OPS = env_int("MEMADMIN_DEDUP_MAX_OPS", 200, minimum=0)
+
+# --- Time decay (decay_memories) --------------------------------------------------------
+DECAY_RATE = env_float("MEMADMIN_DECAY_RATE", 0.01)
+DECAY_FLOOR = env_float("MEMADMIN_DECAY_FLOOR", 0.05)

@@ -4,6 +4,7 @@ views, commands and the API call these and nothing else to change a memory."""
 from __future__ import annotations
 
 import itertools
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -11,13 +12,20 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from memadmin.curation.models import HistoryEvent
+from memadmin.curation.models import (
+    Cluster,
+    ClusterMember,
+    ClusterStatus,
+    Conflict,
+    HistoryEvent,
+)
 from memadmin.store import embeddings
 from memadmin.store.importing import Record
-from memadmin.store.models import Memory, Namespace
+from memadmin.store.models import Memory, MemoryStatus, Namespace
 from memadmin.store.text import content_hash
 
 # What a history snapshot keeps of a memory: everything a person could change or an
@@ -62,6 +70,9 @@ IMPORTABLE_FIELDS = (
     "pinned",
     "status",
 )
+
+
+logger = logging.getLogger("memadmin.curation")
 
 
 class DecisionError(Exception):
@@ -304,3 +315,313 @@ def store_embeddings(*, memories: Sequence[Memory], vectors: np.ndarray, actor: 
             for namespace_id, count in counts.items()
         )
     return len(memories)
+
+
+# --- Detection's decisions -------------------------------------------------------------
+
+
+def fold_memories(
+    *,
+    survivor: Memory,
+    others: Sequence[Memory],
+    edges: list[dict],
+    action: str,
+    actor: str,
+    reason: str,
+    run_id: int | None = None,
+) -> Cluster:
+    """Fold `others` into `survivor` (an exact collapse or an automatic merge): the
+    survivor keeps its text and gains the others' tags, provenance and sessions, the
+    maximum importance and confidence; the others become superseded by it.
+
+    Side effects, in one transaction: updates the survivor and supersedes the others
+    (each with a history event holding before and after), and records an `auto_merged`
+    Cluster whose events an unmerge reads. Refuses (DecisionError, nothing changed) when
+    any memory is no longer active.
+    """
+    with transaction.atomic():
+        locked = _lock_active([survivor.pk, *(m.pk for m in others)])
+        survivor, others = locked[survivor.pk], [locked[m.pk] for m in others]
+        before = snapshot(survivor)
+        for other in others:
+            survivor.tags = survivor.tags + [t for t in other.tags if t not in survivor.tags]
+            survivor.provenance = survivor.provenance + [
+                entry for entry in other.provenance if entry not in survivor.provenance
+            ]
+            survivor.importance = max(survivor.importance, other.importance)
+            survivor.confidence = max(survivor.confidence, other.confidence)
+            survivor.access_count += other.access_count
+        survivor.save()
+        cluster = Cluster.objects.create(
+            namespace=survivor.namespace,
+            status=ClusterStatus.AUTO_MERGED,
+            edges=edges,
+            min_similarity=min((e["similarity"] for e in edges), default=1.0),
+            weakest_link=_weakest(edges),
+            flags=[action],
+            decided_at=timezone.now(),
+        )
+        ClusterMember.objects.bulk_create(
+            ClusterMember(cluster=cluster, memory=m) for m in [survivor, *others]
+        )
+        HistoryEvent.objects.create(
+            namespace=survivor.namespace,
+            memory=survivor,
+            action=action,
+            actor=actor,
+            before=before,
+            after=snapshot(survivor),
+            reason=reason,
+            related_memory_ids=[m.pk for m in others],
+            cluster=cluster,
+        )
+        for other in others:
+            _supersede(other, survivor, actor=actor, reason=reason, cluster=cluster, undoes=None)
+    logger.info(
+        "DEDUP_MERGE namespace=%s action=%s survivor=%s folded=%s run=%s",
+        survivor.namespace.name,
+        action,
+        survivor.external_id,
+        ",".join(m.external_id for m in others),
+        run_id,
+    )
+    return cluster
+
+
+def _lock_active(ids: Sequence[int]) -> dict[int, Memory]:
+    """Lock the memories (FOR UPDATE) and check that each is still active."""
+    memories = {m.pk: m for m in Memory.objects.select_for_update().filter(pk__in=ids)}
+    inactive = [m.external_id for m in memories.values() if m.status != MemoryStatus.ACTIVE]
+    if inactive or len(memories) != len(set(ids)):
+        raise DecisionError(f"no longer active: {', '.join(sorted(inactive)) or 'missing rows'}")
+    return memories
+
+
+def _supersede(memory: Memory, by: Memory, *, actor: str, reason: str, cluster, undoes) -> None:
+    before = snapshot(memory)
+    memory.status = MemoryStatus.SUPERSEDED
+    memory.superseded_by = by
+    memory.save(update_fields=["status", "superseded_by", "updated_at"])
+    HistoryEvent.objects.create(
+        namespace=memory.namespace,
+        memory=memory,
+        action=HistoryEvent.Action.SUPERSEDE,
+        actor=actor,
+        before=before,
+        after=snapshot(memory),
+        reason=reason,
+        related_memory_ids=[by.pk],
+        cluster=cluster,
+        undoes=undoes,
+    )
+
+
+def _weakest(edges: list[dict]) -> list[int]:
+    if not edges:
+        return []
+    weakest = min(edges, key=lambda e: e["similarity"])
+    return [weakest["a"], weakest["b"]]
+
+
+def open_cluster(
+    *, namespace: Namespace, memories: Sequence[Memory], edges: list[dict], flags: list[str]
+) -> tuple[Cluster, bool]:
+    """Open a cluster for review, or grow the open cluster that already holds one of
+    `memories` (a new memory joins it rather than opening a duplicate cluster).
+
+    Side effects: creates or updates a Cluster and its ClusterMember rows. Returns the
+    cluster and whether it is new.
+    """
+    with transaction.atomic():
+        open_ids = ClusterMember.objects.filter(
+            cluster__namespace=namespace, cluster__status=ClusterStatus.OPEN, memory__in=memories
+        ).values_list("cluster_id", flat=True)
+        # Lock the row itself (FOR UPDATE cannot go with the join's DISTINCT).
+        existing = Cluster.objects.select_for_update().filter(pk__in=list(open_ids)[:1]).first()
+        if existing is None:
+            cluster = Cluster.objects.create(namespace=namespace, status=ClusterStatus.OPEN)
+            created = True
+        else:
+            cluster, created = existing, False
+        known = set(cluster.memberships.values_list("memory_id", flat=True))
+        ClusterMember.objects.bulk_create(
+            ClusterMember(cluster=cluster, memory=m) for m in memories if m.pk not in known
+        )
+        merged_edges = {(e["a"], e["b"]): e for e in cluster.edges}
+        merged_edges.update({(e["a"], e["b"]): e for e in edges})
+        cluster.edges = sorted(merged_edges.values(), key=lambda e: (e["a"], e["b"]))
+        cluster.min_similarity = min((e["similarity"] for e in cluster.edges), default=0.0)
+        cluster.weakest_link = _weakest(cluster.edges)
+        cluster.flags = sorted(set(cluster.flags) | set(flags))
+        cluster.save()
+    return cluster, created
+
+
+def open_conflict(
+    *,
+    older: Memory,
+    newer: Memory,
+    kind: str,
+    reason: str,
+    differing_tokens: list[str],
+    detected_by: str = "rule",
+) -> tuple[Conflict, bool]:
+    """Record that `older` and `newer` disagree (unless that pair already has a
+    conflict, open or decided). Side effects: creates one Conflict row."""
+    with transaction.atomic():
+        existing = Conflict.objects.filter(
+            Q(memory_a=older, memory_b=newer) | Q(memory_a=newer, memory_b=older)
+        ).first()
+        if existing:
+            return existing, False
+        conflict = Conflict.objects.create(
+            namespace=older.namespace,
+            memory_a=older,
+            memory_b=newer,
+            kind=kind,
+            reason=reason,
+            detected_by=detected_by,
+            differing_tokens=differing_tokens,
+        )
+    return conflict, True
+
+
+def unmerge(*, cluster: Cluster, actor: str, user=None, reason: str = "") -> None:
+    """Undo one fold (exact collapse, automatic or accepted merge): the folded memories
+    become active again exactly as they were, and the survivor loses what the fold gave
+    it (tags, provenance, importance, confidence, access count) unless later changes
+    replaced those values. Works whatever merges came after, as long as none of this
+    fold's memories was folded again since (then that later merge must be undone first).
+
+    Side effects, in one transaction: restores memories, writes an `unmerge` event per
+    memory pointing at the event it undoes, marks the cluster `unmerged`.
+    """
+    with transaction.atomic():
+        cluster = Cluster.objects.select_for_update().get(pk=cluster.pk)
+        if cluster.status not in (ClusterStatus.AUTO_MERGED, ClusterStatus.ACCEPTED):
+            raise DecisionError(f"cluster {cluster.pk} is {cluster.status}, not a merge")
+        events = list(
+            HistoryEvent.objects.filter(cluster=cluster, undoes__isnull=True)
+            .exclude(action=HistoryEvent.Action.UNMERGE)
+            .select_related("memory")
+            .order_by("id")
+        )
+        memories = {
+            m.pk: m
+            for m in Memory.objects.select_for_update().filter(
+                pk__in=[e.memory_id for e in events if e.memory_id]
+            )
+        }
+        superseded = [e for e in events if e.action == HistoryEvent.Action.SUPERSEDE]
+        for event in superseded:
+            memory = memories[event.memory_id]
+            if (
+                memory.status != MemoryStatus.SUPERSEDED
+                or memory.superseded_by_id != event.after["superseded_by_id"]
+            ):
+                raise DecisionError(
+                    f"{memory.external_id} changed after this merge; undo the later change first"
+                )
+        for event in events:
+            if event.action == HistoryEvent.Action.SUPERSEDE:
+                continue
+            memory = memories[event.memory_id]
+            if memory.status != MemoryStatus.ACTIVE:
+                later = memory.superseded_by.external_id if memory.superseded_by else "?"
+                raise DecisionError(
+                    f"{memory.external_id} was merged again later (into {later}); "
+                    "undo that merge first"
+                )
+            _restore_survivor(memory, event, actor=actor, user=user, reason=reason)
+        for event in superseded:
+            _restore_folded(memories[event.memory_id], event, actor=actor, user=user, reason=reason)
+        cluster.status = ClusterStatus.UNMERGED
+        cluster.decided_by = user
+        cluster.decided_at = timezone.now()
+        cluster.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
+
+
+def _restore_folded(memory: Memory, event: HistoryEvent, *, actor, user, reason) -> None:
+    before = snapshot(memory)
+    memory.status = event.before["status"]
+    memory.superseded_by_id = event.before["superseded_by_id"]
+    memory.save(update_fields=["status", "superseded_by", "updated_at"])
+    HistoryEvent.objects.create(
+        namespace=memory.namespace,
+        memory=memory,
+        action=HistoryEvent.Action.UNMERGE,
+        actor=actor,
+        user=user,
+        before=before,
+        after=snapshot(memory),
+        reason=reason or "merge undone",
+        cluster=event.cluster,
+        undoes=event,
+    )
+
+
+def _restore_survivor(memory: Memory, event: HistoryEvent, *, actor, user, reason) -> None:
+    before = snapshot(memory)
+    given, taken = event.after, event.before
+    for name in ("content", "category", "importance", "confidence", "access_count"):
+        # Only undo what this fold set and nothing has changed since.
+        if getattr(memory, name) == given[name]:
+            setattr(memory, name, taken[name])
+    if memory.content != before["content"]:
+        memory.content_hash = content_hash(memory.content)
+    for name in ("tags", "provenance"):
+        added = [item for item in given[name] if item not in taken[name]]
+        setattr(memory, name, [item for item in getattr(memory, name) if item not in added])
+    memory.save()
+    HistoryEvent.objects.create(
+        namespace=memory.namespace,
+        memory=memory,
+        action=HistoryEvent.Action.UNMERGE,
+        actor=actor,
+        user=user,
+        before=before,
+        after=snapshot(memory),
+        reason=reason or "merge undone",
+        cluster=event.cluster,
+        undoes=event,
+    )
+
+
+def decay_confidence(
+    *, rate: float, floor: float, now: datetime | None = None, namespace: Namespace | None = None
+) -> int:
+    """Lower the confidence of memories not accessed for over a day:
+    confidence *= (1 - rate) ** days since last access (or since creation), never below
+    `floor`. Side effects: updates confidence in one statement per namespace and writes
+    one `decay` history event per namespace. Returns how many memories changed."""
+    now = now or timezone.now()
+    changed = 0
+    namespaces = [namespace] if namespace else list(Namespace.objects.all())
+    for ns in namespaces:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                # One UPDATE: the arithmetic happens in Postgres, never row by row here.
+                cursor.execute(
+                    """
+                    UPDATE store_memory
+                    SET confidence = GREATEST(%(floor)s, confidence * POWER(1 - %(rate)s,
+                            EXTRACT(EPOCH FROM (%(now)s - COALESCE(last_accessed_at, created_at)))
+                            / 86400.0)),
+                        updated_at = %(now)s
+                    WHERE namespace_id = %(ns)s AND status = 'active'
+                      AND COALESCE(last_accessed_at, created_at) < %(now)s - INTERVAL '1 day'
+                      AND confidence > %(floor)s
+                    """,
+                    {"floor": floor, "rate": rate, "now": now, "ns": ns.pk},
+                )
+                count = cursor.rowcount
+            if count:
+                HistoryEvent.objects.create(
+                    namespace=ns,
+                    action=HistoryEvent.Action.DECAY,
+                    actor="command:decay_memories",
+                    after={"count": count, "rate": rate, "floor": floor},
+                    reason="time decay of confidence",
+                )
+            changed += count
+    return changed

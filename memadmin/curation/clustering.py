@@ -1,0 +1,120 @@
+"""Clusters from pair edges: union-find, then the all-pairs condition.
+
+Plain union-find chains unrelated memories (A~B and B~C put A and C together even when
+A and C share nothing). So every component is checked pair by pair: when two members
+fall below the cluster floor (or are a conflict pair), the component is split at its
+weakest accepted edge, and the check runs again on the parts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+
+class UnionFind:
+    """Array-backed union-find with path halving and union by size."""
+
+    def __init__(self, size: int):
+        self.parent = np.arange(size, dtype=np.int64)
+        self.size = np.ones(size, dtype=np.int64)
+
+    def find(self, item: int) -> int:
+        parent = self.parent
+        while parent[item] != item:
+            parent[item] = parent[parent[item]]
+            item = parent[item]
+        return int(item)
+
+    def union(self, a: int, b: int) -> None:
+        root_a, root_b = self.find(a), self.find(b)
+        if root_a == root_b:
+            return
+        if self.size[root_a] < self.size[root_b]:
+            root_a, root_b = root_b, root_a
+        self.parent[root_b] = root_a
+        self.size[root_a] += self.size[root_b]
+
+
+@dataclass(frozen=True)
+class Edge:
+    a: int
+    b: int
+    similarity: float
+    method: str
+
+
+@dataclass
+class Component:
+    members: list[int]
+    edges: list[Edge]  # every pair of members, with its similarity and method
+    weakest: Edge | None
+
+
+def components(nodes: Iterable[int], edges: Iterable[Edge]) -> list[tuple[list[int], list[Edge]]]:
+    """Connected components (of two or more nodes) with their edges."""
+    nodes = sorted(set(nodes))
+    index = {node: position for position, node in enumerate(nodes)}
+    edges = list(edges)
+    union_find = UnionFind(len(nodes))
+    for edge in edges:
+        union_find.union(index[edge.a], index[edge.b])
+    groups: dict[int, list[int]] = {}
+    for node in nodes:
+        groups.setdefault(union_find.find(index[node]), []).append(node)
+    edges_of: dict[int, list[Edge]] = {}
+    for edge in edges:
+        edges_of.setdefault(union_find.find(index[edge.a]), []).append(edge)
+    return [
+        (members, edges_of.get(root, [])) for root, members in groups.items() if len(members) > 1
+    ]
+
+
+def clusters(
+    edges: Iterable[Edge],
+    *,
+    pair_score: Callable[[int, int], tuple[float, str] | None],
+    floor: float,
+) -> list[Component]:
+    """Clusters in which every pair of members reaches `floor`.
+
+    `pair_score(a, b)` gives the (similarity, method) of any two nodes, or None when the
+    pair must never share a cluster (a conflict, a guard). Accepted edges are what
+    union-find joins; a component that breaks the all-pairs condition loses its weakest
+    edge and is checked again, until every part holds.
+    """
+    edges = list(edges)
+    work = components({node for edge in edges for node in (edge.a, edge.b)}, edges)
+    done: list[Component] = []
+    while work:
+        members, component_edges = work.pop()
+        pairs = _all_pairs(members, component_edges, pair_score)
+        if all(edge is not None and edge.similarity >= floor for edge in pairs.values()):
+            present = [edge for edge in pairs.values() if edge is not None]
+            weakest = min(present, key=lambda edge: edge.similarity) if present else None
+            done.append(Component(sorted(members), present, weakest))
+            continue
+        weakest = min(component_edges, key=lambda edge: (edge.similarity, edge.a, edge.b))
+        remaining = [edge for edge in component_edges if edge is not weakest]
+        work.extend(components(members, remaining))
+    return done
+
+
+def _all_pairs(
+    members: list[int],
+    accepted: list[Edge],
+    pair_score: Callable[[int, int], tuple[float, str] | None],
+) -> dict[tuple[int, int], Edge | None]:
+    known = {(min(e.a, e.b), max(e.a, e.b)): e for e in accepted}
+    pairs: dict[tuple[int, int], Edge | None] = {}
+    ordered = sorted(members)
+    for position, a in enumerate(ordered):
+        for b in ordered[position + 1 :]:
+            if (a, b) in known:
+                pairs[(a, b)] = known[(a, b)]
+                continue
+            score = pair_score(a, b)
+            pairs[(a, b)] = Edge(a, b, score[0], score[1]) if score else None
+    return pairs

@@ -1,0 +1,415 @@
+"""One find_duplicates run: which namespaces are due, the advisory lock, loading a
+namespace, planning (curation.planning), and applying the plan one decision at a time
+through curation.decisions, with a cap on automatic changes and a DedupRun record."""
+
+from __future__ import annotations
+
+import logging
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import numpy as np
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+from memadmin.curation import decisions, planning
+from memadmin.curation.detect import Thresholds
+from memadmin.curation.models import (
+    Cluster,
+    ClusterStatus,
+    Conflict,
+    DedupRun,
+    PairVerdict,
+)
+from memadmin.store import embeddings
+from memadmin.store.models import Memory, MemoryStatus, Namespace
+
+logger = logging.getLogger("memadmin.curation")
+
+ACTOR = "command:find_duplicates"
+# Verdicts that mean "never propose this pair again".
+FINAL_VERDICTS = (
+    PairVerdict.Verdict.NOT_DUPLICATE,
+    PairVerdict.Verdict.BOTH_VALID,
+    PairVerdict.Verdict.RELATED_DISTINCT,
+    PairVerdict.Verdict.UNRELATED,
+)
+LOADED_FIELDS = (
+    "id",
+    "external_id",
+    "content",
+    "content_hash",
+    "category",
+    "source_ref",
+    "tags",
+    "importance",
+    "confidence",
+    "access_count",
+    "pinned",
+    "created_at",
+    "updated_at",
+    "namespace_id",
+)
+
+
+class RunLocked(Exception):
+    """Another find_duplicates run holds this namespace."""
+
+
+@dataclass
+class Options:
+    dry_run: bool = False
+    max_ops: int = 200
+    full: bool = False
+    since: timedelta | None = None
+    actor: str = ACTOR
+
+
+@dataclass
+class NamespaceReport:
+    namespace: str
+    memories: int = 0
+    changed: int = 0
+    pairs_checked: int = 0
+    exact_collapsed: int = 0
+    auto_merged: int = 0
+    clusters_opened: int = 0
+    clusters_grown: int = 0
+    conflicts_opened: int = 0
+    deferred: int = 0  # automatic changes left for the next run by --max-ops
+    failed: int = 0
+    duration_s: float = 0.0
+    alerts: list[str] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)  # what a dry run would do
+
+    @property
+    def removal_rate(self) -> float:
+        removed = self.exact_collapsed + self.auto_merged
+        return removed / self.memories if self.memories else 0.0
+
+    def counts(self) -> dict[str, int]:
+        return {
+            name: getattr(self, name)
+            for name in (
+                "memories",
+                "changed",
+                "pairs_checked",
+                "exact_collapsed",
+                "auto_merged",
+                "clusters_opened",
+                "clusters_grown",
+                "conflicts_opened",
+                "deferred",
+                "failed",
+            )
+        }
+
+
+def shard_of(name: str, shards: int) -> int:
+    """Stable shard number of a namespace (crc32, the same on every machine and run)."""
+    return zlib.crc32(name.encode("utf-8")) % shards
+
+
+def namespaces_to_run(
+    *, name: str | None, if_due: bool, shard: tuple[int, int] | None, now: datetime
+) -> list[Namespace]:
+    namespaces = Namespace.objects.order_by("name")
+    if name:
+        namespaces = namespaces.filter(name=name)
+    chosen = [ns for ns in namespaces if shard is None or shard_of(ns.name, shard[1]) == shard[0]]
+    if if_due:
+        chosen = [ns for ns in chosen if is_due(ns, now)]
+    return chosen
+
+
+def is_due(namespace: Namespace, now: datetime) -> bool:
+    """More than DEDUP_MIN_MEMORIES active memories and no finished run within
+    DEDUP_INTERVAL_HOURS."""
+    active = Memory.objects.filter(namespace=namespace, status=MemoryStatus.ACTIVE).count()
+    if active <= settings.DEDUP_MIN_MEMORIES:
+        return False
+    last = last_run(namespace)
+    return last is None or last.started_at < now - timedelta(hours=settings.DEDUP_INTERVAL_HOURS)
+
+
+def last_run(namespace: Namespace) -> DedupRun | None:
+    return (
+        DedupRun.objects.filter(namespace=namespace, status=DedupRun.Status.DONE, dry_run=False)
+        .order_by("-started_at")
+        .first()
+    )
+
+
+def _lock_key(namespace: Namespace) -> int:
+    # A signed 64-bit key per namespace: shards and cron workers on other namespaces
+    # never wait for each other.
+    return zlib.crc32(f"memadmin.find_duplicates:{namespace.pk}".encode()) - 2**31
+
+
+def _try_lock(namespace: Namespace) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [_lock_key(namespace)])
+        return bool(cursor.fetchone()[0])
+
+
+def _unlock(namespace: Namespace) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_unlock(%s)", [_lock_key(namespace)])
+
+
+def load_namespace(namespace: Namespace) -> tuple[list[Memory], np.ndarray | None]:
+    """The namespace's active memories (oldest first) and their vectors as one float32
+    matrix (zeros where a memory has no vector of the current model)."""
+    rows = list(
+        Memory.objects.filter(namespace=namespace, status=MemoryStatus.ACTIVE)
+        .only(*LOADED_FIELDS)
+        .order_by("created_at", "id")
+    )
+    vectors = np.zeros((len(rows), embeddings.DIMENSIONS), dtype=np.float32)
+    position = {memory.pk: index for index, memory in enumerate(rows)}
+    found = False
+    with connection.cursor() as cursor:
+        # Vectors travel as text (pgvector's output format) and are parsed by numpy in
+        # bulk: much faster than building one array per row through the ORM.
+        cursor.execute(
+            "SELECT id, embedding::text FROM store_memory WHERE namespace_id = %s "
+            "AND status = 'active' AND embedding IS NOT NULL AND embedding_model = %s",
+            [namespace.pk, embeddings.MODEL_ID],
+        )
+        while batch := cursor.fetchmany(5000):
+            ids = [position[row[0]] for row in batch]
+            text = ",".join(row[1][1:-1] for row in batch)
+            vectors[ids] = np.fromstring(text, dtype=np.float32, sep=",").reshape(len(batch), -1)
+            found = True
+    return rows, (vectors if found else None)
+
+
+def changed_positions(
+    memories: list[Memory], namespace: Namespace, options: Options, now: datetime
+) -> list[int] | None:
+    """Positions to compare against the whole namespace: everything with --full or on a
+    first run, else what was added or changed since the last run (or the --since window)."""
+    if options.full:
+        return None
+    if options.since is not None:
+        since = now - options.since
+    else:
+        previous = last_run(namespace)
+        if previous is None:
+            return None
+        since = previous.started_at
+    return [index for index, memory in enumerate(memories) if memory.updated_at >= since]
+
+
+def run_namespace(
+    namespace: Namespace,
+    options: Options,
+    *,
+    on_progress: Callable[[str], None] | None = None,
+) -> NamespaceReport:
+    """Detect and apply for one namespace, holding its advisory lock. Raises RunLocked
+    when another run holds it."""
+    if not _try_lock(namespace):
+        raise RunLocked(f"another find_duplicates run is working on namespace {namespace.name}")
+    try:
+        return _run_locked(namespace, options, on_progress)
+    finally:
+        _unlock(namespace)
+
+
+def _run_locked(namespace, options, on_progress) -> NamespaceReport:
+    started = time.perf_counter()
+    now = timezone.now()
+    report = NamespaceReport(namespace=namespace.name)
+    run = None
+    if not options.dry_run:
+        run = DedupRun.objects.create(
+            namespace=namespace,
+            parameters=_parameters(options),
+            dry_run=False,
+        )
+    try:
+        memories, vectors = load_namespace(namespace)
+        changed = changed_positions(memories, namespace, options, now)
+        report.memories = len(memories)
+        report.changed = len(memories) if changed is None else len(changed)
+        judged = set(
+            PairVerdict.objects.filter(namespace=namespace, verdict__in=FINAL_VERDICTS).values_list(
+                "hash_low", "hash_high"
+            )
+        )
+        plan = planning.plan_namespace(
+            memories,
+            vectors,
+            changed=changed,
+            thresholds=Thresholds.from_settings(),
+            judged_pairs=judged,
+        )
+        report.pairs_checked = plan.pairs_checked
+        logger.info(
+            "DEDUP_CHECK namespace=%s memories=%d changed=%d pairs=%d",
+            namespace.name,
+            report.memories,
+            report.changed,
+            report.pairs_checked,
+        )
+        _apply(plan, memories, namespace, options, report, run)
+    except Exception as error:
+        logger.exception("DEDUP_FAIL namespace=%s run failed: %s", namespace.name, error)
+        if run:
+            run.status, run.error = DedupRun.Status.FAILED, str(error)
+            _finish(run, report, started)
+        raise
+    if report.removal_rate > settings.DEDUP_ALERT_REMOVAL_RATE:
+        alert = (
+            f"removal rate {report.removal_rate:.0%} exceeds "
+            f"{settings.DEDUP_ALERT_REMOVAL_RATE:.0%} in namespace {namespace.name}"
+        )
+        report.alerts.append(alert)
+        logger.warning("DEDUP_ALERT %s", alert)
+    report.duration_s = time.perf_counter() - started
+    if run:
+        run.status = DedupRun.Status.DONE
+        _finish(run, report, started)
+    return report
+
+
+def _parameters(options: Options) -> dict:
+    thresholds = Thresholds.from_settings()
+    return {
+        "max_ops": options.max_ops,
+        "full": options.full,
+        "since_hours": options.since.total_seconds() / 3600 if options.since else None,
+        "thresholds": thresholds.__dict__,
+        "embedding_model": embeddings.MODEL_ID,
+    }
+
+
+def _finish(run: DedupRun, report: NamespaceReport, started: float) -> None:
+    run.finished_at = timezone.now()
+    run.duration_s = time.perf_counter() - started
+    run.counts = report.counts()
+    run.removal_rate = report.removal_rate
+    run.alerts = report.alerts
+    run.save()
+
+
+def _edges(group_edges, memories) -> list[dict]:
+    return [
+        {
+            "a": memories[e.a].pk,
+            "b": memories[e.b].pk,
+            "similarity": round(float(e.similarity), 4),
+            "method": e.method,
+        }
+        for e in group_edges
+    ]
+
+
+def _apply(plan, memories, namespace, options, report: NamespaceReport, run) -> None:
+    ops_left = options.max_ops
+    for kind, groups in (("collapse", plan.collapses), ("merge", plan.auto_merges)):
+        for group in groups:
+            survivor = memories[group.representative]
+            others = [memories[p] for p in group.others]
+            if len(others) > ops_left:
+                report.deferred += len(others)
+                continue
+            description = (
+                f"{kind} {', '.join(m.external_id for m in others)} into {survivor.external_id}"
+            )
+            if options.dry_run:
+                report.actions.append(description)
+            else:
+                try:
+                    decisions.fold_memories(
+                        survivor=survivor,
+                        others=others,
+                        edges=_edges(group.edges, memories),
+                        action="collapse" if kind == "collapse" else "merge",
+                        actor=options.actor,
+                        reason="exact duplicate" if kind == "collapse" else "near-identical",
+                        run_id=run.pk if run else None,
+                    )
+                except decisions.DecisionError as error:
+                    report.failed += 1
+                    logger.warning("DEDUP_FAIL %s: %s", description, error)
+                    continue
+            ops_left -= len(others)
+            if kind == "collapse":
+                report.exact_collapsed += len(others)
+            else:
+                report.auto_merged += len(others)
+    _apply_reviews(plan, memories, namespace, options, report)
+
+
+def _apply_reviews(plan, memories, namespace, options, report) -> None:
+    existing_sets = _existing_member_sets(namespace)
+    for cluster in plan.clusters:
+        members = [memories[p] for p in cluster.members]
+        ids = frozenset(m.pk for m in members)
+        if any(ids <= known for known in existing_sets):
+            continue  # already proposed (open or decided): never proposed twice
+        if options.dry_run:
+            report.actions.append(
+                f"cluster {', '.join(m.external_id for m in members)}"
+                + (f" [{', '.join(cluster.flags)}]" if cluster.flags else "")
+            )
+            report.clusters_opened += 1
+            continue
+        _, created = decisions.open_cluster(
+            namespace=namespace,
+            memories=members,
+            edges=_edges(cluster.edges, memories),
+            flags=cluster.flags,
+        )
+        if created:
+            report.clusters_opened += 1
+        else:
+            report.clusters_grown += 1
+    known_conflicts = _existing_conflict_pairs(namespace)
+    for candidate in plan.conflicts:
+        older, newer = memories[candidate.older], memories[candidate.newer]
+        if frozenset((older.pk, newer.pk)) in known_conflicts:
+            continue
+        judgement = candidate.judgement
+        if options.dry_run:
+            report.actions.append(
+                f"conflict {older.external_id} / {newer.external_id} ({judgement.conflict_kind}: "
+                f"{'; '.join(judgement.reasons)})"
+            )
+            report.conflicts_opened += 1
+            continue
+        _, created = decisions.open_conflict(
+            older=older,
+            newer=newer,
+            kind=judgement.conflict_kind,
+            reason="; ".join(judgement.reasons),
+            differing_tokens=judgement.differing_tokens,
+        )
+        report.conflicts_opened += int(created)
+
+
+def _existing_member_sets(namespace: Namespace) -> list[frozenset[int]]:
+    members: dict[int, set[int]] = {}
+    rows = (
+        Cluster.objects.filter(namespace=namespace)
+        .exclude(status__in=[ClusterStatus.SPLIT, ClusterStatus.UNMERGED])
+        .values_list("id", "memberships__memory_id")
+    )
+    for cluster_id, memory_id in rows:
+        members.setdefault(cluster_id, set()).add(memory_id)
+    return [frozenset(ids) for ids in members.values()]
+
+
+def _existing_conflict_pairs(namespace: Namespace) -> set[frozenset[int]]:
+    return {
+        frozenset(pair)
+        for pair in Conflict.objects.filter(namespace=namespace).values_list(
+            "memory_a_id", "memory_b_id"
+        )
+    }

@@ -1,0 +1,120 @@
+"""The lexical signal: TF-IDF cosine over word stems, with IDF taken within a namespace.
+
+Within one agent's store the subject ("Alice", "Lin", "the robot") appears in many
+memories and so weighs little, while the words that carry a fact ("vegetarian",
+"Tailscale", "penicillin") are rare there and weigh a lot. Two memories that share only
+their subject score low; a paraphrase that keeps the fact's rare words scores high,
+even when the embedding model hesitates. Chinese and Japanese text, which has no spaces
+(and which the English embedding model cannot read), is compared by character bigrams.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from functools import lru_cache
+
+# Words that carry no fact, in the languages agents' memories come in, plus the words
+# categories and agents use for everything ("user", "prefers").
+STOP_WORDS = frozenset(
+    """
+    a an the and or but if of to in on at by for with from as into onto about over under
+    is are was were be been being am do does did has have had having will would shall
+    should can could may might must it its this that these those there here then than
+    so such very too also just only all any some each every both either neither not no
+    nor i me my we our you your he him his she her they them their who whom whose which
+    what when where why how up down out off again further once more most other own same
+    per via using use uses used user user's users' s t
+    le la les un une des du de et ou à au aux en dans sur pour par avec sans est sont
+    être a ont il elle ils elles on ce cette ces son sa ses leur leurs qui que
+    der die das den dem des ein eine einen einem einer und oder im in am an auf für mit
+    von zu ist sind war hat haben wird er sie es wir ihr nicht kein keine
+    的 了 是 在 和 与 及 也 都 就 把 被 给 对 从 向 这 那 个 我 你 他 她 它 们
+    """.split()
+)
+_WORD = re.compile(r"[^\W\d_][\w'\-]*|\d+(?:[.,:/]\d+)*", re.UNICODE)
+STEM_LENGTH = 5  # crude stemming: "scripting" and "scripts" meet at "scrip"
+
+
+def is_cjk(char: str) -> bool:
+    return (
+        "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u9fff" or "\uac00" <= char <= "\ud7af"
+    )
+
+
+def cjk_share(text: str) -> float:
+    """Share of letters that are Chinese, Japanese or Korean."""
+    letters = [char for char in text if char.isalnum()]
+    return sum(map(is_cjk, letters)) / len(letters) if letters else 0.0
+
+
+@lru_cache(maxsize=65536)
+def terms(text: str) -> tuple[str, ...]:
+    """The terms of `text` for the lexical signal: stems of content words, numbers, and
+    character bigrams of CJK runs."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    found: list[str] = []
+    for token in _WORD.findall(text):
+        if any(is_cjk(char) for char in token):
+            found.extend(_cjk_bigrams(token))
+            continue
+        # "port-forwarded" and "ports are forwarded" should meet: split compounds.
+        for word in token.split("-") if token[0].isalpha() else [token]:
+            word = word.strip("'")
+            if word.endswith("'s"):
+                word = word[:-2]
+            if not word or word in STOP_WORDS or (len(word) == 1 and not word.isdigit()):
+                continue
+            found.append(word[:STEM_LENGTH] if word.isalpha() else word)
+    return tuple(found)
+
+
+def _cjk_bigrams(run: str) -> list[str]:
+    chars = [char for char in run if is_cjk(char) and char not in STOP_WORDS]
+    if len(chars) == 1:
+        return chars
+    return [chars[i] + chars[i + 1] for i in range(len(chars) - 1)]
+
+
+def jaccard(text_a: str, text_b: str) -> float:
+    """Plain token Jaccard of the two texts' terms (the cheap signal, no corpus needed)."""
+    a, b = set(terms(text_a)), set(terms(text_b))
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+class TfIdf:
+    """Document frequencies of one namespace; `similarity` is the TF-IDF cosine."""
+
+    def __init__(self, texts: Iterable[str]):
+        self.document_count = 0
+        self.frequency: Counter[str] = Counter()
+        for text in texts:
+            self.document_count += 1
+            self.frequency.update(set(terms(text)))
+
+    def weight(self, term: str) -> float:
+        # Smoothed IDF: a term seen nowhere else weighs most; one in every memory, least.
+        return math.log((1 + self.document_count) / (1 + self.frequency[term])) + 1.0
+
+    def vector(self, text: str) -> dict[str, float]:
+        counts = Counter(terms(text))
+        return {term: count * self.weight(term) for term, count in counts.items()}
+
+    def containment(self, text_a: str, text_b: str) -> float:
+        """How much of the lighter text's weight the other text shares: 1.0 when one
+        text's every term (by IDF weight) is in the other. A paraphrase that adds detail
+        still contains the shorter one; two facts about one subject share only it."""
+        a, b = set(terms(text_a)), set(terms(text_b))
+        weight_a = sum(map(self.weight, a))
+        weight_b = sum(map(self.weight, b))
+        lighter = min(weight_a, weight_b)
+        return sum(map(self.weight, a & b)) / lighter if lighter else 0.0
+
+    def similarity(self, text_a: str, text_b: str) -> float:
+        a, b = self.vector(text_a), self.vector(text_b)
+        dot = sum(weight * b[term] for term, weight in a.items() if term in b)
+        norm = math.sqrt(sum(w * w for w in a.values())) * math.sqrt(sum(w * w for w in b.values()))
+        return dot / norm if norm else 0.0

@@ -1,0 +1,20 @@
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from memadmin.curation import queries
+
+
+class Command(BaseCommand):
+    help = "Print the clusters and conflicts as one JSON object on stdout."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--namespace")
+        parser.add_argument("--format", choices=["json"], required=True)
+
+    def handle(self, *args, namespace, format, **options):
+        from memadmin.store.models import Namespace
+
+        if namespace and not Namespace.objects.filter(name=namespace).exists():
+            raise CommandError(f"no namespace {namespace!r}")
+        self.stdout.write(json.dumps(queries.review_export(namespace), ensure_ascii=False))

@@ -1,0 +1,95 @@
+import re
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
+
+from memadmin.curation import dedup
+from memadmin.store.progress import progress_bar
+
+SINCE = re.compile(r"^(\d+)([hdw])$")
+
+
+def parse_since(value: str) -> timedelta:
+    match = SINCE.match(value)
+    if not match:
+        raise CommandError(f"--since takes a number and h, d or w (e.g. 7d), not {value!r}")
+    amount, unit = int(match.group(1)), match.group(2)
+    return timedelta(hours=amount * {"h": 1, "d": 24, "w": 168}[unit])
+
+
+def parse_shard(value: str) -> tuple[int, int]:
+    match = re.match(r"^(\d+)/(\d+)$", value)
+    if not match or not 0 <= int(match.group(1)) < int(match.group(2)):
+        raise CommandError(f"--shard takes I/N with 0 <= I < N (e.g. 0/4), not {value!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+class Command(BaseCommand):
+    help = (
+        "Find exact and near duplicates and conflicts in each namespace: collapse exact "
+        "duplicates, merge near-identical ones, open clusters for review and conflicts. "
+        "By default only memories added or changed since the namespace's last run are "
+        "compared (against the whole namespace)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--namespace")
+        parser.add_argument("--dry-run", action="store_true", help="write nothing; print the plan")
+        parser.add_argument(
+            "--max-ops",
+            type=int,
+            default=settings.DEDUP_MAX_OPS,
+            help="cap on automatic changes per namespace and run",
+        )
+        parser.add_argument(
+            "--if-due",
+            action="store_true",
+            help="only namespaces with enough memories and no recent run",
+        )
+        parser.add_argument("--full", action="store_true", help="compare every memory again")
+        parser.add_argument("--since", type=parse_since, help="compare what changed in e.g. 7d")
+        parser.add_argument("--shard", type=parse_shard, help="I/N: only namespaces of shard I")
+
+    def handle(self, *args, namespace, dry_run, max_ops, if_due, full, since, shard, **options):
+        if max_ops < 0:
+            raise CommandError("--max-ops must be 0 or more")
+        namespaces = dedup.namespaces_to_run(
+            name=namespace, if_due=if_due, shard=shard, now=timezone.now()
+        )
+        if namespace and not namespaces and not if_due:
+            raise CommandError(f"no namespace {namespace!r}")
+        run_options = dedup.Options(dry_run=dry_run, max_ops=max_ops, full=full, since=since)
+        totals = dedup.NamespaceReport(namespace="all")
+        locked = []
+        with progress_bar(total=len(namespaces), desc="find_duplicates", unit="namespaces") as bar:
+            for ns in namespaces:
+                try:
+                    report = dedup.run_namespace(ns, run_options)
+                except dedup.RunLocked as error:
+                    locked.append(ns.name)
+                    self.stderr.write(str(error))
+                    bar.update(1)
+                    continue
+                for line in report.actions:
+                    self.stdout.write(f"{ns.name}: would {line}")
+                for alert in report.alerts:
+                    self.stderr.write(f"ALERT {alert}")
+                for name, value in report.counts().items():
+                    setattr(totals, name, getattr(totals, name) + value)
+                bar.update(1)
+        summary = (
+            f"{'dry run: ' if dry_run else ''}{len(namespaces) - len(locked)} namespace(s), "
+            f"{totals.memories} memories ({totals.changed} compared), "
+            f"{totals.exact_collapsed} exact collapsed, {totals.auto_merged} auto-merged, "
+            f"{totals.clusters_opened} clusters opened, {totals.clusters_grown} grown, "
+            f"{totals.conflicts_opened} conflicts, {totals.deferred} deferred by --max-ops"
+        )
+        if totals.failed:
+            summary += f", {totals.failed} failed"
+        self.stdout.write(summary)
+        if locked:
+            raise CommandError(
+                f"skipped {len(locked)} namespace(s) another run holds: {', '.join(locked)}"
+            )

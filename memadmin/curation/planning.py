@@ -1,0 +1,198 @@
+"""What one detection pass over a namespace proposes, computed in memory and written by
+nothing: find_duplicates applies the plan through curation.decisions, the dry run prints
+it, and the calibration scores it against labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from memadmin.curation import clustering, detect, lexical
+from memadmin.curation.detect import PairJudgement, Thresholds, Verdict
+
+
+@dataclass
+class Group:
+    """Members (positions) to fold into one: the representative survives."""
+
+    representative: int
+    others: list[int]
+    edges: list[clustering.Edge]
+    reason: str
+
+
+@dataclass
+class ReviewCluster:
+    members: list[int]
+    edges: list[clustering.Edge]
+    weakest: clustering.Edge | None
+    flags: list[str]
+
+
+@dataclass
+class ConflictCandidate:
+    older: int
+    newer: int
+    judgement: PairJudgement
+
+
+@dataclass
+class Plan:
+    collapses: list[Group] = field(default_factory=list)  # exact duplicates
+    auto_merges: list[Group] = field(default_factory=list)
+    clusters: list[ReviewCluster] = field(default_factory=list)
+    conflicts: list[ConflictCandidate] = field(default_factory=list)
+    pairs_checked: int = 0
+
+
+def representative(members: Sequence, positions: Sequence[int]) -> int:
+    """The member that survives a fold: highest importance, then confidence, then access
+    count, then the newest."""
+    return max(
+        positions,
+        key=lambda p: (
+            members[p].importance,
+            members[p].confidence,
+            members[p].access_count,
+            members[p].created_at,
+        ),
+    )
+
+
+def plan_namespace(
+    memories: Sequence,
+    vectors: np.ndarray | None,
+    *,
+    changed: Sequence[int] | None = None,
+    thresholds: Thresholds,
+    judged_pairs: set[tuple[str, str]] = frozenset(),
+    vector_pairs: Callable[[np.ndarray, np.ndarray, float], np.ndarray] | None = None,
+) -> Plan:
+    """Judge every candidate pair that involves a `changed` memory (all when None) against
+    the whole namespace, and group the outcome.
+
+    `memories` are the namespace's active memories (anything with the Memory fields);
+    `vectors` their unit embeddings in the same order (rows of zeros where a memory has
+    none of the current model); `judged_pairs` the (hash, hash) pairs people already
+    judged, never proposed again.
+    """
+    plan = Plan()
+    count = len(memories)
+    queries = np.arange(count) if changed is None else np.asarray(sorted(changed), dtype=np.int64)
+    if not count or not len(queries):
+        return plan
+    tfidf = lexical.TfIdf(memory.content for memory in memories)
+    judgements: dict[tuple[int, int], PairJudgement] = {}
+
+    def judge(i: int, j: int, cosine: float | None = None) -> PairJudgement:
+        key = (min(i, j), max(i, j))
+        if key not in judgements:
+            older, newer = sorted(key, key=lambda p: (memories[p].created_at, p))
+            if cosine is None:
+                cosine = float(vectors[i] @ vectors[j]) if vectors is not None else 0.0
+            judgements[key] = detect.judge_pair(
+                memories[older], memories[newer], cosine=cosine, tfidf=tfidf, thresholds=thresholds
+            )
+        return judgements[key]
+
+    query_set = set(queries.tolist())
+    for group in detect.exact_groups([memory.content_hash for memory in memories]):
+        if query_set.intersection(group):
+            for position, i in enumerate(group):
+                for j in group[position + 1 :]:
+                    judge(i, j, 1.0)
+    if vectors is not None:
+        find = vector_pairs or (lambda v, q, floor: detect.vector_pairs_exact(v, q, floor=floor))
+        for i, j, cosine in find(vectors, queries, thresholds.candidate):
+            judge(int(i), int(j), float(cosine))
+    cjk_queries = [
+        p
+        for p in queries.tolist()
+        if lexical.cjk_share(memories[p].content) >= thresholds.cjk_share
+    ]
+    if cjk_queries:
+        for i, j in detect.lexical_pairs([m.content for m in memories], cjk_queries):
+            judge(i, j)
+    plan.pairs_checked = len(judgements)
+
+    def already_judged(i: int, j: int) -> bool:
+        low, high = sorted((memories[i].content_hash, memories[j].content_hash))
+        return (low, high) in judged_pairs
+
+    by_verdict: dict[str, list[tuple[int, int, PairJudgement]]] = {}
+    for (i, j), judgement in judgements.items():
+        if judgement.verdict != Verdict.DISTINCT and not already_judged(i, j):
+            by_verdict.setdefault(judgement.verdict, []).append((i, j, judgement))
+
+    folded: set[int] = set()
+    plan.collapses = _fold_groups(memories, by_verdict.get(Verdict.EXACT, []), judge, 1.0, "exact")
+    folded.update(p for group in plan.collapses for p in (group.representative, *group.others))
+    auto = [
+        (i, j, jd) for i, j, jd in by_verdict.get(Verdict.AUTO_MERGE, []) if not {i, j} & folded
+    ]
+    plan.auto_merges = _fold_groups(memories, auto, judge, thresholds.auto_merge, "auto")
+    for group in plan.auto_merges:
+        folded.update(group.others)
+
+    def review_score(i: int, j: int) -> tuple[float, str] | None:
+        if already_judged(i, j):
+            return None
+        judgement = judge(i, j)
+        if (
+            judgement.verdict in (Verdict.CONFLICT, Verdict.DISTINCT)
+            and judgement.reasons
+            and (judgement.verdict == Verdict.CONFLICT or "different" in judgement.reasons[0])
+        ):
+            return None
+        return judgement.similarity, judgement.method
+
+    review_edges = [
+        clustering.Edge(i, j, jd.similarity, jd.method)
+        for i, j, jd in by_verdict.get(Verdict.REVIEW, [])
+        if not {i, j} & folded
+    ]
+    for component in clustering.clusters(
+        review_edges, pair_score=review_score, floor=thresholds.cluster_floor
+    ):
+        flags = sorted({flag for e in component.edges for flag in judge(e.a, e.b).flags})
+        plan.clusters.append(
+            ReviewCluster(component.members, component.edges, component.weakest, flags)
+        )
+
+    for i, j, judgement in by_verdict.get(Verdict.CONFLICT, []):
+        older, newer = sorted((i, j), key=lambda p: (memories[p].created_at, p))
+        plan.conflicts.append(ConflictCandidate(older, newer, judgement))
+    return plan
+
+
+def _fold_groups(
+    memories: Sequence,
+    pairs: list[tuple[int, int, PairJudgement]],
+    judge: Callable[[int, int], PairJudgement],
+    floor: float,
+    reason: str,
+) -> list[Group]:
+    """Groups of memories to fold, where every pair inside carries the same verdict."""
+    if not pairs:
+        return []
+    verdict = pairs[0][2].verdict
+    edges = [
+        clustering.Edge(i, j, jd.similarity if verdict == Verdict.EXACT else jd.cosine, jd.method)
+        for i, j, jd in pairs
+    ]
+
+    def same_verdict(i: int, j: int) -> tuple[float, str] | None:
+        judgement = judge(i, j)
+        if judgement.verdict != verdict:
+            return None
+        return (1.0 if verdict == Verdict.EXACT else judgement.cosine), judgement.method
+
+    groups = []
+    for component in clustering.clusters(edges, pair_score=same_verdict, floor=floor):
+        keep = representative(memories, component.members)
+        others = [p for p in component.members if p != keep]
+        groups.append(Group(keep, others, component.edges, reason))
+    return groups

@@ -239,3 +239,12 @@ DEDUP_MAX_OPS = env_int("MEMADMIN_DEDUP_MAX_OPS", 200, minimum=0)
 # --- Time decay (decay_memories) --------------------------------------------------------
 DECAY_RATE = env_float("MEMADMIN_DECAY_RATE", 0.01)
 DECAY_FLOOR = env_float("MEMADMIN_DECAY_FLOOR", 0.05)
+# Worker processes for the exact vector layer of large namespaces (fork; one BLAS thread
+# each), and the work (queries x vectors) from which they are worth starting.
+DEDUP_WORKERS = env_int("MEMADMIN_DEDUP_WORKERS", 2, minimum=1)
+DEDUP_PARALLEL_MIN_WORK = env_int("MEMADMIN_DEDUP_PARALLEL_MIN_WORK", 200_000_000, minimum=0)
+# Incremental runs take the HNSW route (k nearest per new memory, from the index) instead
+# of loading every vector, when the namespace has at least this many memories and at
+# most this many are new (bench/find_duplicates.py measures both routes).
+DEDUP_INDEX_MIN_MEMORIES = env_int("MEMADMIN_DEDUP_INDEX_MIN_MEMORIES", 20_000, minimum=0)
+DEDUP_INDEX_MAX_QUERIES = env_int("MEMADMIN_DEDUP_INDEX_MAX_QUERIES", 500, minimum=0)

@@ -339,6 +339,7 @@ def fold_memories(
     Cluster whose events an unmerge reads. Refuses (DecisionError, nothing changed) when
     any memory is no longer active.
     """
+    now = timezone.now()
     with transaction.atomic():
         locked = _lock_active([survivor.pk, *(m.pk for m in others)])
         survivor, others = locked[survivor.pk], [locked[m.pk] for m in others]
@@ -351,35 +352,56 @@ def fold_memories(
             survivor.importance = max(survivor.importance, other.importance)
             survivor.confidence = max(survivor.confidence, other.confidence)
             survivor.access_count += other.access_count
-        survivor.save()
+        survivor.updated_at = now
+        survivor.save(update_fields=FOLDED_FIELDS)
         cluster = Cluster.objects.create(
-            namespace=survivor.namespace,
+            namespace_id=survivor.namespace_id,
             status=ClusterStatus.AUTO_MERGED,
             edges=edges,
             min_similarity=min((e["similarity"] for e in edges), default=1.0),
             weakest_link=_weakest(edges),
             flags=[action],
-            decided_at=timezone.now(),
+            decided_at=now,
         )
         ClusterMember.objects.bulk_create(
             ClusterMember(cluster=cluster, memory=m) for m in [survivor, *others]
         )
-        HistoryEvent.objects.create(
-            namespace=survivor.namespace,
-            memory=survivor,
-            action=action,
-            actor=actor,
-            before=before,
-            after=snapshot(survivor),
-            reason=reason,
-            related_memory_ids=[m.pk for m in others],
-            cluster=cluster,
+        befores = {other.pk: snapshot(other) for other in others}
+        Memory.objects.filter(pk__in=befores).update(
+            status=MemoryStatus.SUPERSEDED, superseded_by=survivor, updated_at=now
         )
+        events = [
+            HistoryEvent(
+                namespace_id=survivor.namespace_id,
+                memory=survivor,
+                action=action,
+                actor=actor,
+                before=before,
+                after=snapshot(survivor),
+                reason=reason,
+                related_memory_ids=[m.pk for m in others],
+                cluster=cluster,
+            )
+        ]
         for other in others:
-            _supersede(other, survivor, actor=actor, reason=reason, cluster=cluster, undoes=None)
+            other.status, other.superseded_by_id = MemoryStatus.SUPERSEDED, survivor.pk
+            events.append(
+                HistoryEvent(
+                    namespace_id=other.namespace_id,
+                    memory=other,
+                    action=HistoryEvent.Action.SUPERSEDE,
+                    actor=actor,
+                    before=befores[other.pk],
+                    after=snapshot(other),
+                    reason=reason,
+                    related_memory_ids=[survivor.pk],
+                    cluster=cluster,
+                )
+            )
+        HistoryEvent.objects.bulk_create(events)
     logger.info(
         "DEDUP_MERGE namespace=%s action=%s survivor=%s folded=%s run=%s",
-        survivor.namespace.name,
+        survivor.namespace_id,
         action,
         survivor.external_id,
         ",".join(m.external_id for m in others),
@@ -388,32 +410,20 @@ def fold_memories(
     return cluster
 
 
+# What a fold changes on the survivor.
+FOLDED_FIELDS = ["tags", "provenance", "importance", "confidence", "access_count", "updated_at"]
+
+
 def _lock_active(ids: Sequence[int]) -> dict[int, Memory]:
-    """Lock the memories (FOR UPDATE) and check that each is still active."""
-    memories = {m.pk: m for m in Memory.objects.select_for_update().filter(pk__in=ids)}
+    """Lock the memories (FOR UPDATE) and check that each is still active. The vector is
+    not read: no decision changes it."""
+    memories = {
+        m.pk: m for m in Memory.objects.select_for_update().defer("embedding").filter(pk__in=ids)
+    }
     inactive = [m.external_id for m in memories.values() if m.status != MemoryStatus.ACTIVE]
     if inactive or len(memories) != len(set(ids)):
         raise DecisionError(f"no longer active: {', '.join(sorted(inactive)) or 'missing rows'}")
     return memories
-
-
-def _supersede(memory: Memory, by: Memory, *, actor: str, reason: str, cluster, undoes) -> None:
-    before = snapshot(memory)
-    memory.status = MemoryStatus.SUPERSEDED
-    memory.superseded_by = by
-    memory.save(update_fields=["status", "superseded_by", "updated_at"])
-    HistoryEvent.objects.create(
-        namespace=memory.namespace,
-        memory=memory,
-        action=HistoryEvent.Action.SUPERSEDE,
-        actor=actor,
-        before=before,
-        after=snapshot(memory),
-        reason=reason,
-        related_memory_ids=[by.pk],
-        cluster=cluster,
-        undoes=undoes,
-    )
 
 
 def _weakest(edges: list[dict]) -> list[int]:
@@ -433,16 +443,28 @@ def open_cluster(
     cluster and whether it is new.
     """
     with transaction.atomic():
-        open_ids = ClusterMember.objects.filter(
-            cluster__namespace=namespace, cluster__status=ClusterStatus.OPEN, memory__in=memories
-        ).values_list("cluster_id", flat=True)
-        # Lock the row itself (FOR UPDATE cannot go with the join's DISTINCT).
-        existing = Cluster.objects.select_for_update().filter(pk__in=list(open_ids)[:1]).first()
-        if existing is None:
-            cluster = Cluster.objects.create(namespace=namespace, status=ClusterStatus.OPEN)
-            created = True
-        else:
-            cluster, created = existing, False
+        open_ids = list(
+            ClusterMember.objects.filter(
+                cluster__namespace=namespace,
+                cluster__status=ClusterStatus.OPEN,
+                memory__in=memories,
+            ).values_list("cluster_id", flat=True)[:1]
+        )
+        if not open_ids:
+            cluster = Cluster.objects.create(
+                namespace=namespace,
+                status=ClusterStatus.OPEN,
+                edges=sorted(edges, key=lambda e: (e["a"], e["b"])),
+                min_similarity=min((e["similarity"] for e in edges), default=0.0),
+                weakest_link=_weakest(edges),
+                flags=sorted(set(flags)),
+            )
+            ClusterMember.objects.bulk_create(
+                ClusterMember(cluster=cluster, memory=m) for m in memories
+            )
+            return cluster, True
+        # Lock the row itself (FOR UPDATE cannot go with the join above).
+        cluster = Cluster.objects.select_for_update().get(pk=open_ids[0])
         known = set(cluster.memberships.values_list("memory_id", flat=True))
         ClusterMember.objects.bulk_create(
             ClusterMember(cluster=cluster, memory=m) for m in memories if m.pk not in known
@@ -454,7 +476,7 @@ def open_cluster(
         cluster.weakest_link = _weakest(cluster.edges)
         cluster.flags = sorted(set(cluster.flags) | set(flags))
         cluster.save()
-    return cluster, created
+    return cluster, False
 
 
 def open_conflict(

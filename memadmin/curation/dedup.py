@@ -5,15 +5,18 @@ through curation.decisions, with a cap on automatic changes and a DedupRun recor
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import time
 import zlib
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import numpy as np
+import psycopg
 from django.conf import settings
-from django.db import connection
+from django.db import connection, connections
 from django.utils import timezone
 
 from memadmin.curation import decisions, planning
@@ -25,7 +28,7 @@ from memadmin.curation.models import (
     DedupRun,
     PairVerdict,
 )
-from memadmin.store import embeddings
+from memadmin.store import embeddings, queries
 from memadmin.store.models import Memory, MemoryStatus, Namespace
 
 logger = logging.getLogger("memadmin.curation")
@@ -83,6 +86,7 @@ class NamespaceReport:
     deferred: int = 0  # automatic changes left for the next run by --max-ops
     failed: int = 0
     duration_s: float = 0.0
+    route: str = "matrix"  # how the vector layer ran: matrix (exact) or hnsw (index)
     alerts: list[str] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)  # what a dry run would do
 
@@ -152,6 +156,10 @@ def _lock_key(namespace: Namespace) -> int:
 
 def _try_lock(namespace: Namespace) -> bool:
     with connection.cursor() as cursor:
+        # A batch run commits one small transaction per decision; waiting for each WAL
+        # flush would cost more than the decision. A crash may lose the last few commits
+        # (each still all-or-nothing), which the next run simply finds again.
+        cursor.execute("SET synchronous_commit = off")
         cursor.execute("SELECT pg_try_advisory_lock(%s)", [_lock_key(namespace)])
         return bool(cursor.fetchone()[0])
 
@@ -161,31 +169,80 @@ def _unlock(namespace: Namespace) -> None:
         cursor.execute("SELECT pg_advisory_unlock(%s)", [_lock_key(namespace)])
 
 
-def load_namespace(namespace: Namespace) -> tuple[list[Memory], np.ndarray | None]:
-    """The namespace's active memories (oldest first) and their vectors as one float32
-    matrix (zeros where a memory has no vector of the current model)."""
-    rows = list(
+def load_memories(namespace: Namespace) -> list[Memory]:
+    """The namespace's active memories, oldest first, without their vectors."""
+    return list(
         Memory.objects.filter(namespace=namespace, status=MemoryStatus.ACTIVE)
         .only(*LOADED_FIELDS)
         .order_by("created_at", "id")
     )
-    vectors = np.zeros((len(rows), embeddings.DIMENSIONS), dtype=np.float32)
-    position = {memory.pk: index for index, memory in enumerate(rows)}
+
+
+def load_vectors(
+    namespace: Namespace, memories: list[Memory], only_ids: set[int] | None = None
+) -> np.ndarray | None:
+    """The memories' vectors as one float32 matrix in their order (zeros where a memory
+    has no vector of the current model, or is not in `only_ids`); None if none has one."""
+    vectors = np.zeros((len(memories), embeddings.DIMENSIONS), dtype=np.float32)
+    position = {memory.pk: index for index, memory in enumerate(memories)}
+    sql = (
+        "SELECT id, embedding FROM store_memory WHERE namespace_id = %s "
+        "AND status = 'active' AND embedding IS NOT NULL AND embedding_model = %s"
+    )
+    params: list = [namespace.pk, embeddings.MODEL_ID]
+    if only_ids is not None:
+        sql += " AND id = ANY(%s)"
+        params.append(list(only_ids))
     found = False
-    with connection.cursor() as cursor:
-        # Vectors travel as text (pgvector's output format) and are parsed by numpy in
-        # bulk: much faster than building one array per row through the ORM.
-        cursor.execute(
-            "SELECT id, embedding::text FROM store_memory WHERE namespace_id = %s "
-            "AND status = 'active' AND embedding IS NOT NULL AND embedding_model = %s",
-            [namespace.pk, embeddings.MODEL_ID],
-        )
+    connection.ensure_connection()
+    # pgvector's binary format (2-byte dimension, 2 unused bytes, big-endian float32s),
+    # read straight into numpy: no text formatting or parsing of 384 numbers per row.
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params, binary=True)
         while batch := cursor.fetchmany(5000):
-            ids = [position[row[0]] for row in batch]
-            text = ",".join(row[1][1:-1] for row in batch)
-            vectors[ids] = np.fromstring(text, dtype=np.float32, sep=",").reshape(len(batch), -1)
+            for memory_id, raw in batch:
+                vectors[position[memory_id]] = (
+                    np.frombuffer(raw, dtype=">f4", offset=4)
+                    if isinstance(raw, bytes)
+                    else raw.to_numpy()  # pgvector's loader is registered on this connection
+                )
             found = True
-    return rows, (vectors if found else None)
+    return vectors if found else None
+
+
+def use_index(memories: list[Memory], changed: list[int] | None) -> bool:
+    """The HNSW route pays per query and saves loading every vector: it wins when few
+    memories are new in a large namespace (bench/find_duplicates.py measures both)."""
+    return (
+        changed is not None
+        and len(memories) >= settings.DEDUP_INDEX_MIN_MEMORIES
+        and len(changed) <= settings.DEDUP_INDEX_MAX_QUERIES
+    )
+
+
+def index_candidates(
+    namespace: Namespace, memories: list[Memory], changed: list[int], thresholds: Thresholds
+) -> tuple[np.ndarray | None, np.ndarray]:
+    """Candidate pairs from the HNSW index, and the vectors of the memories involved."""
+    position = {memory.pk: index for index, memory in enumerate(memories)}
+    found = queries.nearest_pairs(
+        namespace,
+        [memories[p].pk for p in changed],
+        k=thresholds.neighbours,
+        floor=thresholds.candidate,
+    )
+    pairs = np.array(
+        [
+            (min(position[a], position[b]), max(position[a], position[b]), cosine)
+            for a, b, cosine in found
+            if a in position and b in position
+        ],
+        dtype=np.float64,
+    ).reshape(-1, 3)
+    if len(pairs):
+        pairs = np.unique(pairs, axis=0)
+    involved = {memories[p].pk for p in changed} | {b for _, b, _ in found}
+    return load_vectors(namespace, memories, only_ids=involved), pairs
 
 
 def changed_positions(
@@ -233,8 +290,16 @@ def _run_locked(namespace, options, on_progress) -> NamespaceReport:
             dry_run=False,
         )
     try:
-        memories, vectors = load_namespace(namespace)
+        memories = load_memories(namespace)
         changed = changed_positions(memories, namespace, options, now)
+        thresholds = Thresholds.from_settings()
+        vector_pairs = None
+        if use_index(memories, changed):
+            vectors, index_pairs = index_candidates(namespace, memories, changed, thresholds)
+            vector_pairs = lambda *_: index_pairs  # noqa: E731
+            report.route = "hnsw"
+        else:
+            vectors = load_vectors(namespace, memories)
         report.memories = len(memories)
         report.changed = len(memories) if changed is None else len(changed)
         judged = set(
@@ -246,16 +311,18 @@ def _run_locked(namespace, options, on_progress) -> NamespaceReport:
             memories,
             vectors,
             changed=changed,
-            thresholds=Thresholds.from_settings(),
+            thresholds=thresholds,
             judged_pairs=judged,
+            vector_pairs=vector_pairs,
         )
         report.pairs_checked = plan.pairs_checked
         logger.info(
-            "DEDUP_CHECK namespace=%s memories=%d changed=%d pairs=%d",
+            "DEDUP_CHECK namespace=%s memories=%d changed=%d pairs=%d route=%s",
             namespace.name,
             report.memories,
             report.changed,
             report.pairs_checked,
+            report.route,
         )
         _apply(plan, memories, namespace, options, report, run)
     except Exception as error:
@@ -293,6 +360,7 @@ def _finish(run: DedupRun, report: NamespaceReport, started: float) -> None:
     run.finished_at = timezone.now()
     run.duration_s = time.perf_counter() - started
     run.counts = report.counts()
+    run.parameters = {**run.parameters, "route": report.route}
     run.removal_rate = report.removal_rate
     run.alerts = report.alerts
     run.save()
@@ -413,3 +481,54 @@ def _existing_conflict_pairs(namespace: Namespace) -> set[frozenset[int]]:
             "memory_a_id", "memory_b_id"
         )
     }
+
+
+@dataclass
+class Outcome:
+    """What happened to one namespace in a multi-namespace run."""
+
+    namespace: str
+    report: NamespaceReport | None = None
+    locked: str = ""  # the message, when another run held the namespace
+
+
+def run_many(
+    namespaces: list[Namespace],
+    options: Options,
+    *,
+    workers: int,
+    on_done: Callable[[Outcome], None],
+) -> None:
+    """Run every namespace, in `workers` processes when there are several namespaces.
+
+    Namespaces share nothing (each has its own advisory lock and transactions), so they
+    run side by side; each worker opens its own database connection, and inside a worker
+    the vector layer stays in one process so the two levels do not fight for the cores.
+    """
+    # Worker processes could not see a caller's uncommitted transaction: stay serial then.
+    if workers <= 1 or len(namespaces) <= 1 or connection.in_atomic_block:
+        for namespace in namespaces:
+            on_done(_run_one(namespace.pk, options))
+        return
+    connections.close_all()  # a forked child must not share the parent's socket
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_worker_start
+    ) as pool:
+        for outcome in pool.map(
+            _run_one, [ns.pk for ns in namespaces], [options] * len(namespaces)
+        ):
+            on_done(outcome)
+
+
+def _worker_start() -> None:
+    connections.close_all()
+    settings.DEDUP_WORKERS = 1  # this process is one of the workers already
+
+
+def _run_one(namespace_id: int, options: Options) -> Outcome:
+    namespace = Namespace.objects.get(pk=namespace_id)
+    try:
+        return Outcome(namespace.name, report=run_namespace(namespace, options))
+    except RunLocked as error:
+        return Outcome(namespace.name, locked=str(error))

@@ -12,8 +12,9 @@ conflict, or nothing.
 
 from __future__ import annotations
 
+import multiprocessing
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -64,17 +65,25 @@ def exact_groups(hashes: Sequence[str]) -> list[list[int]]:
     return [group for group in positions.values() if len(group) > 1]
 
 
-def _block_pairs(args: tuple[np.ndarray, np.ndarray, int, np.ndarray, float]) -> np.ndarray:
-    """Pairs (i, j, cosine) with i in the block, j in `targets`, i != j, cosine >= floor.
-    The threshold is applied inside the block, so the full matrix never exists."""
-    block, targets, block_start, query_positions, floor = args
-    scores = block @ targets.T
-    rows, cols = np.nonzero(scores >= floor)
-    keep = query_positions[block_start + rows] != cols
-    rows, cols = rows[keep], cols[keep]
-    return np.stack([query_positions[block_start + rows], cols, scores[rows, cols]], axis=1).astype(
-        np.float64
-    )
+# The matrix the worker processes read: set before the pool forks, so each worker sees it
+# copy-on-write instead of receiving a pickled copy with every block.
+_SHARED: dict[str, np.ndarray] = {}
+
+
+def _block_pairs(task: tuple[int, int, bool, float]) -> np.ndarray:
+    """Pairs (i, j, cosine) with cosine >= floor for queries[start:end] against every
+    vector (or, when `triangle`, against the vectors after each query only). The floor is
+    applied inside the block, so the full similarity matrix never exists."""
+    start, end, triangle, floor = task
+    vectors, queries = _SHARED["vectors"], _SHARED["queries"]
+    rows = queries[start:end]
+    target_start = int(rows[0]) if triangle else 0
+    scores = vectors[rows] @ vectors[target_start:].T
+    i, j = np.nonzero(scores >= floor)
+    similarity = scores[i, j]
+    i, j = rows[i], j + target_start
+    keep = j > i if triangle else j != i
+    return np.stack([i[keep], j[keep], similarity[keep]], axis=1).astype(np.float64)
 
 
 def vector_pairs_exact(
@@ -82,30 +91,47 @@ def vector_pairs_exact(
     query_positions: np.ndarray,
     *,
     floor: float,
-    block_size: int = 2048,
-    workers: int = 1,
+    block_size: int = 1024,
+    workers: int | None = None,
 ) -> np.ndarray:
-    """Every pair (query, any) with cosine >= floor, by blocked matrix products over unit
-    vectors. Returns rows (i, j, cosine), each unordered pair once (i < j when both are
-    queries). Two worker processes beat BLAS threads on this machine class (bench/)."""
-    queries = vectors[query_positions]
+    """Every pair (query, any) with cosine >= floor over unit vectors, as rows (low, high,
+    cosine), each unordered pair once. A full run (every position a query) computes the
+    upper triangle only. Large namespaces use worker processes (DEDUP_WORKERS): measured
+    here, two processes with one BLAS thread each beat one process with two threads."""
+    query_positions = np.asarray(query_positions, dtype=np.int64)
+    triangle = len(query_positions) == len(vectors)
     tasks = [
-        (queries[start : start + block_size], vectors, start, query_positions, floor)
+        (start, min(start + block_size, len(query_positions)), triangle, floor)
         for start in range(0, len(query_positions), block_size)
     ]
-    if workers > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(_block_pairs, tasks))
-    else:
-        parts = [_block_pairs(task) for task in tasks]
+    workers = settings.DEDUP_WORKERS if workers is None else workers
+    _SHARED.update(vectors=vectors, queries=query_positions)
+    try:
+        if workers > 1 and len(query_positions) * len(vectors) >= settings.DEDUP_PARALLEL_MIN_WORK:
+            context = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(
+                max_workers=workers, mp_context=context, initializer=_one_blas_thread
+            ) as pool:
+                parts = list(pool.map(_block_pairs, tasks))
+        else:
+            parts = [_block_pairs(task) for task in tasks]
+    finally:
+        _SHARED.clear()
     pairs = np.concatenate(parts) if parts else np.empty((0, 3))
+    if triangle or not len(pairs):
+        return pairs
     return _unique_pairs(pairs, query_positions)
+
+
+def _one_blas_thread() -> None:
+    # Each worker does its own matrix products: BLAS threads would only compete.
+    from threadpoolctl import threadpool_limits
+
+    _SHARED["limits"] = threadpool_limits(1)
 
 
 def _unique_pairs(pairs: np.ndarray, query_positions: np.ndarray) -> np.ndarray:
     """Drop the mirrored copy of a pair found from both of its ends."""
-    if not len(pairs):
-        return pairs
     is_query = np.zeros(int(max(pairs[:, :2].max(), query_positions.max())) + 1, dtype=bool)
     is_query[query_positions] = True
     i, j = pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
@@ -241,13 +267,3 @@ def _adds_value(older, newer) -> bool:
     old_tokens, new_tokens = guards.key_tokens(older.content), guards.key_tokens(newer.content)
     old_kinds = {token.kind for token in old_tokens}
     return any(token.kind in old_kinds for token in new_tokens - old_tokens)
-
-
-def candidate_positions(
-    vectors: np.ndarray | None, query_positions: np.ndarray, thresholds: Thresholds
-) -> Iterator[tuple[int, int, float]]:
-    """(i, j, cosine) for the vector layer (exact blocked product)."""
-    if vectors is None or not len(query_positions):
-        return
-    for i, j, cosine in vector_pairs_exact(vectors, query_positions, floor=thresholds.candidate):
-        yield int(i), int(j), float(cosine)

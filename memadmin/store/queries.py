@@ -75,3 +75,42 @@ def nearest_memories(
     # relaxed_order may return rows slightly out of order: sort them exactly.
     rows.sort(key=lambda memory: memory.distance)
     return [Neighbour(memory, 1.0 - memory.distance) for memory in rows]
+
+
+def nearest_pairs(
+    namespace: Namespace, memory_ids: Sequence[int], *, k: int, floor: float
+) -> list[tuple[int, int, float]]:
+    """(memory id, neighbour id, cosine) for the k nearest active neighbours of each given
+    memory, cosine >= floor: one query, an HNSW index walk per memory (LATERAL)."""
+    if not memory_ids:
+        return []
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(k, settings.HNSW_EF_SEARCH)])
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute(
+            """
+            SELECT query.id, neighbour.id, 1 - neighbour.distance
+            FROM store_memory AS query
+            CROSS JOIN LATERAL (
+                SELECT other.id, other.embedding <=> query.embedding AS distance
+                FROM store_memory AS other
+                WHERE other.namespace_id = query.namespace_id
+                  AND other.status = 'active'
+                  AND other.embedding_model = %(model)s
+                  AND other.id <> query.id
+                ORDER BY other.embedding <=> query.embedding
+                LIMIT %(k)s
+            ) AS neighbour
+            WHERE query.id = ANY(%(ids)s) AND query.namespace_id = %(namespace)s
+              AND query.embedding IS NOT NULL
+              AND 1 - neighbour.distance >= %(floor)s
+            """,
+            {
+                "model": embeddings.MODEL_ID,
+                "k": k,
+                "ids": list(memory_ids),
+                "namespace": namespace.pk,
+                "floor": floor,
+            },
+        )
+        return [(a, b, float(similarity)) for a, b, similarity in cursor.fetchall()]

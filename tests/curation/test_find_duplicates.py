@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from memadmin.curation import dedup, decisions
+from memadmin.curation import decisions, dedup
 from memadmin.curation.models import (
     Cluster,
     ClusterStatus,
@@ -453,3 +453,37 @@ def test_unmerge_explains_a_later_merge_must_be_undone_first(run_command, load):
     with pytest.raises(decisions.DecisionError, match="b was merged again later"):
         decisions.unmerge(cluster=first, actor="test")
     assert status("a") == MemoryStatus.SUPERSEDED
+
+
+def test_an_incremental_run_in_a_large_namespace_asks_the_hnsw_index(run_command, load, settings):
+    settings.DEDUP_INDEX_MIN_MEMORIES = 3
+    load(
+        line("a", "Alice's cat Miso is a four-year-old orange tabby.", unit(1)),
+        line("x", "Deploys go out through GitHub Actions.", unit(5)),
+        line("y", "Logs are kept for 30 days in Loki.", unit(6)),
+    )
+    run_command("find_duplicates")
+
+    load(line("b", "Has a cat called Miso.", near(1, 0.75)), name="new.jsonl")
+    run_command("find_duplicates")
+
+    assert DedupRun.objects.order_by("-id").first().parameters["route"] == "hnsw"
+    (cluster,) = Cluster.objects.all()
+    assert sorted(cluster.memberships.values_list("memory__external_id", flat=True)) == ["a", "b"]
+
+
+def test_several_namespaces_run_in_worker_processes(run_command, write_jsonl, settings):
+    settings.DEDUP_WORKERS = 2
+    lines = []
+    for namespace in ("ns-a", "ns-b", "ns-c"):
+        lines += [
+            {**line(f"{namespace}-1", "Prefers tea.", unit(1)), "namespace": namespace},
+            {**line(f"{namespace}-2", "prefers tea", unit(1)), "namespace": namespace},
+        ]
+    run_command("import_memories", str(write_jsonl(lines)))
+
+    result = run_command("find_duplicates")
+
+    assert "3 namespace(s), 6 memories (6 compared), 3 exact collapsed" in result.stdout
+    assert Memory.objects.filter(status="superseded").count() == 3
+    assert DedupRun.objects.filter(status="done").count() == 3

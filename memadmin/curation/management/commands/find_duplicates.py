@@ -64,21 +64,21 @@ class Command(BaseCommand):
         totals = dedup.NamespaceReport(namespace="all")
         locked = []
         with progress_bar(total=len(namespaces), desc="find_duplicates", unit="namespaces") as bar:
-            for ns in namespaces:
-                try:
-                    report = dedup.run_namespace(ns, run_options)
-                except dedup.RunLocked as error:
-                    locked.append(ns.name)
-                    self.stderr.write(str(error))
-                    bar.update(1)
-                    continue
-                for line in report.actions:
-                    self.stdout.write(f"{ns.name}: would {line}")
-                for alert in report.alerts:
-                    self.stderr.write(f"ALERT {alert}")
-                for name, value in report.counts().items():
-                    setattr(totals, name, getattr(totals, name) + value)
+
+            def done(outcome: dedup.Outcome) -> None:
                 bar.update(1)
+                if outcome.locked:
+                    locked.append(outcome.namespace)
+                    self.stderr.write(outcome.locked)
+                    return
+                for line in outcome.report.actions:
+                    self.stdout.write(f"{outcome.namespace}: would {line}")
+                for alert in outcome.report.alerts:
+                    self.stderr.write(f"ALERT {alert}")
+                for name, value in outcome.report.counts().items():
+                    setattr(totals, name, getattr(totals, name) + value)
+
+            dedup.run_many(namespaces, run_options, workers=settings.DEDUP_WORKERS, on_done=done)
         summary = (
             f"{'dry run: ' if dry_run else ''}{len(namespaces) - len(locked)} namespace(s), "
             f"{totals.memories} memories ({totals.changed} compared), "

@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/find_duplicates.py [--scenario a|b|both] [--size 100000]
 
-(a) one namespace of 100,000 memories; (b) 1,000 namespaces of 1,000 memories. Prints
+(a) one namespace of 100,000 memories; (b) 1,000 namespaces of 1,000 memories; (c) an
+incremental run, 100 new memories in the 100,000, by the HNSW and the matrix route. Prints
 the end-to-end time of `find_duplicates --full` (load, detection, writing clusters),
 the time of its vector layer in both parallel modes, and, in the same run, a plain numpy
 brute force over the same vectors and the ratio. Uses its own embedded server folder
@@ -237,9 +238,97 @@ def scenario_b(namespaces: int, size: int) -> None:
     )
 
 
+def scenario_c(size: int, new: int, repeat: int) -> None:
+    """An incremental run: `new` memories arrive in a namespace of `size`. The HNSW route
+    (k nearest per new memory from the index) against the matrix route (load every vector,
+    one product), timed, and the candidate pairs each finds compared."""
+    import numpy as np
+    from django.conf import settings
+    from django.db import connection
+    from django.utils import timezone
+
+    from memadmin.curation import dedup
+    from memadmin.curation.detect import Thresholds, vector_pairs_exact
+    from memadmin.curation.models import DedupRun
+    from memadmin.store.models import Namespace
+
+    print(f"(c) incremental: {new} new memories in a namespace of {size:,}")
+    texts, vectors = synthetic_namespace(size + new, seed=3)
+    reset()
+    load({"bench-c": (texts[:size], vectors[:size])})
+    started = time.perf_counter()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE INDEX memory_embedding_hnsw ON store_memory "
+            "USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
+        )
+    print(f"  HNSW index build over {size:,} vectors: {time.perf_counter() - started:.1f} s")
+    namespace = Namespace.objects.get(name="bench-c")
+    DedupRun.objects.create(namespace=namespace, status="done", dry_run=False)
+    time.sleep(0.01)
+    load_more = {"bench-c": (texts[size:], vectors[size:])}
+    _append(namespace, load_more["bench-c"], start=size)
+    thresholds = Thresholds.from_settings()
+    memories = dedup.load_memories(namespace)
+    changed = dedup.changed_positions(memories, namespace, dedup.Options(), timezone.now())
+    assert len(changed) == new, len(changed)
+    index_times, matrix_times = [], []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        _, index_pairs = dedup.index_candidates(namespace, memories, changed, thresholds)
+        index_times.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        all_vectors = dedup.load_vectors(namespace, memories)
+        matrix_pairs = vector_pairs_exact(
+            all_vectors, np.asarray(changed), floor=thresholds.candidate, workers=1
+        )
+        matrix_times.append(time.perf_counter() - started)
+    as_set = lambda pairs, floor: {(int(a), int(b)) for a, b, c in pairs if c >= floor}  # noqa: E731
+    for floor in (thresholds.candidate, thresholds.review):
+        exact_set, index_set = as_set(matrix_pairs, floor), as_set(index_pairs, floor)
+        print(
+            f"  pairs with cosine >= {floor}: matrix {len(exact_set)}, HNSW {len(index_set)}, "
+            f"missed by HNSW {len(exact_set - index_set)}"
+        )
+    index_median, matrix_median = statistics.median(index_times), statistics.median(matrix_times)
+    print(
+        f"  => HNSW route median {index_median * 1000:.0f} ms, matrix route (load all vectors + "
+        f"product) median {matrix_median * 1000:.0f} ms, ratio {matrix_median / index_median:.1f}"
+        f" (settings: HNSW route from {settings.DEDUP_INDEX_MIN_MEMORIES:,} memories, "
+        f"up to {settings.DEDUP_INDEX_MAX_QUERIES} new)"
+    )
+
+
+def _append(namespace, data, *, start: int) -> None:
+    """Insert a few memories through the ORM (the index is live)."""
+    from django.utils import timezone
+
+    from memadmin.store import embeddings
+    from memadmin.store.models import Memory
+    from memadmin.store.text import content_hash
+
+    texts, vectors = data
+    now = timezone.now()
+    Memory.objects.bulk_create(
+        Memory(
+            namespace=namespace,
+            external_id=f"m{start + index}",
+            content=text,
+            content_hash=content_hash(text),
+            embedding=vector,
+            embedding_model=embeddings.MODEL_ID,
+            category="fact",
+            tags=["bench"],
+            created_at=now,
+        )
+        for index, (text, vector) in enumerate(zip(texts, vectors, strict=True))
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--scenario", choices=["a", "b", "both"], default="both")
+    parser.add_argument("--scenario", choices=["a", "b", "c", "all"], default="all")
+    parser.add_argument("--new", type=int, default=100, help="(c): memories arriving")
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--namespaces", type=int, default=1000)
     parser.add_argument("--namespace-size", type=int, default=1000)
@@ -252,10 +341,12 @@ def main() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    if args.scenario in ("a", "both"):
+    if args.scenario in ("a", "all"):
         scenario_a(args.size, args.repeat)
-    if args.scenario in ("b", "both"):
+    if args.scenario in ("b", "all"):
         scenario_b(args.namespaces, args.namespace_size)
+    if args.scenario in ("c", "all"):
+        scenario_c(args.size, args.new, args.repeat)
     reset()
 
 

@@ -248,3 +248,15 @@ DEDUP_PARALLEL_MIN_WORK = env_int("MEMADMIN_DEDUP_PARALLEL_MIN_WORK", 200_000_00
 # most this many are new (bench/find_duplicates.py measures both routes).
 DEDUP_INDEX_MIN_MEMORIES = env_int("MEMADMIN_DEDUP_INDEX_MIN_MEMORIES", 20_000, minimum=0)
 DEDUP_INDEX_MAX_QUERIES = env_int("MEMADMIN_DEDUP_INDEX_MAX_QUERIES", 500, minimum=0)
+
+# --- LLM (anthropic SDK; the key is ANTHROPIC_API_KEY, a gateway ANTHROPIC_BASE_URL) -----
+LLM_MODEL = env_str("MEMADMIN_LLM_MODEL", "claude-haiku-5-5")
+LLM_TIMEOUT_SECONDS = env_float("MEMADMIN_LLM_TIMEOUT_SECONDS", 30.0, low=0.1, high=600.0)
+# Retries the SDK makes itself (with back-off) on 429/529/5xx before memadmin falls back.
+LLM_MAX_RETRIES = env_int("MEMADMIN_LLM_MAX_RETRIES", 2, minimum=0)
+# Calls one command run may make (verdicts and merges together); the rest are skipped.
+LLM_MAX_CALLS_PER_RUN = env_int("MEMADMIN_LLM_MAX_CALLS_PER_RUN", 30, minimum=0)
+LLM_MAX_TOKENS = env_int("MEMADMIN_LLM_MAX_TOKENS", 600, minimum=16)
+# Pairs whose cosine or similarity reaches LLM_BAND_LOW, short of an automatic merge, and
+# that no guard or key token already decided are sent to the LLM for a verdict.
+LLM_BAND_LOW = env_float("MEMADMIN_LLM_BAND_LOW", 0.5)

@@ -63,3 +63,22 @@ def run_command():
 
 def memory_line(external_id: str, content: str, **fields) -> dict:
     return {"id": external_id, "namespace": "alice", "content": content, **fields}
+
+
+@pytest.fixture
+def fake_llm(monkeypatch, settings):
+    """A local fake Anthropic API with the real SDK pointed at it."""
+    from tests.fake_anthropic import FakeAnthropic
+
+    with FakeAnthropic() as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-not-secret")
+        settings.LLM_MAX_RETRIES = 2
+        yield fake
+
+
+@pytest.fixture(autouse=True)
+def no_llm_by_default(monkeypatch):
+    """Tests never reach a real LLM: without the fake_llm fixture, no key is set."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)

@@ -44,6 +44,12 @@ class Edge:
     b: int
     similarity: float
     method: str
+    # A judge (the LLM, a person) said these two are one fact: the pair holds whatever
+    # its similarity.
+    confirmed: bool = False
+
+    def holds(self, floor: float) -> bool:
+        return self.confirmed or self.similarity >= floor
 
 
 @dataclass
@@ -75,15 +81,16 @@ def components(nodes: Iterable[int], edges: Iterable[Edge]) -> list[tuple[list[i
 def clusters(
     edges: Iterable[Edge],
     *,
-    pair_score: Callable[[int, int], tuple[float, str] | None],
+    pair_score: Callable[[int, int], tuple | None],
     floor: float,
 ) -> list[Component]:
     """Clusters in which every pair of members reaches `floor`.
 
-    `pair_score(a, b)` gives the (similarity, method) of any two nodes, or None when the
-    pair must never share a cluster (a conflict, a guard). Accepted edges are what
-    union-find joins; a component that breaks the all-pairs condition loses its weakest
-    edge and is checked again, until every part holds.
+    `pair_score(a, b)` gives the (similarity, method[, confirmed]) of any two nodes, or
+    None when the pair must never share a cluster (a conflict, a guard); a confirmed edge
+    always holds. Accepted edges are what union-find joins; a component that breaks the
+    all-pairs condition loses its weakest edge and is checked again, until every part
+    holds.
     """
     edges = list(edges)
     work = components({node for edge in edges for node in (edge.a, edge.b)}, edges)
@@ -91,7 +98,7 @@ def clusters(
     while work:
         members, component_edges = work.pop()
         pairs = _all_pairs(members, component_edges, pair_score)
-        if all(edge is not None and edge.similarity >= floor for edge in pairs.values()):
+        if all(edge is not None and edge.holds(floor) for edge in pairs.values()):
             present = [edge for edge in pairs.values() if edge is not None]
             weakest = min(present, key=lambda edge: edge.similarity) if present else None
             done.append(Component(sorted(members), present, weakest))
@@ -116,5 +123,5 @@ def _all_pairs(
                 pairs[(a, b)] = known[(a, b)]
                 continue
             score = pair_score(a, b)
-            pairs[(a, b)] = Edge(a, b, score[0], score[1]) if score else None
+            pairs[(a, b)] = Edge(a, b, *score) if score else None
     return pairs

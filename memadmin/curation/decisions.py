@@ -22,6 +22,9 @@ from memadmin.curation.models import (
     ClusterStatus,
     Conflict,
     HistoryEvent,
+    MergeProposal,
+    PairVerdict,
+    ProposalStatus,
 )
 from memadmin.store import embeddings
 from memadmin.store.importing import Record
@@ -647,3 +650,73 @@ def decay_confidence(
                 )
             changed += count
     return changed
+
+
+# --- LLM verdicts and merge proposals ----------------------------------------------------
+
+
+def record_verdict(
+    *,
+    namespace: Namespace,
+    hashes: tuple[str, str],
+    verdict: str,
+    conflict_kind: str,
+    reason: str,
+    decided_by: str,
+    prompt_version: str = "",
+    user=None,
+) -> PairVerdict:
+    """Remember a judgement on a pair of texts (by content hash), so it is never asked or
+    proposed again. Side effects: creates one PairVerdict (or returns the existing one)."""
+    low, high = sorted(hashes)
+    pair_verdict, _ = PairVerdict.objects.get_or_create(
+        namespace=namespace,
+        hash_low=low,
+        hash_high=high,
+        decided_by=decided_by,
+        prompt_version=prompt_version,
+        defaults={
+            "verdict": verdict,
+            "conflict_kind": conflict_kind,
+            "reason": reason,
+            "user": user,
+        },
+    )
+    return pair_verdict
+
+
+def members_fingerprint(memories: Sequence[Memory]) -> str:
+    """What a proposal was written from: its members' ids and texts. A proposal whose
+    members changed since no longer matches."""
+    import hashlib
+
+    parts = sorted(f"{m.pk}:{m.content_hash}" for m in memories)
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+
+def record_proposal(*, cluster: Cluster, members: Sequence[Memory], draft) -> MergeProposal:
+    """Store a merge proposal for an open cluster; earlier pending proposals of the
+    cluster are discarded (they were written from other members or another model).
+    Side effects: creates one MergeProposal, updates the older pending ones."""
+    with transaction.atomic():
+        cluster = Cluster.objects.select_for_update().get(pk=cluster.pk)
+        if cluster.status != ClusterStatus.OPEN:
+            raise DecisionError(f"cluster {cluster.pk} is {cluster.status}, not open")
+        MergeProposal.objects.filter(cluster=cluster, status=ProposalStatus.PENDING).update(
+            status=ProposalStatus.DISCARDED
+        )
+        return MergeProposal.objects.create(
+            cluster=cluster,
+            merged_text=draft.text,
+            author=draft.author,
+            llm_model=draft.model,
+            prompt_version=draft.prompt_version,
+            rationale=draft.rationale,
+            dropped_facts=draft.dropped_facts,
+            warnings=draft.warnings,
+            input_tokens=draft.input_tokens,
+            output_tokens=draft.output_tokens,
+            latency_ms=draft.latency_ms,
+            members_fingerprint=members_fingerprint(members),
+            status=ProposalStatus.DISCARDED if draft.discarded else ProposalStatus.PENDING,
+        )

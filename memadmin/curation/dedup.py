@@ -19,8 +19,8 @@ from django.conf import settings
 from django.db import connection, connections
 from django.utils import timezone
 
-from memadmin.curation import decisions, planning
-from memadmin.curation.detect import Thresholds
+from memadmin.curation import decisions, llm, planning, prompts
+from memadmin.curation.detect import Thresholds, Verdict
 from memadmin.curation.models import (
     Cluster,
     ClusterStatus,
@@ -70,6 +70,9 @@ class Options:
     full: bool = False
     since: timedelta | None = None
     actor: str = ACTOR
+    # The run's LLM session (None: rules only). Verdicts go one call at a time, so a run
+    # with an LLM takes the namespaces one after another.
+    llm_session: llm.Session | None = None
 
 
 @dataclass
@@ -85,6 +88,12 @@ class NamespaceReport:
     conflicts_opened: int = 0
     deferred: int = 0  # automatic changes left for the next run by --max-ops
     failed: int = 0
+    llm_verdicts: int = 0  # pairs the LLM judged in this run
+    llm_cached: int = 0  # pairs judged by an earlier run's LLM answer (no call made)
+    llm_calls: int = 0
+    llm_calls_skipped: int = 0
+    llm_input_tokens: int = 0
+    llm_output_tokens: int = 0
     duration_s: float = 0.0
     route: str = "matrix"  # how the vector layer ran: matrix (exact) or hnsw (index)
     alerts: list[str] = field(default_factory=list)
@@ -109,6 +118,12 @@ class NamespaceReport:
                 "conflicts_opened",
                 "deferred",
                 "failed",
+                "llm_verdicts",
+                "llm_cached",
+                "llm_calls",
+                "llm_calls_skipped",
+                "llm_input_tokens",
+                "llm_output_tokens",
             )
         }
 
@@ -307,14 +322,16 @@ def _run_locked(namespace, options, on_progress) -> NamespaceReport:
                 "hash_low", "hash_high"
             )
         )
-        plan = planning.plan_namespace(
-            memories,
-            vectors,
-            changed=changed,
-            thresholds=thresholds,
-            judged_pairs=judged,
-            vector_pairs=vector_pairs,
+        judged_set = set(
+            PairVerdict.objects.filter(
+                namespace=namespace, decided_by="human", verdict__in=FINAL_VERDICTS
+            ).values_list("hash_low", "hash_high")
         )
+        judged = planning.judge_namespace(
+            memories, vectors, changed=changed, thresholds=thresholds, vector_pairs=vector_pairs
+        )
+        _llm_verdicts(judged, namespace, options, report)
+        plan = planning.group(judged, judged_pairs=judged_set)
         report.pairs_checked = plan.pairs_checked
         logger.info(
             "DEDUP_CHECK namespace=%s memories=%d changed=%d pairs=%d route=%s",
@@ -345,9 +362,81 @@ def _run_locked(namespace, options, on_progress) -> NamespaceReport:
     return report
 
 
+def _llm_verdicts(judged, namespace, options: Options, report: NamespaceReport) -> None:
+    """Ask the LLM about the band the rules cannot settle, closest to the automatic
+    threshold first, and let its answers override the rule-based judgements. Answers are
+    cached by (hash, hash, prompt version): the same pair is never asked twice."""
+    band = planning.llm_band(judged, low=settings.LLM_BAND_LOW)
+    if not band:
+        return
+    memories = judged.memories
+    cached = {
+        (v.hash_low, v.hash_high): v
+        for v in PairVerdict.objects.filter(
+            namespace=namespace, decided_by="llm", prompt_version=prompts.VERDICT_VERSION
+        )
+    }
+    session = options.llm_session
+    before = session.usage() if session else {}
+    for i, j in band:
+        older, newer = judged.ordered(i, j)
+        hashes = tuple(sorted((memories[older].content_hash, memories[newer].content_hash)))
+        verdict = cached.get(hashes)
+        if verdict is not None:
+            label, kind, reason = verdict.verdict, verdict.conflict_kind, verdict.reason
+            report.llm_cached += 1
+        elif session is not None:
+            try:
+                answer = session.verdict(memories[older], memories[newer])
+            except llm.CapReached:
+                continue
+            except llm.LLMFailed as error:
+                logger.warning(
+                    "DEDUP_FAIL verdict %s / %s falls back to the rules: %s",
+                    memories[older].external_id,
+                    memories[newer].external_id,
+                    error,
+                )
+                continue
+            label, kind, reason = answer.label, answer.conflict_kind, answer.reasoning
+            report.llm_verdicts += 1
+            if not options.dry_run:
+                decisions.record_verdict(
+                    namespace=namespace,
+                    hashes=hashes,
+                    verdict=label,
+                    conflict_kind=kind,
+                    reason=reason,
+                    decided_by="llm",
+                    prompt_version=answer.prompt_version,
+                )
+        else:
+            continue
+        _override(judged.judge(i, j), label, kind, reason)
+    if session:
+        for name, value in session.usage().items():
+            if hasattr(report, name):
+                setattr(report, name, value - before.get(name, 0))
+
+
+def _override(judgement, label: str, kind: str, reason: str) -> None:
+    """Apply an LLM verdict to a rule judgement."""
+    judgement.decided_by = "llm"
+    judgement.reasons = [f"LLM: {label}: {reason}".strip()]
+    if label == "duplicate":
+        judgement.verdict, judgement.method = Verdict.REVIEW, "llm"
+    elif label == "conflict":
+        judgement.verdict = Verdict.CONFLICT
+        judgement.conflict_kind = kind or "contradiction"
+        judgement.never_together = True
+    else:
+        judgement.verdict, judgement.never_together = Verdict.DISTINCT, True
+
+
 def _parameters(options: Options) -> dict:
     thresholds = Thresholds.from_settings()
     return {
+        "llm": settings.LLM_MODEL if options.llm_session else None,
         "max_ops": options.max_ops,
         "full": options.full,
         "since_hours": options.since.total_seconds() / 3600 if options.since else None,
@@ -458,6 +547,7 @@ def _apply_reviews(plan, memories, namespace, options, report) -> None:
             kind=judgement.conflict_kind,
             reason="; ".join(judgement.reasons),
             differing_tokens=judgement.differing_tokens,
+            detected_by=judgement.decided_by,
         )
         report.conflicts_opened += int(created)
 
@@ -505,8 +595,10 @@ def run_many(
     run side by side; each worker opens its own database connection, and inside a worker
     the vector layer stays in one process so the two levels do not fight for the cores.
     """
-    # Worker processes could not see a caller's uncommitted transaction: stay serial then.
-    if workers <= 1 or len(namespaces) <= 1 or connection.in_atomic_block:
+    # Worker processes could not see a caller's uncommitted transaction: stay serial then;
+    # and LLM calls go one at a time, within one run's budget.
+    serial = workers <= 1 or len(namespaces) <= 1 or options.llm_session is not None
+    if serial or connection.in_atomic_block:
         for namespace in namespaces:
             on_done(_run_one(namespace.pk, options))
         return

@@ -185,6 +185,10 @@ class PairJudgement:
     flags: list[str] = field(default_factory=list)  # why a person must look: protected...
     conflict_kind: str = ""  # contradiction | update
     differing_tokens: list[str] = field(default_factory=list)
+    # A conflict or a metadata guard: the two may never share a cluster, whatever their
+    # other members say.
+    never_together: bool = False
+    decided_by: str = "rule"  # rule | llm | human (a cached verdict)
 
 
 def similarity_of(a, b, cosine: float, tfidf: lexical.TfIdf, thresholds: Thresholds):
@@ -214,6 +218,7 @@ def judge_pair(
             [polarity] if polarity else []
         )
         judgement.conflict_kind = "update" if newer_changes else "contradiction"
+        judgement.never_together = True
         judgement.reasons.append(
             "; ".join(judgement.differing_tokens) or "the newer memory announces a change"
         )
@@ -221,6 +226,7 @@ def judge_pair(
     guard = guards.metadata_guard(a, b)
     if guard:
         judgement.reasons.append(guard)
+        judgement.never_together = True
         return judgement
     tags_a, tags_b = _topic_tags(a), _topic_tags(b)
     if thresholds.require_shared_tag and tags_a and tags_b and not tags_a & tags_b:

@@ -362,6 +362,11 @@ def _quantity_differences(values_a: set[str], values_b: set[str]) -> list[KeyTok
     return differences
 
 
+def text_words(text: str) -> set[str]:
+    """The words of a text, case-folded (hyphenated words kept whole)."""
+    return _words(text)
+
+
 def _words(text: str) -> set[str]:
     return set(re.findall(r"[\w'\-]+", unicodedata.normalize("NFKC", text).casefold()))
 

@@ -175,6 +175,7 @@ class PairVerdict(models.Model):
     hash_low = models.CharField(max_length=64)
     hash_high = models.CharField(max_length=64)
     verdict = models.CharField(max_length=16, choices=Verdict.choices)
+    conflict_kind = models.CharField(max_length=14, blank=True, default="")  # for conflicts
     decided_by = models.CharField(max_length=8, default="human")  # human | llm
     # The LLM prompt version the verdict came from; empty for people.
     prompt_version = models.CharField(max_length=40, blank=True, default="")

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memadmin.curation import clustering, detect, lexical
+from memadmin.curation import clustering, detect, guards, lexical
 from memadmin.curation.detect import PairJudgement, Thresholds, Verdict
 
 
@@ -62,6 +62,103 @@ def representative(members: Sequence, positions: Sequence[int]) -> int:
     )
 
 
+@dataclass
+class Judged:
+    """Every candidate pair of one pass, judged: what grouping (and the LLM) work from."""
+
+    memories: Sequence
+    vectors: np.ndarray | None
+    thresholds: Thresholds
+    tfidf: lexical.TfIdf
+    judgements: dict[tuple[int, int], PairJudgement]
+
+    def judge(self, i: int, j: int, cosine: float | None = None) -> PairJudgement:
+        """The judgement of any pair (computed on first use: grouping asks for pairs the
+        candidate layers did not produce)."""
+        key = (min(i, j), max(i, j))
+        if key not in self.judgements:
+            memories = self.memories
+            older, newer = sorted(key, key=lambda p: (memories[p].created_at, p))
+            if cosine is None:
+                vectors = self.vectors
+                cosine = float(vectors[i] @ vectors[j]) if vectors is not None else 0.0
+            self.judgements[key] = detect.judge_pair(
+                memories[older],
+                memories[newer],
+                cosine=cosine,
+                tfidf=self.tfidf,
+                thresholds=self.thresholds,
+            )
+        return self.judgements[key]
+
+    def ordered(self, i: int, j: int) -> tuple[int, int]:
+        """(older, newer) positions of a pair."""
+        return tuple(sorted((i, j), key=lambda p: (self.memories[p].created_at, p)))
+
+
+def judge_namespace(
+    memories: Sequence,
+    vectors: np.ndarray | None,
+    *,
+    changed: Sequence[int] | None = None,
+    thresholds: Thresholds,
+    vector_pairs: Callable[[np.ndarray, np.ndarray, float], np.ndarray] | None = None,
+) -> Judged:
+    """Judge every candidate pair that involves a `changed` memory (all when None)
+    against the whole namespace: exact hashes, the vector layer, and the lexical layer
+    for CJK text.
+
+    `memories` are the namespace's active memories (anything with the Memory fields);
+    `vectors` their unit embeddings in the same order (rows of zeros where a memory has
+    none of the current model).
+    """
+    judged = Judged(memories, vectors, thresholds, lexical.TfIdf(m.content for m in memories), {})
+    count = len(memories)
+    queries = np.arange(count) if changed is None else np.asarray(sorted(changed), dtype=np.int64)
+    if not count or not len(queries):
+        return judged
+    query_set = set(queries.tolist())
+    for group in detect.exact_groups([memory.content_hash for memory in memories]):
+        if query_set.intersection(group):
+            for position, i in enumerate(group):
+                for j in group[position + 1 :]:
+                    judged.judge(i, j, 1.0)
+    if vectors is not None:
+        find = vector_pairs or (lambda v, q, floor: detect.vector_pairs_exact(v, q, floor=floor))
+        for i, j, cosine in find(vectors, queries, thresholds.candidate):
+            judged.judge(int(i), int(j), float(cosine))
+    cjk_queries = [
+        p
+        for p in queries.tolist()
+        if lexical.cjk_share(memories[p].content) >= thresholds.cjk_share
+    ]
+    if cjk_queries:
+        for i, j in detect.lexical_pairs([m.content for m in memories], cjk_queries):
+            judged.judge(i, j)
+    return judged
+
+
+def llm_band(judged: Judged, *, low: float) -> list[tuple[int, int]]:
+    """Pairs worth an LLM verdict, the closest to the automatic threshold first: cosine or
+    similarity >= low, not exact, not already a rule conflict, no metadata guard, neither
+    member protected, and short of an automatic merge."""
+    band = []
+    for (i, j), judgement in judged.judgements.items():
+        if judgement.verdict not in (Verdict.REVIEW, Verdict.DISTINCT):
+            continue
+        if judgement.never_together or judgement.flags or judgement.method == "exact":
+            continue
+        if guards.is_protected(judged.memories[i]) or guards.is_protected(judged.memories[j]):
+            continue  # a protected memory is never sent, whatever its pair
+        # Either signal may vouch for a pair: a paraphrase sharing few words has a high
+        # cosine and a low lexical score.
+        cosine = judgement.cosine if judgement.method == "vector" else 0.0
+        if max(cosine, judgement.similarity) < low:
+            continue
+        band.append((judgement.similarity, i, j))
+    return [(i, j) for _, i, j in sorted(band, key=lambda item: (-item[0], item[1], item[2]))]
+
+
 def plan_namespace(
     memories: Sequence,
     vectors: np.ndarray | None,
@@ -71,59 +168,26 @@ def plan_namespace(
     judged_pairs: set[tuple[str, str]] = frozenset(),
     vector_pairs: Callable[[np.ndarray, np.ndarray, float], np.ndarray] | None = None,
 ) -> Plan:
-    """Judge every candidate pair that involves a `changed` memory (all when None) against
-    the whole namespace, and group the outcome.
+    """Judge and group in one go (no LLM): see judge_namespace and group."""
+    judged = judge_namespace(
+        memories, vectors, changed=changed, thresholds=thresholds, vector_pairs=vector_pairs
+    )
+    return group(judged, judged_pairs=judged_pairs)
 
-    `memories` are the namespace's active memories (anything with the Memory fields);
-    `vectors` their unit embeddings in the same order (rows of zeros where a memory has
-    none of the current model); `judged_pairs` the (hash, hash) pairs people already
-    judged, never proposed again.
-    """
-    plan = Plan()
-    count = len(memories)
-    queries = np.arange(count) if changed is None else np.asarray(sorted(changed), dtype=np.int64)
-    if not count or not len(queries):
-        return plan
-    tfidf = lexical.TfIdf(memory.content for memory in memories)
-    judgements: dict[tuple[int, int], PairJudgement] = {}
 
-    def judge(i: int, j: int, cosine: float | None = None) -> PairJudgement:
-        key = (min(i, j), max(i, j))
-        if key not in judgements:
-            older, newer = sorted(key, key=lambda p: (memories[p].created_at, p))
-            if cosine is None:
-                cosine = float(vectors[i] @ vectors[j]) if vectors is not None else 0.0
-            judgements[key] = detect.judge_pair(
-                memories[older], memories[newer], cosine=cosine, tfidf=tfidf, thresholds=thresholds
-            )
-        return judgements[key]
-
-    query_set = set(queries.tolist())
-    for group in detect.exact_groups([memory.content_hash for memory in memories]):
-        if query_set.intersection(group):
-            for position, i in enumerate(group):
-                for j in group[position + 1 :]:
-                    judge(i, j, 1.0)
-    if vectors is not None:
-        find = vector_pairs or (lambda v, q, floor: detect.vector_pairs_exact(v, q, floor=floor))
-        for i, j, cosine in find(vectors, queries, thresholds.candidate):
-            judge(int(i), int(j), float(cosine))
-    cjk_queries = [
-        p
-        for p in queries.tolist()
-        if lexical.cjk_share(memories[p].content) >= thresholds.cjk_share
-    ]
-    if cjk_queries:
-        for i, j in detect.lexical_pairs([m.content for m in memories], cjk_queries):
-            judge(i, j)
-    plan.pairs_checked = len(judgements)
+def group(judged: Judged, *, judged_pairs: set[tuple[str, str]] = frozenset()) -> Plan:
+    """Fold exact copies and near-identical pairs, cluster the review band without
+    chaining, and list the conflicts. `judged_pairs` are (hash, hash) pairs people already
+    judged: never proposed again."""
+    memories, thresholds, judge = judged.memories, judged.thresholds, judged.judge
+    plan = Plan(pairs_checked=len(judged.judgements))
 
     def already_judged(i: int, j: int) -> bool:
         low, high = sorted((memories[i].content_hash, memories[j].content_hash))
         return (low, high) in judged_pairs
 
     by_verdict: dict[str, list[tuple[int, int, PairJudgement]]] = {}
-    for (i, j), judgement in judgements.items():
+    for (i, j), judgement in list(judged.judgements.items()):
         if judgement.verdict != Verdict.DISTINCT and not already_judged(i, j):
             by_verdict.setdefault(judgement.verdict, []).append((i, j, judgement))
 
@@ -134,23 +198,17 @@ def plan_namespace(
         (i, j, jd) for i, j, jd in by_verdict.get(Verdict.AUTO_MERGE, []) if not {i, j} & folded
     ]
     plan.auto_merges = _fold_groups(memories, auto, judge, thresholds.auto_merge, "auto")
-    for group in plan.auto_merges:
-        folded.update(group.others)
+    for group_ in plan.auto_merges:
+        folded.update(group_.others)
 
-    def review_score(i: int, j: int) -> tuple[float, str] | None:
-        if already_judged(i, j):
-            return None
+    def review_score(i: int, j: int) -> tuple[float, str, bool] | None:
         judgement = judge(i, j)
-        if (
-            judgement.verdict in (Verdict.CONFLICT, Verdict.DISTINCT)
-            and judgement.reasons
-            and (judgement.verdict == Verdict.CONFLICT or "different" in judgement.reasons[0])
-        ):
+        if already_judged(i, j) or judgement.never_together:
             return None
-        return judgement.similarity, judgement.method
+        return judgement.similarity, judgement.method, judgement.decided_by != "rule"
 
     review_edges = [
-        clustering.Edge(i, j, jd.similarity, jd.method)
+        clustering.Edge(i, j, jd.similarity, jd.method, confirmed=jd.decided_by != "rule")
         for i, j, jd in by_verdict.get(Verdict.REVIEW, [])
         if not {i, j} & folded
     ]
@@ -163,7 +221,7 @@ def plan_namespace(
         )
 
     for i, j, judgement in by_verdict.get(Verdict.CONFLICT, []):
-        older, newer = sorted((i, j), key=lambda p: (memories[p].created_at, p))
+        older, newer = judged.ordered(i, j)
         plan.conflicts.append(ConflictCandidate(older, newer, judgement))
     return plan
 

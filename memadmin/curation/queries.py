@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from django.db.models import Prefetch
 
-from memadmin.curation.models import Cluster, ClusterMember, Conflict, MergeProposal
+from memadmin.curation.models import (
+    Cluster,
+    ClusterMember,
+    ClusterStatus,
+    Conflict,
+    MergeProposal,
+    ProposalStatus,
+)
 
 
 def review_export(namespace: str | None) -> dict:
@@ -47,3 +54,43 @@ def review_export(namespace: str | None) -> dict:
             for conflict in conflicts.order_by("id")
         ],
     }
+
+
+def clusters_needing_proposals(namespace: str | None, *, limit: int) -> list[tuple[Cluster, list]]:
+    """Open clusters, oldest first, whose members (active, not excluded) have no pending
+    proposal written from them; with those members, oldest to newest."""
+    from memadmin.curation.decisions import members_fingerprint
+    from memadmin.store.models import MemoryStatus
+
+    clusters = (
+        Cluster.objects.filter(status=ClusterStatus.OPEN)
+        .prefetch_related(
+            Prefetch(
+                "memberships",
+                queryset=ClusterMember.objects.filter(
+                    excluded=False, memory__status=MemoryStatus.ACTIVE
+                )
+                .select_related("memory")
+                .order_by("memory__created_at", "memory_id"),
+            ),
+            Prefetch(
+                "proposals",
+                queryset=MergeProposal.objects.filter(status=ProposalStatus.PENDING),
+            ),
+        )
+        .order_by("created_at", "id")
+    )
+    if namespace:
+        clusters = clusters.filter(namespace__name=namespace)
+    found = []
+    for cluster in clusters.iterator(chunk_size=500):
+        members = [m.memory for m in cluster.memberships.all()]
+        if len(members) < 2:
+            continue
+        fingerprint = members_fingerprint(members)
+        if any(p.members_fingerprint == fingerprint for p in cluster.proposals.all()):
+            continue
+        found.append((cluster, members))
+        if len(found) >= limit:
+            break
+    return found

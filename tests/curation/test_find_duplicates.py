@@ -487,3 +487,23 @@ def test_several_namespaces_run_in_worker_processes(run_command, write_jsonl, se
     assert "3 namespace(s), 6 memories (6 compared), 3 exact collapsed" in result.stdout
     assert Memory.objects.filter(status="superseded").count() == 3
     assert DedupRun.objects.filter(status="done").count() == 3
+
+
+def test_chinese_text_is_compared_by_its_words_not_the_english_model(run_command, load):
+    # MiniLM scores unrelated Chinese sentences about one person at 0.8-0.95: the vectors
+    # below say "near-identical" for all three, and only the lexical layer tells them apart.
+    load(
+        line("tea", "林悦喜欢喝乌龙茶，不加糖。", unit(1), tags=["drinks"]),
+        line("tea-again", "林悦喜欢喝乌龙茶", near(1, 0.9), tags=["drinks"]),
+        line("dog", "林悦养了一只柯基，名字叫豆豆。", near(1, 0.93, other_seed=4), tags=["drinks"]),
+    )
+
+    run_command("find_duplicates")
+
+    (cluster,) = Cluster.objects.all()
+    assert sorted(cluster.memberships.values_list("memory__external_id", flat=True)) == [
+        "tea",
+        "tea-again",
+    ]
+    assert [edge["method"] for edge in cluster.edges] == ["lexical"]
+    assert not Memory.objects.filter(status="superseded").exists()

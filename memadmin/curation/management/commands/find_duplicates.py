@@ -5,7 +5,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from memadmin.curation import dedup
+from memadmin.curation import dedup, llm
 from memadmin.store.progress import progress_bar
 
 SINCE = re.compile(r"^(\d+)([hdw])$")
@@ -51,8 +51,13 @@ class Command(BaseCommand):
         parser.add_argument("--full", action="store_true", help="compare every memory again")
         parser.add_argument("--since", type=parse_since, help="compare what changed in e.g. 7d")
         parser.add_argument("--shard", type=parse_shard, help="I/N: only namespaces of shard I")
+        parser.add_argument(
+            "--no-llm", action="store_true", help="rules only, even with ANTHROPIC_API_KEY set"
+        )
 
-    def handle(self, *args, namespace, dry_run, max_ops, if_due, full, since, shard, **options):
+    def handle(
+        self, *args, namespace, dry_run, max_ops, if_due, full, since, shard, no_llm, **options
+    ):
         if max_ops < 0:
             raise CommandError("--max-ops must be 0 or more")
         namespaces = dedup.namespaces_to_run(
@@ -60,7 +65,10 @@ class Command(BaseCommand):
         )
         if namespace and not namespaces and not if_due:
             raise CommandError(f"no namespace {namespace!r}")
-        run_options = dedup.Options(dry_run=dry_run, max_ops=max_ops, full=full, since=since)
+        session = llm.Session() if llm.configured() and not no_llm else None
+        run_options = dedup.Options(
+            dry_run=dry_run, max_ops=max_ops, full=full, since=since, llm_session=session
+        )
         totals = dedup.NamespaceReport(namespace="all")
         locked = []
         with progress_bar(total=len(namespaces), desc="find_duplicates", unit="namespaces") as bar:
@@ -88,6 +96,15 @@ class Command(BaseCommand):
         )
         if totals.failed:
             summary += f", {totals.failed} failed"
+        if session is None:
+            summary += "; verdicts by rules only (no LLM)"
+        else:
+            summary += (
+                f"; LLM {settings.LLM_MODEL}: {totals.llm_verdicts} verdicts, "
+                f"{totals.llm_cached} cached, {session.calls} calls "
+                f"({session.skipped} skipped by the cap, {session.failures} failed), "
+                f"{session.input_tokens + session.output_tokens} tokens"
+            )
         self.stdout.write(summary)
         if locked:
             raise CommandError(

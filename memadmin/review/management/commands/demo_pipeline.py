@@ -2,7 +2,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 # The steps of the batch pipeline, in order; each is a command cron may also run alone.
-PIPELINE = ["embed_memories", "find_duplicates"]
+PIPELINE = ["embed_memories", "find_duplicates", "propose_merges"]
 
 
 class Command(BaseCommand):

@@ -1,0 +1,79 @@
+"""Every prompt memadmin sends to an LLM, versioned. A change of wording is a new version:
+verdicts are cached per prompt version and proposals record the version they came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+MERGE_VERSION = "merge-v1"
+VERDICT_VERSION = "verdict-v1"
+
+MERGE_SYSTEM = """You merge duplicate memories of an AI agent into one memory.
+Rules:
+- Combine all distinct information from every memory; lose no fact, number, name or date.
+- Where they conflict, prefer the newer memory (they are listed oldest to newest).
+- Stay concise: one or two sentences, in the language of the newest memory.
+- Keep the attribution to the user as written (for example "Alice", "the user", "she").
+- Return only the merged memory text, with no preamble, quotes or explanation."""
+
+VERDICT_SYSTEM = """You compare two memories an AI agent stored about the same user or work.
+Decide what they are to each other:
+- duplicate: they state the same fact (a paraphrase, a translation, or one adds detail).
+- conflict: same subject and slot, but they disagree; kind "update" when the newer one
+  replaces the older (a change over time), "contradiction" when both cannot be true.
+- related_distinct: same subject, but different facts (different slots).
+- unrelated: different subjects.
+Think first in the reasoning field, then give the label. Answer with the tool only."""
+
+VERDICT_TOOL = {
+    "name": "record_verdict",
+    "description": "Record how the two memories relate.",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            # Reasoning comes first: small models judge better when they reason before
+            # they commit to a label.
+            "reasoning": {"type": "string", "description": "Short step-by-step comparison."},
+            "label": {
+                "type": "string",
+                "enum": ["duplicate", "conflict", "related_distinct", "unrelated"],
+            },
+            "conflict_kind": {
+                "type": "string",
+                "enum": ["update", "contradiction", "none"],
+                "description": "For a conflict: update or contradiction; otherwise none.",
+            },
+        },
+        "required": ["reasoning", "label", "conflict_kind"],
+    },
+}
+VERDICT_LABELS = ("duplicate", "conflict", "related_distinct", "unrelated")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    system: str
+    user: str
+    version: str
+
+
+def _describe(memory) -> str:
+    when = memory.created_at.strftime("%Y-%m-%d %H:%M")
+    category = f" [{memory.category}]" if memory.category else ""
+    return f"({when}{category}) {memory.content}"
+
+
+def merge_prompt(members: Sequence) -> Prompt:
+    """The merge prompt for a cluster's members, listed oldest to newest."""
+    ordered = sorted(members, key=lambda m: (m.created_at, m.pk or 0))
+    lines = [f"{index}. {_describe(m)}" for index, m in enumerate(ordered, start=1)]
+    user = "Memories, oldest to newest:\n" + "\n".join(lines) + "\n\nMerged memory:"
+    return Prompt(MERGE_SYSTEM, user, MERGE_VERSION)
+
+
+def verdict_prompt(older, newer) -> Prompt:
+    """The verdict prompt for a pair, the older first."""
+    user = f"Older memory: {_describe(older)}\nNewer memory: {_describe(newer)}"
+    return Prompt(VERDICT_SYSTEM, user, VERDICT_VERSION)

@@ -1,0 +1,108 @@
+"""Merge proposals: the merged text (the LLM's, or the rule's fallback), and the
+lost-fact check every proposal gets, whoever wrote it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memadmin.curation import guards, llm
+
+logger = logging.getLogger("memadmin.curation")
+
+
+@dataclass
+class Draft:
+    """A proposal before it is stored."""
+
+    text: str
+    author: str  # llm | rule
+    model: str = ""
+    prompt_version: str = ""
+    rationale: str = ""
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    latency_ms: int | None = None
+    dropped_facts: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    discarded: bool = False
+
+
+def representative(members: Sequence):
+    """The member a rule keeps when nothing merges: highest confidence, then access count,
+    then the newest."""
+    return max(members, key=lambda m: (m.confidence, m.access_count, m.created_at))
+
+
+def dropped_facts(members: Sequence, merged_text: str) -> list[str]:
+    """Key tokens (numbers, names, dates, hosts, versions...) present in a member and
+    missing from the merged text, as "kind: value"."""
+    kept = {(t.kind, t.value) for t in guards.key_tokens(merged_text)}
+    kept_words = guards.text_words(merged_text)
+    missing = set()
+    for member in members:
+        for token in guards.key_tokens(member.content):
+            if (token.kind, token.value) in kept:
+                continue
+            if token.kind == "name" and token.value in kept_words:
+                continue
+            if token.kind == "quantity":
+                continue  # its number is checked on its own
+            missing.add(f"{token.kind}: {token.value}")
+    return sorted(missing)
+
+
+def check(draft: Draft, members: Sequence) -> Draft:
+    """The lost-fact check: dropped key tokens as warnings, an empty merge discarded, a
+    merge longer than all members together flagged."""
+    if not draft.text.strip():
+        draft.discarded = True
+        draft.warnings.append("empty merge discarded")
+        return draft
+    draft.dropped_facts = dropped_facts(members, draft.text)
+    if draft.dropped_facts:
+        draft.warnings.append(f"may drop: {', '.join(draft.dropped_facts)}")
+    if len(draft.text) > sum(len(m.content) for m in members):
+        draft.warnings.append("longer than all members together")
+    return draft
+
+
+def rule_draft(members: Sequence, reason: str) -> Draft:
+    keep = representative(members)
+    return Draft(
+        text=keep.content,
+        author="rule",
+        rationale=f"rule: kept the most confident, newest member ({keep.external_id}); {reason}",
+    )
+
+
+def draft_for(members: Sequence, session: llm.Session | None) -> Draft:
+    """The LLM's merge of `members` when it can be had, else the rule's; checked either
+    way. An empty LLM merge is discarded and the rule's draft takes its place."""
+    if session is None or not llm.configured():
+        return check(rule_draft(members, "no LLM configured"), members)
+    try:
+        answer = session.merge(members)
+    except llm.LLMFailed as error:
+        logger.warning("DEDUP_FAIL merge proposal falls back to the rule: %s", error)
+        return check(rule_draft(members, f"LLM failed: {error}"), members)
+    draft = check(
+        Draft(
+            text=answer.text,
+            author="llm",
+            model=answer.model,
+            prompt_version=answer.prompt_version,
+            rationale="LLM merge of all members, oldest to newest",
+            input_tokens=answer.input_tokens,
+            output_tokens=answer.output_tokens,
+            latency_ms=answer.latency_ms,
+        ),
+        members,
+    )
+    if draft.discarded:
+        logger.warning("DEDUP_FAIL the LLM returned an empty merge; the rule's text is used")
+        fallback = check(rule_draft(members, "the LLM's merge was empty"), members)
+        fallback.warnings = ["the LLM's merge was empty and was discarded", *fallback.warnings]
+        return fallback
+    return draft

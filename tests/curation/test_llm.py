@@ -1,0 +1,184 @@
+"""The real anthropic SDK against a local fake API (tests/fake_anthropic.py)."""
+
+from datetime import UTC, datetime
+from types import SimpleNamespace
+
+import pytest
+
+from memadmin.curation import llm, prompts, proposals
+from tests.fake_anthropic import error, text_message, tool_message, verdict
+
+
+def memory(content, day, **fields):
+    defaults = dict(
+        pk=day,
+        external_id=f"m{day}",
+        category="fact",
+        confidence=0.8,
+        access_count=0,
+        content_hash=content,
+    )
+    return SimpleNamespace(
+        content=content, created_at=datetime(2026, 1, day, tzinfo=UTC), **{**defaults, **fields}
+    )
+
+
+THREE = [
+    memory("Alice lives in Lyon.", 3),
+    memory("Her home is in Lyon, France, on the Croix-Rousse hill.", 9),
+    memory("Alice est basée à Lyon, dans le 4e arrondissement.", 5),
+]
+
+
+def test_every_prompt_renders_from_a_cluster_of_three_memories():
+    merge = prompts.merge_prompt(THREE)
+    pair = prompts.verdict_prompt(THREE[0], THREE[1])
+
+    assert merge.version == "merge-v1" and pair.version == "verdict-v1"
+    assert merge.user.splitlines()[1:4] == [
+        "1. (2026-01-03 00:00 [fact]) Alice lives in Lyon.",
+        "2. (2026-01-05 00:00 [fact]) Alice est basée à Lyon, dans le 4e arrondissement.",
+        "3. (2026-01-09 00:00 [fact]) Her home is in Lyon, France, on the Croix-Rousse hill.",
+    ]
+    assert "prefer the newer" in merge.system
+    assert pair.user == (
+        "Older memory: (2026-01-03 00:00 [fact]) Alice lives in Lyon.\n"
+        "Newer memory: (2026-01-09 00:00 [fact]) Her home is in Lyon, France, "
+        "on the Croix-Rousse hill."
+    )
+    schema = prompts.VERDICT_TOOL["input_schema"]
+    assert next(iter(schema["properties"])) == "reasoning"  # reasoning before the label
+
+
+def test_a_good_merge_is_the_llm_text_with_its_usage(fake_llm):
+    fake_llm.queue.append(text_message("Alice lives in Lyon (4th arrondissement, Croix-Rousse)."))
+    session = llm.Session()
+
+    draft = proposals.draft_for(THREE, session)
+
+    assert (draft.author, draft.text) == (
+        "llm",
+        "Alice lives in Lyon (4th arrondissement, Croix-Rousse).",
+    )
+    assert (draft.model, draft.prompt_version) == ("claude-haiku-5-5", "merge-v1")
+    assert (draft.input_tokens, draft.output_tokens) == (120, 20)
+    assert draft.latency_ms is not None
+    (request,) = fake_llm.requests
+    assert request["model"] == "claude-haiku-5-5"
+    assert request["messages"][0]["content"].startswith("Memories, oldest to newest:")
+    assert draft.dropped_facts == ["name: france"]  # the merge lost "France"
+
+
+@pytest.mark.parametrize(
+    ("answer", "label", "kind"),
+    [
+        (verdict("duplicate"), "duplicate", ""),
+        (verdict("conflict", "update"), "conflict", "update"),
+        (verdict("conflict", "none"), "conflict", "contradiction"),
+        (verdict("related_distinct"), "related_distinct", ""),
+        (verdict("unrelated"), "unrelated", ""),
+    ],
+)
+def test_a_verdict_of_each_label(fake_llm, answer, label, kind):
+    fake_llm.queue.append(answer)
+
+    result = llm.Session().verdict(THREE[0], THREE[1])
+
+    assert (result.label, result.conflict_kind, result.reasoning) == (label, kind, "compared both")
+    request = fake_llm.requests[0]
+    assert request["tool_choice"] == {"type": "tool", "name": "record_verdict"}
+    assert request["tools"][0]["input_schema"]["required"] == [
+        "reasoning",
+        "label",
+        "conflict_kind",
+    ]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        tool_message({"reasoning": "hm", "label": "maybe"}),
+        text_message("They are duplicates."),
+    ],
+)
+def test_a_malformed_verdict_fails_cleanly(fake_llm, answer):
+    fake_llm.queue.append(answer)
+    session = llm.Session()
+
+    with pytest.raises(llm.LLMFailed, match="malformed"):
+        session.verdict(THREE[0], THREE[1])
+    assert session.failures == 1
+
+
+def test_a_429_is_retried_by_the_sdk_then_succeeds(fake_llm):
+    fake_llm.queue.extend([error(429, "rate_limit_error"), text_message("Alice lives in Lyon.")])
+
+    draft = proposals.draft_for(THREE[:2], llm.Session())
+
+    assert (draft.author, draft.text) == ("llm", "Alice lives in Lyon.")
+    assert len(fake_llm.requests) == 2
+
+
+def test_repeated_529_falls_back_to_the_rule(fake_llm, caplog):
+    fake_llm.handler = lambda body, number: error(529)
+    session = llm.Session()
+
+    draft = proposals.draft_for(THREE, session)
+
+    assert draft.author == "rule"
+    assert draft.text == "Her home is in Lyon, France, on the Croix-Rousse hill."  # newest
+    assert "LLM failed" in draft.rationale
+    assert len(fake_llm.requests) == 3  # the first try and the SDK's 2 retries
+    assert "DEDUP_FAIL merge proposal falls back to the rule" in caplog.text
+
+
+def test_a_timeout_falls_back_to_the_rule(fake_llm, settings):
+    settings.LLM_TIMEOUT_SECONDS = 0.3
+    settings.LLM_MAX_RETRIES = 0
+    fake_llm.delay = 1.0
+    fake_llm.queue.append(text_message("too late"))
+
+    draft = proposals.draft_for(THREE, llm.Session())
+
+    assert draft.author == "rule"
+    assert "APITimeoutError" in draft.rationale
+
+
+def test_an_empty_merge_is_discarded_with_a_warning(fake_llm):
+    fake_llm.queue.append(text_message("   "))
+
+    draft = proposals.draft_for(THREE, llm.Session())
+
+    assert draft.author == "rule"
+    assert draft.warnings[0] == "the LLM's merge was empty and was discarded"
+
+
+def test_the_call_cap_stops_calling(fake_llm):
+    fake_llm.handler = lambda body, number: text_message("merged")
+    session = llm.Session(max_calls=2)
+
+    drafts = [proposals.draft_for(THREE, session) for _ in range(3)]
+
+    assert [d.author for d in drafts] == ["llm", "llm", "rule"]
+    assert (session.calls, session.skipped, len(fake_llm.requests)) == (2, 1, 2)
+
+
+def test_without_a_key_nothing_is_called_and_the_rule_is_labelled():
+    draft = proposals.draft_for(THREE, llm.Session())
+
+    assert draft.author == "rule"
+    assert "no LLM configured" in draft.rationale
+
+
+def test_the_lost_fact_check_flags_dropped_numbers_and_long_merges():
+    members = [
+        memory("Postgres backups run nightly at 02:00 UTC.", 1),
+        memory("Nightly Postgres backups start at 2 am, kept 30 days.", 2),
+    ]
+
+    draft = proposals.check(
+        proposals.Draft(text="Backups run nightly. " * 10, author="llm"), members
+    )
+
+    assert "number: 30" in draft.dropped_facts and "time: 02:00" in draft.dropped_facts
+    assert "longer than all members together" in draft.warnings

@@ -1,0 +1,184 @@
+"""find_duplicates and propose_merges with the real SDK against a local fake API."""
+
+import itertools
+
+import pytest
+
+from memadmin.curation.models import (
+    Cluster,
+    Conflict,
+    DedupRun,
+    MergeProposal,
+    PairVerdict,
+)
+from tests.curation.test_find_duplicates import line, near, unit
+from tests.fake_anthropic import error, text_message, verdict
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Two memories in the LLM band: too far apart for the rules' review threshold, no key
+# token, no guard, a tag in common.
+BAND = (
+    line(
+        "a",
+        "Prefers a once-a-day summary of alerts over real-time pings.",
+        unit(1),
+        tags=["alerts"],
+    ),
+    line(
+        "b",
+        "Owner likes homelab alerts batched into a daily digest.",
+        near(1, 0.62),
+        tags=["alerts"],
+        created_at="2026-02-01T00:00:00Z",
+    ),
+)
+
+
+@pytest.fixture
+def load(run_command, write_jsonl):
+    def load_lines(*lines, name="memories.jsonl"):
+        assert (
+            run_command("import_memories", str(write_jsonl(list(lines), name=name))).error is None
+        )
+
+    return load_lines
+
+
+def test_without_an_llm_the_band_pair_is_left_to_the_rules(run_command, load):
+    load(*BAND)
+
+    result = run_command("find_duplicates")
+
+    assert not Cluster.objects.exists()
+    assert "verdicts by rules only (no LLM)" in result.stdout
+
+
+def test_a_duplicate_verdict_opens_a_cluster_marked_llm(run_command, load, fake_llm):
+    load(*BAND)
+    fake_llm.queue.append(verdict("duplicate", reasoning="same preference, reworded"))
+
+    result = run_command("find_duplicates")
+
+    (cluster,) = Cluster.objects.all()
+    assert [edge["method"] for edge in cluster.edges] == ["llm"]
+    stored = PairVerdict.objects.get()
+    assert (stored.verdict, stored.decided_by, stored.prompt_version) == (
+        "duplicate",
+        "llm",
+        "verdict-v1",
+    )
+    assert "LLM claude-haiku-5-5: 1 verdicts, 0 cached, 1 calls" in result.stdout
+    counts = DedupRun.objects.get().counts
+    assert (counts["llm_calls"], counts["llm_input_tokens"]) == (1, 150)
+
+
+def test_a_conflict_verdict_opens_a_conflict_with_the_llm_reason(run_command, load, fake_llm):
+    load(*BAND)
+    fake_llm.queue.append(verdict("conflict", "update", reasoning="the digest replaced it"))
+
+    run_command("find_duplicates")
+
+    conflict = Conflict.objects.get()
+    assert (conflict.kind, conflict.detected_by) == ("update", "llm")
+    assert conflict.reason == "LLM: conflict: the digest replaced it"
+
+
+@pytest.mark.parametrize("label", ["related_distinct", "unrelated"])
+def test_a_distinct_verdict_drops_the_pair_and_is_remembered(run_command, load, fake_llm, label):
+    load(*BAND)
+    fake_llm.queue.append(verdict(label))
+
+    run_command("find_duplicates")
+    again = run_command("find_duplicates", "--full")
+
+    assert not Cluster.objects.exists() and not Conflict.objects.exists()
+    assert len(fake_llm.requests) == 1  # the second run used the cached verdict
+    assert "0 verdicts, 1 cached, 0 calls" in again.stdout
+
+
+@pytest.mark.parametrize(
+    "difference",
+    [{"category": "config"}, {"source_ref": "elsewhere"}, {"importance": 0.97}],
+)
+def test_guarded_and_protected_pairs_are_never_sent(run_command, load, fake_llm, difference):
+    first, second = BAND
+    load(first, {**second, **difference})
+
+    run_command("find_duplicates")
+
+    assert fake_llm.requests == []
+
+
+def test_the_call_cap_holds_across_a_run(run_command, write_jsonl, fake_llm, settings):
+    settings.LLM_MAX_CALLS_PER_RUN = 2
+    fake_llm.handler = lambda body, number: verdict("unrelated")
+    lines = []
+    for number in range(4):
+        first, second = BAND
+        lines += [
+            {
+                **first,
+                "id": f"a{number}",
+                "content": f"{first['content']} ({number})",
+                "embedding": list(unit(10 + number)),
+            },
+            {
+                **second,
+                "id": f"b{number}",
+                "content": f"{second['content']} ({number})",
+                "embedding": near(10 + number, 0.62),
+            },
+        ]
+    run_command("import_memories", str(write_jsonl(lines)))
+
+    result = run_command("find_duplicates")
+
+    assert len(fake_llm.requests) == 2
+    assert "2 calls (2 skipped by the cap, 0 failed)" in result.stdout
+
+
+def test_propose_merges_writes_rule_proposals_without_a_key(run_command, load):
+    load(
+        line("a", "Her cat Miso is 4 years old, an orange tabby.", unit(1)),
+        line("b", "Has a cat called Miso.", near(1, 0.8), created_at="2026-02-01T00:00:00Z"),
+    )
+    run_command("find_duplicates")
+
+    result = run_command("propose_merges")
+    again = run_command("propose_merges")
+
+    proposal = MergeProposal.objects.get()
+    assert (proposal.author, proposal.status) == ("rule", "pending")
+    assert proposal.merged_text == "Has a cat called Miso."  # the newest, as confident
+    assert proposal.dropped_facts == ["number: 4"]
+    assert proposal.warnings == ["may drop: number: 4"]
+    assert result.stdout.startswith("proposed 1 merges: 0 by LLM, 1 by rule")
+    assert again.stdout.startswith("proposed 0 merges")
+
+
+def test_dev_set_proposals_are_the_servers_text_despite_529s(
+    run_command, dev_memories_path, fake_llm, settings
+):
+    settings.LLM_MAX_CALLS_PER_RUN = 60
+    merges = itertools.count(1)
+
+    def answer(body, number):
+        if number % 3 == 0:
+            return error(529)  # every third request is overloaded
+        if body.get("tools"):
+            return verdict("unrelated")
+        return text_message(f"merged text {next(merges)}")
+
+    fake_llm.handler = answer
+    assert run_command("import_memories", str(dev_memories_path)).error is None
+
+    assert run_command("find_duplicates").error is None
+    result = run_command("propose_merges")
+
+    proposals = list(MergeProposal.objects.all())
+    assert len(proposals) == Cluster.objects.filter(status="open").count() >= 5
+    assert {p.author for p in proposals} == {"llm"}
+    assert all(p.merged_text.startswith("merged text ") for p in proposals)
+    assert len({p.merged_text for p in proposals}) == len(proposals)
+    assert f"{len(proposals)} by LLM, 0 by rule" in result.stdout

@@ -588,6 +588,23 @@ def _restore_folded(memory: Memory, event: HistoryEvent, *, actor, user, reason)
 def _restore_survivor(memory: Memory, event: HistoryEvent, *, actor, user, reason) -> None:
     before = snapshot(memory)
     given, taken = event.after, event.before
+    if taken is None:
+        # The merge created this memory: undoing it retires the memory (never deleted).
+        memory.status = MemoryStatus.DELETED
+        memory.save(update_fields=["status", "updated_at"])
+        HistoryEvent.objects.create(
+            namespace_id=memory.namespace_id,
+            memory=memory,
+            action=HistoryEvent.Action.UNMERGE,
+            actor=actor,
+            user=user,
+            before=before,
+            after=snapshot(memory),
+            reason=reason or "merge undone: the merged memory is retired",
+            cluster=event.cluster,
+            undoes=event,
+        )
+        return
     for name in ("content", "category", "importance", "confidence", "access_count"):
         # Only undo what this fold set and nothing has changed since.
         if getattr(memory, name) == given[name]:
@@ -720,3 +737,110 @@ def record_proposal(*, cluster: Cluster, members: Sequence[Memory], draft) -> Me
             members_fingerprint=members_fingerprint(members),
             status=ProposalStatus.DISCARDED if draft.discarded else ProposalStatus.PENDING,
         )
+
+
+class StaleDecision(DecisionError):
+    """Someone decided first, or the members changed since the proposal was written."""
+
+
+def accept_proposal(
+    *, proposal: MergeProposal, user, text: str | None = None, actor: str | None = None
+) -> Memory:
+    """Merge a cluster as its proposal (or a curator's `text`) says: a new memory with the
+    merged text, its metadata from the newest member, importance and confidence the
+    maximum, tags and provenance the union; every member becomes superseded by it.
+
+    Side effects, in one transaction: creates the merged memory (embedded), supersedes
+    the members, marks the cluster accepted and the proposal accepted (or edited), and
+    writes a `merge` event for the new memory and a `supersede` event per member.
+    Refuses with StaleDecision when the cluster was decided already (saying who and when)
+    or its members changed since the proposal was written; nothing is changed then.
+    """
+    actor = actor or f"user:{user.get_username()}"
+    with transaction.atomic():
+        cluster = Cluster.objects.select_for_update().get(pk=proposal.cluster_id)
+        proposal = MergeProposal.objects.select_for_update().get(pk=proposal.pk)
+        if cluster.status != ClusterStatus.OPEN:
+            who = cluster.decided_by.get_username() if cluster.decided_by else "a command"
+            when = cluster.decided_at.strftime("%Y-%m-%d %H:%M") if cluster.decided_at else "?"
+            raise StaleDecision(f"this cluster was already {cluster.status} by {who} at {when}")
+        member_ids = list(
+            cluster.memberships.filter(excluded=False).values_list("memory_id", flat=True)
+        )
+        members = (
+            sorted(_lock_active(member_ids).values(), key=lambda m: (m.created_at, m.pk))
+            if member_ids
+            else []
+        )
+        if len(members) < 2 or members_fingerprint(members) != proposal.members_fingerprint:
+            raise StaleDecision("the members changed since this proposal was written; refresh it")
+        merged_text = (text if text is not None else proposal.merged_text).strip()
+        if not merged_text:
+            raise DecisionError("the merged text is empty")
+        newest = members[-1]
+        now = timezone.now()
+        merged = Memory(
+            namespace_id=cluster.namespace_id,
+            external_id=f"merged-{cluster.pk}-{proposal.pk}",
+            content=merged_text,
+            content_hash=content_hash(merged_text),
+            category=newest.category,
+            source_ref=newest.source_ref,
+            session_id=newest.session_id,
+            metadata=newest.metadata,
+            created_at=now,
+            valid_from=newest.valid_from,
+            valid_until=newest.valid_until,
+            importance=max(m.importance for m in members),
+            confidence=max(m.confidence for m in members),
+            access_count=sum(m.access_count for m in members),
+            pinned=any(m.pinned for m in members),
+            tags=list(dict.fromkeys(tag for m in members for tag in m.tags)),
+            provenance=[entry for m in members for entry in m.provenance],
+        )
+        merged.embedding = embeddings.encode([merged_text])[0]
+        merged.embedding_model = embeddings.MODEL_ID
+        merged.save()
+        edited = text is not None and merged_text != proposal.merged_text.strip()
+        reason = "merge accepted" + (" with the curator's text" if edited else "")
+        events = [
+            HistoryEvent(
+                namespace_id=cluster.namespace_id,
+                memory=merged,
+                action=HistoryEvent.Action.MERGE,
+                actor=actor,
+                user=user,
+                before=None,
+                after=snapshot(merged),
+                reason=reason,
+                llm_model=proposal.llm_model,
+                prompt_version=proposal.prompt_version,
+                related_memory_ids=[m.pk for m in members],
+                cluster=cluster,
+            )
+        ]
+        for member in members:
+            before = snapshot(member)
+            member.status, member.superseded_by = MemoryStatus.SUPERSEDED, merged
+            member.save(update_fields=["status", "superseded_by", "updated_at"])
+            events.append(
+                HistoryEvent(
+                    namespace_id=cluster.namespace_id,
+                    memory=member,
+                    action=HistoryEvent.Action.SUPERSEDE,
+                    actor=actor,
+                    user=user,
+                    before=before,
+                    after=snapshot(member),
+                    reason=reason,
+                    related_memory_ids=[merged.pk],
+                    cluster=cluster,
+                )
+            )
+        HistoryEvent.objects.bulk_create(events)
+        proposal.status = ProposalStatus.EDITED if edited else ProposalStatus.ACCEPTED
+        proposal.reviewer, proposal.decided_at = user, now
+        proposal.save(update_fields=["status", "reviewer", "decided_at"])
+        cluster.status, cluster.decided_by, cluster.decided_at = ClusterStatus.ACCEPTED, user, now
+        cluster.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
+    return merged

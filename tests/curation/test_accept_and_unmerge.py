@@ -1,0 +1,131 @@
+import numpy as np
+import pytest
+from django.contrib.auth.models import User
+
+from memadmin.curation import decisions
+from memadmin.curation.models import Cluster, HistoryEvent, MergeProposal
+from memadmin.store.models import Memory
+from tests.curation.test_find_duplicates import line, near, unit
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def curator():
+    return User.objects.create_user("carla")
+
+
+@pytest.fixture
+def proposed(run_command, write_jsonl):
+    """An open cluster of two memories with a rule proposal."""
+    lines = [
+        line(
+            "old",
+            "Her cat Miso is 4 years old, an orange tabby.",
+            unit(1),
+            importance=0.9,
+            tags=["pets"],
+            session_id="s1",
+            created_at="2026-01-01T00:00:00Z",
+        ),
+        line(
+            "new",
+            "Has a cat called Miso.",
+            near(1, 0.8),
+            importance=0.4,
+            tags=["pets", "cat"],
+            session_id="s2",
+            category="fact",
+            metadata={"k": "v"},
+            created_at="2026-02-01T00:00:00Z",
+        ),
+    ]
+    assert run_command("import_memories", str(write_jsonl(lines))).error is None
+    assert run_command("find_duplicates").error is None
+    assert run_command("propose_merges").error is None
+    return MergeProposal.objects.get()
+
+
+def memory(external_id):
+    return Memory.objects.get(external_id=external_id)
+
+
+def test_accepting_makes_one_memory_with_the_newest_metadata(proposed, curator):
+    merged = decisions.accept_proposal(proposal=proposed, user=curator)
+
+    assert merged.content == "Has a cat called Miso."
+    assert (merged.session_id, merged.metadata, merged.importance) == ("s2", {"k": "v"}, 0.9)
+    assert merged.tags == ["pets", "cat"]
+    assert len(merged.embedding) == 384
+    assert {memory("old").status, memory("new").status} == {"superseded"}
+    assert memory("old").superseded_by == merged
+    cluster = Cluster.objects.get()
+    assert (cluster.status, cluster.decided_by) == ("accepted", curator)
+    assert MergeProposal.objects.get().status == "accepted"
+    actions = sorted(HistoryEvent.objects.filter(cluster=cluster).values_list("action", flat=True))
+    assert actions == ["merge", "supersede", "supersede"]
+
+
+def test_a_curators_text_is_an_edited_acceptance(proposed, curator):
+    merged = decisions.accept_proposal(
+        proposal=proposed, user=curator, text="Her cat Miso is a 4-year-old orange tabby."
+    )
+
+    assert merged.content == "Her cat Miso is a 4-year-old orange tabby."
+    assert MergeProposal.objects.get().status == "edited"
+
+
+def test_a_second_decision_is_refused_naming_who_decided(proposed, curator):
+    decisions.accept_proposal(proposal=proposed, user=curator)
+    other = User.objects.create_user("olga")
+
+    with pytest.raises(decisions.StaleDecision, match="already accepted by carla at"):
+        decisions.accept_proposal(proposal=proposed, user=other)
+    assert Memory.objects.count() == 3  # two originals and one merged, not two merged
+
+
+def test_a_proposal_whose_members_changed_is_refused(proposed, curator, run_command, write_jsonl):
+    changed = [
+        line(
+            "new",
+            "Has a cat called Miso, a tabby.",
+            near(1, 0.8),
+            created_at="2026-02-01T00:00:00Z",
+        )
+    ]
+    run_command("import_memories", str(write_jsonl(changed, name="changed.jsonl")))
+
+    with pytest.raises(decisions.StaleDecision, match="refresh"):
+        decisions.accept_proposal(proposal=proposed, user=curator)
+    assert Cluster.objects.get().status == "open"
+
+
+def test_unmerge_restores_the_originals_exactly_after_later_merges(
+    proposed, curator, run_command, write_jsonl
+):
+    originals = {
+        m.external_id: (m.content, m.tags, m.importance, m.metadata, np.array(m.embedding))
+        for m in Memory.objects.all()
+    }
+    merged = decisions.accept_proposal(proposal=proposed, user=curator)
+    # A later, unrelated merge in the same namespace.
+    more = [line("t1", "Prefers tea.", unit(7)), line("t2", "prefers tea", unit(7))]
+    run_command("import_memories", str(write_jsonl(more, name="more.jsonl")))
+    run_command("find_duplicates")
+    assert Cluster.objects.filter(status="auto_merged").count() == 1
+
+    decisions.unmerge(cluster=Cluster.objects.get(status="accepted"), actor="user:carla")
+
+    for external_id, (content, tags, importance, metadata, vector) in originals.items():
+        restored = memory(external_id)
+        assert (restored.status, restored.superseded_by) == ("active", None)
+        assert (restored.content, restored.tags, restored.importance, restored.metadata) == (
+            content,
+            tags,
+            importance,
+            metadata,
+        )
+        assert np.allclose(np.array(restored.embedding), vector)
+    assert Memory.objects.get(pk=merged.pk).status == "deleted"
+    assert HistoryEvent.objects.filter(action="unmerge").count() == 3
+    assert Cluster.objects.filter(status="auto_merged").count() == 1  # the later merge stays

@@ -221,6 +221,9 @@ DEDUP_CANDIDATE_THRESHOLD = env_float("MEMADMIN_DEDUP_CANDIDATE_THRESHOLD", 0.45
 # Similarity from which two memories count as the same subject, so that a differing key
 # token makes them a conflict (lower finds more conflicts, and more false ones).
 DEDUP_CONFLICT_THRESHOLD = env_float("MEMADMIN_DEDUP_CONFLICT_THRESHOLD", 0.42)
+# Lexical containment of the two texts with the differing values set aside, from which a
+# key-token difference reads as one fact changed rather than two facts.
+DEDUP_CONFLICT_SLOT = env_float("MEMADMIN_DEDUP_CONFLICT_SLOT", 0.4)
 DEDUP_NEIGHBOURS = env_int("MEMADMIN_DEDUP_NEIGHBOURS", 20, minimum=1)
 # Two memories that both carry topic tags but share none are not proposed as duplicates.
 DEDUP_REQUIRE_SHARED_TAG = env_bool("MEMADMIN_DEDUP_REQUIRE_SHARED_TAG", True)

@@ -35,6 +35,7 @@ class Thresholds:
     cluster_floor: float  # every pair inside a cluster must reach this
     candidate: float  # cosine floor of the vector layer
     conflict: float  # similarity from which a pair is "same subject" (for conflicts)
+    conflict_slot: float  # overlap, values set aside, from which a difference is a conflict
     neighbours: int  # k of the vector layer
     require_shared_tag: bool
     cjk_share: float  # from this share of CJK letters, a text is compared lexically
@@ -48,6 +49,7 @@ class Thresholds:
             cluster_floor=settings.DEDUP_CLUSTER_FLOOR,
             candidate=settings.DEDUP_CANDIDATE_THRESHOLD,
             conflict=settings.DEDUP_CONFLICT_THRESHOLD,
+            conflict_slot=settings.DEDUP_CONFLICT_SLOT,
             neighbours=settings.DEDUP_NEIGHBOURS,
             require_shared_tag=settings.DEDUP_REQUIRE_SHARED_TAG,
             cjk_share=settings.DEDUP_CJK_SHARE,
@@ -212,6 +214,10 @@ def judge_pair(
     differences = guards.key_token_differences(a.content, b.content)
     polarity = guards.polarity_difference(a.content, b.content)
     newer_changes = guards.announces_change(b.content)
+    if differences and not polarity and not _same_slot(a, b, differences, tfidf, thresholds):
+        # "prefers Python for scripts" / "works at Veolia": the names differ because the
+        # facts do; once the values are set aside, a changed fact reads the same.
+        differences = []
     if same_subject and (differences or polarity or (newer_changes and _adds_value(a, b))):
         judgement.verdict = Verdict.CONFLICT
         judgement.differing_tokens = [d.describe() for d in differences] + (
@@ -261,6 +267,14 @@ def _judge_exact(a, b) -> PairJudgement:
         judgement.verdict = Verdict.REVIEW
         judgement.flags.append("protected")
     return judgement
+
+
+def _same_slot(a, b, differences, tfidf: lexical.TfIdf, thresholds: Thresholds) -> bool:
+    """Whether two texts say the same thing about different values: their terms, less the
+    differing values, still largely coincide."""
+    values = " ".join(v for d in differences for v in (*d.only_in_a, *d.only_in_b))
+    ignore = frozenset(lexical.terms(values))
+    return tfidf.containment(a.content, b.content, ignore=ignore) >= thresholds.conflict_slot
 
 
 def _topic_tags(memory) -> set[str]:

@@ -103,11 +103,13 @@ class TfIdf:
         counts = Counter(terms(text))
         return {term: count * self.weight(term) for term, count in counts.items()}
 
-    def containment(self, text_a: str, text_b: str) -> float:
+    def containment(
+        self, text_a: str, text_b: str, *, ignore: frozenset[str] = frozenset()
+    ) -> float:
         """How much of the lighter text's weight the other text shares: 1.0 when one
         text's every term (by IDF weight) is in the other. A paraphrase that adds detail
         still contains the shorter one; two facts about one subject share only it."""
-        a, b = set(terms(text_a)), set(terms(text_b))
+        a, b = set(terms(text_a)) - ignore, set(terms(text_b)) - ignore
         weight_a = sum(map(self.weight, a))
         weight_b = sum(map(self.weight, b))
         lighter = min(weight_a, weight_b)

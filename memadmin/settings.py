@@ -106,7 +106,16 @@ DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if not DATABASE_URL:
     from memadmin import embedded_db
 
-    DATABASE_URL = embedded_db.start(DATA_DIR)
+    # The HNSW index of 100k memories is about 200 MB: PostgreSQL's default 128 MB of
+    # shared buffers would read it from disk on every search.
+    DATABASE_URL = embedded_db.start(
+        DATA_DIR,
+        tuning={
+            "shared_buffers": env_str("MEMADMIN_EMBEDDED_SHARED_BUFFERS", "1GB"),
+            "maintenance_work_mem": env_str("MEMADMIN_EMBEDDED_MAINTENANCE_WORK_MEM", "1GB"),
+            "effective_cache_size": env_str("MEMADMIN_EMBEDDED_EFFECTIVE_CACHE_SIZE", "4GB"),
+        },
+    )
 DATABASES = {"default": database_from_url(DATABASE_URL)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -151,6 +160,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "memadmin.review.context.roles",
             ],
         },
     }
@@ -263,3 +273,9 @@ LLM_MAX_TOKENS = env_int("MEMADMIN_LLM_MAX_TOKENS", 600, minimum=16)
 # Pairs whose cosine or similarity reaches LLM_BAND_LOW, short of an automatic merge, and
 # that no guard or key token already decided are sent to the LLM for a verdict.
 LLM_BAND_LOW = env_float("MEMADMIN_LLM_BAND_LOW", 0.5)
+
+# --- Agent API ------------------------------------------------------------------------
+# Nearest memories a write is checked against (and listed back as `similar`).
+API_NEIGHBOURS = env_int("MEMADMIN_API_NEIGHBOURS", 5, minimum=1)
+API_MAX_BODY_BYTES = env_int("MEMADMIN_API_MAX_BODY_BYTES", 65536, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(API_MAX_BODY_BYTES * 2, 2_621_440)

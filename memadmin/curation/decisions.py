@@ -3,8 +3,10 @@ views, commands and the API call these and nothing else to change a memory."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import logging
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -26,7 +28,7 @@ from memadmin.curation.models import (
     PairVerdict,
     ProposalStatus,
 )
-from memadmin.store import embeddings
+from memadmin.store import embeddings, queries
 from memadmin.store.importing import Record
 from memadmin.store.models import Memory, MemoryStatus, Namespace
 from memadmin.store.text import content_hash
@@ -571,18 +573,7 @@ def _restore_folded(memory: Memory, event: HistoryEvent, *, actor, user, reason)
     memory.status = event.before["status"]
     memory.superseded_by_id = event.before["superseded_by_id"]
     memory.save(update_fields=["status", "superseded_by", "updated_at"])
-    HistoryEvent.objects.create(
-        namespace=memory.namespace,
-        memory=memory,
-        action=HistoryEvent.Action.UNMERGE,
-        actor=actor,
-        user=user,
-        before=before,
-        after=snapshot(memory),
-        reason=reason or "merge undone",
-        cluster=event.cluster,
-        undoes=event,
-    )
+    _log_undo(memory, before, event, actor=actor, user=user, reason=reason or "merge undone")
 
 
 def _restore_survivor(memory: Memory, event: HistoryEvent, *, actor, user, reason) -> None:
@@ -592,18 +583,8 @@ def _restore_survivor(memory: Memory, event: HistoryEvent, *, actor, user, reaso
         # The merge created this memory: undoing it retires the memory (never deleted).
         memory.status = MemoryStatus.DELETED
         memory.save(update_fields=["status", "updated_at"])
-        HistoryEvent.objects.create(
-            namespace_id=memory.namespace_id,
-            memory=memory,
-            action=HistoryEvent.Action.UNMERGE,
-            actor=actor,
-            user=user,
-            before=before,
-            after=snapshot(memory),
-            reason=reason or "merge undone: the merged memory is retired",
-            cluster=event.cluster,
-            undoes=event,
-        )
+        reason = reason or "merge undone: the merged memory is retired"
+        _log_undo(memory, before, event, actor=actor, user=user, reason=reason)
         return
     for name in ("content", "category", "importance", "confidence", "access_count"):
         # Only undo what this fold set and nothing has changed since.
@@ -615,15 +596,20 @@ def _restore_survivor(memory: Memory, event: HistoryEvent, *, actor, user, reaso
         added = [item for item in given[name] if item not in taken[name]]
         setattr(memory, name, [item for item in getattr(memory, name) if item not in added])
     memory.save()
+    _log_undo(memory, before, event, actor=actor, user=user, reason=reason or "merge undone")
+
+
+def _log_undo(memory: Memory, before: dict, event: HistoryEvent, *, actor, user, reason) -> None:
+    """The `unmerge` event of one memory, pointing at the event it undoes."""
     HistoryEvent.objects.create(
-        namespace=memory.namespace,
+        namespace_id=memory.namespace_id,
         memory=memory,
         action=HistoryEvent.Action.UNMERGE,
         actor=actor,
         user=user,
         before=before,
         after=snapshot(memory),
-        reason=reason or "merge undone",
+        reason=reason,
         cluster=event.cluster,
         undoes=event,
     )
@@ -844,3 +830,213 @@ def accept_proposal(
         cluster.status, cluster.decided_by, cluster.decided_at = ClusterStatus.ACCEPTED, user, now
         cluster.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
     return merged
+
+
+# --- Write-time dedup (the agent API) ---------------------------------------------------
+
+
+@dataclass
+class WriteResult:
+    action: str  # duplicate | replaced | merged | inserted
+    memory: Memory
+    similar: list[dict] = field(default_factory=list)
+    conflict_id: int | None = None
+    cluster_id: int | None = None
+    queued_for_review: bool = False
+    check_failed: bool = False
+    embed_ms: float = 0.0
+    check_ms: float = 0.0
+
+
+def _content_lock_key(namespace_id: int, digest: str) -> int:
+    raw = hashlib.sha256(f"memadmin.write:{namespace_id}:{digest}".encode()).digest()
+    return int.from_bytes(raw[:8], "big", signed=True)
+
+
+def write_memory(
+    *, namespace: Namespace, record: Record, actor: str, llm_session=None
+) -> WriteResult:
+    """An agent's new memory, checked against the namespace before it is stored.
+
+    Exact repeat: no new row; the existing memory gains this session/source in its
+    provenance and the higher confidence (`duplicate`). Near-identical with every guard
+    passing: stored, the older superseded by it, undoable (`replaced`). The review band:
+    merged by the LLM when one is configured (`merged`), else stored and the pair queued
+    for review (`inserted`, queued_for_review). A key-token difference on the same
+    subject: stored and a Conflict opened. Otherwise stored (`inserted`).
+
+    Writers of the same text in one namespace are serialized by a transaction-level
+    advisory lock, so concurrent identical posts leave one row. If the similarity check
+    itself fails, the memory is stored anyway (fail open) and the failure logged.
+    """
+    started = time.perf_counter()
+    vector = embeddings.encode([record.content])[0]
+    result = WriteResult(action="inserted", memory=None)  # type: ignore[arg-type]
+    result.embed_ms = (time.perf_counter() - started) * 1000
+    digest = content_hash(record.content)
+    memory = _new_memory(record, namespace, timezone.now())
+    memory.content_hash = digest
+    # The check reads only, before the write transaction: a failure cannot abort the
+    # write (fail open), and the row lock below is held for the write alone.
+    # An exact copy with a vector is the nearest neighbour; the re-check under the lock
+    # below finds any other, so the check needs no query of its own for it.
+    check_started = time.perf_counter()
+    judged: list = []
+    try:
+        judged = _check_write(memory, namespace, vector)
+    except Exception:
+        logger.exception("DEDUP_FAIL write-time check failed; storing without it")
+        result.check_failed = True
+    result.check_ms = (time.perf_counter() - check_started) * 1000
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(%s)", [_content_lock_key(namespace.pk, digest)]
+            )
+        # Under the lock: a concurrent writer of the same text has committed by now.
+        existing = (
+            Memory.objects.select_for_update()
+            .defer("embedding")
+            .filter(namespace=namespace, content_hash=digest, status=MemoryStatus.ACTIVE)
+            .order_by("created_at", "id")
+            .first()
+        )
+        if existing is not None:
+            return _record_repeat(existing, record, actor, result)
+        if Memory.objects.filter(namespace=namespace, external_id=record.external_id).exists():
+            raise DecisionError(f"id {record.external_id!r} already exists in {namespace.name}")
+        memory.embedding, memory.embedding_model = vector, embeddings.MODEL_ID
+        memory.save()
+        HistoryEvent.objects.create(
+            namespace=namespace,
+            memory=memory,
+            action=HistoryEvent.Action.WRITE,
+            actor=actor,
+            after=snapshot(memory),
+            reason="written by an agent",
+        )
+        result.memory = memory
+        _act_on_write(memory, judged, actor, llm_session, result)
+    return result
+
+
+def _check_write(memory: Memory, namespace: Namespace, vector) -> list:
+    """The dedup check: the nearest active memories and the judgement of each pair
+    (older, new), nearest first. Reads only."""
+    from memadmin.curation import detect, lexical
+
+    neighbours = queries.nearest_memories(namespace, vector, k=settings.API_NEIGHBOURS)
+    thresholds = detect.Thresholds.from_settings()
+    # IDF over the neighbourhood: a whole-namespace IDF per write would cost more than
+    # the rest of the request; the neighbours share the subject, which is what it weighs.
+    tfidf = lexical.TfIdf([memory.content, *(n.memory.content for n in neighbours)])
+    return [
+        (
+            n,
+            detect.judge_pair(
+                n.memory, memory, cosine=n.similarity, tfidf=tfidf, thresholds=thresholds
+            ),
+        )
+        for n in neighbours
+    ]
+
+
+def _record_repeat(existing: Memory, record: Record, actor: str, result: WriteResult):
+    before = snapshot(existing)
+    seen = {
+        "external_id": record.external_id,
+        "session_id": record.fields.get("session_id", ""),
+        "source_ref": record.fields.get("source_ref", ""),
+        "seen_at": timezone.now().isoformat(),
+    }
+    existing.provenance = [*existing.provenance, seen]
+    existing.confidence = max(existing.confidence, record.fields.get("confidence", 0.0))
+    existing.save(update_fields=["provenance", "confidence", "updated_at"])
+    HistoryEvent.objects.create(
+        namespace_id=existing.namespace_id,
+        memory=existing,
+        action=HistoryEvent.Action.WRITE,
+        actor=actor,
+        before=before,
+        after=snapshot(existing),
+        reason="exact repeat written by an agent: provenance and confidence updated",
+    )
+    result.action, result.memory = "duplicate", existing
+    return result
+
+
+def _act_on_write(memory: Memory, judged: list, actor: str, llm_session, result: WriteResult):
+    """Act on the nearest decisive judgement (merge, conflict or review); list the rest
+    as `similar`."""
+    from memadmin.curation import detect
+
+    decided = False
+    auto_merge = detect.Thresholds.from_settings().auto_merge
+    for neighbour, judgement in judged:
+        older = neighbour.memory
+        if not decided and judgement.verdict == detect.Verdict.AUTO_MERGE:
+            cluster = fold_memories(
+                survivor=memory,
+                others=[older],
+                edges=[_edge(older, memory, judgement)],
+                action=HistoryEvent.Action.MERGE,
+                actor=actor,
+                reason=f"replaced at write time ({'; '.join(judgement.reasons)})",
+            )
+            result.action, result.cluster_id, decided = "replaced", cluster.pk, True
+            memory.refresh_from_db()
+            continue
+        if not decided and judgement.verdict == detect.Verdict.CONFLICT:
+            conflict, _ = open_conflict(
+                older=older,
+                newer=memory,
+                kind=judgement.conflict_kind,
+                reason="; ".join(judgement.reasons),
+                differing_tokens=judgement.differing_tokens,
+            )
+            result.conflict_id, decided = conflict.pk, True
+        elif not decided and judgement.verdict == detect.Verdict.REVIEW:
+            cluster, _ = open_cluster(
+                namespace=memory.namespace,
+                memories=[older, memory],
+                edges=[_edge(older, memory, judgement)],
+                flags=judgement.flags,
+            )
+            result.cluster_id, decided = cluster.pk, True
+            merged = _merge_now(cluster, [older, memory], llm_session, actor, judgement)
+            if merged is not None:
+                result.action, result.memory = "merged", merged
+            else:
+                result.queued_for_review = True
+            continue
+        if judgement.similarity < auto_merge:
+            result.similar.append(
+                {
+                    "id": older.external_id,
+                    "content": older.content,
+                    "similarity": round(neighbour.similarity, 4),
+                }
+            )
+
+
+def _merge_now(cluster, members, llm_session, actor, judgement) -> Memory | None:
+    """The LLM merges a review-band pair at write time, when it can (not for protected
+    memories); the proposal and both originals stay in history."""
+    from memadmin.curation import llm, proposals
+
+    if llm_session is None or not llm.configured() or judgement.flags:
+        return None
+    draft = proposals.draft_for(members, llm_session)
+    if draft.author != "llm":
+        return None
+    proposal = record_proposal(cluster=cluster, members=members, draft=draft)
+    return accept_proposal(proposal=proposal, user=None, actor=actor)
+
+
+def _edge(a: Memory, b: Memory, judgement) -> dict:
+    return {
+        "a": a.pk,
+        "b": b.pk,
+        "similarity": round(float(judgement.similarity), 4),
+        "method": judgement.method,
+    }

@@ -45,6 +45,7 @@ def is_cjk(char: str) -> bool:
     )
 
 
+@lru_cache(maxsize=65536)
 def cjk_share(text: str) -> float:
     """Share of letters that are Chinese, Japanese or Korean."""
     letters = [char for char in text if char.isalnum()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -57,20 +58,29 @@ def nearest_memories_queryset(
     return (
         comparable_memories(namespace)
         .exclude(pk__in=exclude_ids)
+        .defer("embedding")  # ordered by it in SQL; never read back
         .annotate(distance=CosineDistance("embedding", vector))
         .order_by("distance")[:k]
     )
 
 
+@contextmanager
+def _wider_search(k: int):
+    """The session's HNSW candidate list, widened for this query when k exceeds it."""
+    if k <= settings.HNSW_EF_SEARCH:
+        yield
+        return
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL hnsw.ef_search = %s", [k])
+        yield
+
+
 def nearest_memories(
     namespace: Namespace, vector: Sequence[float], *, k: int, exclude_ids: Sequence[int] = ()
 ) -> list[Neighbour]:
-    """The k active memories of `namespace` closest to `vector` by cosine, closest first."""
-    with transaction.atomic(), connection.cursor() as cursor:
-        # The namespace filter is applied while walking the index; iterative scans keep
-        # walking until k rows pass it (pgvector >= 0.8), instead of returning fewer.
-        cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(k, settings.HNSW_EF_SEARCH)])
-        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+    """The k active memories of `namespace` closest to `vector` by cosine, closest first.
+    (ef_search and iterative scans are set per session: store.apps.)"""
+    with _wider_search(k):
         rows = list(nearest_memories_queryset(namespace, vector, k=k, exclude_ids=exclude_ids))
     # relaxed_order may return rows slightly out of order: sort them exactly.
     rows.sort(key=lambda memory: memory.distance)
@@ -84,9 +94,7 @@ def nearest_pairs(
     memory, cosine >= floor: one query, an HNSW index walk per memory (LATERAL)."""
     if not memory_ids:
         return []
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL hnsw.ef_search = %s", [max(k, settings.HNSW_EF_SEARCH)])
-        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+    with _wider_search(k), connection.cursor() as cursor:
         cursor.execute(
             """
             SELECT query.id, neighbour.id, 1 - neighbour.distance
@@ -114,3 +122,34 @@ def nearest_pairs(
             },
         )
         return [(a, b, float(similarity)) for a, b, similarity in cursor.fetchall()]
+
+
+def profile(namespace: Namespace):
+    """(active memories, open conflicts) for an agent's profile read. Of the members of
+    an open cluster (duplicates awaiting review) only the representative is listed: the
+    most confident, then the newest."""
+    from memadmin.curation.models import ClusterMember, ClusterStatus, Conflict, ConflictStatus
+
+    memories = list(
+        Memory.objects.filter(namespace=namespace, status=MemoryStatus.ACTIVE)
+        .defer("embedding")
+        .order_by("created_at", "id")
+    )
+    by_id = {m.pk: m for m in memories}
+    clusters: dict[int, list[Memory]] = {}
+    for cluster_id, memory_id in ClusterMember.objects.filter(
+        cluster__namespace=namespace, cluster__status=ClusterStatus.OPEN, excluded=False
+    ).values_list("cluster_id", "memory_id"):
+        if memory_id in by_id:
+            clusters.setdefault(cluster_id, []).append(by_id[memory_id])
+    hidden = set()
+    for members in clusters.values():
+        keep = max(members, key=lambda m: (m.confidence, m.created_at, m.pk))
+        hidden.update(m.pk for m in members if m is not keep)
+    conflicts = list(
+        Conflict.objects.filter(namespace=namespace, status=ConflictStatus.OPEN)
+        .select_related("memory_a", "memory_b")
+        .defer("memory_a__embedding", "memory_b__embedding")
+        .order_by("created_at", "id")
+    )
+    return [m for m in memories if m.pk not in hidden], conflicts

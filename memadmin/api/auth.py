@@ -1,0 +1,37 @@
+"""Token authentication for the agent API: `Authorization: Bearer <token>`."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+from django.utils import timezone
+
+from memadmin.api.models import ApiToken, hash_token
+
+
+class Unauthorized(Exception):
+    pass
+
+
+class Forbidden(Exception):
+    pass
+
+
+def token_for(request: HttpRequest, namespace_name: str) -> ApiToken:
+    """The request's token, checked against the namespace in the URL. A session cookie
+    is not enough: the API takes tokens only, so no browser session can call it (and so
+    cross-site requests have nothing to ride on)."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, plain = header.partition(" ")
+    if scheme.lower() != "bearer" or not plain.strip():
+        raise Unauthorized("missing bearer token (Authorization: Bearer <token>)")
+    token = (
+        ApiToken.objects.select_related("namespace")
+        .filter(token_hash=hash_token(plain.strip()), revoked_at__isnull=True)
+        .first()
+    )
+    if token is None:
+        raise Unauthorized("unknown or revoked token")
+    if token.namespace.name != namespace_name:
+        raise Forbidden(f"this token is for namespace {token.namespace.name!r}")
+    ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+    return token

@@ -1,0 +1,71 @@
+import pytest
+from django.contrib.auth.models import Group, User
+
+from memadmin.api.models import ApiToken, hash_token
+from memadmin.store.models import Namespace
+
+pytestmark = pytest.mark.django_db
+
+
+def person(name, role):
+    user = User.objects.create_user(name)
+    user.groups.add(Group.objects.get(name=role))
+    return user
+
+
+@pytest.mark.parametrize(("role", "status"), [("viewer", 403), ("curator", 403), ("admin", 200)])
+def test_only_admins_see_the_tokens_page(client, role, status):
+    client.force_login(person("p", role))
+
+    assert client.get("/tokens/").status_code == status
+    assert client.post("/tokens/", {"namespace": "alice"}).status_code == status
+
+
+def test_anonymous_visitors_are_sent_to_log_in(client):
+    response = client.get("/tokens/")
+
+    assert (response.status_code, response["Location"]) == (302, "/accounts/login/?next=/tokens/")
+
+
+def test_an_admin_creates_a_token_shown_once_and_stored_hashed(client):
+    client.force_login(person("ada", "admin"))
+
+    response = client.post("/tokens/", {"namespace": "alice", "name": "laptop"})
+
+    token = ApiToken.objects.get()
+    plain = response.context["created"]
+    assert token.token_hash == hash_token(plain)
+    assert plain.encode() in response.content
+    assert (token.namespace.name, token.name, token.created_by.username) == (
+        "alice",
+        "laptop",
+        "ada",
+    )
+    assert plain.encode() not in client.get("/tokens/").content  # never shown again
+
+
+def test_an_admin_revokes_a_token(client):
+    client.force_login(person("ada", "admin"))
+    token, _ = ApiToken.issue(namespace=Namespace.objects.create(name="alice"), name="x")
+
+    response = client.post(f"/tokens/{token.pk}/revoke")
+
+    assert (response.status_code, response["Location"]) == (302, "/tokens/")
+    token.refresh_from_db()
+    assert token.revoked_at is not None
+
+
+def test_a_bad_namespace_name_is_refused(client):
+    client.force_login(person("ada", "admin"))
+
+    response = client.post("/tokens/", {"namespace": "a b"}, follow=True)
+
+    assert b"A namespace is letters" in response.content
+    assert not ApiToken.objects.exists()
+
+
+@pytest.mark.parametrize(("role", "shown"), [("curator", False), ("admin", True)])
+def test_the_tokens_link_is_offered_to_admins_only(client, role, shown):
+    client.force_login(person("p", role))
+
+    assert (b'href="/tokens/"' in client.get("/").content) is shown

@@ -930,15 +930,18 @@ def _check_write(memory: Memory, namespace: Namespace, vector) -> list:
     # IDF over the neighbourhood: a whole-namespace IDF per write would cost more than
     # the rest of the request; the neighbours share the subject, which is what it weighs.
     tfidf = lexical.TfIdf([memory.content, *(n.memory.content for n in neighbours)])
-    return [
-        (
-            n,
-            detect.judge_pair(
+    judged = []
+    for n in neighbours:
+        if n.similarity >= thresholds.candidate or n.memory.content_hash == memory.content_hash:
+            judgement = detect.judge_pair(
                 n.memory, memory, cosine=n.similarity, tfidf=tfidf, thresholds=thresholds
-            ),
-        )
-        for n in neighbours
-    ]
+            )
+        else:  # below the vector layer's floor: only listed as similar
+            judgement = detect.PairJudgement(
+                detect.Verdict.DISTINCT, n.similarity, n.similarity, 0.0, "vector"
+            )
+        judged.append((n, judgement))
+    return judged
 
 
 def _record_repeat(existing: Memory, record: Record, actor: str, result: WriteResult):

@@ -75,6 +75,9 @@ def test_the_nearest_query_walks_the_hnsw_index():
         )
         cursor.execute("ANALYZE store_memory")
 
-    plan = queries.nearest_memories_queryset(namespace, unit(9), k=10).explain()
+    sql, params = queries.nearest_sql(namespace, unit(9), k=10)
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN " + sql, params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
 
     assert "Index Scan using memory_embedding_hnsw" in plan

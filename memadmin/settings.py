@@ -263,6 +263,9 @@ DEDUP_PARALLEL_MIN_WORK = env_int("MEMADMIN_DEDUP_PARALLEL_MIN_WORK", 200_000_00
 # most this many are new (bench/find_duplicates.py measures both routes).
 DEDUP_INDEX_MIN_MEMORIES = env_int("MEMADMIN_DEDUP_INDEX_MIN_MEMORIES", 20_000, minimum=0)
 DEDUP_INDEX_MAX_QUERIES = env_int("MEMADMIN_DEDUP_INDEX_MAX_QUERIES", 500, minimum=0)
+# The HNSW route's candidate list: at 40, k=20 missed 2 of 13 pairs on random vectors
+# (the worst case); at 100, none (bench/find_duplicates.py scenario c).
+DEDUP_INDEX_EF_SEARCH = env_int("MEMADMIN_DEDUP_INDEX_EF_SEARCH", 100, minimum=1)
 
 # --- LLM (anthropic SDK; the key is ANTHROPIC_API_KEY, a gateway ANTHROPIC_BASE_URL) -----
 LLM_MODEL = env_str("MEMADMIN_LLM_MODEL", "claude-haiku-5-5")

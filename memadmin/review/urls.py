@@ -8,6 +8,11 @@ urlpatterns = [
     path("clusters/<int:cluster_id>/", views.cluster, name="cluster"),
     path("clusters/<int:cluster_id>/accept", views.accept_cluster, name="accept-cluster"),
     path("clusters/<int:cluster_id>/dismiss", views.dismiss_cluster, name="dismiss-cluster"),
+    path("conflicts/", views.conflicts, name="conflicts"),
+    path("conflicts/<int:conflict_id>/", views.conflict, name="conflict"),
+    path("conflicts/<int:conflict_id>/resolve", views.resolve_conflict, name="resolve-conflict"),
+    path("history/", views.history, name="history"),
+    path("history/unmerge/<int:cluster_id>", views.unmerge, name="unmerge"),
     path("tokens/", views.tokens, name="tokens"),
     path("tokens/<int:token_id>/revoke", views.revoke_token, name="revoke-token"),
 ]

@@ -11,7 +11,15 @@ from django_htmx.http import trigger_client_event
 from memadmin.api.models import ApiToken
 from memadmin.curation import decisions, proposals
 from memadmin.curation import queries as curation_queries
-from memadmin.curation.models import Cluster, ClusterStatus, ProposalStatus
+from memadmin.curation.models import (
+    Cluster,
+    ClusterStatus,
+    Conflict,
+    ConflictResolution,
+    ConflictStatus,
+    HistoryEvent,
+    ProposalStatus,
+)
 from memadmin.review.diff import word_diff
 from memadmin.review.roles import ADMIN, CURATOR, has_role
 from memadmin.store import queries
@@ -198,3 +206,126 @@ def dismiss_cluster(request: HttpRequest, cluster_id: int) -> HttpResponse:
     return _decided(
         request, found, "Dismissed: these memories will not be proposed together again."
     )
+
+
+# --- Conflicts: the admins' queue and page ---------------------------------------------
+
+
+@login_required
+def conflicts(request: HttpRequest) -> HttpResponse:
+    status = request.GET.get("status", ConflictStatus.OPEN)
+    if status not in ConflictStatus.values:
+        status = ConflictStatus.OPEN
+    namespace = request.GET.get("namespace", "")
+    found = (
+        Conflict.objects.filter(status=status)
+        .select_related("namespace", "memory_a", "memory_b")
+        .defer("memory_a__embedding", "memory_b__embedding")
+        .order_by("-created_at", "-id")
+    )
+    if namespace:
+        found = found.filter(namespace__name=namespace)
+    page = Paginator(found, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "page": page,
+        "status": status,
+        "namespace": namespace,
+        "statuses": ConflictStatus.values,
+        "namespaces": Namespace.objects.values_list("name", flat=True),
+    }
+    return render(request, "review/conflicts.html" + ("#queue" if request.htmx else ""), context)
+
+
+def _conflict_context(conflict: Conflict, error: str = "") -> dict:
+    a, b = conflict.memory_a, conflict.memory_b
+    return {
+        "conflict": conflict,
+        "a_spans": word_diff(a.content, b.content),
+        "b_spans": word_diff(b.content, a.content),
+        "resolutions": ConflictResolution.choices,
+        "error": error,
+    }
+
+
+@login_required
+def conflict(request: HttpRequest, conflict_id: int) -> HttpResponse:
+    found = get_object_or_404(
+        Conflict.objects.select_related("namespace", "memory_a", "memory_b", "resolver"),
+        pk=conflict_id,
+    )
+    return render(request, "review/conflict.html", _conflict_context(found))
+
+
+@require_POST
+@login_required
+def resolve_conflict(request: HttpRequest, conflict_id: int) -> HttpResponse:
+    _require_role(request, ADMIN)
+    found = get_object_or_404(Conflict, pk=conflict_id)
+    try:
+        decisions.resolve_conflict(
+            conflict=found,
+            resolution=request.POST.get("resolution", ""),
+            user=request.user,
+            scope_note=request.POST.get("scope_note", "").strip(),
+            text=request.POST.get("text", ""),
+        )
+    except decisions.DecisionError as problem:
+        if request.htmx:
+            found.refresh_from_db()
+            context = _conflict_context(found, str(problem))
+            return render(request, "review/conflict.html#resolution", context, status=409)
+        messages.error(request, str(problem))
+        return redirect("conflict", conflict_id=found.pk)
+    if request.htmx:
+        found.refresh_from_db()
+        response = render(request, "review/conflict.html#resolution", _conflict_context(found))
+        return trigger_client_event(response, "conflictResolved", {"id": found.pk})
+    messages.success(request, f"Conflict {found.pk} settled.")
+    return redirect("conflicts")
+
+
+# --- History: the audit log, and undoing one merge -------------------------------------
+
+HISTORY_PAGE_SIZE = 50
+
+
+@login_required
+def history(request: HttpRequest) -> HttpResponse:
+    filters = {key: request.GET.get(key, "") for key in ("namespace", "action", "actor")}
+    events = HistoryEvent.objects.select_related("namespace", "memory", "cluster").defer(
+        "memory__embedding"
+    )
+    if filters["namespace"]:
+        events = events.filter(namespace__name=filters["namespace"])
+    if filters["action"]:
+        events = events.filter(action=filters["action"])
+    if filters["actor"]:
+        events = events.filter(actor__icontains=filters["actor"])
+    page = Paginator(events.order_by("-created_at", "-id"), HISTORY_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    context = {
+        "page": page,
+        "filters": filters,
+        "actions": HistoryEvent.Action.values,
+        "namespaces": Namespace.objects.values_list("name", flat=True),
+        "undoable": {ClusterStatus.AUTO_MERGED, ClusterStatus.ACCEPTED},
+    }
+    return render(request, "review/history.html" + ("#events" if request.htmx else ""), context)
+
+
+@require_POST
+@login_required
+def unmerge(request: HttpRequest, cluster_id: int) -> HttpResponse:
+    """Undo one merge: its originals come back exactly; the page explains a refusal."""
+    _require_role(request, CURATOR)
+    found = get_object_or_404(Cluster, pk=cluster_id)
+    try:
+        decisions.unmerge(
+            cluster=found, actor=f"user:{request.user.get_username()}", user=request.user
+        )
+    except decisions.DecisionError as problem:
+        messages.error(request, f"Cannot undo merge #{found.pk}: {problem}")
+    else:
+        messages.success(request, f"Merge #{found.pk} undone: its memories are back.")
+    return redirect(request.POST.get("next") or "history")

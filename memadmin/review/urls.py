@@ -3,7 +3,7 @@ from django.urls import path
 from memadmin.review import views
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", views.dashboard, name="home"),
     path("clusters/", views.clusters, name="clusters"),
     path("clusters/<int:cluster_id>/", views.cluster, name="cluster"),
     path("clusters/<int:cluster_id>/accept", views.accept_cluster, name="accept-cluster"),

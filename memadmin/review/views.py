@@ -1,7 +1,12 @@
+import itertools
+from collections import Counter
+from datetime import timedelta
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -13,13 +18,16 @@ from memadmin.curation import decisions, proposals
 from memadmin.curation import queries as curation_queries
 from memadmin.curation.models import (
     Cluster,
+    ClusterMember,
     ClusterStatus,
     Conflict,
     ConflictResolution,
     ConflictStatus,
+    DedupRun,
     HistoryEvent,
     ProposalStatus,
 )
+from memadmin.review import charts as charts_module
 from memadmin.review.diff import word_diff
 from memadmin.review.roles import ADMIN, CURATOR, has_role
 from memadmin.store import queries
@@ -30,11 +38,6 @@ from memadmin.store.models import Namespace
 def _require_role(request: HttpRequest, role: str) -> None:
     if not has_role(request.user, role):
         raise PermissionDenied(f"this needs the {role} role")
-
-
-@login_required
-def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "review/home.html", {"namespaces": queries.namespace_summaries()})
 
 
 @login_required
@@ -329,3 +332,54 @@ def unmerge(request: HttpRequest, cluster_id: int) -> HttpResponse:
     else:
         messages.success(request, f"Merge #{found.pk} undone: its memories are back.")
     return redirect(request.POST.get("next") or "history")
+
+
+# --- Dashboard ---------------------------------------------------------------------------
+
+
+@login_required
+def dashboard(request: HttpRequest) -> HttpResponse:
+    """Per namespace: memories, open clusters and conflicts, automatic merges this week,
+    the last runs with their removal rate and alerts; three small charts."""
+    week_ago = timezone.now() - timedelta(days=7)
+    namespaces = queries.namespace_summaries().annotate(
+        auto_merges_week=Count(
+            "clusters",
+            filter=Q(
+                clusters__status=ClusterStatus.AUTO_MERGED, clusters__decided_at__gte=week_ago
+            ),
+            distinct=True,
+        )
+    )
+    runs = DedupRun.objects.select_related("namespace").order_by("-started_at")[:10]
+    similarities = Cluster.objects.filter(status=ClusterStatus.OPEN).values_list(
+        "min_similarity", flat=True
+    )
+    edges = [0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01]
+    histogram = [
+        (f"{low:.1f}", sum(low <= s < high for s in similarities))
+        for low, high in itertools.pairwise(edges)
+    ]
+    sizes = Counter(
+        ClusterMember.objects.filter(cluster__status=ClusterStatus.OPEN, excluded=False)
+        .values("cluster")
+        .annotate(size=Count("id"))
+        .values_list("size", flat=True)
+    )
+    days = [(timezone.now() - timedelta(days=back)).date() for back in range(13, -1, -1)]
+    decided = Counter(
+        Cluster.objects.filter(decided_at__date__gte=days[0], decided_by__isnull=False).values_list(
+            "decided_at__date", flat=True
+        )
+    )
+    charts = [
+        charts_module.bar_chart("Open clusters by weakest link", histogram),
+        charts_module.bar_chart(
+            "Open clusters by size", [(str(n), sizes.get(n, 0)) for n in range(2, 7)]
+        ),
+        charts_module.bar_chart(
+            "Decisions per day (14 days)", [(d.strftime("%d"), decided.get(d, 0)) for d in days]
+        ),
+    ]
+    context = {"namespaces": namespaces, "runs": runs, "charts": charts}
+    return render(request, "review/home.html", context)

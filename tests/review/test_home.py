@@ -40,3 +40,20 @@ def test_a_user_logs_in_with_a_password(client, viewer):
     response = client.post("/accounts/login/", {"username": "vera", "password": "a-long-password"})
 
     assert (response.status_code, response["Location"]) == (302, "/")
+
+
+def test_the_dashboard_shows_counts_runs_and_charts(client, viewer, run_command, write_jsonl):
+    from tests.curation.test_find_duplicates import line, unit
+
+    run_command(
+        "import_memories",
+        str(write_jsonl([line("a", "Prefers tea.", unit(1)), line("b", "prefers tea", unit(1))])),
+    )
+    run_command("find_duplicates")
+    client.force_login(viewer)
+
+    content = client.get("/").content.decode()
+
+    assert "<td>alice</td>" in content
+    assert content.count("<svg") == 3 and "Open clusters by weakest link" in content
+    assert "50 %" in content  # the run's removal rate

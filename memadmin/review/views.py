@@ -6,7 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -343,12 +343,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     the last runs with their removal rate and alerts; three small charts."""
     week_ago = timezone.now() - timedelta(days=7)
     namespaces = queries.namespace_summaries().annotate(
-        auto_merges_week=Count(
-            "clusters",
-            filter=Q(
-                clusters__status=ClusterStatus.AUTO_MERGED, clusters__decided_at__gte=week_ago
-            ),
-            distinct=True,
+        auto_merges_week=queries.count_per_namespace(
+            Cluster, status=ClusterStatus.AUTO_MERGED, decided_at__gte=week_ago
         )
     )
     runs = DedupRun.objects.select_related("namespace").order_by("-started_at")[:10]

@@ -9,27 +9,35 @@ from dataclasses import dataclass
 import psycopg
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from memadmin.store import embeddings
 from memadmin.store.models import Memory, MemoryStatus, Namespace
 
 
+def count_per_namespace(model, **conditions) -> Coalesce:
+    """A correlated COUNT(*) of `model` rows of the outer namespace. One subquery per
+    count: joining memories, clusters and conflicts in one query would multiply them."""
+    rows = (
+        model.objects.filter(namespace=OuterRef("pk"), **conditions)
+        .order_by()
+        .values("namespace")
+        .annotate(total=Count("*"))
+        .values("total")
+    )
+    return Coalesce(Subquery(rows, output_field=IntegerField()), 0)
+
+
 def namespace_summaries() -> QuerySet[Namespace]:
-    """Every namespace with its counts, in one query (for the home page)."""
-    from memadmin.curation.models import ClusterStatus, ConflictStatus
+    """Every namespace with its counts, in one query (for the dashboard)."""
+    from memadmin.curation.models import Cluster, ClusterStatus, Conflict, ConflictStatus
 
     return Namespace.objects.annotate(
-        active=Count("memories", filter=Q(memories__status=MemoryStatus.ACTIVE), distinct=True),
-        superseded=Count(
-            "memories", filter=Q(memories__status=MemoryStatus.SUPERSEDED), distinct=True
-        ),
-        open_clusters=Count(
-            "clusters", filter=Q(clusters__status=ClusterStatus.OPEN), distinct=True
-        ),
-        open_conflicts=Count(
-            "conflicts", filter=Q(conflicts__status=ConflictStatus.OPEN), distinct=True
-        ),
+        active=count_per_namespace(Memory, status=MemoryStatus.ACTIVE),
+        superseded=count_per_namespace(Memory, status=MemoryStatus.SUPERSEDED),
+        open_clusters=count_per_namespace(Cluster, status=ClusterStatus.OPEN),
+        open_conflicts=count_per_namespace(Conflict, status=ConflictStatus.OPEN),
     ).order_by("name")
 
 

@@ -1,0 +1,146 @@
+"""Server time of the review pages with 10,000 open clusters and 2,000 open conflicts.
+
+    .venv/bin/python bench/review_pages.py [--clusters 10000] [--conflicts 2000] [--repeat 50]
+
+Times the whole Django request in-process (middleware, queries, template), the median of
+`--repeat` requests each, for the queue page, a cluster page, the conflict queue and a
+conflict page. Uses var/bench unless DATABASE_URL is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
+os.environ.setdefault("MEMADMIN_DATA_DIR", str(ROOT / "var" / "bench"))
+os.environ.setdefault("MEMADMIN_LOG_LEVEL", "WARNING")
+
+
+def setup(clusters: int, conflicts: int) -> None:
+    from django.db import transaction
+    from django.utils import timezone
+
+    from memadmin.curation.models import Cluster, ClusterMember, Conflict, MergeProposal
+    from memadmin.store.models import Memory, Namespace
+    from memadmin.store.text import content_hash
+
+    rng = random.Random(3)
+    now = timezone.now()
+    with transaction.atomic():
+        namespace = Namespace.objects.create(name="bench-review")
+        count = clusters * 2 + conflicts * 2
+        memories = Memory.objects.bulk_create(
+            Memory(
+                namespace=namespace,
+                external_id=f"r{i}",
+                content=f"Fact number {i}: the user prefers option {rng.randint(1, 99)}.",
+                content_hash=content_hash(f"fact {i}"),
+                category="fact",
+                tags=["bench"],
+                created_at=now,
+            )
+            for i in range(count)
+        )
+        made = Cluster.objects.bulk_create(
+            Cluster(
+                namespace=namespace,
+                status="open",
+                edges=[
+                    {
+                        "a": memories[2 * i].pk,
+                        "b": memories[2 * i + 1].pk,
+                        "similarity": 0.7,
+                        "method": "vector",
+                    }
+                ],
+                min_similarity=round(rng.uniform(0.55, 0.95), 3),
+                weakest_link=[memories[2 * i].pk, memories[2 * i + 1].pk],
+            )
+            for i in range(clusters)
+        )
+        ClusterMember.objects.bulk_create(
+            ClusterMember(cluster=cluster, memory=memories[2 * i + side])
+            for i, cluster in enumerate(made)
+            for side in (0, 1)
+        )
+        MergeProposal.objects.bulk_create(
+            MergeProposal(cluster=cluster, merged_text=memories[2 * i + 1].content, author="rule")
+            for i, cluster in enumerate(made)
+        )
+        base = clusters * 2
+        Conflict.objects.bulk_create(
+            Conflict(
+                namespace=namespace,
+                memory_a=memories[base + 2 * i],
+                memory_b=memories[base + 2 * i + 1],
+                kind="contradiction",
+                reason="number: 1 vs 2",
+            )
+            for i in range(conflicts)
+        )
+    print(f"setup: {clusters:,} open clusters, {conflicts:,} open conflicts")
+
+
+def median_ms(client, url: str, repeat: int) -> float:
+    client.get(url)  # warm
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        response = client.get(url)
+        times.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200, (url, response.status_code)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--clusters", type=int, default=10_000)
+    parser.add_argument("--conflicts", type=int, default=2_000)
+    parser.add_argument("--repeat", type=int, default=50)
+    args = parser.parse_args()
+
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+    from django.test import Client
+
+    from memadmin.curation.models import Cluster, Conflict
+    from memadmin.store.models import Namespace
+
+    call_command("migrate", verbosity=0)
+    if not Namespace.objects.filter(name="bench-review").exists():
+        setup(args.clusters, args.conflicts)
+    user, _ = User.objects.get_or_create(username="bench-admin", defaults={"is_superuser": True})
+    client = Client(HTTP_HOST="localhost")
+    client.force_login(user)
+    cluster = (
+        Cluster.objects.filter(namespace__name="bench-review", status="open").order_by("?").first()
+    )
+    conflict = Conflict.objects.filter(namespace__name="bench-review").order_by("?").first()
+    open_clusters = Cluster.objects.filter(status="open").count()
+    print(
+        f"{open_clusters:,} open clusters, {Conflict.objects.filter(status='open').count():,} open conflicts"
+    )
+    for name, url in (
+        ("cluster queue", "/clusters/"),
+        ("cluster queue, HTMX section", "/clusters/?page=7"),
+        ("cluster page", f"/clusters/{cluster.pk}/"),
+        ("conflict queue", "/conflicts/"),
+        ("conflict page", f"/conflicts/{conflict.pk}/"),
+        ("dashboard", "/"),
+    ):
+        print(f"  {name}: median {median_ms(client, url, args.repeat):.1f} ms (target <= 100 ms)")
+
+
+if __name__ == "__main__":
+    main()

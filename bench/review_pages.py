@@ -128,9 +128,8 @@ def main() -> None:
     )
     conflict = Conflict.objects.filter(namespace__name="bench-review").order_by("?").first()
     open_clusters = Cluster.objects.filter(status="open").count()
-    print(
-        f"{open_clusters:,} open clusters, {Conflict.objects.filter(status='open').count():,} open conflicts"
-    )
+    open_conflicts = Conflict.objects.filter(status="open").count()
+    print(f"{open_clusters:,} open clusters, {open_conflicts:,} open conflicts")
     for name, url in (
         ("cluster queue", "/clusters/"),
         ("cluster queue, HTMX section", "/clusters/?page=7"),

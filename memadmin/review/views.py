@@ -4,9 +4,10 @@ from datetime import timedelta
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.postgres.search import SearchQuery
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -30,9 +31,9 @@ from memadmin.curation.models import (
 from memadmin.review import charts as charts_module
 from memadmin.review.diff import word_diff
 from memadmin.review.roles import ADMIN, CURATOR, has_role
-from memadmin.store import queries
+from memadmin.store import embeddings, queries
 from memadmin.store.importing import NAMESPACE_PATTERN
-from memadmin.store.models import Namespace
+from memadmin.store.models import Memory, MemoryStatus, Namespace
 
 
 def _require_role(request: HttpRequest, role: str) -> None:
@@ -379,3 +380,61 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     ]
     context = {"namespaces": namespaces, "runs": runs, "charts": charts}
     return render(request, "review/home.html", context)
+
+
+# --- Memory browser ----------------------------------------------------------------------
+
+
+@login_required
+def memories(request: HttpRequest) -> HttpResponse:
+    """Full-text or semantic search within a namespace, with filters."""
+    filters = {
+        key: request.GET.get(key, "") for key in ("namespace", "q", "mode", "status", "category")
+    }
+    results, semantic = None, filters["mode"] == "semantic"
+    namespace = Namespace.objects.filter(name=filters["namespace"]).first()
+    if semantic and namespace and filters["q"]:
+        vector = embeddings.encode([filters["q"]])[0]
+        results = [
+            (n.memory, n.similarity) for n in queries.nearest_memories(namespace, vector, k=50)
+        ]
+        page = None
+    else:
+        found = (
+            Memory.objects.select_related("namespace")
+            .defer("embedding")
+            .order_by("-created_at", "-id")
+        )
+        if namespace:
+            found = found.filter(namespace=namespace)
+        if filters["status"]:
+            found = found.filter(status=filters["status"])
+        if filters["category"]:
+            found = found.filter(category=filters["category"])
+        if filters["q"]:
+            # 'simple' configuration: memories come in many languages.
+            found = found.filter(
+                Q(content__icontains=filters["q"])
+                | Q(content__search=SearchQuery(filters["q"], config="simple"))
+            )
+        page = Paginator(found, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "filters": filters,
+        "page": page,
+        "results": results,
+        "needs_namespace": semantic and not namespace,
+        "namespaces": Namespace.objects.values_list("name", flat=True),
+        "statuses": MemoryStatus.values,
+    }
+    return render(request, "review/memories.html" + ("#results" if request.htmx else ""), context)
+
+
+@login_required
+def memory(request: HttpRequest, memory_id: int) -> HttpResponse:
+    """One memory, its clusters and conflicts, and its whole history, newest first."""
+    found = get_object_or_404(
+        Memory.objects.select_related("namespace", "superseded_by").defer("embedding"),
+        pk=memory_id,
+    )
+    events = found.history.select_related("cluster", "conflict").order_by("-created_at", "-id")
+    return render(request, "review/memory.html", {"memory": found, "events": events})

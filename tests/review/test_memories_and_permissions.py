@@ -1,0 +1,123 @@
+import pytest
+from django.contrib.auth.models import Group, User
+
+from memadmin.api.models import ApiToken
+from memadmin.curation.models import Cluster, Conflict
+from memadmin.store.models import Memory
+from tests.conftest import memory_line
+from tests.curation.test_find_duplicates import line, near, unit
+
+pytestmark = pytest.mark.django_db
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def person(name, role):
+    user = User.objects.create_user(name)
+    user.groups.add(Group.objects.get(name=role))
+    return user
+
+
+@pytest.fixture
+def stored(run_command, write_jsonl):
+    lines = [
+        memory_line("hike", "Alice likes hiking in the Alps."),
+        memory_line("api", "The billing API is deployed on Hetzner."),
+    ]
+    assert run_command("import_memories", str(write_jsonl(lines))).error is None
+
+
+def test_words_find_memories_and_htmx_gets_the_results_only(client, stored):
+    client.force_login(person("v", "viewer"))
+
+    page = client.get("/memories/", {"q": "hiking"})
+    section = client.get("/memories/", {"q": "hiking"}, **HX)
+
+    assert b"<html" in page.content
+    assert section.content.lstrip().startswith(b'<section id="results">')
+    assert b"Alice likes hiking" in section.content and b"billing" not in section.content
+
+
+def test_meaning_finds_the_nearest_memory_within_a_namespace(client, stored):
+    client.force_login(person("v", "viewer"))
+
+    content = client.get(
+        "/memories/", {"q": "mountain walks", "mode": "semantic", "namespace": "alice"}, **HX
+    ).content.decode()
+
+    assert content.index("Alice likes hiking") < content.index("billing API")
+
+
+def test_meaning_needs_a_namespace(client, stored):
+    client.force_login(person("v", "viewer"))
+
+    assert b"needs a namespace" in client.get("/memories/", {"q": "x", "mode": "semantic"}).content
+
+
+def test_a_memory_page_shows_its_whole_history(client, stored, run_command, write_jsonl):
+    run_command(
+        "import_memories",
+        str(
+            write_jsonl(
+                [memory_line("hike", "Alice likes hiking in the Dolomites.")], name="changed.jsonl"
+            )
+        ),
+    )
+    client.force_login(person("v", "viewer"))
+    memory = Memory.objects.get(external_id="hike")
+
+    content = client.get(f"/memories/{memory.pk}/").content.decode()
+
+    assert content.index(">update<") < content.index(">import<")  # newest first
+    assert "Alice likes hiking in the Alps." in content  # the text before the update
+
+
+@pytest.fixture
+def everything(run_command, write_jsonl):
+    lines = [
+        line("a", "Her cat Miso is an orange tabby.", unit(1), tags=["pets"]),
+        line("b", "Has a cat called Miso.", near(1, 0.8), tags=["pets"]),
+        line("c", "The billing API is deployed on Hetzner.", unit(2)),
+        line("d", "The billing API is deployed on Railway.", near(2, 0.97)),
+    ]
+    run_command("import_memories", str(write_jsonl(lines)))
+    run_command("find_duplicates")
+    cluster, conflict = Cluster.objects.get(), Conflict.objects.get()
+    token, _ = ApiToken.issue(namespace=conflict.namespace, name="t")
+    return {
+        "pages": [
+            "/",
+            "/clusters/",
+            f"/clusters/{cluster.pk}/",
+            "/conflicts/",
+            f"/conflicts/{conflict.pk}/",
+            "/history/",
+            "/memories/",
+            f"/memories/{Memory.objects.first().pk}/",
+        ],
+        "curator": [
+            f"/clusters/{cluster.pk}/accept",
+            f"/clusters/{cluster.pk}/dismiss",
+            f"/history/unmerge/{cluster.pk}",
+        ],
+        "admin": [f"/conflicts/{conflict.pk}/resolve", "/tokens/", f"/tokens/{token.pk}/revoke"],
+    }
+
+
+@pytest.mark.parametrize("role", [None, "viewer", "curator", "admin"])
+def test_the_permission_matrix(client, everything, role):
+    if role:
+        client.force_login(person("p", role))
+    rank = {None: -1, "viewer": 0, "curator": 1, "admin": 2}[role]
+
+    for url in everything["pages"]:
+        expected = 200 if role else 302
+        assert client.get(url).status_code == expected, url
+    for needed, urls in (("curator", everything["curator"]), ("admin", everything["admin"])):
+        for url in urls:
+            if role is None:
+                expected = 302  # to the login page
+            elif rank < {"curator": 1, "admin": 2}[needed]:
+                expected = 403
+            else:
+                continue  # allowed: the actions themselves are tested elsewhere
+            assert client.post(url).status_code == expected, url

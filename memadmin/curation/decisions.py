@@ -1200,3 +1200,142 @@ def _rewrite(older, newer, text, actor, user, reason, conflict, now) -> Memory:
         conflict=conflict,
     )
     return merged
+
+
+def _open_members(cluster: Cluster) -> list[Memory]:
+    return [
+        m.memory
+        for m in cluster.memberships.filter(excluded=False)
+        .select_related("memory")
+        .defer("memory__embedding")
+        .order_by("memory__created_at", "memory_id")
+    ]
+
+
+def _remember_apart(cluster: Cluster, a: Memory, others: Sequence[Memory], user, reason) -> None:
+    for other in others:
+        if other.content_hash != a.content_hash:
+            record_verdict(
+                namespace=cluster.namespace,
+                hashes=(a.content_hash, other.content_hash),
+                verdict=PairVerdict.Verdict.NOT_DUPLICATE,
+                conflict_kind="",
+                reason=reason,
+                decided_by="human",
+                user=user,
+            )
+
+
+def _close(cluster: Cluster, status: str, user) -> None:
+    MergeProposal.objects.filter(cluster=cluster, status=ProposalStatus.PENDING).update(
+        status=ProposalStatus.DISCARDED
+    )
+    cluster.status, cluster.decided_by, cluster.decided_at = status, user, timezone.now()
+    cluster.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
+
+
+def keep_survivor(*, cluster: Cluster, survivor_id: int, user) -> Cluster:
+    """Keep one member as it is; the others fold into it (superseded, their tags and
+    provenance carried over) without any merged text. Undoable like any merge."""
+    with transaction.atomic():
+        cluster = Cluster.objects.select_for_update().get(pk=cluster.pk)
+        _refuse_if_decided(cluster)
+        members = _open_members(cluster)
+        survivor = next((m for m in members if m.pk == survivor_id), None)
+        if survivor is None:
+            raise DecisionError("the survivor must be a member of the cluster")
+        fold = fold_memories(
+            survivor=survivor,
+            others=[m for m in members if m.pk != survivor.pk],
+            edges=cluster.edges,
+            action=HistoryEvent.Action.MERGE,
+            actor=f"user:{user.get_username()}",
+            reason=f"{survivor.external_id} kept as the survivor of cluster {cluster.pk}",
+        )
+        Cluster.objects.filter(pk=fold.pk).update(status=ClusterStatus.ACCEPTED, decided_by=user)
+        _close(cluster, ClusterStatus.ACCEPTED, user)
+    return fold
+
+
+def exclude_member(*, cluster: Cluster, memory_id: int, user) -> None:
+    """Take one member out ("uncheck it"): it is remembered as no duplicate of the others;
+    a cluster left with one member closes as dismissed."""
+    with transaction.atomic():
+        cluster = Cluster.objects.select_for_update().get(pk=cluster.pk)
+        _refuse_if_decided(cluster)
+        members = _open_members(cluster)
+        leaving = next((m for m in members if m.pk == memory_id), None)
+        if leaving is None:
+            raise DecisionError("that memory is not in the cluster")
+        ClusterMember.objects.filter(cluster=cluster, memory=leaving).update(excluded=True)
+        rest = [m for m in members if m.pk != leaving.pk]
+        _remember_apart(cluster, leaving, rest, user, f"excluded by {user.get_username()}")
+        if len(rest) < 2:
+            _close(cluster, ClusterStatus.DISMISSED, user)
+        else:
+            MergeProposal.objects.filter(cluster=cluster, status=ProposalStatus.PENDING).update(
+                status=ProposalStatus.DISCARDED
+            )
+
+
+def split_cluster(*, cluster: Cluster, user) -> list[Cluster]:
+    """Cut the weakest link: the cluster closes as split, and each part of two or more
+    members becomes an open cluster of its own; the cut pair is remembered apart."""
+    from memadmin.curation import clustering
+
+    with transaction.atomic():
+        cluster = Cluster.objects.select_for_update().get(pk=cluster.pk)
+        _refuse_if_decided(cluster)
+        members = {m.pk: m for m in _open_members(cluster)}
+        if len(cluster.weakest_link) != 2:
+            raise DecisionError("this cluster has no weakest link to cut")
+        low, high = sorted(cluster.weakest_link)
+        kept = [
+            e
+            for e in cluster.edges
+            if sorted((e["a"], e["b"])) != [low, high] and e["a"] in members and e["b"] in members
+        ]
+        edges = [clustering.Edge(e["a"], e["b"], e["similarity"], e["method"]) for e in kept]
+        parts = []
+        for part, _ in clustering.components(members, edges):
+            part_edges = [e for e in kept if e["a"] in part and e["b"] in part]
+            # Not open_cluster(): that would grow this very cluster, still open here.
+            parts.append(_new_open_cluster(cluster, [members[pk] for pk in part], part_edges))
+        if low in members and high in members:
+            _remember_apart(
+                cluster, members[low], [members[high]], user, f"split by {user.get_username()}"
+            )
+        _close(cluster, ClusterStatus.SPLIT, user)
+    return parts
+
+
+def _new_open_cluster(parent: Cluster, memories: list[Memory], edges: list[dict]) -> Cluster:
+    created = Cluster.objects.create(
+        namespace=parent.namespace,
+        status=ClusterStatus.OPEN,
+        edges=edges,
+        min_similarity=min((e["similarity"] for e in edges), default=0.0),
+        weakest_link=_weakest(edges),
+        flags=sorted({*parent.flags, f"split from #{parent.pk}"}),
+    )
+    ClusterMember.objects.bulk_create(ClusterMember(cluster=created, memory=m) for m in memories)
+    return created
+
+
+def pin_memory(*, memory: Memory, pinned: bool, user) -> None:
+    """Pin (or unpin) a memory: a pinned memory is protected, never merged automatically."""
+    with transaction.atomic():
+        memory = Memory.objects.select_for_update().defer("embedding").get(pk=memory.pk)
+        before = snapshot(memory)
+        memory.pinned = pinned
+        memory.save(update_fields=["pinned", "updated_at"])
+        HistoryEvent.objects.create(
+            namespace_id=memory.namespace_id,
+            memory=memory,
+            action=HistoryEvent.Action.PIN,
+            actor=f"user:{user.get_username()}",
+            user=user,
+            before=before,
+            after=snapshot(memory),
+            reason="pinned" if pinned else "unpinned",
+        )

@@ -438,3 +438,64 @@ def memory(request: HttpRequest, memory_id: int) -> HttpResponse:
     )
     events = found.history.select_related("cluster", "conflict").order_by("-created_at", "-id")
     return render(request, "review/memory.html", {"memory": found, "events": events})
+
+
+def _cluster_action(request: HttpRequest, cluster_id: int, act, done: str) -> HttpResponse:
+    _require_role(request, CURATOR)
+    found = get_object_or_404(Cluster, pk=cluster_id)
+    try:
+        act(found)
+    except decisions.DecisionError as problem:
+        messages.error(request, str(problem))
+        return redirect("cluster", cluster_id=found.pk)
+    messages.success(request, done)
+    found.refresh_from_db()
+    return (
+        redirect("cluster", cluster_id=found.pk) if found.status == "open" else redirect("clusters")
+    )
+
+
+@require_POST
+@login_required
+def keep_member(request: HttpRequest, cluster_id: int, memory_id: int) -> HttpResponse:
+    return _cluster_action(
+        request,
+        cluster_id,
+        lambda c: decisions.keep_survivor(cluster=c, survivor_id=memory_id, user=request.user),
+        "Kept one member; the others fold into it.",
+    )
+
+
+@require_POST
+@login_required
+def exclude_member(request: HttpRequest, cluster_id: int, memory_id: int) -> HttpResponse:
+    return _cluster_action(
+        request,
+        cluster_id,
+        lambda c: decisions.exclude_member(cluster=c, memory_id=memory_id, user=request.user),
+        "Member taken out of the cluster.",
+    )
+
+
+@require_POST
+@login_required
+def split_cluster(request: HttpRequest, cluster_id: int) -> HttpResponse:
+    return _cluster_action(
+        request,
+        cluster_id,
+        lambda c: decisions.split_cluster(cluster=c, user=request.user),
+        "Split at the weakest link.",
+    )
+
+
+@require_POST
+@login_required
+def pin_memory(request: HttpRequest, memory_id: int) -> HttpResponse:
+    _require_role(request, ADMIN)
+    found = get_object_or_404(Memory.objects.defer("embedding"), pk=memory_id)
+    decisions.pin_memory(memory=found, pinned=not found.pinned, user=request.user)
+    messages.success(request, f"{found.external_id} {'unpinned' if found.pinned else 'pinned'}.")
+    back = request.POST.get("next", "")
+    if back.startswith("/") and not back.startswith("//"):  # only our own pages
+        return redirect(back)
+    return redirect("memory", memory_id=found.pk)

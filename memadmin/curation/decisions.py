@@ -1080,6 +1080,9 @@ def dismiss_cluster(*, cluster: Cluster, user, reason: str = "") -> None:
         cluster.status = ClusterStatus.DISMISSED
         cluster.decided_by, cluster.decided_at = user, timezone.now()
         cluster.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
+        _log_cluster_decision(
+            cluster, HistoryEvent.Action.DISMISS, user, reason or "not duplicates"
+        )
 
 
 def resolve_conflict(
@@ -1226,6 +1229,22 @@ def _remember_apart(cluster: Cluster, a: Memory, others: Sequence[Memory], user,
             )
 
 
+def _log_cluster_decision(cluster: Cluster, action: str, user, reason: str, memory=None) -> None:
+    """A decision about a cluster that changes no memory still goes in the log."""
+    HistoryEvent.objects.create(
+        namespace_id=cluster.namespace_id,
+        memory=memory,
+        action=action,
+        actor=f"user:{user.get_username()}",
+        user=user,
+        reason=reason,
+        cluster=cluster,
+        related_memory_ids=list(
+            cluster.memberships.values_list("memory_id", flat=True).order_by("memory_id")
+        ),
+    )
+
+
 def _close(cluster: Cluster, status: str, user) -> None:
     MergeProposal.objects.filter(cluster=cluster, status=ProposalStatus.PENDING).update(
         status=ProposalStatus.DISCARDED
@@ -1268,6 +1287,13 @@ def exclude_member(*, cluster: Cluster, memory_id: int, user) -> None:
         if leaving is None:
             raise DecisionError("that memory is not in the cluster")
         ClusterMember.objects.filter(cluster=cluster, memory=leaving).update(excluded=True)
+        _log_cluster_decision(
+            cluster,
+            HistoryEvent.Action.EXCLUDE,
+            user,
+            f"{leaving.external_id} taken out of cluster {cluster.pk}",
+            memory=leaving,
+        )
         rest = [m for m in members if m.pk != leaving.pk]
         _remember_apart(cluster, leaving, rest, user, f"excluded by {user.get_username()}")
         if len(rest) < 2:

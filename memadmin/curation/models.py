@@ -212,6 +212,8 @@ class HistoryEvent(models.Model):
         SUPERSEDE = "supersede"
         RESOLVE = "resolve"
         DISMISS = "dismiss"
+        EXCLUDE = "exclude"
+        SPLIT = "split"
         PIN = "pin"
         DECAY = "decay"
         WRITE = "write"  # API write-time decision

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Prefetch
+from django.db.models import Count, Prefetch, Q
 
 from memadmin.curation.models import (
     Cluster,
@@ -96,12 +96,25 @@ def clusters_needing_proposals(namespace: str | None, *, limit: int) -> list[tup
     return found
 
 
+QUEUE_SORTS = {
+    "closest": ("-min_similarity", "id"),
+    "weakest": ("min_similarity", "id"),
+    "newest": ("-created_at", "-id"),
+    "largest": ("-size", "-min_similarity", "id"),
+}
+
+
 def cluster_queue(
     *,
     namespace: str | None = None,
     status: str = ClusterStatus.OPEN,
     min_similarity: float | None = None,
     max_similarity: float | None = None,
+    size: int | None = None,
+    category: str = "",
+    protected: bool | None = None,
+    method: str = "",
+    sort: str = "closest",
 ):
     """Clusters for the review queue, closest first, with members and the pending
     proposal prefetched: the same number of queries for 1 cluster or 1,000."""
@@ -124,7 +137,8 @@ def cluster_queue(
             ),
         )
         .filter(status=status)
-        .order_by("-min_similarity", "id")
+        .annotate(size=Count("memberships", filter=Q(memberships__excluded=False)))
+        .order_by(*QUEUE_SORTS.get(sort, QUEUE_SORTS["closest"]))
     )
     if namespace:
         clusters = clusters.filter(namespace__name=namespace)
@@ -132,4 +146,27 @@ def cluster_queue(
         clusters = clusters.filter(min_similarity__gte=min_similarity)
     if max_similarity is not None:
         clusters = clusters.filter(min_similarity__lte=max_similarity)
+    if size:
+        clusters = clusters.filter(size=size)
+    if category:
+        clusters = clusters.filter(
+            pk__in=ClusterMember.objects.filter(memory__category=category).values("cluster")
+        )
+    if protected is not None:
+        has_flag = Q(flags__contains=["protected"])
+        clusters = clusters.filter(has_flag if protected else ~has_flag)
+    if method:
+        # jsonb containment: some edge of the cluster was found by this method.
+        clusters = clusters.filter(edges__contains=[{"method": method}])
     return clusters
+
+
+def exact_open_clusters(namespace: str | None = None):
+    """Open clusters whose every edge is an exact duplicate (copies a guard or a protected
+    member kept from collapsing automatically): what bulk acceptance takes."""
+    clusters = Cluster.objects.filter(
+        status=ClusterStatus.OPEN, edges__contains=[{"method": "exact"}]
+    )
+    if namespace:
+        clusters = clusters.filter(namespace__name=namespace)
+    return [c for c in clusters if all(e["method"] == "exact" for e in c.edges)]

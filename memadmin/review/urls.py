@@ -5,6 +5,8 @@ from memadmin.review import views
 urlpatterns = [
     path("", views.dashboard, name="home"),
     path("clusters/", views.clusters, name="clusters"),
+    path("clusters/accept-exact", views.bulk_accept_exact, name="bulk-accept-exact"),
+    path("clusters/<int:cluster_id>/refresh", views.refresh_proposal, name="refresh-proposal"),
     path("clusters/<int:cluster_id>/", views.cluster, name="cluster"),
     path("clusters/<int:cluster_id>/accept", views.accept_cluster, name="accept-cluster"),
     path("clusters/<int:cluster_id>/dismiss", views.dismiss_cluster, name="dismiss-cluster"),

@@ -11,11 +11,12 @@ from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.dateparse import parse_date
 from django.views.decorators.http import require_POST
 from django_htmx.http import trigger_client_event
 
 from memadmin.api.models import ApiToken
-from memadmin.curation import decisions, proposals
+from memadmin.curation import decisions, llm, proposals
 from memadmin.curation import queries as curation_queries
 from memadmin.curation.models import (
     Cluster,
@@ -96,6 +97,11 @@ def clusters(request: HttpRequest) -> HttpResponse:
         "status": request.GET.get("status", ClusterStatus.OPEN),
         "min_similarity": request.GET.get("min_similarity", ""),
         "max_similarity": request.GET.get("max_similarity", ""),
+        "size": request.GET.get("size", ""),
+        "category": request.GET.get("category", ""),
+        "protected": request.GET.get("protected", ""),
+        "method": request.GET.get("method", ""),
+        "sort": request.GET.get("sort", "closest"),
     }
     if filters["status"] not in ClusterStatus.values:
         filters["status"] = ClusterStatus.OPEN
@@ -104,12 +110,19 @@ def clusters(request: HttpRequest) -> HttpResponse:
         status=filters["status"],
         min_similarity=_float_or_none(filters["min_similarity"]),
         max_similarity=_float_or_none(filters["max_similarity"]),
+        size=int(filters["size"]) if filters["size"].isdigit() else None,
+        category=filters["category"],
+        protected={"yes": True, "no": False}.get(filters["protected"]),
+        method=filters["method"],
+        sort=filters["sort"],
     )
     page = Paginator(queue, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
     context = {
         "page": page,
         "filters": filters,
         "statuses": ClusterStatus.values,
+        "sorts": list(curation_queries.QUEUE_SORTS),
+        "methods": ["exact", "vector", "lexical", "llm"],
         "namespaces": Namespace.objects.values_list("name", flat=True),
         "query": request.GET.copy(),
     }
@@ -184,13 +197,7 @@ def accept_cluster(request: HttpRequest, cluster_id: int) -> HttpResponse:
     found = get_object_or_404(Cluster, pk=cluster_id)
     text = request.POST.get("text")
     try:
-        proposal = found.proposals.filter(status=ProposalStatus.PENDING).first()
-        if proposal is None:
-            members = [
-                m.memory for m in found.memberships.filter(excluded=False).select_related("memory")
-            ]
-            draft = proposals.check(proposals.rule_draft(members, "written at review"), members)
-            proposal = decisions.record_proposal(cluster=found, members=members, draft=draft)
+        proposal = _pending_or_rule_proposal(found)
         merged = decisions.accept_proposal(proposal=proposal, user=request.user, text=text)
     except decisions.DecisionError as problem:
         return _refused(request, found, str(problem))
@@ -295,7 +302,9 @@ HISTORY_PAGE_SIZE = 50
 
 @login_required
 def history(request: HttpRequest) -> HttpResponse:
-    filters = {key: request.GET.get(key, "") for key in ("namespace", "action", "actor")}
+    filters = {
+        key: request.GET.get(key, "") for key in ("namespace", "action", "actor", "since", "until")
+    }
     events = HistoryEvent.objects.select_related("namespace", "memory", "cluster").defer(
         "memory__embedding"
     )
@@ -305,6 +314,10 @@ def history(request: HttpRequest) -> HttpResponse:
         events = events.filter(action=filters["action"])
     if filters["actor"]:
         events = events.filter(actor__icontains=filters["actor"])
+    for key, lookup in (("since", "created_at__date__gte"), ("until", "created_at__date__lte")):
+        day = parse_date(filters[key]) if filters[key] else None
+        if day:
+            events = events.filter(**{lookup: day})
     page = Paginator(events.order_by("-created_at", "-id"), HISTORY_PAGE_SIZE).get_page(
         request.GET.get("page")
     )
@@ -499,3 +512,58 @@ def pin_memory(request: HttpRequest, memory_id: int) -> HttpResponse:
     if back.startswith("/") and not back.startswith("//"):  # only our own pages
         return redirect(back)
     return redirect("memory", memory_id=found.pk)
+
+
+@require_POST
+@login_required
+def bulk_accept_exact(request: HttpRequest) -> HttpResponse:
+    """Accept every open exact-duplicate cluster (of the namespace filtered) at once."""
+    _require_role(request, CURATOR)
+    accepted, refused = 0, []
+    for found in curation_queries.exact_open_clusters(request.POST.get("namespace") or None):
+        try:
+            proposal = _pending_or_rule_proposal(found)
+            decisions.accept_proposal(proposal=proposal, user=request.user)
+            accepted += 1
+        except decisions.DecisionError as problem:
+            refused.append(f"#{found.pk}: {problem}")
+    messages.success(request, f"Accepted {accepted} exact-duplicate cluster(s).")
+    for line in refused:
+        messages.error(request, line)
+    return redirect("clusters")
+
+
+def _pending_or_rule_proposal(found: Cluster):
+    proposal = found.proposals.filter(status=ProposalStatus.PENDING).first()
+    if proposal is not None:
+        return proposal
+    members = [m.memory for m in found.memberships.filter(excluded=False).select_related("memory")]
+    draft = proposals.check(proposals.rule_draft(members, "written at review"), members)
+    return decisions.record_proposal(cluster=found, members=members, draft=draft)
+
+
+@require_POST
+@login_required
+def refresh_proposal(request: HttpRequest, cluster_id: int) -> HttpResponse:
+    """A new proposal from the cluster's current members (after a stale refusal)."""
+    _require_role(request, CURATOR)
+    found = get_object_or_404(Cluster, pk=cluster_id)
+    members = [
+        m.memory
+        for m in found.memberships.filter(excluded=False, memory__status="active").select_related(
+            "memory"
+        )
+    ]
+    if len(members) < 2:
+        messages.error(request, "Fewer than two active members are left: dismiss the cluster.")
+        return redirect("cluster", cluster_id=found.pk)
+    session = llm.Session(max_calls=1) if llm.configured() else None
+    try:
+        decisions.record_proposal(
+            cluster=found, members=members, draft=proposals.draft_for(members, session)
+        )
+    except decisions.DecisionError as problem:
+        messages.error(request, str(problem))
+    else:
+        messages.success(request, "The proposal was written again from the current members.")
+    return redirect("cluster", cluster_id=found.pk)

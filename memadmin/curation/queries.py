@@ -137,9 +137,13 @@ def cluster_queue(
             ),
         )
         .filter(status=status)
-        .annotate(size=Count("memberships", filter=Q(memberships__excluded=False)))
-        .order_by(*QUEUE_SORTS.get(sort, QUEUE_SORTS["closest"]))
     )
+    if size or sort == "largest":
+        # Counting members aggregates over every matching cluster: only when asked for.
+        clusters = clusters.annotate(
+            size=Count("memberships", filter=Q(memberships__excluded=False))
+        )
+    clusters = clusters.order_by(*QUEUE_SORTS.get(sort, QUEUE_SORTS["closest"]))
     if namespace:
         clusters = clusters.filter(namespace__name=namespace)
     if min_similarity is not None:

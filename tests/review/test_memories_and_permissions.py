@@ -83,6 +83,7 @@ def everything(run_command, write_jsonl):
     run_command("find_duplicates")
     cluster, conflict = Cluster.objects.get(), Conflict.objects.get()
     token, _ = ApiToken.issue(namespace=conflict.namespace, name="t")
+    member = cluster.memberships.first().memory_id
     return {
         "pages": [
             "/",

@@ -99,8 +99,18 @@ def everything(run_command, write_jsonl):
             f"/clusters/{cluster.pk}/accept",
             f"/clusters/{cluster.pk}/dismiss",
             f"/history/unmerge/{cluster.pk}",
+            f"/clusters/{cluster.pk}/split",
+            f"/clusters/{cluster.pk}/keep/{member}",
+            f"/clusters/{cluster.pk}/exclude/{member}",
+            f"/clusters/{cluster.pk}/refresh",
+            "/clusters/accept-exact",
         ],
-        "admin": [f"/conflicts/{conflict.pk}/resolve", "/tokens/", f"/tokens/{token.pk}/revoke"],
+        "admin": [
+            f"/conflicts/{conflict.pk}/resolve",
+            "/tokens/",
+            f"/tokens/{token.pk}/revoke",
+            f"/memories/{member}/pin",
+        ],
     }
 
 

@@ -601,16 +601,29 @@ def _restore_survivor(memory: Memory, event: HistoryEvent, *, actor, user, reaso
     _log_undo(memory, before, event, actor=actor, user=user, reason=reason or "merge undone")
 
 
-def _log_undo(memory: Memory, before: dict, event: HistoryEvent, *, actor, user, reason) -> None:
-    """The `unmerge` event of one memory, pointing at the event it undoes."""
-    HistoryEvent.objects.create(
+def _log(memory: Memory, action: str, *, actor: str, reason: str, before=None, user=None, **links):
+    """One history event for one memory, its after-snapshot taken now."""
+    return HistoryEvent.objects.create(
         namespace_id=memory.namespace_id,
         memory=memory,
-        action=HistoryEvent.Action.UNMERGE,
+        action=action,
         actor=actor,
         user=user,
         before=before,
         after=snapshot(memory),
+        reason=reason,
+        **links,
+    )
+
+
+def _log_undo(memory: Memory, before: dict, event: HistoryEvent, *, actor, user, reason) -> None:
+    """The `unmerge` event of one memory, pointing at the event it undoes."""
+    _log(
+        memory,
+        HistoryEvent.Action.UNMERGE,
+        actor=actor,
+        user=user,
+        before=before,
         reason=reason,
         cluster=event.cluster,
         undoes=event,
@@ -906,14 +919,7 @@ def write_memory(
             raise DecisionError(f"id {record.external_id!r} already exists in {namespace.name}")
         memory.embedding, memory.embedding_model = vector, embeddings.MODEL_ID
         memory.save()
-        HistoryEvent.objects.create(
-            namespace=namespace,
-            memory=memory,
-            action=HistoryEvent.Action.WRITE,
-            actor=actor,
-            after=snapshot(memory),
-            reason="written by an agent",
-        )
+        _log(memory, HistoryEvent.Action.WRITE, actor=actor, reason="written by an agent")
         result.memory = memory
         _act_on_write(memory, judged, actor, llm_session, result)
     return result
@@ -954,13 +960,11 @@ def _record_repeat(existing: Memory, record: Record, actor: str, result: WriteRe
     existing.provenance = [*existing.provenance, seen]
     existing.confidence = max(existing.confidence, record.fields.get("confidence", 0.0))
     existing.save(update_fields=["provenance", "confidence", "updated_at"])
-    HistoryEvent.objects.create(
-        namespace_id=existing.namespace_id,
-        memory=existing,
-        action=HistoryEvent.Action.WRITE,
+    _log(
+        existing,
+        HistoryEvent.Action.WRITE,
         actor=actor,
         before=before,
-        after=snapshot(existing),
         reason="exact repeat written by an agent: provenance and confidence updated",
     )
     result.action, result.memory = "duplicate", existing
@@ -1160,14 +1164,12 @@ def _change(memory: Memory, actor, user, reason, conflict, **changes) -> None:
     for name, value in changes.items():
         setattr(memory, name, value)
     memory.save(update_fields=[*changes, "updated_at"])
-    HistoryEvent.objects.create(
-        namespace_id=memory.namespace_id,
-        memory=memory,
-        action=HistoryEvent.Action.RESOLVE,
+    _log(
+        memory,
+        HistoryEvent.Action.RESOLVE,
         actor=actor,
         user=user,
         before=before,
-        after=snapshot(memory),
         reason=reason,
         conflict=conflict,
     )
@@ -1191,13 +1193,11 @@ def _rewrite(older, newer, text, actor, user, reason, conflict, now) -> Memory:
     )
     merged.embedding, merged.embedding_model = embeddings.encode([text])[0], embeddings.MODEL_ID
     merged.save()
-    HistoryEvent.objects.create(
-        namespace_id=merged.namespace_id,
-        memory=merged,
-        action=HistoryEvent.Action.RESOLVE,
+    _log(
+        merged,
+        HistoryEvent.Action.RESOLVE,
         actor=actor,
         user=user,
-        after=snapshot(merged),
         reason=reason,
         related_memory_ids=[older.pk, newer.pk],
         conflict=conflict,
@@ -1355,13 +1355,11 @@ def pin_memory(*, memory: Memory, pinned: bool, user) -> None:
         before = snapshot(memory)
         memory.pinned = pinned
         memory.save(update_fields=["pinned", "updated_at"])
-        HistoryEvent.objects.create(
-            namespace_id=memory.namespace_id,
-            memory=memory,
-            action=HistoryEvent.Action.PIN,
+        _log(
+            memory,
+            HistoryEvent.Action.PIN,
             actor=f"user:{user.get_username()}",
             user=user,
             before=before,
-            after=snapshot(memory),
             reason="pinned" if pinned else "unpinned",
         )

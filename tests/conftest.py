@@ -82,3 +82,12 @@ def no_llm_by_default(monkeypatch):
     """Tests never reach a real LLM: without the fake_llm fixture, no key is set."""
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+
+
+def person(name: str, role: str):
+    """A user holding one role (viewer, curator or admin)."""
+    from django.contrib.auth.models import Group, User
+
+    user = User.objects.create_user(name)
+    user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user

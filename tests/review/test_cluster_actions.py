@@ -1,17 +1,11 @@
 import pytest
-from django.contrib.auth.models import Group, User
 
 from memadmin.curation.models import Cluster, HistoryEvent, PairVerdict
 from memadmin.store.models import Memory
+from tests.conftest import person
 from tests.curation.test_find_duplicates import line, near, unit
 
 pytestmark = pytest.mark.django_db
-
-
-def person(name, role):
-    user = User.objects.create_user(name)
-    user.groups.add(Group.objects.get(name=role))
-    return user
 
 
 @pytest.fixture

@@ -1,18 +1,12 @@
 import pytest
-from django.contrib.auth.models import Group, User
 
 from memadmin.curation.models import Cluster, Conflict, HistoryEvent, PairVerdict
 from memadmin.store.models import Memory
+from tests.conftest import person
 from tests.curation.test_find_duplicates import line, near, unit
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-def person(name, role):
-    user = User.objects.create_user(name)
-    user.groups.add(Group.objects.get(name=role))
-    return user
 
 
 @pytest.fixture

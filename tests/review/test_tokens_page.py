@@ -1,16 +1,10 @@
 import pytest
-from django.contrib.auth.models import Group, User
 
 from memadmin.api.models import ApiToken, hash_token
 from memadmin.store.models import Namespace
+from tests.conftest import person
 
 pytestmark = pytest.mark.django_db
-
-
-def person(name, role):
-    user = User.objects.create_user(name)
-    user.groups.add(Group.objects.get(name=role))
-    return user
 
 
 @pytest.mark.parametrize(("role", "status"), [("viewer", 403), ("curator", 403), ("admin", 200)])

@@ -193,28 +193,16 @@ def _import_chunk(
             ],
         )
     HistoryEvent.objects.bulk_create(
-        [
-            HistoryEvent(
-                namespace=memory.namespace,
-                memory=memory,
-                action=HistoryEvent.Action.IMPORT,
-                actor=actor,
-                after=snapshot(memory),
-                reason="imported",
-            )
-            for memory in created
-        ]
+        [_event(m, HistoryEvent.Action.IMPORT, actor=actor, reason="imported") for m in created]
         + [
-            HistoryEvent(
-                namespace=memory.namespace,
-                memory=memory,
-                action=HistoryEvent.Action.UPDATE,
+            _event(
+                m,
+                HistoryEvent.Action.UPDATE,
                 actor=actor,
                 before=before,
-                after=snapshot(memory),
                 reason="re-imported with changes",
             )
-            for memory, before in changed
+            for m, before in changed
         ]
     )
     result.created += len(created)
@@ -291,7 +279,16 @@ def _link_supersessions(supersessions: list[tuple[Record, Memory]], actor: str) 
                 f"line {record.line}: superseded_by {record.superseded_by!r} is not a known id"
             )
         if memory.superseded_by_id != target.pk:
-            Memory.objects.filter(pk=memory.pk).update(superseded_by=target)
+            before = snapshot(memory)
+            memory.superseded_by = target
+            memory.save(update_fields=["superseded_by", "updated_at"])
+            _log(
+                memory,
+                HistoryEvent.Action.UPDATE,
+                actor=actor,
+                before=before,
+                reason=f"line {record.line}: superseded by {target.external_id}",
+            )
 
 
 def store_embeddings(*, memories: Sequence[Memory], vectors: np.ndarray, actor: str) -> int:
@@ -378,13 +375,11 @@ def fold_memories(
             status=MemoryStatus.SUPERSEDED, superseded_by=survivor, updated_at=now
         )
         events = [
-            HistoryEvent(
-                namespace_id=survivor.namespace_id,
-                memory=survivor,
-                action=action,
+            _event(
+                survivor,
+                action,
                 actor=actor,
                 before=before,
-                after=snapshot(survivor),
                 reason=reason,
                 related_memory_ids=[m.pk for m in others],
                 cluster=cluster,
@@ -393,13 +388,11 @@ def fold_memories(
         for other in others:
             other.status, other.superseded_by_id = MemoryStatus.SUPERSEDED, survivor.pk
             events.append(
-                HistoryEvent(
-                    namespace_id=other.namespace_id,
-                    memory=other,
-                    action=HistoryEvent.Action.SUPERSEDE,
+                _event(
+                    other,
+                    HistoryEvent.Action.SUPERSEDE,
                     actor=actor,
                     before=befores[other.pk],
-                    after=snapshot(other),
                     reason=reason,
                     related_memory_ids=[survivor.pk],
                     cluster=cluster,
@@ -601,9 +594,12 @@ def _restore_survivor(memory: Memory, event: HistoryEvent, *, actor, user, reaso
     _log_undo(memory, before, event, actor=actor, user=user, reason=reason or "merge undone")
 
 
-def _log(memory: Memory, action: str, *, actor: str, reason: str, before=None, user=None, **links):
-    """One history event for one memory, its after-snapshot taken now."""
-    return HistoryEvent.objects.create(
+def _event(
+    memory: Memory, action: str, *, actor: str, reason: str, before=None, user=None, **links
+) -> HistoryEvent:
+    """One history event for one memory (unsaved: bulk paths insert many at once), its
+    after-snapshot taken now."""
+    return HistoryEvent(
         namespace_id=memory.namespace_id,
         memory=memory,
         action=action,
@@ -614,6 +610,13 @@ def _log(memory: Memory, action: str, *, actor: str, reason: str, before=None, u
         reason=reason,
         **links,
     )
+
+
+def _log(memory: Memory, action: str, **fields) -> HistoryEvent:
+    """Write one history event (see _event)."""
+    event = _event(memory, action, **fields)
+    event.save()
+    return event
 
 
 def _log_undo(memory: Memory, before: dict, event: HistoryEvent, *, actor, user, reason) -> None:
@@ -802,14 +805,11 @@ def accept_proposal(
         edited = text is not None and merged_text != proposal.merged_text.strip()
         reason = "merge accepted" + (" with the curator's text" if edited else "")
         events = [
-            HistoryEvent(
-                namespace_id=cluster.namespace_id,
-                memory=merged,
-                action=HistoryEvent.Action.MERGE,
+            _event(
+                merged,
+                HistoryEvent.Action.MERGE,
                 actor=actor,
                 user=user,
-                before=None,
-                after=snapshot(merged),
                 reason=reason,
                 llm_model=proposal.llm_model,
                 prompt_version=proposal.prompt_version,
@@ -822,14 +822,12 @@ def accept_proposal(
             member.status, member.superseded_by = MemoryStatus.SUPERSEDED, merged
             member.save(update_fields=["status", "superseded_by", "updated_at"])
             events.append(
-                HistoryEvent(
-                    namespace_id=cluster.namespace_id,
-                    memory=member,
-                    action=HistoryEvent.Action.SUPERSEDE,
+                _event(
+                    member,
+                    HistoryEvent.Action.SUPERSEDE,
                     actor=actor,
                     user=user,
                     before=before,
-                    after=snapshot(member),
                     reason=reason,
                     related_memory_ids=[merged.pk],
                     cluster=cluster,

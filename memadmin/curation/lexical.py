@@ -80,12 +80,6 @@ def _cjk_bigrams(run: str) -> list[str]:
     return [chars[i] + chars[i + 1] for i in range(len(chars) - 1)]
 
 
-def jaccard(text_a: str, text_b: str) -> float:
-    """Plain token Jaccard of the two texts' terms (the cheap signal, no corpus needed)."""
-    a, b = set(terms(text_a)), set(terms(text_b))
-    return len(a & b) / len(a | b) if a | b else 0.0
-
-
 class TfIdf:
     """Document frequencies of one namespace; `similarity` is the TF-IDF cosine."""
 

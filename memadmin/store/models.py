@@ -105,16 +105,3 @@ class Memory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.external_id}: {self.content[:60]}"
-
-    @property
-    def is_protected(self) -> bool:
-        """Never merged automatically (categories constraint/postmortem/gotcha, importance
-        or confidence of at least the protected level, or pinned)."""
-        from django.conf import settings
-
-        return (
-            self.pinned
-            or self.category in settings.PROTECTED_CATEGORIES
-            or self.importance >= settings.PROTECTED_LEVEL
-            or self.confidence >= settings.PROTECTED_LEVEL
-        )

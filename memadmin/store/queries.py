@@ -41,17 +41,6 @@ def namespace_summaries() -> QuerySet[Namespace]:
     ).order_by("name")
 
 
-def comparable_memories(namespace: Namespace) -> QuerySet[Memory]:
-    """Active memories of `namespace` with a vector of the model in use: the only ones
-    whose vectors may be compared with each other."""
-    return Memory.objects.filter(
-        namespace=namespace,
-        status=MemoryStatus.ACTIVE,
-        embedding_model=embeddings.MODEL_ID,
-        embedding__isnull=False,
-    )
-
-
 @dataclass(frozen=True)
 class Neighbour:
     memory: Memory

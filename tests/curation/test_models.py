@@ -73,11 +73,3 @@ def test_an_active_memory_cannot_be_superseded(namespace):
 
     with pytest.raises(IntegrityError, match="memory_active_not_superseded"), transaction.atomic():
         new_memory(namespace, "older", superseded_by=newer).save()
-
-
-def test_protected_memories_are_the_pinned_the_important_and_the_constraints(namespace):
-    assert new_memory(namespace, category="constraint").is_protected
-    assert new_memory(namespace, importance=0.95).is_protected
-    assert new_memory(namespace, confidence=0.97).is_protected
-    assert new_memory(namespace, pinned=True).is_protected
-    assert not new_memory(namespace, category="fact", importance=0.9).is_protected

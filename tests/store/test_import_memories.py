@@ -214,3 +214,33 @@ def test_a_large_file_is_written_in_chunks_with_progress(settings, write_jsonl):
 
     assert chunks == [10, 10, 10, 5]
     assert result.created == Memory.objects.count() == 35
+
+
+def test_an_imported_supersession_is_linked_with_history(run_command, write_jsonl):
+    path = write_jsonl(
+        [
+            memory_line("new", "Deploys go out through GitHub Actions."),
+            memory_line("old", "Deploys go out by hand.", status="superseded", superseded_by="new"),
+        ]
+    )
+
+    result = run_command("import_memories", str(path))
+
+    old = Memory.objects.get(external_id="old")
+    assert result.error is None and old.superseded_by.external_id == "new"
+    event = HistoryEvent.objects.get(memory=old, action="update")
+    assert event.after["superseded_by_id"] == old.superseded_by_id
+    assert event.reason == "line 2: superseded by new"
+
+
+def test_a_supersession_naming_an_unknown_id_imports_nothing(run_command, write_jsonl):
+    path = write_jsonl(
+        [memory_line("old", "Deploys by hand.", status="superseded", superseded_by="nowhere")]
+    )
+
+    result = run_command("import_memories", str(path))
+
+    assert "line 1: superseded_by 'nowhere' is not a known id; nothing imported" in str(
+        result.error
+    )
+    assert not Memory.objects.exists()

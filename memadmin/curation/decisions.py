@@ -433,6 +433,15 @@ def _weakest(edges: list[dict]) -> list[int]:
     return [weakest["a"], weakest["b"]]
 
 
+@dataclass
+class ProposedCluster:
+    """Memories a detection pass proposes for review, with every pair's similarity."""
+
+    memories: Sequence[Memory]
+    edges: list[dict]
+    flags: list[str]
+
+
 def open_cluster(
     *, namespace: Namespace, memories: Sequence[Memory], edges: list[dict], flags: list[str]
 ) -> tuple[Cluster, bool]:
@@ -442,41 +451,73 @@ def open_cluster(
     Side effects: creates or updates a Cluster and its ClusterMember rows. Returns the
     cluster and whether it is new.
     """
+    ((cluster, created),) = open_clusters(
+        namespace=namespace, proposed=[ProposedCluster(memories, edges, flags)]
+    )
+    return cluster, created
+
+
+def open_clusters(
+    *, namespace: Namespace, proposed: Sequence[ProposedCluster]
+) -> list[tuple[Cluster, bool]]:
+    """open_cluster for a whole batch run's proposals at once: one query finds the open
+    clusters that already hold any of their memories, and the new clusters and their
+    members are inserted in bulk (one at a time, 1,839 clusters took 7 s).
+
+    Side effects, in one transaction: creates or grows Cluster and ClusterMember rows.
+    Returns (cluster, created) per proposal, in order.
+    """
     with transaction.atomic():
-        open_ids = list(
+        open_cluster_of = dict(
             ClusterMember.objects.filter(
                 cluster__namespace=namespace,
                 cluster__status=ClusterStatus.OPEN,
-                memory__in=memories,
-            ).values_list("cluster_id", flat=True)[:1]
+                memory__in=[m.pk for p in proposed for m in p.memories],
+            ).values_list("memory_id", "cluster_id")
         )
-        if not open_ids:
-            cluster = Cluster.objects.create(
+        fresh = [p for p in proposed if not any(m.pk in open_cluster_of for m in p.memories)]
+        created = Cluster.objects.bulk_create(
+            Cluster(
                 namespace=namespace,
                 status=ClusterStatus.OPEN,
-                edges=sorted(edges, key=lambda e: (e["a"], e["b"])),
-                min_similarity=min((e["similarity"] for e in edges), default=0.0),
-                weakest_link=_weakest(edges),
-                flags=sorted(set(flags)),
+                edges=sorted(p.edges, key=lambda e: (e["a"], e["b"])),
+                min_similarity=min((e["similarity"] for e in p.edges), default=0.0),
+                weakest_link=_weakest(p.edges),
+                flags=sorted(set(p.flags)),
             )
-            ClusterMember.objects.bulk_create(
-                ClusterMember(cluster=cluster, memory=m) for m in memories
-            )
-            return cluster, True
-        # Lock the row itself (FOR UPDATE cannot go with the join above).
-        cluster = Cluster.objects.select_for_update().get(pk=open_ids[0])
-        known = set(cluster.memberships.values_list("memory_id", flat=True))
-        ClusterMember.objects.bulk_create(
-            ClusterMember(cluster=cluster, memory=m) for m in memories if m.pk not in known
+            for p in fresh
         )
-        merged_edges = {(e["a"], e["b"]): e for e in cluster.edges}
-        merged_edges.update({(e["a"], e["b"]): e for e in edges})
-        cluster.edges = sorted(merged_edges.values(), key=lambda e: (e["a"], e["b"]))
-        cluster.min_similarity = min((e["similarity"] for e in cluster.edges), default=0.0)
-        cluster.weakest_link = _weakest(cluster.edges)
-        cluster.flags = sorted(set(cluster.flags) | set(flags))
-        cluster.save()
-    return cluster, False
+        ClusterMember.objects.bulk_create(
+            ClusterMember(cluster=cluster, memory=m)
+            for cluster, p in zip(created, fresh, strict=True)
+            for m in p.memories
+        )
+        new_cluster = {id(p): cluster for p, cluster in zip(fresh, created, strict=True)}
+        results = []
+        for p in proposed:
+            if id(p) in new_cluster:
+                results.append((new_cluster[id(p)], True))
+                continue
+            held = next(open_cluster_of[m.pk] for m in p.memories if m.pk in open_cluster_of)
+            results.append((_grow_cluster(held, p), False))
+    return results
+
+
+def _grow_cluster(cluster_id: int, proposed: ProposedCluster) -> Cluster:
+    # Lock the row itself (FOR UPDATE cannot go with the join that found it).
+    cluster = Cluster.objects.select_for_update().get(pk=cluster_id)
+    known = set(cluster.memberships.values_list("memory_id", flat=True))
+    ClusterMember.objects.bulk_create(
+        ClusterMember(cluster=cluster, memory=m) for m in proposed.memories if m.pk not in known
+    )
+    merged_edges = {(e["a"], e["b"]): e for e in cluster.edges}
+    merged_edges.update({(e["a"], e["b"]): e for e in proposed.edges})
+    cluster.edges = sorted(merged_edges.values(), key=lambda e: (e["a"], e["b"]))
+    cluster.min_similarity = min((e["similarity"] for e in cluster.edges), default=0.0)
+    cluster.weakest_link = _weakest(cluster.edges)
+    cluster.flags = sorted(set(cluster.flags) | set(proposed.flags))
+    cluster.save()
+    return cluster
 
 
 def open_conflict(

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 
 import numpy as np
 import psycopg
@@ -281,10 +282,10 @@ def run_namespace(
     namespace: Namespace,
     options: Options,
     *,
-    on_progress: Callable[[str], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> NamespaceReport:
     """Detect and apply for one namespace, holding its advisory lock. Raises RunLocked
-    when another run holds it."""
+    when another run holds it. `on_progress(done, total)`: pairs compared so far."""
     if not _try_lock(namespace):
         raise RunLocked(f"another find_duplicates run is working on namespace {namespace.name}")
     try:
@@ -328,7 +329,12 @@ def _run_locked(namespace, options, on_progress) -> NamespaceReport:
             ).values_list("hash_low", "hash_high")
         )
         judged = planning.judge_namespace(
-            memories, vectors, changed=changed, thresholds=thresholds, vector_pairs=vector_pairs
+            memories,
+            vectors,
+            changed=changed,
+            thresholds=thresholds,
+            vector_pairs=vector_pairs,
+            on_progress=on_progress,
         )
         _llm_verdicts(judged, namespace, options, report)
         plan = planning.group(judged, judged_pairs=judged_set)
@@ -506,10 +512,11 @@ def _apply(plan, memories, namespace, options, report: NamespaceReport, run) -> 
 
 def _apply_reviews(plan, memories, namespace, options, report) -> None:
     existing_sets = _existing_member_sets(namespace)
+    proposed = []
     for cluster in plan.clusters:
         members = [memories[p] for p in cluster.members]
         ids = frozenset(m.pk for m in members)
-        if any(ids <= known for known in existing_sets):
+        if any(ids <= known for known in existing_sets.get(members[0].pk, ())):
             continue  # already proposed (open or decided): never proposed twice
         if options.dry_run:
             report.actions.append(
@@ -518,16 +525,15 @@ def _apply_reviews(plan, memories, namespace, options, report) -> None:
             )
             report.clusters_opened += 1
             continue
-        _, created = decisions.open_cluster(
-            namespace=namespace,
-            memories=members,
-            edges=_edges(cluster.edges, memories),
-            flags=cluster.flags,
+        proposed.append(
+            decisions.ProposedCluster(members, _edges(cluster.edges, memories), cluster.flags)
         )
-        if created:
-            report.clusters_opened += 1
-        else:
-            report.clusters_grown += 1
+    if proposed:
+        for _, created in decisions.open_clusters(namespace=namespace, proposed=proposed):
+            if created:
+                report.clusters_opened += 1
+            else:
+                report.clusters_grown += 1
     known_conflicts = _existing_conflict_pairs(namespace)
     for candidate in plan.conflicts:
         older, newer = memories[candidate.older], memories[candidate.newer]
@@ -552,7 +558,9 @@ def _apply_reviews(plan, memories, namespace, options, report) -> None:
         report.conflicts_opened += int(created)
 
 
-def _existing_member_sets(namespace: Namespace) -> list[frozenset[int]]:
+def _existing_member_sets(namespace: Namespace) -> dict[int, list[frozenset[int]]]:
+    """The member sets of the namespace's clusters (open or decided), under each member:
+    a proposal is already known when a set under its first member holds all of it."""
     members: dict[int, set[int]] = {}
     rows = (
         Cluster.objects.filter(namespace=namespace)
@@ -561,7 +569,11 @@ def _existing_member_sets(namespace: Namespace) -> list[frozenset[int]]:
     )
     for cluster_id, memory_id in rows:
         members.setdefault(cluster_id, set()).add(memory_id)
-    return [frozenset(ids) for ids in members.values()]
+    by_member: dict[int, list[frozenset[int]]] = {}
+    for ids in map(frozenset, members.values()):
+        for memory_id in ids:
+            by_member.setdefault(memory_id, []).append(ids)
+    return by_member
 
 
 def _existing_conflict_pairs(namespace: Namespace) -> set[frozenset[int]]:
@@ -588,8 +600,12 @@ def run_many(
     *,
     workers: int,
     on_done: Callable[[Outcome], None],
+    on_progress: Callable[[str, int, int], None] | None = None,
 ) -> None:
     """Run every namespace, in `workers` processes when there are several namespaces.
+    `on_progress(namespace, done, total)` follows the pairs compared inside a namespace
+    when they run one at a time (the case of one large namespace; worker processes report
+    only through `on_done`).
 
     Namespaces share nothing (each has its own advisory lock and transactions), so they
     run side by side; each worker opens its own database connection, and inside a worker
@@ -600,7 +616,8 @@ def run_many(
     serial = workers <= 1 or len(namespaces) <= 1 or options.llm_session is not None
     if serial or connection.in_atomic_block:
         for namespace in namespaces:
-            on_done(_run_one(namespace.pk, options))
+            follow = partial(on_progress, namespace.name) if on_progress is not None else None
+            on_done(_run_one(namespace.pk, options, follow))
         return
     connections.close_all()  # a forked child must not share the parent's socket
     context = multiprocessing.get_context("fork")
@@ -618,9 +635,13 @@ def _worker_start() -> None:
     settings.DEDUP_WORKERS = 1  # this process is one of the workers already
 
 
-def _run_one(namespace_id: int, options: Options) -> Outcome:
+def _run_one(
+    namespace_id: int, options: Options, on_progress: Callable[[int, int], None] | None = None
+) -> Outcome:
     namespace = Namespace.objects.get(pk=namespace_id)
     try:
-        return Outcome(namespace.name, report=run_namespace(namespace, options))
+        return Outcome(
+            namespace.name, report=run_namespace(namespace, options, on_progress=on_progress)
+        )
     except RunLocked as error:
         return Outcome(namespace.name, locked=str(error))

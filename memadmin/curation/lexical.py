@@ -45,11 +45,19 @@ def is_cjk(char: str) -> bool:
     )
 
 
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
+
+
 @lru_cache(maxsize=65536)
 def cjk_share(text: str) -> float:
-    """Share of letters that are Chinese, Japanese or Korean."""
-    letters = [char for char in text if char.isalnum()]
-    return sum(map(is_cjk, letters)) / len(letters) if letters else 0.0
+    """Share of letters that are Chinese, Japanese or Korean (the same ranges as is_cjk;
+    regular expressions, because a Python loop over characters cost a second per 100,000
+    memories)."""
+    if text.isascii():
+        return 0.0
+    letters = len(_LETTER_OR_DIGIT.findall(text))
+    return len(_CJK.findall(text)) / letters if letters else 0.0
 
 
 @lru_cache(maxsize=65536)

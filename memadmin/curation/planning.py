@@ -103,10 +103,12 @@ def judge_namespace(
     changed: Sequence[int] | None = None,
     thresholds: Thresholds,
     vector_pairs: Callable[[np.ndarray, np.ndarray, float], np.ndarray] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> Judged:
     """Judge every candidate pair that involves a `changed` memory (all when None)
     against the whole namespace: exact hashes, the vector layer, and the lexical layer
-    for CJK text.
+    for CJK text. `on_progress(done, total)` follows the exact vector layer (pairs
+    compared), the long part of a large namespace.
 
     `memories` are the namespace's active memories (anything with the Memory fields);
     `vectors` their unit embeddings in the same order (rows of zeros where a memory has
@@ -124,7 +126,11 @@ def judge_namespace(
                 for j in group[position + 1 :]:
                     judged.judge(i, j, 1.0)
     if vectors is not None:
-        find = vector_pairs or (lambda v, q, floor: detect.vector_pairs_exact(v, q, floor=floor))
+        find = vector_pairs or (
+            lambda v, q, floor: detect.vector_pairs_exact(
+                v, q, floor=floor, on_progress=on_progress
+            )
+        )
         for i, j, cosine in find(vectors, queries, thresholds.candidate):
             judged.judge(int(i), int(j), float(cosine))
     cjk_queries = [

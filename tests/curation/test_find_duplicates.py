@@ -331,6 +331,19 @@ def test_running_twice_proposes_nothing_new(run_command, load):
     assert (Cluster.objects.count(), Conflict.objects.count()) == counts == (1, 1)
 
 
+def test_a_run_shows_the_pairs_it_compares(run_command, load, capsys):
+    load(
+        line("a", "Alice's cat Miso is a four-year-old orange tabby.", unit(1)),
+        line("b", "Has a cat called Miso.", near(1, 0.75)),
+    )
+
+    run_command("find_duplicates", "--full")
+
+    progress = capsys.readouterr().err
+    assert "find_duplicates: 100%" in progress
+    assert "comparing alice: 100%" in progress and "pairs" in progress
+
+
 def test_a_new_memory_joins_the_open_cluster(run_command, load):
     load(
         line("a", "Alice's cat Miso is a four-year-old orange tabby.", unit(1)),

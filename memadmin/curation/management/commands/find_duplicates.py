@@ -86,7 +86,26 @@ class Command(BaseCommand):
                 for name, value in outcome.report.counts().items():
                     setattr(totals, name, getattr(totals, name) + value)
 
-            dedup.run_many(namespaces, run_options, workers=settings.DEDUP_WORKERS, on_done=done)
+            comparing: dict[str, object] = {}
+
+            def compared(name: str, pairs_done: int, pairs_total: int) -> None:
+                # A second bar inside one large namespace: its pairs take most of the run.
+                if name not in comparing:
+                    comparing[name] = progress_bar(
+                        total=pairs_total, desc=f"comparing {name}", unit="pairs", scale=True
+                    )
+                pairs_bar = comparing[name]
+                pairs_bar.update(pairs_done - pairs_bar.n)
+                if pairs_done >= pairs_total:
+                    pairs_bar.close()
+
+            dedup.run_many(
+                namespaces,
+                run_options,
+                workers=settings.DEDUP_WORKERS,
+                on_done=done,
+                on_progress=compared,
+            )
         summary = (
             f"{'dry run: ' if dry_run else ''}{len(namespaces) - len(locked)} namespace(s), "
             f"{totals.memories} memories ({totals.changed} compared), "

@@ -55,16 +55,22 @@ def evaluate(rows, labels, thresholds, vectors_by_id):
         memories = [as_memory(row) for row in rows if row["namespace"] == namespace]
         vectors = np.stack([vectors_by_id[m.external_id] for m in memories])
         plan = planning.plan_namespace(memories, vectors, thresholds=thresholds)
-        ids = [m.external_id for m in memories]
-        for group in plan.collapses + plan.auto_merges:
-            members = [ids[group.representative]] + [ids[p] for p in group.others]
-            clusters.append(members)
-            automatic.append(members)
-        clusters.extend([ids[p] for p in cluster.members] for cluster in plan.clusters)
-        conflicts.extend((ids[c.older], ids[c.newer]) for c in plan.conflicts)
+        add_plan(plan, memories, clusters, automatic, conflicts)
     return evaluation.score(
         labels=labels, clusters=clusters, automatic_clusters=automatic, conflicts=conflicts
     )
+
+
+def add_plan(plan, memories, clusters: list, automatic: list, conflicts: list) -> None:
+    """Add one namespace's plan, in external ids, to what the scoring reads: every cluster
+    (automatic folds and review clusters), the automatic ones, and the conflict pairs."""
+    ids = [m.external_id for m in memories]
+    for group in plan.collapses + plan.auto_merges:
+        members = [ids[group.representative]] + [ids[p] for p in group.others]
+        clusters.append(members)
+        automatic.append(members)
+    clusters.extend([ids[p] for p in cluster.members] for cluster in plan.clusters)
+    conflicts.extend((ids[c.older], ids[c.newer]) for c in plan.conflicts)
 
 
 def main() -> None:

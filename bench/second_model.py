@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from calibrate import ROOT, as_memory, load
+from calibrate import ROOT, add_plan, as_memory, load
 
 LANGUAGE_WORDS = {
     "en": set("the a an is are to of and in on for with her his she he uses prefers".split()),
@@ -92,13 +92,7 @@ def run(rows, labels, thresholds, minilm, e5, combination):
             plan = planning.plan_namespace(
                 memories, vectors, thresholds=thresholds, vector_pairs=with_e5_pairs
             )
-            ids = [m.external_id for m in memories]
-            for group in plan.collapses + plan.auto_merges:
-                members = [ids[group.representative]] + [ids[p] for p in group.others]
-                clusters.append(members)
-                automatic.append(members)
-            clusters.extend([ids[p] for p in cluster.members] for cluster in plan.clusters)
-            conflicts.extend((ids[c.older], ids[c.newer]) for c in plan.conflicts)
+            add_plan(plan, memories, clusters, automatic, conflicts)
     finally:
         detect.similarity_of = original
     return evaluation.score(

@@ -56,8 +56,16 @@ stop: install
 	$(PY) -m memadmin.embedded_db stop
 	MEMADMIN_DATA_DIR=$(TEST_DATA_DIR) $(PY) -m memadmin.embedded_db stop
 
+# Every benchmark, one after another (long: the find_duplicates scenarios alone take about
+# half an hour here); `make bench-NAME` runs one, e.g. `make bench-embed`. They print
+# figures; none is a test. (bench/second_model.py is a calibration experiment, run by hand.)
+BENCHES := embed calibrate find_duplicates api_write review_pages
+
 bench: install
-	$(PY) bench/embed.py
+	@for name in $(BENCHES); do echo "== bench/$$name.py"; $(PY) bench/$$name.py || exit 1; done
+
+bench-%: install
+	$(PY) bench/$*.py
 
 clean: stop
 	rm -rf var

@@ -247,9 +247,10 @@ def scenario_c(size: int, new: int, repeat: int) -> None:
     from django.db import connection
     from django.utils import timezone
 
-    from memadmin.curation import dedup
+    from memadmin.curation import runs
     from memadmin.curation.detect import Thresholds, vector_pairs_exact
     from memadmin.curation.models import DedupRun
+    from memadmin.store import queries as store_queries
     from memadmin.store.models import Namespace
 
     print(f"(c) incremental: {new} new memories in a namespace of {size:,}")
@@ -269,16 +270,16 @@ def scenario_c(size: int, new: int, repeat: int) -> None:
     load_more = {"bench-c": (texts[size:], vectors[size:])}
     _append(namespace, load_more["bench-c"], start=size)
     thresholds = Thresholds.from_settings()
-    memories = dedup.load_memories(namespace)
-    changed = dedup.changed_positions(memories, namespace, dedup.Options(), timezone.now())
+    memories = store_queries.active_memories(namespace)
+    changed = runs.changed_positions(memories, namespace, runs.Options(), timezone.now())
     assert len(changed) == new, len(changed)
     index_times, matrix_times = [], []
     for _ in range(repeat):
         started = time.perf_counter()
-        _, index_pairs = dedup.index_candidates(namespace, memories, changed, thresholds)
+        _, index_pairs = runs.index_candidates(namespace, memories, changed, thresholds)
         index_times.append(time.perf_counter() - started)
         started = time.perf_counter()
-        all_vectors = dedup.load_vectors(namespace, memories)
+        all_vectors = store_queries.active_vectors(namespace, memories)
         matrix_pairs = vector_pairs_exact(
             all_vectors, np.asarray(changed), floor=thresholds.candidate, workers=1
         )

@@ -61,8 +61,15 @@ def run_command():
     return run
 
 
-def memory_line(external_id: str, content: str, **fields) -> dict:
-    return {"id": external_id, "namespace": "alice", "content": content, **fields}
+@pytest.fixture
+def load(run_command, write_jsonl):
+    """Import memory lines (tests.factories.line) through import_memories."""
+
+    def load_lines(*lines, name="memories.jsonl"):
+        result = run_command("import_memories", str(write_jsonl(list(lines), name=name)))
+        assert result.error is None, result.stderr
+
+    return load_lines
 
 
 @pytest.fixture
@@ -82,12 +89,3 @@ def no_llm_by_default(monkeypatch):
     """Tests never reach a real LLM: without the fake_llm fixture, no key is set."""
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
-
-
-def person(name: str, role: str):
-    """A user holding one role (viewer, curator or admin)."""
-    from django.contrib.auth.models import Group, User
-
-    user = User.objects.create_user(name)
-    user.groups.add(Group.objects.get_or_create(name=role)[0])
-    return user

@@ -3,6 +3,8 @@ response the API gives against these schemas."""
 
 from __future__ import annotations
 
+from memadmin.store.importing import DESCRIPTIVE_FIELDS
+
 _ERROR = {"$ref": "#/components/schemas/Error"}
 
 
@@ -33,18 +35,7 @@ NAMESPACE = {
 
 MEMORY = {
     "type": "object",
-    "required": [
-        "id",
-        "content",
-        "category",
-        "tags",
-        "source_ref",
-        "session_id",
-        "importance",
-        "confidence",
-        "created_at",
-        "status",
-    ],
+    "required": ["id", "content", *DESCRIPTIVE_FIELDS, "created_at", "status"],
     "properties": {
         "id": {"type": "string"},
         "content": {"type": "string"},

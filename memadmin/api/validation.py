@@ -7,20 +7,9 @@ from typing import Any
 
 from django.conf import settings
 
-from memadmin.store.importing import InvalidRecord, Record, parse_record
+from memadmin.store.importing import DESCRIPTIVE_FIELDS, InvalidRecord, Record, parse_record
 
-WRITE_FIELDS = (
-    "content",
-    "id",
-    "created_at",
-    "category",
-    "tags",
-    "source_ref",
-    "session_id",
-    "importance",
-    "confidence",
-    "metadata",
-)
+WRITE_FIELDS = ("content", "id", "created_at", *DESCRIPTIVE_FIELDS, "metadata")
 
 
 class ContentTooLarge(ValueError):

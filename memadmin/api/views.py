@@ -1,5 +1,5 @@
 """The agent API (JSON): write with dedup, profile with open conflicts, semantic search.
-Thin views over curation.decisions and the named queries."""
+Thin views over curation.write_time, curation.decisions and the named queries."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from memadmin.api import auth, openapi, serialize, validation
-from memadmin.curation import decisions, llm
+from memadmin.curation import decisions, llm, write_time
+from memadmin.curation import queries as curation_queries
 from memadmin.store import embeddings, queries
 
 logger = logging.getLogger("memadmin.api")
@@ -75,7 +76,7 @@ def _write(request: HttpRequest, token) -> JsonResponse:
     if problems:
         return error(400, "invalid fields", problems)
     try:
-        result = decisions.write_memory(
+        result = write_time.write_memory(
             namespace=token.namespace,
             record=record,
             actor=f"api:{token.name}",
@@ -113,7 +114,7 @@ def _search(request: HttpRequest, token) -> JsonResponse:
 def profile(request: HttpRequest, token):
     """What an agent should load: its active memories without duplicates awaiting review,
     and, apart, the open conflicts with both sides."""
-    memories, conflicts = queries.profile(token.namespace)
+    memories, conflicts = curation_queries.profile(token.namespace)
     return JsonResponse(
         {
             "namespace": token.namespace.name,

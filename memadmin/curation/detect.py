@@ -221,6 +221,15 @@ class PairJudgement:
     never_together: bool = False
     decided_by: str = "rule"  # rule | llm | human (a cached verdict)
 
+    def conflict_fields(self) -> dict:
+        """What decisions.open_conflict records of a conflict judgement."""
+        return {
+            "kind": self.conflict_kind,
+            "reason": "; ".join(self.reasons),
+            "differing_tokens": self.differing_tokens,
+            "detected_by": self.decided_by,
+        }
+
 
 def similarity_of(a, b, cosine: float, tfidf: lexical.TfIdf, thresholds: Thresholds):
     """(combined similarity, lexical score, method) of a pair. Text the embedding model

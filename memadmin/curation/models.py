@@ -3,6 +3,9 @@ the append-only history, and the batch runs."""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
+
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
@@ -104,6 +107,13 @@ class MergeProposal(models.Model):
 
     def __str__(self) -> str:
         return f"proposal {self.pk} ({self.author}, {self.status})"
+
+    @staticmethod
+    def fingerprint(memories: Iterable[Memory]) -> str:
+        """What a proposal is written from: its members' ids and texts. A proposal whose
+        members changed since no longer matches."""
+        parts = sorted(f"{m.pk}:{m.content_hash}" for m in memories)
+        return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 
 class ConflictKind(models.TextChoices):

@@ -12,6 +12,7 @@ import numpy as np
 
 from memadmin.curation import clustering, detect, guards, lexical
 from memadmin.curation.detect import PairJudgement, Thresholds, Verdict
+from memadmin.curation.representative import representative
 
 
 @dataclass
@@ -46,20 +47,6 @@ class Plan:
     clusters: list[ReviewCluster] = field(default_factory=list)
     conflicts: list[ConflictCandidate] = field(default_factory=list)
     pairs_checked: int = 0
-
-
-def representative(members: Sequence, positions: Sequence[int]) -> int:
-    """The member that survives a fold: highest importance, then confidence, then access
-    count, then the newest."""
-    return max(
-        positions,
-        key=lambda p: (
-            members[p].importance,
-            members[p].confidence,
-            members[p].access_count,
-            members[p].created_at,
-        ),
-    )
 
 
 @dataclass
@@ -104,11 +91,13 @@ def judge_namespace(
     thresholds: Thresholds,
     vector_pairs: Callable[[np.ndarray, np.ndarray, float], np.ndarray] | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    workers: int | None = None,
 ) -> Judged:
     """Judge every candidate pair that involves a `changed` memory (all when None)
     against the whole namespace: exact hashes, the vector layer, and the lexical layer
     for CJK text. `on_progress(done, total)` follows the exact vector layer (pairs
-    compared), the long part of a large namespace.
+    compared), the long part of a large namespace; `workers` are its processes (None:
+    DEDUP_WORKERS).
 
     `memories` are the namespace's active memories (anything with the Memory fields);
     `vectors` their unit embeddings in the same order (rows of zeros where a memory has
@@ -128,7 +117,7 @@ def judge_namespace(
     if vectors is not None:
         find = vector_pairs or (
             lambda v, q, floor: detect.vector_pairs_exact(
-                v, q, floor=floor, on_progress=on_progress
+                v, q, floor=floor, workers=workers, on_progress=on_progress
             )
         )
         for i, j, cosine in find(vectors, queries, thresholds.candidate):
@@ -258,7 +247,7 @@ def _fold_groups(
 
     groups = []
     for component in clustering.clusters(edges, pair_score=same_verdict, floor=floor):
-        keep = representative(memories, component.members)
+        keep = representative(component.members, memory_of=memories.__getitem__)
         others = [p for p in component.members if p != keep]
         groups.append(Group(keep, others, component.edges, reason))
     return groups

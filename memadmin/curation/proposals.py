@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memadmin.curation import guards, llm
+from memadmin.curation.representative import representative
 
 logger = logging.getLogger("memadmin.curation")
 
@@ -27,12 +28,6 @@ class Draft:
     dropped_facts: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     discarded: bool = False
-
-
-def representative(members: Sequence):
-    """The member a rule keeps when nothing merges: highest confidence, then access count,
-    then the newest."""
-    return max(members, key=lambda m: (m.confidence, m.access_count, m.created_at))
 
 
 def dropped_facts(members: Sequence, merged_text: str) -> list[str]:
@@ -73,7 +68,7 @@ def rule_draft(members: Sequence, reason: str) -> Draft:
     return Draft(
         text=keep.content,
         author="rule",
-        rationale=f"rule: kept the most confident, newest member ({keep.external_id}); {reason}",
+        rationale=f"rule: kept the representative member ({keep.external_id}); {reason}",
     )
 
 

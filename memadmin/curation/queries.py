@@ -1,32 +1,78 @@
-"""Named read queries over curation's tables."""
+"""Named read queries over curation's tables (and the memories they point at): review
+pages, exports, the agent profile, and what a detection run must know of earlier ones.
+Nothing here writes."""
 
 from __future__ import annotations
 
-from django.db.models import Count, Prefetch, Q
+import itertools
+from collections import Counter
+from datetime import date, timedelta
+
+from django.contrib.postgres.search import SearchQuery
+from django.db.models import Count, Prefetch, Q, QuerySet
+from django.utils import timezone
 
 from memadmin.curation.models import (
     Cluster,
     ClusterMember,
     ClusterStatus,
     Conflict,
+    ConflictStatus,
+    DedupRun,
+    HistoryEvent,
     MergeProposal,
+    PairVerdict,
     ProposalStatus,
 )
+from memadmin.curation.representative import representative
+from memadmin.store.models import Memory, MemoryStatus, Namespace
+from memadmin.store.queries import count_per_namespace
+
+
+def given(conditions: dict) -> dict:
+    """The filter conditions whose value was given (a filter left empty is no filter)."""
+    return {lookup: value for lookup, value in conditions.items() if value not in (None, "")}
+
+
+# --- The members of a cluster ----------------------------------------------------------
+
+
+def members_queryset(*, active_only: bool = False) -> QuerySet[ClusterMember]:
+    """A cluster's members as every page and decision sees them: not excluded by a
+    curator, oldest first (the order the LLM and the reviewer read them in), without the
+    vector. `active_only` leaves out members folded or retired since the cluster opened."""
+    members = ClusterMember.objects.filter(excluded=False)
+    if active_only:
+        members = members.filter(memory__status=MemoryStatus.ACTIVE)
+    return (
+        members.select_related("memory")
+        .defer("memory__embedding")
+        .order_by("memory__created_at", "memory_id")
+    )
+
+
+def cluster_members(cluster: Cluster, *, active_only: bool = False) -> list[Memory]:
+    """The members of one cluster (see members_queryset)."""
+    return [m.memory for m in members_queryset(active_only=active_only).filter(cluster=cluster)]
+
+
+def pending_proposal(cluster: Cluster) -> MergeProposal | None:
+    return cluster.proposals.filter(status=ProposalStatus.PENDING).first()
+
+
+# --- Exports and the agent profile -------------------------------------------------------
 
 
 def review_export(namespace: str | None) -> dict:
     """Every cluster and conflict in the export_review format (DESIGN.md): clusters with
     their members' external ids, weakest similarity, status and latest proposal text."""
     clusters = Cluster.objects.select_related("namespace").prefetch_related(
-        Prefetch(
-            "memberships",
-            queryset=ClusterMember.objects.filter(excluded=False)
-            .select_related("memory")
-            .order_by("memory__created_at", "memory_id"),
-        ),
+        Prefetch("memberships", queryset=members_queryset()),
         Prefetch("proposals", queryset=MergeProposal.objects.order_by("-created_at", "-id")),
     )
-    conflicts = Conflict.objects.select_related("namespace", "memory_a", "memory_b")
+    conflicts = Conflict.objects.select_related("namespace", "memory_a", "memory_b").defer(
+        "memory_a__embedding", "memory_b__embedding"
+    )
     if namespace:
         clusters = clusters.filter(namespace__name=namespace)
         conflicts = conflicts.filter(namespace__name=namespace)
@@ -56,23 +102,99 @@ def review_export(namespace: str | None) -> dict:
     }
 
 
+def profile(namespace: Namespace) -> tuple[list[Memory], list[Conflict]]:
+    """(active memories, open conflicts) for an agent's profile read. Of the members of
+    an open cluster (duplicates awaiting review) only the representative is listed."""
+    memories = list(
+        Memory.objects.filter(namespace=namespace, status=MemoryStatus.ACTIVE)
+        .defer("embedding")
+        .order_by("created_at", "id")
+    )
+    by_id = {m.pk: m for m in memories}
+    clusters: dict[int, list[Memory]] = {}
+    for cluster_id, memory_id in ClusterMember.objects.filter(
+        cluster__namespace=namespace, cluster__status=ClusterStatus.OPEN, excluded=False
+    ).values_list("cluster_id", "memory_id"):
+        if memory_id in by_id:
+            clusters.setdefault(cluster_id, []).append(by_id[memory_id])
+    hidden = set()
+    for members in clusters.values():
+        # Oldest first, as every caller of representative() passes them.
+        keep = representative(sorted(members, key=lambda m: (m.created_at, m.pk)))
+        hidden.update(m.pk for m in members if m is not keep)
+    conflicts = list(
+        Conflict.objects.filter(namespace=namespace, status=ConflictStatus.OPEN)
+        .select_related("memory_a", "memory_b")
+        .defer("memory_a__embedding", "memory_b__embedding")
+        .order_by("created_at", "id")
+    )
+    return [m for m in memories if m.pk not in hidden], conflicts
+
+
+# --- What a detection run needs from earlier ones ---------------------------------------
+
+# Verdicts that mean "never propose this pair again".
+FINAL_VERDICTS = (
+    PairVerdict.Verdict.NOT_DUPLICATE,
+    PairVerdict.Verdict.BOTH_VALID,
+    PairVerdict.Verdict.RELATED_DISTINCT,
+    PairVerdict.Verdict.UNRELATED,
+)
+
+
+def human_judged_pairs(namespace: Namespace) -> set[tuple[str, str]]:
+    """(hash, hash) pairs a person judged apart: never proposed again."""
+    return set(
+        PairVerdict.objects.filter(
+            namespace=namespace, decided_by="human", verdict__in=FINAL_VERDICTS
+        ).values_list("hash_low", "hash_high")
+    )
+
+
+def cached_llm_verdicts(namespace: Namespace, prompt_version: str) -> dict:
+    """The LLM's earlier verdicts of this prompt version, by (hash, hash)."""
+    return {
+        (v.hash_low, v.hash_high): v
+        for v in PairVerdict.objects.filter(
+            namespace=namespace, decided_by="llm", prompt_version=prompt_version
+        )
+    }
+
+
+def existing_member_sets(namespace: Namespace) -> dict[int, list[frozenset[int]]]:
+    """The member sets of the namespace's clusters (open or decided), under each member:
+    a proposal is already known when a set under its first member holds all of it."""
+    members: dict[int, set[int]] = {}
+    rows = (
+        Cluster.objects.filter(namespace=namespace)
+        .exclude(status__in=[ClusterStatus.SPLIT, ClusterStatus.UNMERGED])
+        .values_list("id", "memberships__memory_id")
+    )
+    for cluster_id, memory_id in rows:
+        members.setdefault(cluster_id, set()).add(memory_id)
+    by_member: dict[int, list[frozenset[int]]] = {}
+    for ids in map(frozenset, members.values()):
+        for memory_id in ids:
+            by_member.setdefault(memory_id, []).append(ids)
+    return by_member
+
+
+def existing_conflict_pairs(namespace: Namespace) -> set[frozenset[int]]:
+    return {
+        frozenset(pair)
+        for pair in Conflict.objects.filter(namespace=namespace).values_list(
+            "memory_a_id", "memory_b_id"
+        )
+    }
+
+
 def clusters_needing_proposals(namespace: str | None, *, limit: int) -> list[tuple[Cluster, list]]:
     """Open clusters, oldest first, whose members (active, not excluded) have no pending
     proposal written from them; with those members, oldest to newest."""
-    from memadmin.curation.decisions import members_fingerprint
-    from memadmin.store.models import MemoryStatus
-
     clusters = (
         Cluster.objects.filter(status=ClusterStatus.OPEN)
         .prefetch_related(
-            Prefetch(
-                "memberships",
-                queryset=ClusterMember.objects.filter(
-                    excluded=False, memory__status=MemoryStatus.ACTIVE
-                )
-                .select_related("memory")
-                .order_by("memory__created_at", "memory_id"),
-            ),
+            Prefetch("memberships", queryset=members_queryset(active_only=True)),
             Prefetch(
                 "proposals",
                 queryset=MergeProposal.objects.filter(status=ProposalStatus.PENDING),
@@ -87,7 +209,7 @@ def clusters_needing_proposals(namespace: str | None, *, limit: int) -> list[tup
         members = [m.memory for m in cluster.memberships.all()]
         if len(members) < 2:
             continue
-        fingerprint = members_fingerprint(members)
+        fingerprint = MergeProposal.fingerprint(members)
         if any(p.members_fingerprint == fingerprint for p in cluster.proposals.all()):
             continue
         found.append((cluster, members))
@@ -95,6 +217,8 @@ def clusters_needing_proposals(namespace: str | None, *, limit: int) -> list[tup
             break
     return found
 
+
+# --- Review pages ------------------------------------------------------------------------
 
 QUEUE_SORTS = {
     "closest": ("-min_similarity", "id"),
@@ -118,16 +242,10 @@ def cluster_queue(
 ):
     """Clusters for the review queue, closest first, with members and the pending
     proposal prefetched: the same number of queries for 1 cluster or 1,000."""
-    members = (
-        ClusterMember.objects.filter(excluded=False)
-        .select_related("memory")
-        .defer("memory__embedding")
-        .order_by("memory__created_at", "memory_id")
-    )
     clusters = (
         Cluster.objects.select_related("namespace")
         .prefetch_related(
-            Prefetch("memberships", queryset=members),
+            Prefetch("memberships", queryset=members_queryset()),
             Prefetch(
                 "proposals",
                 queryset=MergeProposal.objects.filter(status=ProposalStatus.PENDING).order_by(
@@ -144,14 +262,13 @@ def cluster_queue(
             size=Count("memberships", filter=Q(memberships__excluded=False))
         )
     clusters = clusters.order_by(*QUEUE_SORTS.get(sort, QUEUE_SORTS["closest"]))
-    if namespace:
-        clusters = clusters.filter(namespace__name=namespace)
-    if min_similarity is not None:
-        clusters = clusters.filter(min_similarity__gte=min_similarity)
-    if max_similarity is not None:
-        clusters = clusters.filter(min_similarity__lte=max_similarity)
-    if size:
-        clusters = clusters.filter(size=size)
+    conditions = {
+        "namespace__name": namespace,
+        "min_similarity__gte": min_similarity,
+        "min_similarity__lte": max_similarity,
+        "size": size or None,
+    }
+    clusters = clusters.filter(**given(conditions))
     if category:
         clusters = clusters.filter(
             pk__in=ClusterMember.objects.filter(memory__category=category).values("cluster")
@@ -165,7 +282,7 @@ def cluster_queue(
     return clusters
 
 
-def exact_open_clusters(namespace: str | None = None):
+def exact_open_clusters(namespace: str | None = None) -> list[Cluster]:
     """Open clusters whose every edge is an exact duplicate (copies a guard or a protected
     member kept from collapsing automatically): what bulk acceptance takes."""
     clusters = Cluster.objects.filter(
@@ -174,3 +291,110 @@ def exact_open_clusters(namespace: str | None = None):
     if namespace:
         clusters = clusters.filter(namespace__name=namespace)
     return [c for c in clusters if all(e["method"] == "exact" for e in c.edges)]
+
+
+def conflict_queue(*, status: str, namespace: str = "") -> QuerySet[Conflict]:
+    """Conflicts of one status, newest first, with both sides."""
+    found = (
+        Conflict.objects.filter(status=status)
+        .select_related("namespace", "memory_a", "memory_b")
+        .defer("memory_a__embedding", "memory_b__embedding")
+        .order_by("-created_at", "-id")
+    )
+    if namespace:
+        found = found.filter(namespace__name=namespace)
+    return found
+
+
+def history_events(
+    *,
+    namespace: str = "",
+    action: str = "",
+    actor: str = "",
+    since: date | None = None,
+    until: date | None = None,
+) -> QuerySet[HistoryEvent]:
+    """The audit log, newest first, filtered."""
+    conditions = {
+        "namespace__name": namespace,
+        "action": action,
+        "actor__icontains": actor,
+        "created_at__date__gte": since,
+        "created_at__date__lte": until,
+    }
+    return (
+        HistoryEvent.objects.select_related("namespace", "memory", "cluster")
+        .defer("memory__embedding")
+        .filter(**given(conditions))
+        .order_by("-created_at", "-id")
+    )
+
+
+def memory_search(
+    *, namespace: Namespace | None, status: str = "", category: str = "", words: str = ""
+) -> QuerySet[Memory]:
+    """Memories by words and filters, newest first (the memory browser's text mode)."""
+    found = (
+        Memory.objects.select_related("namespace")
+        .defer("embedding")
+        .filter(**given({"namespace": namespace, "status": status, "category": category}))
+        .order_by("-created_at", "-id")
+    )
+    if words:
+        # 'simple' configuration: memories come in many languages.
+        found = found.filter(
+            Q(content__icontains=words) | Q(content__search=SearchQuery(words, config="simple"))
+        )
+    return found
+
+
+def namespace_summaries() -> QuerySet[Namespace]:
+    """Every namespace with its counts, in one query (for the dashboard)."""
+    week_ago = timezone.now() - timedelta(days=7)
+    return Namespace.objects.annotate(
+        active=count_per_namespace(Memory, status=MemoryStatus.ACTIVE),
+        superseded=count_per_namespace(Memory, status=MemoryStatus.SUPERSEDED),
+        open_clusters=count_per_namespace(Cluster, status=ClusterStatus.OPEN),
+        open_conflicts=count_per_namespace(Conflict, status=ConflictStatus.OPEN),
+        auto_merges_week=count_per_namespace(
+            Cluster, status=ClusterStatus.AUTO_MERGED, decided_at__gte=week_ago
+        ),
+    ).order_by("name")
+
+
+def recent_runs(limit: int = 10) -> QuerySet[DedupRun]:
+    return DedupRun.objects.select_related("namespace").order_by("-started_at")[:limit]
+
+
+# Bins of the weakest-link histogram (the last one closes at 1.0 inclusive).
+SIMILARITY_BINS = [0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01]
+
+
+def open_cluster_histogram() -> list[tuple[str, int]]:
+    """Open clusters by weakest link, in SIMILARITY_BINS."""
+    similarities = Cluster.objects.filter(status=ClusterStatus.OPEN).values_list(
+        "min_similarity", flat=True
+    )
+    return [
+        (f"{low:.1f}", sum(low <= s < high for s in similarities))
+        for low, high in itertools.pairwise(SIMILARITY_BINS)
+    ]
+
+
+def open_cluster_sizes() -> Counter:
+    """How many open clusters have each size."""
+    return Counter(
+        ClusterMember.objects.filter(cluster__status=ClusterStatus.OPEN, excluded=False)
+        .values("cluster")
+        .annotate(size=Count("id"))
+        .values_list("size", flat=True)
+    )
+
+
+def decisions_per_day(since: date) -> Counter:
+    """Clusters people decided, per day since `since`."""
+    return Counter(
+        Cluster.objects.filter(decided_at__date__gte=since, decided_by__isnull=False).values_list(
+            "decided_at__date", flat=True
+        )
+    )

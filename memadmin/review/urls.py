@@ -1,30 +1,31 @@
-from django.urls import path
+from django.urls import include, path
 
-from memadmin.review import views
+from memadmin.review.views import clusters, conflicts, dashboard, history, memories, tokens
+
+# One cluster's page and the decisions on it, under clusters/<id>/.
+cluster_patterns = [
+    path("", clusters.cluster, name="cluster"),
+    path("accept", clusters.accept, name="accept-cluster"),
+    path("dismiss", clusters.dismiss, name="dismiss-cluster"),
+    path("split", clusters.split, name="split-cluster"),
+    path("refresh", clusters.refresh_proposal, name="refresh-proposal"),
+    path("keep/<int:memory_id>", clusters.keep_member, name="keep-member"),
+    path("exclude/<int:memory_id>", clusters.exclude_member, name="exclude-member"),
+]
 
 urlpatterns = [
-    path("", views.dashboard, name="home"),
-    path("clusters/", views.clusters, name="clusters"),
-    path("clusters/accept-exact", views.bulk_accept_exact, name="bulk-accept-exact"),
-    path("clusters/<int:cluster_id>/refresh", views.refresh_proposal, name="refresh-proposal"),
-    path("clusters/<int:cluster_id>/", views.cluster, name="cluster"),
-    path("clusters/<int:cluster_id>/accept", views.accept_cluster, name="accept-cluster"),
-    path("clusters/<int:cluster_id>/dismiss", views.dismiss_cluster, name="dismiss-cluster"),
-    path("clusters/<int:cluster_id>/split", views.split_cluster, name="split-cluster"),
-    path("clusters/<int:cluster_id>/keep/<int:memory_id>", views.keep_member, name="keep-member"),
-    path(
-        "clusters/<int:cluster_id>/exclude/<int:memory_id>",
-        views.exclude_member,
-        name="exclude-member",
-    ),
-    path("memories/<int:memory_id>/pin", views.pin_memory, name="pin-memory"),
-    path("conflicts/", views.conflicts, name="conflicts"),
-    path("conflicts/<int:conflict_id>/", views.conflict, name="conflict"),
-    path("conflicts/<int:conflict_id>/resolve", views.resolve_conflict, name="resolve-conflict"),
-    path("history/", views.history, name="history"),
-    path("memories/", views.memories, name="memories"),
-    path("memories/<int:memory_id>/", views.memory, name="memory"),
-    path("history/unmerge/<int:cluster_id>", views.unmerge, name="unmerge"),
-    path("tokens/", views.tokens, name="tokens"),
-    path("tokens/<int:token_id>/revoke", views.revoke_token, name="revoke-token"),
+    path("", dashboard.dashboard, name="home"),
+    path("clusters/", clusters.queue, name="clusters"),
+    path("clusters/accept-exact", clusters.bulk_accept_exact, name="bulk-accept-exact"),
+    path("clusters/<int:cluster_id>/", include(cluster_patterns)),
+    path("conflicts/", conflicts.queue, name="conflicts"),
+    path("conflicts/<int:conflict_id>/", conflicts.conflict, name="conflict"),
+    path("conflicts/<int:conflict_id>/resolve", conflicts.resolve, name="resolve-conflict"),
+    path("history/", history.history, name="history"),
+    path("history/unmerge/<int:cluster_id>", history.unmerge, name="unmerge"),
+    path("memories/", memories.browser, name="memories"),
+    path("memories/<int:memory_id>/", memories.memory, name="memory"),
+    path("memories/<int:memory_id>/pin", memories.pin, name="pin-memory"),
+    path("tokens/", tokens.tokens, name="tokens"),
+    path("tokens/<int:token_id>/revoke", tokens.revoke_token, name="revoke-token"),
 ]

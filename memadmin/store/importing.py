@@ -27,22 +27,28 @@ from memadmin.store.models import MemoryStatus
 NAMESPACE_PATTERN = re.compile(r"^[-a-zA-Z0-9_]{1,100}$")
 STRING_FIELDS = {"category": 100, "source_ref": 200, "session_id": 200, "embedding_model": 100}
 DATE_FIELDS = ("created_at", "last_accessed_at", "valid_from", "valid_until")
+# What an agent or a file says about a memory besides its text: every entry point takes
+# these (the import, the API, the export).
+DESCRIPTIVE_FIELDS = ("category", "tags", "source_ref", "session_id", "importance", "confidence")
+# Record fields a re-import may change on a known memory: the descriptive ones, and the
+# curation fields an export carries so that it imports back.
+IMPORTABLE_FIELDS = (
+    *DESCRIPTIVE_FIELDS,
+    "metadata",
+    "access_count",
+    *DATE_FIELDS,
+    "provenance",
+    "pinned",
+    "status",
+)
 KNOWN_KEYS = {
     "id",
     "content",
     "namespace",
-    "tags",
-    "importance",
-    "confidence",
-    "metadata",
     "embedding",
-    "pinned",
-    "access_count",
-    "status",
+    "embedding_model",
     "superseded_by",
-    "provenance",
-    *STRING_FIELDS,
-    *DATE_FIELDS,
+    *IMPORTABLE_FIELDS,
 }
 
 

@@ -1,4 +1,5 @@
-"""Named read queries over the store. Every heavy query is keyed by namespace."""
+"""Named read queries over the store (namespaces and memories). Every heavy query is keyed
+by namespace. The store is the bottom layer: nothing here imports curation."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+import numpy as np
 import psycopg
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models import Count, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
 from memadmin.store import embeddings
@@ -27,18 +29,6 @@ def count_per_namespace(model, **conditions) -> Coalesce:
         .values("total")
     )
     return Coalesce(Subquery(rows, output_field=IntegerField()), 0)
-
-
-def namespace_summaries() -> QuerySet[Namespace]:
-    """Every namespace with its counts, in one query (for the dashboard)."""
-    from memadmin.curation.models import Cluster, ClusterStatus, Conflict, ConflictStatus
-
-    return Namespace.objects.annotate(
-        active=count_per_namespace(Memory, status=MemoryStatus.ACTIVE),
-        superseded=count_per_namespace(Memory, status=MemoryStatus.SUPERSEDED),
-        open_clusters=count_per_namespace(Cluster, status=ClusterStatus.OPEN),
-        open_conflicts=count_per_namespace(Conflict, status=ConflictStatus.OPEN),
-    ).order_by("name")
 
 
 @dataclass(frozen=True)
@@ -155,32 +145,62 @@ def nearest_pairs(
         return [(a, b, float(similarity)) for a, b, similarity in cursor.fetchall()]
 
 
-def profile(namespace: Namespace):
-    """(active memories, open conflicts) for an agent's profile read. Of the members of
-    an open cluster (duplicates awaiting review) only the representative is listed: the
-    most confident, then the newest."""
-    from memadmin.curation.models import ClusterMember, ClusterStatus, Conflict, ConflictStatus
+# What a detection pass reads of each memory: everything its judgement looks at, no vector.
+DETECTION_FIELDS = (
+    "id",
+    "external_id",
+    "content",
+    "content_hash",
+    "category",
+    "source_ref",
+    "tags",
+    "importance",
+    "confidence",
+    "access_count",
+    "pinned",
+    "created_at",
+    "updated_at",
+    "namespace_id",
+)
 
-    memories = list(
+
+def active_memories(namespace: Namespace) -> list[Memory]:
+    """The namespace's active memories, oldest first, without their vectors (a detection
+    pass: the order is the one every representative() caller relies on)."""
+    return list(
         Memory.objects.filter(namespace=namespace, status=MemoryStatus.ACTIVE)
-        .defer("embedding")
+        .only(*DETECTION_FIELDS)
         .order_by("created_at", "id")
     )
-    by_id = {m.pk: m for m in memories}
-    clusters: dict[int, list[Memory]] = {}
-    for cluster_id, memory_id in ClusterMember.objects.filter(
-        cluster__namespace=namespace, cluster__status=ClusterStatus.OPEN, excluded=False
-    ).values_list("cluster_id", "memory_id"):
-        if memory_id in by_id:
-            clusters.setdefault(cluster_id, []).append(by_id[memory_id])
-    hidden = set()
-    for members in clusters.values():
-        keep = max(members, key=lambda m: (m.confidence, m.created_at, m.pk))
-        hidden.update(m.pk for m in members if m is not keep)
-    conflicts = list(
-        Conflict.objects.filter(namespace=namespace, status=ConflictStatus.OPEN)
-        .select_related("memory_a", "memory_b")
-        .defer("memory_a__embedding", "memory_b__embedding")
-        .order_by("created_at", "id")
+
+
+def active_vectors(
+    namespace: Namespace, memories: list[Memory], only_ids: set[int] | None = None
+) -> np.ndarray | None:
+    """The memories' vectors as one float32 matrix in their order (zeros where a memory
+    has no vector of the current model, or is not in `only_ids`); None if none has one."""
+    vectors = np.zeros((len(memories), embeddings.DIMENSIONS), dtype=np.float32)
+    position = {memory.pk: index for index, memory in enumerate(memories)}
+    sql = (
+        "SELECT id, embedding FROM store_memory WHERE namespace_id = %s "
+        "AND status = 'active' AND embedding IS NOT NULL AND embedding_model = %s"
     )
-    return [m for m in memories if m.pk not in hidden], conflicts
+    params: list = [namespace.pk, embeddings.MODEL_ID]
+    if only_ids is not None:
+        sql += " AND id = ANY(%s)"
+        params.append(list(only_ids))
+    found = False
+    connection.ensure_connection()
+    # pgvector's binary format (2-byte dimension, 2 unused bytes, big-endian float32s),
+    # read straight into numpy: no text formatting or parsing of 384 numbers per row.
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params, binary=True)
+        while batch := cursor.fetchmany(5000):
+            for memory_id, raw in batch:
+                vectors[position[memory_id]] = (
+                    np.frombuffer(raw, dtype=">f4", offset=4)
+                    if isinstance(raw, bytes)
+                    else raw.to_numpy()  # pgvector's loader is registered on this connection
+                )
+            found = True
+    return vectors if found else None

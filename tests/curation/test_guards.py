@@ -1,21 +1,7 @@
-from types import SimpleNamespace
-
 import pytest
 
 from memadmin.curation import guards
-
-
-def memory(**fields):
-    defaults = dict(
-        content="x",
-        category="fact",
-        source_ref="",
-        tags=[],
-        importance=0.5,
-        confidence=0.5,
-        pinned=False,
-    )
-    return SimpleNamespace(**{**defaults, **fields})
+from tests.factories import unsaved
 
 
 def kinds(text_a, text_b):
@@ -81,11 +67,11 @@ def test_a_newer_text_can_announce_a_change():
     ],
 )
 def test_metadata_guards_name_the_difference(other, reason):
-    assert guards.metadata_guard(memory(), memory(**other)).startswith(reason)
+    assert guards.metadata_guard(unsaved(), unsaved(**other)).startswith(reason)
 
 
 def test_same_metadata_passes_the_guards():
-    assert guards.metadata_guard(memory(tags=["a"]), memory(tags=["b"])) is None
+    assert guards.metadata_guard(unsaved(tags=["a"]), unsaved(tags=["b"])) is None
 
 
 @pytest.mark.parametrize(
@@ -100,8 +86,8 @@ def test_same_metadata_passes_the_guards():
     ],
 )
 def test_protected_memories(fields):
-    assert guards.is_protected(memory(**fields))
+    assert guards.is_protected(unsaved(**fields))
 
 
 def test_an_ordinary_memory_is_not_protected():
-    assert not guards.is_protected(memory(importance=0.94, confidence=0.94))
+    assert not guards.is_protected(unsaved(importance=0.94, confidence=0.94))

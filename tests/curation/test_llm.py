@@ -1,32 +1,16 @@
-"""The real anthropic SDK against a local fake API (tests/fake_anthropic.py)."""
-
-from datetime import UTC, datetime
-from types import SimpleNamespace
+"""The real anthropic SDK against a local fake API (tests/fake_anthropic.py): prompts,
+answers, retries and failures of llm.Session."""
 
 import pytest
 
 from memadmin.curation import llm, prompts, proposals
+from tests.factories import unsaved
 from tests.fake_anthropic import error, text_message, tool_message, verdict
 
-
-def memory(content, day, **fields):
-    defaults = dict(
-        pk=day,
-        external_id=f"m{day}",
-        category="fact",
-        confidence=0.8,
-        access_count=0,
-        content_hash=content,
-    )
-    return SimpleNamespace(
-        content=content, created_at=datetime(2026, 1, day, tzinfo=UTC), **{**defaults, **fields}
-    )
-
-
 THREE = [
-    memory("Alice lives in Lyon.", 3),
-    memory("Her home is in Lyon, France, on the Croix-Rousse hill.", 9),
-    memory("Alice est basée à Lyon, dans le 4e arrondissement.", 5),
+    unsaved("Alice lives in Lyon.", day=3),
+    unsaved("Her home is in Lyon, France, on the Croix-Rousse hill.", day=9),
+    unsaved("Alice est basée à Lyon, dans le 4e arrondissement.", day=5),
 ]
 
 
@@ -119,40 +103,6 @@ def test_a_429_is_retried_by_the_sdk_then_succeeds(fake_llm):
     assert len(fake_llm.requests) == 2
 
 
-def test_repeated_529_falls_back_to_the_rule(fake_llm, caplog):
-    fake_llm.handler = lambda body, number: error(529)
-    session = llm.Session()
-
-    draft = proposals.draft_for(THREE, session)
-
-    assert draft.author == "rule"
-    assert draft.text == "Her home is in Lyon, France, on the Croix-Rousse hill."  # newest
-    assert "LLM failed" in draft.rationale
-    assert len(fake_llm.requests) == 3  # the first try and the SDK's 2 retries
-    assert "DEDUP_FAIL merge proposal falls back to the rule" in caplog.text
-
-
-def test_a_timeout_falls_back_to_the_rule(fake_llm, settings):
-    settings.LLM_TIMEOUT_SECONDS = 0.3
-    settings.LLM_MAX_RETRIES = 0
-    fake_llm.delay = 1.0
-    fake_llm.queue.append(text_message("too late"))
-
-    draft = proposals.draft_for(THREE, llm.Session())
-
-    assert draft.author == "rule"
-    assert "APITimeoutError" in draft.rationale
-
-
-def test_an_empty_merge_is_discarded_with_a_warning(fake_llm):
-    fake_llm.queue.append(text_message("   "))
-
-    draft = proposals.draft_for(THREE, llm.Session())
-
-    assert draft.author == "rule"
-    assert draft.warnings[0] == "the LLM's merge was empty and was discarded"
-
-
 def test_the_call_cap_stops_calling(fake_llm):
     fake_llm.handler = lambda body, number: text_message("merged")
     session = llm.Session(max_calls=2)
@@ -161,24 +111,3 @@ def test_the_call_cap_stops_calling(fake_llm):
 
     assert [d.author for d in drafts] == ["llm", "llm", "rule"]
     assert (session.calls, session.skipped, len(fake_llm.requests)) == (2, 1, 2)
-
-
-def test_without_a_key_nothing_is_called_and_the_rule_is_labelled():
-    draft = proposals.draft_for(THREE, llm.Session())
-
-    assert draft.author == "rule"
-    assert "no LLM configured" in draft.rationale
-
-
-def test_the_lost_fact_check_flags_dropped_numbers_and_long_merges():
-    members = [
-        memory("Postgres backups run nightly at 02:00 UTC.", 1),
-        memory("Nightly Postgres backups start at 2 am, kept 30 days.", 2),
-    ]
-
-    draft = proposals.check(
-        proposals.Draft(text="Backups run nightly. " * 10, author="llm"), members
-    )
-
-    assert "number: 30" in draft.dropped_facts and "time: 02:00" in draft.dropped_facts
-    assert "longer than all members together" in draft.warnings

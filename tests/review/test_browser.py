@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import Group
 
 from memadmin.curation.models import Cluster, Conflict
 from memadmin.store.models import Memory
-from tests.curation.test_find_duplicates import line, near, unit
+from tests.factories import hosting_change, line, near, person, unit
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -69,19 +69,13 @@ def data(run_command, write_jsonl):
             tags=["pets"],
             created_at="2026-02-01T00:00:00Z",
         ),
-        line("host-old", "The billing API is deployed on Hetzner.", unit(2)),
-        line(
-            "host-new",
-            "The billing API is deployed on Railway.",
-            near(2, 0.97),
-            created_at="2026-05-01T00:00:00Z",
-        ),
+        *hosting_change("host-old", "host-new", seed=2),
     ]
     assert run_command("import_memories", str(write_jsonl(lines))).error is None
     assert run_command("find_duplicates").error is None
     assert run_command("propose_merges").error is None
     for name, role in (("carla", "curator"), ("ada", "admin")):
-        user = User.objects.create_user(name, password=f"{name}-password-1")
+        user = person(name, None, password=f"{name}-password-1")
         user.groups.add(Group.objects.get_or_create(name=role)[0])
 
 

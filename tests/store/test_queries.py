@@ -3,7 +3,8 @@ import pytest
 from django.utils import timezone
 
 from memadmin.store import embeddings, queries
-from memadmin.store.models import Memory, MemoryStatus, Namespace
+from memadmin.store.models import Memory, MemoryStatus
+from tests.factories import namespace
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +28,7 @@ def add(namespace, external_id, vector, **fields):
 
 
 def test_nearest_memories_are_the_closest_active_ones_of_the_namespace_closest_first():
-    alice, bob = Namespace.objects.create(name="alice"), Namespace.objects.create(name="bob")
+    alice, bob = namespace("alice"), namespace("bob")
     query = unit(1)
     near = add(alice, "near", query + 0.1 * unit(2))
     nearer = add(alice, "nearer", query + 0.01 * unit(3))
@@ -46,7 +47,7 @@ def test_nearest_memories_are_the_closest_active_ones_of_the_namespace_closest_f
 
 
 def test_the_nearest_query_walks_the_hnsw_index():
-    namespace = Namespace.objects.create(name="big")
+    big = namespace("big")
     rng = np.random.default_rng(0)
     vectors = rng.normal(size=(6000, 384)).astype(np.float32)
     from django.db import connection
@@ -57,7 +58,7 @@ def test_the_nearest_query_walks_the_hnsw_index():
         cursor.execute("DROP INDEX memory_embedding_hnsw")
     Memory.objects.bulk_create(
         Memory(
-            namespace=namespace,
+            namespace=big,
             external_id=f"m{i}",
             content=f"m{i}",
             content_hash=f"m{i}",
@@ -75,7 +76,7 @@ def test_the_nearest_query_walks_the_hnsw_index():
         )
         cursor.execute("ANALYZE store_memory")
 
-    sql, params = queries.nearest_sql(namespace, unit(9), k=10)
+    sql, params = queries.nearest_sql(big, unit(9), k=10)
     with connection.cursor() as cursor:
         cursor.execute("EXPLAIN " + sql, params)
         plan = "\n".join(row[0] for row in cursor.fetchall())

@@ -5,7 +5,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from memadmin.curation import dedup, llm
+from memadmin.curation import llm, runs
 from memadmin.store.progress import progress_bar
 
 SINCE = re.compile(r"^(\d+)([hdw])$")
@@ -60,20 +60,20 @@ class Command(BaseCommand):
     ):
         if max_ops < 0:
             raise CommandError("--max-ops must be 0 or more")
-        namespaces = dedup.namespaces_to_run(
+        namespaces = runs.namespaces_to_run(
             name=namespace, if_due=if_due, shard=shard, now=timezone.now()
         )
         if namespace and not namespaces and not if_due:
             raise CommandError(f"no namespace {namespace!r}")
         session = llm.Session() if llm.configured() and not no_llm else None
-        run_options = dedup.Options(
+        run_options = runs.Options(
             dry_run=dry_run, max_ops=max_ops, full=full, since=since, llm_session=session
         )
-        totals = dedup.NamespaceReport(namespace="all")
+        totals = runs.NamespaceReport(namespace="all")
         locked = []
         with progress_bar(total=len(namespaces), desc="find_duplicates", unit="namespaces") as bar:
 
-            def done(outcome: dedup.Outcome) -> None:
+            def done(outcome: runs.Outcome) -> None:
                 bar.update(1)
                 if outcome.locked:
                     locked.append(outcome.namespace)
@@ -99,7 +99,7 @@ class Command(BaseCommand):
                 if pairs_done >= pairs_total:
                     pairs_bar.close()
 
-            dedup.run_many(
+            runs.run_many(
                 namespaces,
                 run_options,
                 workers=settings.DEDUP_WORKERS,

@@ -1,3 +1,5 @@
+# Storing vectors is a write with a history event (curation.decisions), so this command
+# lives in curation; the engine it calls is store.embeddings.
 from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Q
 

@@ -1,16 +1,15 @@
-import pytest
-from django.contrib.auth.models import Group, User
+"""Logging in, and the dashboard."""
 
-from memadmin.store.models import Namespace
+import pytest
+
+from tests.factories import namespace, person
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def viewer():
-    user = User.objects.create_user("vera", password="a-long-password")
-    user.groups.add(Group.objects.get(name="viewer"))
-    return user
+    return person("vera", "viewer", password="a-long-password")
 
 
 def test_the_login_page_shows_a_form(client):
@@ -27,7 +26,7 @@ def test_the_home_page_sends_anonymous_visitors_to_log_in(client):
 
 
 def test_the_home_page_lists_namespaces_with_their_counts(client, viewer):
-    Namespace.objects.create(name="homelab")
+    namespace("homelab")
     client.force_login(viewer)
 
     response = client.get("/")
@@ -43,7 +42,7 @@ def test_a_user_logs_in_with_a_password(client, viewer):
 
 
 def test_the_dashboard_shows_counts_runs_and_charts(client, viewer, run_command, write_jsonl):
-    from tests.curation.test_find_duplicates import line, unit
+    from tests.factories import line, unit
 
     run_command(
         "import_memories",

@@ -1,67 +1,14 @@
+"""Who may see and do what, over every page and action."""
+
 import pytest
 
 from memadmin.api.models import ApiToken
 from memadmin.curation.models import Cluster, Conflict
 from memadmin.store.models import Memory
-from tests.conftest import memory_line, person
-from tests.curation.test_find_duplicates import line, near, unit
+from tests.factories import line, near, person, unit
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def stored(run_command, write_jsonl):
-    lines = [
-        memory_line("hike", "Alice likes hiking in the Alps."),
-        memory_line("api", "The billing API is deployed on Hetzner."),
-    ]
-    assert run_command("import_memories", str(write_jsonl(lines))).error is None
-
-
-def test_words_find_memories_and_htmx_gets_the_results_only(client, stored):
-    client.force_login(person("v", "viewer"))
-
-    page = client.get("/memories/", {"q": "hiking"})
-    section = client.get("/memories/", {"q": "hiking"}, **HX)
-
-    assert b"<html" in page.content
-    assert section.content.lstrip().startswith(b'<section id="results">')
-    assert b"Alice likes hiking" in section.content and b"billing" not in section.content
-
-
-def test_meaning_finds_the_nearest_memory_within_a_namespace(client, stored):
-    client.force_login(person("v", "viewer"))
-
-    content = client.get(
-        "/memories/", {"q": "mountain walks", "mode": "semantic", "namespace": "alice"}, **HX
-    ).content.decode()
-
-    assert content.index("Alice likes hiking") < content.index("billing API")
-
-
-def test_meaning_needs_a_namespace(client, stored):
-    client.force_login(person("v", "viewer"))
-
-    assert b"needs a namespace" in client.get("/memories/", {"q": "x", "mode": "semantic"}).content
-
-
-def test_a_memory_page_shows_its_whole_history(client, stored, run_command, write_jsonl):
-    run_command(
-        "import_memories",
-        str(
-            write_jsonl(
-                [memory_line("hike", "Alice likes hiking in the Dolomites.")], name="changed.jsonl"
-            )
-        ),
-    )
-    client.force_login(person("v", "viewer"))
-    memory = Memory.objects.get(external_id="hike")
-
-    content = client.get(f"/memories/{memory.pk}/").content.decode()
-
-    assert content.index(">update<") < content.index(">import<")  # newest first
-    assert "Alice likes hiking in the Alps." in content  # the text before the update
 
 
 @pytest.fixture

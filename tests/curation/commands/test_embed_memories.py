@@ -1,9 +1,11 @@
+"""embed_memories: rows without a vector of the current model are embedded."""
+
 import pytest
 
 from memadmin.curation.models import HistoryEvent
 from memadmin.store import embeddings
 from memadmin.store.models import Memory
-from tests.conftest import memory_line
+from tests.factories import line
 
 pytestmark = pytest.mark.django_db
 
@@ -11,9 +13,9 @@ pytestmark = pytest.mark.django_db
 def test_it_embeds_rows_without_a_vector_and_rows_of_another_model(run_command, write_jsonl):
     path = write_jsonl(
         [
-            memory_line("a", "Likes tea"),
-            memory_line("b", "Lives in Paris"),
-            memory_line("c", "Old vector", embedding=[1.0] * 384, embedding_model="old-model"),
+            line("a", "Likes tea"),
+            line("b", "Lives in Paris"),
+            line("c", "Old vector", embedding=[1.0] * 384, embedding_model="old-model"),
         ]
     )
     run_command("import_memories", str(path), "--no-embed")
@@ -28,7 +30,7 @@ def test_it_embeds_rows_without_a_vector_and_rows_of_another_model(run_command, 
 
 
 def test_a_second_run_has_nothing_to_do(run_command, write_jsonl):
-    run_command("import_memories", str(write_jsonl([memory_line("a", "Likes tea")])))
+    run_command("import_memories", str(write_jsonl([line("a", "Likes tea")])))
 
     result = run_command("embed_memories")
 

@@ -1,9 +1,10 @@
+"""The conflict queue and page, and settling a conflict."""
+
 import pytest
 
-from memadmin.curation.models import Cluster, Conflict, HistoryEvent, PairVerdict
+from memadmin.curation.models import Conflict, HistoryEvent, PairVerdict
 from memadmin.store.models import Memory
-from tests.conftest import person
-from tests.curation.test_find_duplicates import line, near, unit
+from tests.factories import hosting_change, person, status
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -12,21 +13,11 @@ HX = {"HTTP_HX_REQUEST": "true"}
 @pytest.fixture
 def conflict(run_command, write_jsonl):
     lines = [
-        line("old", "The billing API is deployed on Hetzner.", unit(1)),
-        line(
-            "new",
-            "The billing API is deployed on Railway.",
-            near(1, 0.97),
-            created_at="2026-05-01T00:00:00Z",
-        ),
+        *hosting_change(),
     ]
     assert run_command("import_memories", str(write_jsonl(lines))).error is None
     assert run_command("find_duplicates").error is None
     return Conflict.objects.get()
-
-
-def status(external_id):
-    return Memory.objects.get(external_id=external_id).status
 
 
 @pytest.mark.parametrize(("role", "code"), [("viewer", 403), ("curator", 403), ("admin", 302)])
@@ -117,53 +108,3 @@ def test_the_conflict_queue_is_a_page_and_a_section(client, conflict):
     assert b"<html" in client.get("/conflicts/").content
     section = client.get("/conflicts/", **HX).content
     assert section.lstrip().startswith(b'<section id="queue"') and b"1 conflict" in section
-
-
-@pytest.fixture
-def merged(run_command, write_jsonl):
-    lines = [line("a", "Prefers tea.", unit(1)), line("b", "prefers tea", unit(1), importance=0.9)]
-    run_command("import_memories", str(write_jsonl(lines)))
-    run_command("find_duplicates")
-    return Cluster.objects.get(status="auto_merged")
-
-
-def test_history_lists_every_change_and_filters_by_action(client, merged):
-    client.force_login(person("v", "viewer"))
-
-    page = client.get("/history/", {"action": "supersede"}, **HX).content.decode()
-
-    assert page.lstrip().startswith('<section id="events">')
-    assert page.count('<span class="tag">supersede</span>') == 1
-    assert "collapse" not in page
-
-
-def test_a_curator_undoes_a_merge_from_the_history_page(client, merged):
-    client.force_login(person("carla", "curator"))
-    assert b"Undo merge #" in client.get("/history/").content
-
-    response = client.post(f"/history/unmerge/{merged.pk}", follow=True)
-
-    assert b"undone: its memories are back" in response.content
-    assert (status("a"), status("b")) == ("active", "active")
-
-
-def test_undoing_is_refused_with_the_reason_when_merged_again(
-    client, merged, run_command, write_jsonl
-):
-    run_command(
-        "import_memories",
-        str(write_jsonl([line("c", "Prefers tea!", unit(1), importance=0.93)], name="c.jsonl")),
-    )
-    run_command("find_duplicates")
-    client.force_login(person("carla", "curator"))
-
-    response = client.post(f"/history/unmerge/{merged.pk}", follow=True)
-
-    assert b"was merged again later" in response.content
-    assert status("a") == "superseded"
-
-
-def test_viewers_cannot_undo(client, merged):
-    client.force_login(person("v", "viewer"))
-
-    assert client.post(f"/history/unmerge/{merged.pk}").status_code == 403

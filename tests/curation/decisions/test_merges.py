@@ -1,18 +1,20 @@
+"""Accepting a proposal, and undoing merges."""
+
 import numpy as np
 import pytest
-from django.contrib.auth.models import User
 
 from memadmin.curation import decisions
 from memadmin.curation.models import Cluster, HistoryEvent, MergeProposal
-from memadmin.store.models import Memory
-from tests.curation.test_find_duplicates import line, near, unit
+from memadmin.store.models import Memory, MemoryStatus
+from tests.factories import line, memory, near, person, status, unit
 
 pytestmark = pytest.mark.django_db
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
 def curator():
-    return User.objects.create_user("carla")
+    return person("carla", None)
 
 
 @pytest.fixture
@@ -46,14 +48,11 @@ def proposed(run_command, write_jsonl):
     return MergeProposal.objects.get()
 
 
-def memory(external_id):
-    return Memory.objects.get(external_id=external_id)
-
-
 def test_accepting_makes_one_memory_with_the_newest_metadata(proposed, curator):
     merged = decisions.accept_proposal(proposal=proposed, user=curator)
 
-    assert merged.content == "Has a cat called Miso."
+    # The rule proposal is the representative's text: "old" has the higher importance.
+    assert merged.content == "Her cat Miso is 4 years old, an orange tabby."
     assert (merged.session_id, merged.metadata, merged.importance) == ("s2", {"k": "v"}, 0.9)
     assert merged.tags == ["pets", "cat"]
     assert len(merged.embedding) == 384
@@ -77,7 +76,7 @@ def test_a_curators_text_is_an_edited_acceptance(proposed, curator):
 
 def test_a_second_decision_is_refused_naming_who_decided(proposed, curator):
     decisions.accept_proposal(proposal=proposed, user=curator)
-    other = User.objects.create_user("olga")
+    other = person("olga", None)
 
     with pytest.raises(decisions.StaleDecision, match="already accepted by carla at"):
         decisions.accept_proposal(proposal=proposed, user=other)
@@ -129,3 +128,17 @@ def test_unmerge_restores_the_originals_exactly_after_later_merges(
     assert Memory.objects.get(pk=merged.pk).status == "deleted"
     assert HistoryEvent.objects.filter(action="unmerge").count() == 3
     assert Cluster.objects.filter(status="auto_merged").count() == 1  # the later merge stays
+
+
+def test_unmerge_explains_a_later_merge_must_be_undone_first(run_command, load):
+    load(line("a", "Prefers tea.", unit(1)), line("b", "prefers tea", unit(1), importance=0.9))
+    run_command("find_duplicates")
+    first = Cluster.objects.get()
+    load(line("c", "Prefers tea!", unit(1), importance=0.93), name="c.jsonl")
+    # The survivor b is folded into c by a later run (c is more important).
+    run_command("find_duplicates")
+    assert status("b") == MemoryStatus.SUPERSEDED
+
+    with pytest.raises(decisions.DecisionError, match="b was merged again later"):
+        decisions.unmerge(cluster=first, actor="test")
+    assert status("a") == MemoryStatus.SUPERSEDED

@@ -1,3 +1,5 @@
+# Import writes memories and their history events, so it is a curation command (the store,
+# the layer below, never writes); the file parsing it calls is store.importing.
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError

@@ -1,3 +1,5 @@
+"""create_api_token."""
+
 import pytest
 
 from memadmin.api.models import ApiToken, hash_token

@@ -1,9 +1,10 @@
+"""The agent API: write-time dedup, profile, search, tokens, validation."""
+
 import json
 import threading
 
 import jsonschema
 import pytest
-from django.contrib.auth.models import User
 from django.db import connection
 from django.test import Client
 from hypothesis import HealthCheck, given
@@ -13,18 +14,17 @@ from hypothesis import strategies as st
 from memadmin.api.models import ApiToken
 from memadmin.api.openapi import DOCUMENT
 from memadmin.curation.models import Cluster, Conflict, HistoryEvent
-from memadmin.store.models import Memory, Namespace
-from tests.conftest import memory_line
+from memadmin.store.models import Memory
+from tests.factories import line, namespace, person
 from tests.fake_anthropic import text_message
 
 pytestmark = pytest.mark.django_db
-
 URL = "/api/v1/namespaces/alice/memories"
 
 
 @pytest.fixture
 def alice():
-    return Namespace.objects.create(name="alice")
+    return namespace("alice")
 
 
 @pytest.fixture
@@ -40,7 +40,10 @@ def agent(token):
 @pytest.fixture
 def stored(run_command, write_jsonl, alice):
     def store(*contents, **fields):
-        lines = [memory_line(f"m{i}", text, **fields) for i, text in enumerate(contents)]
+        # API writes have no category unless given: the stored ones neither.
+        lines = [
+            line(f"m{i}", text, **{"category": "", **fields}) for i, text in enumerate(contents)
+        ]
         assert run_command("import_memories", str(write_jsonl(lines))).error is None
 
     return store
@@ -217,7 +220,7 @@ def test_requests_without_a_valid_token_are_refused(alice, headers, status):
 
 
 def test_a_token_of_another_namespace_is_forbidden(alice):
-    bob_token = ApiToken.issue(namespace=Namespace.objects.create(name="bob"), name="b")[1]
+    bob_token = ApiToken.issue(namespace=namespace("bob"), name="b")[1]
 
     response = Client(headers={"Authorization": f"Bearer {bob_token}"}).get(URL, {"q": "x"})
 
@@ -233,7 +236,7 @@ def test_a_revoked_token_is_refused(agent, token):
 
 def test_a_logged_in_session_cannot_call_the_api(alice):
     client = Client(enforce_csrf_checks=True)
-    client.force_login(User.objects.create_user("sam"))
+    client.force_login(person("sam", None))
 
     response = post(client, {"content": "Sneaky write."})
 

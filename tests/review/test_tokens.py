@@ -1,8 +1,9 @@
+"""The API tokens page (admins)."""
+
 import pytest
 
 from memadmin.api.models import ApiToken, hash_token
-from memadmin.store.models import Namespace
-from tests.conftest import person
+from tests.factories import namespace, person
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +41,7 @@ def test_an_admin_creates_a_token_shown_once_and_stored_hashed(client):
 
 def test_an_admin_revokes_a_token(client):
     client.force_login(person("ada", "admin"))
-    token, _ = ApiToken.issue(namespace=Namespace.objects.create(name="alice"), name="x")
+    token, _ = ApiToken.issue(namespace=namespace("alice"), name="x")
 
     response = client.post(f"/tokens/{token.pk}/revoke")
 

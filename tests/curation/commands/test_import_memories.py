@@ -1,4 +1,4 @@
-import json
+"""import_memories: every line checked first, nothing imported from a bad file, idempotent."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import pytest
 from memadmin.curation.models import HistoryEvent
 from memadmin.store import embeddings
 from memadmin.store.models import Memory, MemoryStatus
-from tests.conftest import memory_line
+from tests.factories import line
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +39,7 @@ def test_importing_the_same_file_twice_changes_nothing(run_command, dev_memories
 def test_a_line_without_content_is_refused_by_its_number_and_nothing_is_imported(
     run_command, write_jsonl
 ):
-    lines = [memory_line(f"m{i}", f"fact number {i}") for i in range(1, 11)]
+    lines = [line(f"m{i}", f"fact number {i}") for i in range(1, 11)]
     del lines[6]["content"]
     path = write_jsonl(lines)
 
@@ -52,26 +52,26 @@ def test_a_line_without_content_is_refused_by_its_number_and_nothing_is_imported
 
 
 @pytest.mark.parametrize(
-    ("line", "reason"),
+    ("bad", "reason"),
     [
         ('{"id": "x", "content": ', "invalid JSON"),
         ('["id", "content"]', "a line must be a JSON object"),
-        (memory_line("", "text"), "'id' must be a non-empty string"),
+        (line("", "text"), "'id' must be a non-empty string"),
         ({"namespace": "alice", "content": "text"}, "missing 'id'"),
-        (memory_line("x", "   "), "'content' must be a non-empty string"),
-        (memory_line("x", "text", importance=1.5), "importance must be a number from 0 to 1"),
-        (memory_line("x", "text", confidence="high"), "confidence must be a number from 0 to 1"),
-        (memory_line("x", "text", created_at="last tuesday"), "created_at must be an ISO 8601"),
-        (memory_line("x", "text", tags="python"), "tags must be a list of non-empty strings"),
-        (memory_line("x", "text", colour="blue"), "unknown key 'colour'"),
+        (line("x", "   "), "'content' must be a non-empty string"),
+        (line("x", "text", importance=1.5), "importance must be a number from 0 to 1"),
+        (line("x", "text", confidence="high"), "confidence must be a number from 0 to 1"),
+        (line("x", "text", created_at="last tuesday"), "created_at must be an ISO 8601"),
+        (line("x", "text", tags="python"), "tags must be a list of non-empty strings"),
+        (line("x", "text", colour="blue"), "unknown key 'colour'"),
         ({"id": "x", "content": "text"}, "no namespace"),
-        (memory_line("x", "text", namespace="a b"), "namespace must be letters"),
-        (memory_line("x", "text", embedding=["a"]), "embedding must be a list of finite numbers"),
-        (memory_line("x", "x" * 9000), "'content' is longer than 8192 bytes"),
+        (line("x", "text", namespace="a b"), "namespace must be letters"),
+        (line("x", "text", embedding=["a"]), "embedding must be a list of finite numbers"),
+        (line("x", "x" * 9000), "'content' is longer than 8192 bytes"),
     ],
 )
-def test_each_bad_line_is_named_with_its_reason(run_command, write_jsonl, line, reason):
-    path = write_jsonl([memory_line("good", "a good line"), line])
+def test_each_bad_line_is_named_with_its_reason(run_command, write_jsonl, bad, reason):
+    path = write_jsonl([line("good", "a good line"), bad])
 
     result = run_command("import_memories", str(path))
 
@@ -81,7 +81,7 @@ def test_each_bad_line_is_named_with_its_reason(run_command, write_jsonl, line, 
 
 
 def test_an_id_repeated_in_the_file_is_refused_with_both_lines(run_command, write_jsonl):
-    path = write_jsonl([memory_line("a", "one"), memory_line("b", "two"), memory_line("a", "3")])
+    path = write_jsonl([line("a", "one"), line("b", "two"), line("a", "3")])
 
     result = run_command("import_memories", str(path))
 
@@ -90,9 +90,7 @@ def test_an_id_repeated_in_the_file_is_refused_with_both_lines(run_command, writ
 
 
 def test_skip_invalid_imports_the_valid_lines_and_lists_the_rest(run_command, write_jsonl):
-    path = write_jsonl(
-        [memory_line("a", "one"), memory_line("b", "two", importance=7), memory_line("c", "3")]
-    )
+    path = write_jsonl([line("a", "one"), line("b", "two", importance=7), line("c", "3")])
 
     result = run_command("import_memories", str(path), "--skip-invalid")
 
@@ -113,12 +111,10 @@ def test_namespace_option_applies_to_lines_without_one(run_command, write_jsonl)
 def test_a_changed_text_updates_the_memory_re_embeds_it_and_writes_history(
     run_command, write_jsonl
 ):
-    run_command("import_memories", str(write_jsonl([memory_line("a", "Likes tea")])))
+    run_command("import_memories", str(write_jsonl([line("a", "Likes tea")])))
     old_vector = np.array(Memory.objects.get().embedding)
 
-    result = run_command(
-        "import_memories", str(write_jsonl([memory_line("a", "Likes strong coffee")]))
-    )
+    result = run_command("import_memories", str(write_jsonl([line("a", "Likes strong coffee")])))
 
     memory = Memory.objects.get()
     assert "0 created, 1 updated" in result.stdout
@@ -135,8 +131,8 @@ def test_a_given_vector_is_used_when_its_dimension_matches(run_command, write_js
     short = [0.5, 0.5]
     path = write_jsonl(
         [
-            memory_line("given", "Has a vector", embedding=vector, embedding_model="other-384"),
-            memory_line("short", "Has a short vector", embedding=short),
+            line("given", "Has a vector", embedding=vector, embedding_model="other-384"),
+            line("short", "Has a short vector", embedding=short),
         ]
     )
 
@@ -177,32 +173,12 @@ def test_a_bad_csv_row_is_named_by_its_line(run_command, tmp_path):
     assert Memory.objects.count() == 0
 
 
-def test_export_prints_jsonl_that_imports_back_unchanged(run_command, write_jsonl):
-    path = write_jsonl(
-        [
-            memory_line("a", "Likes tea", tags=["drink"], created_at="2026-01-02T03:04:05Z"),
-            memory_line("b", "Lives in Paris", category="fact", importance=0.8),
-        ]
-    )
-    run_command("import_memories", str(path))
-
-    exported = run_command("export_memories", "--namespace", "alice")
-    lines = [json.loads(line) for line in exported.stdout.splitlines()]
-
-    assert [line["id"] for line in lines] == ["a", "b"]  # oldest first
-    by_id = {line["id"]: line for line in lines}
-    assert by_id["a"]["created_at"] == "2026-01-02T03:04:05+00:00"
-    assert by_id["b"]["importance"] == 0.8
-    again = run_command("import_memories", str(write_jsonl(lines, name="export.jsonl")))
-    assert "0 created, 0 updated, 2 unchanged" in again.stdout
-
-
 def test_a_large_file_is_written_in_chunks_with_progress(settings, write_jsonl):
     from memadmin.curation import decisions
     from memadmin.store import importing
 
     settings.IMPORT_CHUNK_SIZE = 10
-    path = write_jsonl([memory_line(f"m{i}", f"fact {i}") for i in range(35)])
+    path = write_jsonl([line(f"m{i}", f"fact {i}") for i in range(35)])
     chunks = []
 
     result = decisions.import_records(
@@ -219,8 +195,8 @@ def test_a_large_file_is_written_in_chunks_with_progress(settings, write_jsonl):
 def test_an_imported_supersession_is_linked_with_history(run_command, write_jsonl):
     path = write_jsonl(
         [
-            memory_line("new", "Deploys go out through GitHub Actions."),
-            memory_line("old", "Deploys go out by hand.", status="superseded", superseded_by="new"),
+            line("new", "Deploys go out through GitHub Actions."),
+            line("old", "Deploys go out by hand.", status="superseded", superseded_by="new"),
         ]
     )
 
@@ -235,7 +211,7 @@ def test_an_imported_supersession_is_linked_with_history(run_command, write_json
 
 def test_a_supersession_naming_an_unknown_id_imports_nothing(run_command, write_jsonl):
     path = write_jsonl(
-        [memory_line("old", "Deploys by hand.", status="superseded", superseded_by="nowhere")]
+        [line("old", "Deploys by hand.", status="superseded", superseded_by="nowhere")]
     )
 
     result = run_command("import_memories", str(path))

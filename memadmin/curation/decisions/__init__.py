@@ -1,0 +1,72 @@
+"""Every write to memories, and every decision about them. Each function is atomic and
+writes its history event; views, commands and the API call these and nothing else to
+change a memory, a cluster or a conflict.
+
+One module per concept: `history` (what all share: errors, locks, events), `memories`
+(import, vectors, decay, pin, an agent's write), `clusters` (open, propose, dismiss,
+exclude, split), `merges` (fold, accept, keep one, unmerge), `conflicts` (open,
+resolve), `verdicts` (pair judgements). Today's names stay importable from here.
+
+May import: curation.models, curation.queries, curation.clustering, curation.representative
+and the store. Never the detection or LLM modules: those decide *what* to do, and call in.
+"""
+
+from memadmin.curation.decisions.clusters import (
+    ProposedCluster,
+    close,
+    dismiss_cluster,
+    exclude_member,
+    open_cluster,
+    open_clusters,
+    record_proposal,
+    split_cluster,
+)
+from memadmin.curation.decisions.conflicts import open_conflict, resolve_conflict
+from memadmin.curation.decisions.history import DecisionError, StaleDecision, snapshot
+from memadmin.curation.decisions.memories import (
+    ImportResult,
+    decay_confidence,
+    import_records,
+    insert_written,
+    new_memory,
+    pin_memory,
+    record_repeat,
+    store_embeddings,
+)
+from memadmin.curation.decisions.merges import (
+    accept_proposal,
+    fold_memories,
+    keep_survivor,
+    unmerge,
+)
+from memadmin.curation.decisions.verdicts import record_verdict, remember_apart
+
+__all__ = [
+    "DecisionError",
+    "ImportResult",
+    "ProposedCluster",
+    "StaleDecision",
+    "accept_proposal",
+    "close",
+    "decay_confidence",
+    "dismiss_cluster",
+    "exclude_member",
+    "fold_memories",
+    "import_records",
+    "insert_written",
+    "keep_survivor",
+    "new_memory",
+    "open_cluster",
+    "open_clusters",
+    "open_conflict",
+    "pin_memory",
+    "record_proposal",
+    "record_repeat",
+    "record_verdict",
+    "remember_apart",
+    "resolve_conflict",
+    "snapshot",
+    "split_cluster",
+    "store_embeddings",
+    "unmerge",
+]

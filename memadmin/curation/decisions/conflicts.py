@@ -1,0 +1,160 @@
+"""Conflicts: opening one (detection, the API), and an admin settling it."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from memadmin.curation.decisions.history import DecisionError, StaleDecision, actor_of, change, log
+from memadmin.curation.decisions.verdicts import record_verdict
+from memadmin.curation.models import (
+    Conflict,
+    ConflictResolution,
+    ConflictStatus,
+    HistoryEvent,
+    PairVerdict,
+)
+from memadmin.store import embeddings
+from memadmin.store.models import Memory, MemoryStatus
+from memadmin.store.text import content_hash
+
+
+def open_conflict(
+    *,
+    older: Memory,
+    newer: Memory,
+    kind: str,
+    reason: str,
+    differing_tokens: list[str],
+    detected_by: str = "rule",
+) -> tuple[Conflict, bool]:
+    """Record that `older` and `newer` disagree (unless that pair already has a
+    conflict, open or decided). Side effects: creates one Conflict row."""
+    with transaction.atomic():
+        existing = Conflict.objects.filter(
+            Q(memory_a=older, memory_b=newer) | Q(memory_a=newer, memory_b=older)
+        ).first()
+        if existing:
+            return existing, False
+        conflict = Conflict.objects.create(
+            namespace=older.namespace,
+            memory_a=older,
+            memory_b=newer,
+            kind=kind,
+            reason=reason,
+            detected_by=detected_by,
+            differing_tokens=differing_tokens,
+        )
+    return conflict, True
+
+
+def resolve_conflict(
+    *, conflict: Conflict, resolution: str, user, scope_note: str = "", text: str = ""
+) -> Conflict:
+    """An admin settles a conflict (a = older, b = newer):
+    keep_a / keep_b: the other memory is retired (status deleted, never removed);
+    both_valid: both stay, with the scope note (e.g. "staging" / "production");
+    b_supersedes_a: a is superseded by b and valid until b's creation;
+    rewritten: one new memory with `text` (metadata from b) supersedes both;
+    dismiss: not a conflict. Every outcome but a rewrite is remembered for the pair, so
+    it is not raised again. Side effects: the memory changes with their history events,
+    the conflict's status. Refuses with StaleDecision when someone settled it first."""
+    with transaction.atomic():
+        conflict = Conflict.objects.select_for_update().get(pk=conflict.pk)
+        if conflict.status != ConflictStatus.OPEN:
+            who = conflict.resolver.get_username() if conflict.resolver else "a command"
+            when = conflict.resolved_at.strftime("%Y-%m-%d %H:%M") if conflict.resolved_at else "?"
+            raise StaleDecision(f"this conflict was already {conflict.status} by {who} at {when}")
+        older, newer = conflict.memory_a, conflict.memory_b
+        actor, now = actor_of(user), timezone.now()
+        reason = f"conflict {conflict.pk} resolved: {resolution}"
+        if resolution in (ConflictResolution.KEEP_A, ConflictResolution.KEEP_B):
+            retired = newer if resolution == ConflictResolution.KEEP_A else older
+            _change(retired, actor, user, reason, conflict, status=MemoryStatus.DELETED)
+        elif resolution == ConflictResolution.B_SUPERSEDES_A:
+            _change(
+                older,
+                actor,
+                user,
+                reason,
+                conflict,
+                status=MemoryStatus.SUPERSEDED,
+                superseded_by=newer,
+                valid_until=newer.created_at,
+            )
+        elif resolution == ConflictResolution.REWRITTEN:
+            if not text.strip():
+                raise DecisionError("a rewrite needs the new text")
+            merged = _rewrite(older, newer, text.strip(), actor, user, reason, conflict, now)
+            for memory in (older, newer):
+                _change(
+                    memory,
+                    actor,
+                    user,
+                    reason,
+                    conflict,
+                    status=MemoryStatus.SUPERSEDED,
+                    superseded_by=merged,
+                )
+        elif resolution not in (ConflictResolution.BOTH_VALID, "dismiss"):
+            raise DecisionError(f"unknown resolution {resolution!r}")
+        if resolution != ConflictResolution.REWRITTEN:
+            record_verdict(
+                namespace=conflict.namespace,
+                hashes=(older.content_hash, newer.content_hash),
+                verdict=PairVerdict.Verdict.BOTH_VALID,
+                conflict_kind="",
+                reason=scope_note or reason,
+                decided_by="human",
+                user=user,
+            )
+        conflict.status = (
+            ConflictStatus.DISMISSED if resolution == "dismiss" else ConflictStatus.RESOLVED
+        )
+        conflict.resolution = "" if resolution == "dismiss" else resolution
+        conflict.scope_note, conflict.resolver, conflict.resolved_at = scope_note, user, now
+        conflict.save()
+    return conflict
+
+
+def _change(memory: Memory, actor, user, reason, conflict, **changes) -> None:
+    change(
+        memory,
+        HistoryEvent.Action.RESOLVE,
+        actor=actor,
+        user=user,
+        reason=reason,
+        links={"conflict": conflict},
+        **changes,
+    )
+
+
+def _rewrite(older, newer, text, actor, user, reason, conflict, now) -> Memory:
+    merged = Memory(
+        namespace_id=newer.namespace_id,
+        external_id=f"rewritten-{conflict.pk}",
+        content=text,
+        content_hash=content_hash(text),
+        category=newer.category,
+        tags=list(dict.fromkeys([*older.tags, *newer.tags])),
+        source_ref=newer.source_ref,
+        session_id=newer.session_id,
+        importance=max(older.importance, newer.importance),
+        confidence=max(older.confidence, newer.confidence),
+        metadata=newer.metadata,
+        provenance=[*older.provenance, *newer.provenance],
+        created_at=now,
+    )
+    merged.embedding, merged.embedding_model = embeddings.encode([text])[0], embeddings.MODEL_ID
+    merged.save()
+    log(
+        merged,
+        HistoryEvent.Action.RESOLVE,
+        actor=actor,
+        user=user,
+        reason=reason,
+        related_memory_ids=[older.pk, newer.pk],
+        conflict=conflict,
+    )
+    return merged

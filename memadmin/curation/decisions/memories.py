@@ -1,0 +1,341 @@
+"""Writes to single memories that are not curation of duplicates: import, vectors, time
+decay, pinning, and storing an agent's write (or its exact repeat)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from memadmin.curation.decisions.history import (
+    DecisionError,
+    actor_of,
+    change,
+    event,
+    log,
+    snapshot,
+)
+from memadmin.curation.models import HistoryEvent
+from memadmin.store import embeddings
+from memadmin.store.importing import IMPORTABLE_FIELDS, Record
+from memadmin.store.models import Memory, Namespace
+from memadmin.store.text import content_hash
+
+
+@dataclass
+class ImportResult:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    embedded: int = 0
+    namespaces: set[str] = field(default_factory=set)
+
+
+def import_records(
+    *,
+    records: Iterable[Record],
+    actor: str,
+    embed: bool = True,
+    on_progress: Callable[[int], None] | None = None,
+) -> ImportResult:
+    """Create or update memories from validated records, all in one transaction.
+
+    Side effects: creates missing namespaces; creates memories (with embeddings, unless
+    `embed` is false or a vector is given) and an `import` history event for each; updates
+    a known (namespace, id) whose content or given fields changed, re-embedding changed
+    text, with an `update` event holding before and after. Records equal to what is stored
+    change nothing, so importing the same file twice is a no-op. Any failure rolls the
+    whole file back.
+    """
+    result = ImportResult()
+    namespaces: dict[str, Namespace] = {}
+    supersessions: list[tuple[Record, Memory]] = []
+    with transaction.atomic():
+        iterator = iter(records)
+        while chunk := list(itertools.islice(iterator, settings.IMPORT_CHUNK_SIZE)):
+            for record in chunk:
+                if record.namespace not in namespaces:
+                    namespaces[record.namespace], _ = Namespace.objects.get_or_create(
+                        name=record.namespace
+                    )
+            _import_chunk(chunk, namespaces, actor, embed, result, supersessions)
+            if on_progress:
+                on_progress(len(chunk))
+        _link_supersessions(supersessions, actor)
+    result.namespaces = set(namespaces)
+    return result
+
+
+def _import_chunk(
+    chunk: list[Record],
+    namespaces: dict[str, Namespace],
+    actor: str,
+    embed: bool,
+    result: ImportResult,
+    supersessions: list[tuple[Record, Memory]],
+) -> None:
+    existing = {}
+    for name, group in itertools.groupby(
+        sorted(chunk, key=lambda r: r.namespace), lambda r: r.namespace
+    ):
+        ids = [record.external_id for record in group]
+        for memory in Memory.objects.filter(namespace=namespaces[name], external_id__in=ids):
+            existing[(name, memory.external_id)] = memory
+
+    created: list[Memory] = []
+    changed: list[tuple[Memory, dict[str, Any]]] = []
+    needs_vector: list[tuple[Memory, Record]] = []
+    now = timezone.now()
+    for record in chunk:
+        memory = existing.get((record.namespace, record.external_id))
+        if memory is None:
+            memory = new_memory(record, namespaces[record.namespace], now)
+            created.append(memory)
+            needs_vector.append((memory, record))
+        else:
+            before = snapshot(memory)
+            if _apply_record(memory, record):
+                changed.append((memory, before))
+                if before["content"] != memory.content:
+                    needs_vector.append((memory, record))
+            else:
+                result.unchanged += 1
+        if record.superseded_by:
+            supersessions.append((record, memory))
+
+    result.embedded += _set_vectors(needs_vector, embed)
+    Memory.objects.bulk_create(created)
+    if changed:
+        for memory, _ in changed:
+            memory.updated_at = now  # bulk_update does not apply auto_now
+        Memory.objects.bulk_update(
+            [memory for memory, _ in changed],
+            [
+                "content",
+                "content_hash",
+                "embedding",
+                "embedding_model",
+                "updated_at",
+                *IMPORTABLE_FIELDS,
+            ],
+        )
+    HistoryEvent.objects.bulk_create(
+        [event(m, HistoryEvent.Action.IMPORT, actor=actor, reason="imported") for m in created]
+        + [
+            event(
+                m,
+                HistoryEvent.Action.UPDATE,
+                actor=actor,
+                before=before,
+                reason="re-imported with changes",
+            )
+            for m, before in changed
+        ]
+    )
+    result.created += len(created)
+    result.updated += len(changed)
+
+
+def new_memory(record: Record, namespace: Namespace, now: datetime) -> Memory:
+    """An unsaved memory from a record (its provenance starts with its own origin)."""
+    memory = Memory(
+        namespace=namespace,
+        external_id=record.external_id,
+        content=record.content,
+        content_hash=content_hash(record.content),
+        created_at=now,
+    )
+    for name in IMPORTABLE_FIELDS:
+        if name in record.fields:
+            setattr(memory, name, record.fields[name])
+    if "provenance" not in record.fields:
+        # A memory's provenance starts with its own origin; collapsed duplicates add theirs.
+        memory.provenance = [_origin(memory)]
+    return memory
+
+
+def _origin(memory: Memory) -> dict[str, Any]:
+    return {
+        "external_id": memory.external_id,
+        "session_id": memory.session_id,
+        "source_ref": memory.source_ref,
+        "seen_at": memory.created_at.isoformat(),
+    }
+
+
+def _apply_record(memory: Memory, record: Record) -> bool:
+    """Copy the record's content and given fields onto `memory`; whether anything changed."""
+    changed = False
+    if memory.content != record.content:
+        memory.content = record.content
+        memory.content_hash = content_hash(record.content)
+        memory.embedding = None
+        changed = True
+    for name in IMPORTABLE_FIELDS:
+        if name in record.fields and getattr(memory, name) != record.fields[name]:
+            setattr(memory, name, record.fields[name])
+            changed = True
+    return changed
+
+
+def _set_vectors(pairs: list[tuple[Memory, Record]], embed: bool) -> int:
+    """Give each memory the record's vector (normalised) or the model's; count embedded."""
+    to_encode = []
+    for memory, record in pairs:
+        if record.embedding is not None:
+            vector = np.asarray(record.embedding, dtype=np.float32)
+            memory.embedding = vector / np.linalg.norm(vector)
+            memory.embedding_model = record.fields.get("embedding_model", embeddings.MODEL_ID)
+        elif embed:
+            to_encode.append(memory)
+        else:
+            memory.embedding, memory.embedding_model = None, ""
+    if to_encode:
+        vectors = embeddings.encode([memory.content for memory in to_encode])
+        for memory, vector in zip(to_encode, vectors, strict=True):
+            memory.embedding, memory.embedding_model = vector, embeddings.MODEL_ID
+    return len(to_encode)
+
+
+def _link_supersessions(supersessions: list[tuple[Record, Memory]], actor: str) -> None:
+    for record, memory in supersessions:
+        target = Memory.objects.filter(
+            namespace=memory.namespace, external_id=record.superseded_by
+        ).first()
+        if target is None:
+            raise DecisionError(
+                f"line {record.line}: superseded_by {record.superseded_by!r} is not a known id"
+            )
+        if memory.superseded_by_id != target.pk:
+            change(
+                memory,
+                HistoryEvent.Action.UPDATE,
+                actor=actor,
+                reason=f"line {record.line}: superseded by {target.external_id}",
+                superseded_by=target,
+            )
+
+
+def store_embeddings(*, memories: Sequence[Memory], vectors: np.ndarray, actor: str) -> int:
+    """Save freshly computed vectors (and the model id) on `memories`.
+
+    Side effects: updates embedding and embedding_model only, and writes one `embed`
+    history event per namespace touched. A vector is derived data (recomputable from the
+    content), so it gets no per-memory event.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        for memory, vector in zip(memories, vectors, strict=True):
+            memory.embedding, memory.embedding_model = vector, embeddings.MODEL_ID
+            # A new vector is a change detection must see (bulk_update skips auto_now).
+            memory.updated_at = now
+        Memory.objects.bulk_update(memories, ["embedding", "embedding_model", "updated_at"])
+        counts: dict[int, int] = {}
+        for memory in memories:
+            counts[memory.namespace_id] = counts.get(memory.namespace_id, 0) + 1
+        HistoryEvent.objects.bulk_create(
+            HistoryEvent(
+                namespace_id=namespace_id,
+                action=HistoryEvent.Action.EMBED,
+                actor=actor,
+                after={"count": count, "model": embeddings.MODEL_ID},
+                reason="embedded memories without a vector of the current model",
+            )
+            for namespace_id, count in counts.items()
+        )
+    return len(memories)
+
+
+def decay_confidence(
+    *, rate: float, floor: float, now: datetime | None = None, namespace: Namespace | None = None
+) -> int:
+    """Lower the confidence of memories not accessed for over a day:
+    confidence *= (1 - rate) ** days since last access (or since creation), never below
+    `floor`. Side effects: updates confidence in one statement per namespace and writes
+    one `decay` history event per namespace. Returns how many memories changed."""
+    now = now or timezone.now()
+    changed = 0
+    namespaces = [namespace] if namespace else list(Namespace.objects.all())
+    for ns in namespaces:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                # One UPDATE: the arithmetic happens in Postgres, never row by row here.
+                cursor.execute(
+                    """
+                    UPDATE store_memory
+                    SET confidence = GREATEST(%(floor)s, confidence * POWER(1 - %(rate)s,
+                            EXTRACT(EPOCH FROM (%(now)s - COALESCE(last_accessed_at, created_at)))
+                            / 86400.0)),
+                        updated_at = %(now)s
+                    WHERE namespace_id = %(ns)s AND status = 'active'
+                      AND COALESCE(last_accessed_at, created_at) < %(now)s - INTERVAL '1 day'
+                      AND confidence > %(floor)s
+                    """,
+                    {"floor": floor, "rate": rate, "now": now, "ns": ns.pk},
+                )
+                count = cursor.rowcount
+            if count:
+                HistoryEvent.objects.create(
+                    namespace=ns,
+                    action=HistoryEvent.Action.DECAY,
+                    actor="command:decay_memories",
+                    after={"count": count, "rate": rate, "floor": floor},
+                    reason="time decay of confidence",
+                )
+            changed += count
+    return changed
+
+
+def pin_memory(*, memory: Memory, pinned: bool, user) -> None:
+    """Pin (or unpin) a memory: a pinned memory is protected, never merged automatically.
+    Side effects: updates `pinned`, writes a `pin` event."""
+    with transaction.atomic():
+        change(
+            memory,
+            HistoryEvent.Action.PIN,
+            actor=actor_of(user),
+            user=user,
+            reason="pinned" if pinned else "unpinned",
+            pinned=pinned,
+        )
+
+
+def insert_written(*, memory: Memory, vector: np.ndarray, actor: str) -> Memory:
+    """Store an agent's new memory (unsaved, from new_memory) with its vector.
+    Side effects: creates the memory and its `write` event."""
+    with transaction.atomic():
+        memory.embedding, memory.embedding_model = vector, embeddings.MODEL_ID
+        memory.save()
+        log(memory, HistoryEvent.Action.WRITE, actor=actor, reason="written by an agent")
+    return memory
+
+
+def record_repeat(*, existing: Memory, record: Record, actor: str) -> Memory:
+    """An agent wrote `existing`'s text again: no new row; the existing memory's
+    provenance gains this sighting and its confidence the maximum. `existing` must be
+    locked by the caller. Side effects: updates it, writes a `write` event."""
+    before = snapshot(existing)
+    seen = {
+        "external_id": record.external_id,
+        "session_id": record.fields.get("session_id", ""),
+        "source_ref": record.fields.get("source_ref", ""),
+        "seen_at": timezone.now().isoformat(),
+    }
+    existing.provenance = [*existing.provenance, seen]
+    existing.confidence = max(existing.confidence, record.fields.get("confidence", 0.0))
+    existing.save(update_fields=["provenance", "confidence", "updated_at"])
+    log(
+        existing,
+        HistoryEvent.Action.WRITE,
+        actor=actor,
+        before=before,
+        reason="exact repeat written by an agent: provenance and confidence updated",
+    )
+    return existing

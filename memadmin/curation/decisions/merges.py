@@ -1,0 +1,330 @@
+"""Merges and their undoing: folding memories into a survivor (exact collapses, automatic
+merges, "keep this one"), accepting a proposal's merged text, and unmerge, which undoes
+any one of them exactly."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from django.db import transaction
+from django.utils import timezone
+
+from memadmin.curation.decisions.clusters import close, weakest
+from memadmin.curation.decisions.history import (
+    DecisionError,
+    StaleDecision,
+    actor_of,
+    event,
+    lock_active,
+    lock_open_cluster,
+    log_undo,
+    snapshot,
+)
+from memadmin.curation.models import (
+    Cluster,
+    ClusterMember,
+    ClusterStatus,
+    HistoryEvent,
+    MergeProposal,
+    ProposalStatus,
+)
+from memadmin.curation.queries import cluster_members
+from memadmin.store import embeddings
+from memadmin.store.models import Memory, MemoryStatus
+from memadmin.store.text import content_hash
+
+logger = logging.getLogger("memadmin.curation")
+
+# What a fold changes on the survivor.
+FOLDED_FIELDS = ["tags", "provenance", "importance", "confidence", "access_count", "updated_at"]
+
+
+def fold_memories(
+    *,
+    survivor: Memory,
+    others: Sequence[Memory],
+    edges: list[dict],
+    action: str,
+    actor: str,
+    reason: str,
+    run_id: int | None = None,
+) -> Cluster:
+    """Fold `others` into `survivor` (an exact collapse or an automatic merge): the
+    survivor keeps its text and gains the others' tags, provenance and sessions, the
+    maximum importance and confidence; the others become superseded by it.
+
+    Side effects, in one transaction: updates the survivor and supersedes the others
+    (each with a history event holding before and after), and records an `auto_merged`
+    Cluster whose events an unmerge reads. Refuses (DecisionError, nothing changed) when
+    any memory is no longer active.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        locked = lock_active([survivor.pk, *(m.pk for m in others)])
+        survivor, others = locked[survivor.pk], [locked[m.pk] for m in others]
+        before = snapshot(survivor)
+        for other in others:
+            survivor.tags = survivor.tags + [t for t in other.tags if t not in survivor.tags]
+            survivor.provenance = survivor.provenance + [
+                entry for entry in other.provenance if entry not in survivor.provenance
+            ]
+            survivor.importance = max(survivor.importance, other.importance)
+            survivor.confidence = max(survivor.confidence, other.confidence)
+            survivor.access_count += other.access_count
+        survivor.updated_at = now
+        survivor.save(update_fields=FOLDED_FIELDS)
+        cluster = Cluster.objects.create(
+            namespace_id=survivor.namespace_id,
+            status=ClusterStatus.AUTO_MERGED,
+            edges=edges,
+            min_similarity=min((e["similarity"] for e in edges), default=1.0),
+            weakest_link=weakest(edges),
+            flags=[action],
+            decided_at=now,
+        )
+        ClusterMember.objects.bulk_create(
+            ClusterMember(cluster=cluster, memory=m) for m in [survivor, *others]
+        )
+        befores = {other.pk: snapshot(other) for other in others}
+        Memory.objects.filter(pk__in=befores).update(
+            status=MemoryStatus.SUPERSEDED, superseded_by=survivor, updated_at=now
+        )
+        events = [
+            event(
+                survivor,
+                action,
+                actor=actor,
+                before=before,
+                reason=reason,
+                related_memory_ids=[m.pk for m in others],
+                cluster=cluster,
+            )
+        ]
+        for other in others:
+            other.status, other.superseded_by_id = MemoryStatus.SUPERSEDED, survivor.pk
+            events.append(
+                event(
+                    other,
+                    HistoryEvent.Action.SUPERSEDE,
+                    actor=actor,
+                    before=befores[other.pk],
+                    reason=reason,
+                    related_memory_ids=[survivor.pk],
+                    cluster=cluster,
+                )
+            )
+        HistoryEvent.objects.bulk_create(events)
+    logger.info(
+        "DEDUP_MERGE namespace=%s action=%s survivor=%s folded=%s run=%s",
+        survivor.namespace_id,
+        action,
+        survivor.external_id,
+        ",".join(m.external_id for m in others),
+        run_id,
+    )
+    return cluster
+
+
+def keep_survivor(*, cluster: Cluster, survivor_id: int, user) -> Cluster:
+    """Keep one member as it is; the others fold into it (superseded, their tags and
+    provenance carried over) without any merged text. Undoable like any merge.
+    Side effects: the fold (see fold_memories, recorded as its own accepted cluster), and
+    the reviewed cluster closes as accepted."""
+    with transaction.atomic():
+        cluster = lock_open_cluster(cluster)
+        members = cluster_members(cluster)
+        survivor = next((m for m in members if m.pk == survivor_id), None)
+        if survivor is None:
+            raise DecisionError("the survivor must be a member of the cluster")
+        fold = fold_memories(
+            survivor=survivor,
+            others=[m for m in members if m.pk != survivor.pk],
+            edges=cluster.edges,
+            action=HistoryEvent.Action.MERGE,
+            actor=actor_of(user),
+            reason=f"{survivor.external_id} kept as the survivor of cluster {cluster.pk}",
+        )
+        Cluster.objects.filter(pk=fold.pk).update(status=ClusterStatus.ACCEPTED, decided_by=user)
+        close(cluster, ClusterStatus.ACCEPTED, user)
+    return fold
+
+
+def accept_proposal(
+    *, proposal: MergeProposal, user, text: str | None = None, actor: str | None = None
+) -> Memory:
+    """Merge a cluster as its proposal (or a curator's `text`) says: a new memory with the
+    merged text, its metadata from the newest member, importance and confidence the
+    maximum, tags and provenance the union; every member becomes superseded by it.
+
+    Side effects, in one transaction: creates the merged memory (embedded), supersedes
+    the members, marks the cluster accepted and the proposal accepted (or edited), and
+    writes a `merge` event for the new memory and a `supersede` event per member.
+    Refuses with StaleDecision when the cluster was decided already (saying who and when)
+    or its members changed since the proposal was written; nothing is changed then.
+    """
+    actor = actor or actor_of(user)
+    with transaction.atomic():
+        cluster = lock_open_cluster(Cluster(pk=proposal.cluster_id))
+        proposal = MergeProposal.objects.select_for_update().get(pk=proposal.pk)
+        member_ids = [m.pk for m in cluster_members(cluster)]
+        members = (
+            sorted(lock_active(member_ids).values(), key=lambda m: (m.created_at, m.pk))
+            if member_ids
+            else []
+        )
+        if len(members) < 2 or MergeProposal.fingerprint(members) != proposal.members_fingerprint:
+            raise StaleDecision("the members changed since this proposal was written; refresh it")
+        merged_text = (text if text is not None else proposal.merged_text).strip()
+        if not merged_text:
+            raise DecisionError("the merged text is empty")
+        newest = members[-1]
+        now = timezone.now()
+        merged = Memory(
+            namespace_id=cluster.namespace_id,
+            external_id=f"merged-{cluster.pk}-{proposal.pk}",
+            content=merged_text,
+            content_hash=content_hash(merged_text),
+            category=newest.category,
+            source_ref=newest.source_ref,
+            session_id=newest.session_id,
+            metadata=newest.metadata,
+            created_at=now,
+            valid_from=newest.valid_from,
+            valid_until=newest.valid_until,
+            importance=max(m.importance for m in members),
+            confidence=max(m.confidence for m in members),
+            access_count=sum(m.access_count for m in members),
+            pinned=any(m.pinned for m in members),
+            tags=list(dict.fromkeys(tag for m in members for tag in m.tags)),
+            provenance=[entry for m in members for entry in m.provenance],
+        )
+        merged.embedding = embeddings.encode([merged_text])[0]
+        merged.embedding_model = embeddings.MODEL_ID
+        merged.save()
+        edited = text is not None and merged_text != proposal.merged_text.strip()
+        reason = "merge accepted" + (" with the curator's text" if edited else "")
+        events = [
+            event(
+                merged,
+                HistoryEvent.Action.MERGE,
+                actor=actor,
+                user=user,
+                reason=reason,
+                llm_model=proposal.llm_model,
+                prompt_version=proposal.prompt_version,
+                related_memory_ids=[m.pk for m in members],
+                cluster=cluster,
+            )
+        ]
+        for member in members:
+            before = snapshot(member)
+            member.status, member.superseded_by = MemoryStatus.SUPERSEDED, merged
+            member.save(update_fields=["status", "superseded_by", "updated_at"])
+            events.append(
+                event(
+                    member,
+                    HistoryEvent.Action.SUPERSEDE,
+                    actor=actor,
+                    user=user,
+                    before=before,
+                    reason=reason,
+                    related_memory_ids=[merged.pk],
+                    cluster=cluster,
+                )
+            )
+        HistoryEvent.objects.bulk_create(events)
+        proposal.status = ProposalStatus.EDITED if edited else ProposalStatus.ACCEPTED
+        proposal.reviewer, proposal.decided_at = user, now
+        proposal.save(update_fields=["status", "reviewer", "decided_at"])
+        cluster.status, cluster.decided_by, cluster.decided_at = ClusterStatus.ACCEPTED, user, now
+        cluster.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
+    return merged
+
+
+def unmerge(*, cluster: Cluster, actor: str, user=None, reason: str = "") -> None:
+    """Undo one fold (exact collapse, automatic or accepted merge): the folded memories
+    become active again exactly as they were, and the survivor loses what the fold gave
+    it (tags, provenance, importance, confidence, access count) unless later changes
+    replaced those values. Works whatever merges came after, as long as none of this
+    fold's memories was folded again since (then that later merge must be undone first).
+
+    Side effects, in one transaction: restores memories, writes an `unmerge` event per
+    memory pointing at the event it undoes, marks the cluster `unmerged`.
+    """
+    with transaction.atomic():
+        cluster = Cluster.objects.select_for_update().get(pk=cluster.pk)
+        if cluster.status not in (ClusterStatus.AUTO_MERGED, ClusterStatus.ACCEPTED):
+            raise DecisionError(f"cluster {cluster.pk} is {cluster.status}, not a merge")
+        events = list(
+            HistoryEvent.objects.filter(cluster=cluster, undoes__isnull=True)
+            .exclude(action=HistoryEvent.Action.UNMERGE)
+            .select_related("memory")
+            .order_by("id")
+        )
+        memories = {
+            m.pk: m
+            for m in Memory.objects.select_for_update().filter(
+                pk__in=[e.memory_id for e in events if e.memory_id]
+            )
+        }
+        superseded = [e for e in events if e.action == HistoryEvent.Action.SUPERSEDE]
+        for undone in superseded:
+            memory = memories[undone.memory_id]
+            if (
+                memory.status != MemoryStatus.SUPERSEDED
+                or memory.superseded_by_id != undone.after["superseded_by_id"]
+            ):
+                raise DecisionError(
+                    f"{memory.external_id} changed after this merge; undo the later change first"
+                )
+        for undone in events:
+            if undone.action == HistoryEvent.Action.SUPERSEDE:
+                continue
+            memory = memories[undone.memory_id]
+            if memory.status != MemoryStatus.ACTIVE:
+                later = memory.superseded_by.external_id if memory.superseded_by else "?"
+                raise DecisionError(
+                    f"{memory.external_id} was merged again later (into {later}); "
+                    "undo that merge first"
+                )
+            _restore_survivor(memory, undone, actor=actor, user=user, reason=reason)
+        for undone in superseded:
+            _restore_folded(
+                memories[undone.memory_id], undone, actor=actor, user=user, reason=reason
+            )
+        cluster.status = ClusterStatus.UNMERGED
+        cluster.decided_by = user
+        cluster.decided_at = timezone.now()
+        cluster.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
+
+
+def _restore_folded(memory: Memory, undone: HistoryEvent, *, actor, user, reason) -> None:
+    before = snapshot(memory)
+    memory.status = undone.before["status"]
+    memory.superseded_by_id = undone.before["superseded_by_id"]
+    memory.save(update_fields=["status", "superseded_by", "updated_at"])
+    log_undo(memory, before, undone, actor=actor, user=user, reason=reason or "merge undone")
+
+
+def _restore_survivor(memory: Memory, undone: HistoryEvent, *, actor, user, reason) -> None:
+    before = snapshot(memory)
+    given, taken = undone.after, undone.before
+    if taken is None:
+        # The merge created this memory: undoing it retires the memory (never deleted).
+        memory.status = MemoryStatus.DELETED
+        memory.save(update_fields=["status", "updated_at"])
+        reason = reason or "merge undone: the merged memory is retired"
+        log_undo(memory, before, undone, actor=actor, user=user, reason=reason)
+        return
+    for name in ("content", "category", "importance", "confidence", "access_count"):
+        # Only undo what this fold set and nothing has changed since.
+        if getattr(memory, name) == given[name]:
+            setattr(memory, name, taken[name])
+    if memory.content != before["content"]:
+        memory.content_hash = content_hash(memory.content)
+    for name in ("tags", "provenance"):
+        added = [item for item in given[name] if item not in taken[name]]
+        setattr(memory, name, [item for item in getattr(memory, name) if item not in added])
+    memory.save()
+    log_undo(memory, before, undone, actor=actor, user=user, reason=reason or "merge undone")

@@ -1,0 +1,32 @@
+"""The one rule that chooses the memory representing a group of duplicates: the survivor
+of an exact collapse or an automatic merge, the text of a rule proposal, and the memory
+an agent's profile lists for a cluster awaiting review (DESIGN.md: "one rule, used by
+every path").
+
+Highest importance first (an agent said it matters most: ADR-004), then confidence, then
+access count (the one actually used), then the newest (robotmem). Ties beyond that go to
+the first given; every caller passes its memories oldest first, so the result does not
+depend on the query that loaded them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+Item = TypeVar("Item")
+
+
+def rank(memory) -> tuple:
+    """What the representative maximises (anything shaped like a Memory)."""
+    return (memory.importance, memory.confidence, memory.access_count, memory.created_at)
+
+
+def representative(
+    items: Iterable[Item], *, memory_of: Callable[[Item], Any] | None = None
+) -> Item:
+    """The representative of `items` (memories, or positions with `memory_of` giving the
+    memory at each)."""
+    if memory_of is None:
+        return max(items, key=rank)
+    return max(items, key=lambda item: rank(memory_of(item)))

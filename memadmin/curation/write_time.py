@@ -1,0 +1,195 @@
+"""Write-time dedup: the policy that decides what an agent's new memory becomes, before
+it is stored (the API calls this). It reads with the same judgement as find_duplicates
+(curation.detect) and writes only through curation.decisions.
+
+Exact repeat: no new row; the existing memory gains this session/source in its
+provenance and the higher confidence (`duplicate`). Near-identical with every guard
+passing: stored, the older superseded by it, undoable (`replaced`). The review band:
+merged by the LLM when one is configured (`merged`), else stored and the pair queued for
+review (`inserted`, queued_for_review). A key-token difference on the same subject:
+stored and a Conflict opened. Otherwise stored (`inserted`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from memadmin.curation import decisions, detect, lexical, llm, proposals
+from memadmin.curation.models import HistoryEvent
+from memadmin.store import embeddings, queries
+from memadmin.store.importing import Record
+from memadmin.store.models import Memory, MemoryStatus, Namespace
+
+logger = logging.getLogger("memadmin.curation")
+
+
+@dataclass
+class WriteResult:
+    action: str  # duplicate | replaced | merged | inserted
+    memory: Memory | None = None
+    similar: list[dict] = field(default_factory=list)
+    conflict_id: int | None = None
+    cluster_id: int | None = None
+    queued_for_review: bool = False
+    check_failed: bool = False
+    embed_ms: float = 0.0
+    check_ms: float = 0.0
+
+
+def _content_lock_key(namespace_id: int, digest: str) -> int:
+    raw = hashlib.sha256(f"memadmin.write:{namespace_id}:{digest}".encode()).digest()
+    return int.from_bytes(raw[:8], "big", signed=True)
+
+
+def write_memory(
+    *, namespace: Namespace, record: Record, actor: str, llm_session=None
+) -> WriteResult:
+    """An agent's new memory, checked against the namespace before it is stored (see the
+    module's docstring for the outcomes).
+
+    Writers of the same text in one namespace are serialized by a transaction-level
+    advisory lock, so concurrent identical posts leave one row. If the similarity check
+    itself fails, the memory is stored anyway (fail open) and the failure logged.
+    """
+    started = time.perf_counter()
+    vector = embeddings.encode([record.content])[0]
+    result = WriteResult(action="inserted")
+    result.embed_ms = (time.perf_counter() - started) * 1000
+    memory = decisions.new_memory(record, namespace, timezone.now())
+    # The check reads only, before the write transaction: a failure cannot abort the
+    # write (fail open), and the row lock below is held for the write alone.
+    # An exact copy with a vector is the nearest neighbour; the re-check under the lock
+    # below finds any other, so the check needs no query of its own for it.
+    check_started = time.perf_counter()
+    judged: list = []
+    try:
+        judged = _check_write(memory, namespace, vector)
+    except Exception:
+        logger.exception("DEDUP_FAIL write-time check failed; storing without it")
+        result.check_failed = True
+    result.check_ms = (time.perf_counter() - check_started) * 1000
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(%s)",
+                [_content_lock_key(namespace.pk, memory.content_hash)],
+            )
+        # Under the lock: a concurrent writer of the same text has committed by now.
+        existing = (
+            Memory.objects.select_for_update()
+            .defer("embedding")
+            .filter(
+                namespace=namespace, content_hash=memory.content_hash, status=MemoryStatus.ACTIVE
+            )
+            .order_by("created_at", "id")
+            .first()
+        )
+        if existing is not None:
+            result.action = "duplicate"
+            result.memory = decisions.record_repeat(existing=existing, record=record, actor=actor)
+            return result
+        if Memory.objects.filter(namespace=namespace, external_id=record.external_id).exists():
+            raise decisions.DecisionError(
+                f"id {record.external_id!r} already exists in {namespace.name}"
+            )
+        result.memory = decisions.insert_written(memory=memory, vector=vector, actor=actor)
+        _act_on_write(memory, judged, actor, llm_session, result)
+    return result
+
+
+def _check_write(memory: Memory, namespace: Namespace, vector) -> list:
+    """The dedup check: the nearest active memories and the judgement of each pair
+    (older, new), nearest first. Reads only."""
+    neighbours = queries.nearest_memories(namespace, vector, k=settings.API_NEIGHBOURS)
+    thresholds = detect.Thresholds.from_settings()
+    # IDF over the neighbourhood: a whole-namespace IDF per write would cost more than
+    # the rest of the request; the neighbours share the subject, which is what it weighs.
+    tfidf = lexical.TfIdf([memory.content, *(n.memory.content for n in neighbours)])
+    judged = []
+    for n in neighbours:
+        if n.similarity >= thresholds.candidate or n.memory.content_hash == memory.content_hash:
+            judgement = detect.judge_pair(
+                n.memory, memory, cosine=n.similarity, tfidf=tfidf, thresholds=thresholds
+            )
+        else:  # below the vector layer's floor: only listed as similar
+            judgement = detect.PairJudgement(
+                detect.Verdict.DISTINCT, n.similarity, n.similarity, 0.0, "vector"
+            )
+        judged.append((n, judgement))
+    return judged
+
+
+def _act_on_write(memory: Memory, judged: list, actor: str, llm_session, result: WriteResult):
+    """Act on the nearest decisive judgement (merge, conflict or review); list the rest
+    as `similar`."""
+    decided = False
+    auto_merge = detect.Thresholds.from_settings().auto_merge
+    for neighbour, judgement in judged:
+        older = neighbour.memory
+        if not decided and judgement.verdict == detect.Verdict.AUTO_MERGE:
+            cluster = decisions.fold_memories(
+                survivor=memory,
+                others=[older],
+                edges=[_edge(older, memory, judgement)],
+                action=HistoryEvent.Action.MERGE,
+                actor=actor,
+                reason=f"replaced at write time ({'; '.join(judgement.reasons)})",
+            )
+            result.action, result.cluster_id, decided = "replaced", cluster.pk, True
+            memory.refresh_from_db()
+            continue
+        if not decided and judgement.verdict == detect.Verdict.CONFLICT:
+            conflict, _ = decisions.open_conflict(
+                older=older, newer=memory, **judgement.conflict_fields()
+            )
+            result.conflict_id, decided = conflict.pk, True
+        elif not decided and judgement.verdict == detect.Verdict.REVIEW:
+            cluster, _ = decisions.open_cluster(
+                namespace=memory.namespace,
+                memories=[older, memory],
+                edges=[_edge(older, memory, judgement)],
+                flags=judgement.flags,
+            )
+            result.cluster_id, decided = cluster.pk, True
+            merged = _merge_now(cluster, [older, memory], llm_session, actor, judgement)
+            if merged is not None:
+                result.action, result.memory = "merged", merged
+            else:
+                result.queued_for_review = True
+            continue
+        if judgement.similarity < auto_merge:
+            result.similar.append(
+                {
+                    "id": older.external_id,
+                    "content": older.content,
+                    "similarity": round(neighbour.similarity, 4),
+                }
+            )
+
+
+def _merge_now(cluster, members, llm_session, actor, judgement) -> Memory | None:
+    """The LLM merges a review-band pair at write time, when it can (not for protected
+    memories); the proposal and both originals stay in history."""
+    if llm_session is None or not llm.configured() or judgement.flags:
+        return None
+    draft = proposals.draft_for(members, llm_session)
+    if draft.author != "llm":
+        return None
+    proposal = decisions.record_proposal(cluster=cluster, members=members, draft=draft)
+    return decisions.accept_proposal(proposal=proposal, user=None, actor=actor)
+
+
+def _edge(a: Memory, b: Memory, judgement) -> dict:
+    return {
+        "a": a.pk,
+        "b": b.pk,
+        "similarity": round(float(judgement.similarity), 4),
+        "method": judgement.method,
+    }

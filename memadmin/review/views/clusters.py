@@ -1,0 +1,236 @@
+"""The curators' pages: the cluster queue, a cluster's page, and every decision on it."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from memadmin.curation import decisions, llm, proposals, queries
+from memadmin.curation.models import Cluster, ClusterStatus, MergeProposal
+from memadmin.curation.representative import representative
+from memadmin.review.diff import word_diff
+from memadmin.review.roles import CURATOR
+from memadmin.review.views.answers import (
+    QUEUE_PAGE_SIZE,
+    DecisionPage,
+    answer_decision,
+    float_or_none,
+    require_role,
+)
+from memadmin.store.models import Namespace
+
+
+@login_required
+def queue(request: HttpRequest) -> HttpResponse:
+    """The review queue: filters, closest clusters first, paginated. An HTMX request
+    (a filter change) gets the queue section only."""
+    filters = {
+        "namespace": request.GET.get("namespace", ""),
+        "status": request.GET.get("status", ClusterStatus.OPEN),
+        "min_similarity": request.GET.get("min_similarity", ""),
+        "max_similarity": request.GET.get("max_similarity", ""),
+        "size": request.GET.get("size", ""),
+        "category": request.GET.get("category", ""),
+        "protected": request.GET.get("protected", ""),
+        "method": request.GET.get("method", ""),
+        "sort": request.GET.get("sort", "closest"),
+    }
+    if filters["status"] not in ClusterStatus.values:
+        filters["status"] = ClusterStatus.OPEN
+    found = queries.cluster_queue(
+        namespace=filters["namespace"] or None,
+        status=filters["status"],
+        min_similarity=float_or_none(filters["min_similarity"]),
+        max_similarity=float_or_none(filters["max_similarity"]),
+        size=int(filters["size"]) if filters["size"].isdigit() else None,
+        category=filters["category"],
+        protected={"yes": True, "no": False}.get(filters["protected"]),
+        method=filters["method"],
+        sort=filters["sort"],
+    )
+    page = Paginator(found, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "page": page,
+        "filters": filters,
+        "statuses": ClusterStatus.values,
+        "sorts": list(queries.QUEUE_SORTS),
+        "methods": ["exact", "vector", "lexical", "llm"],
+        "namespaces": Namespace.objects.values_list("name", flat=True),
+        "query": request.GET.copy(),
+    }
+    template = "review/clusters.html" + ("#queue" if request.htmx else "")
+    return render(request, template, context)
+
+
+def _context(cluster: Cluster, error: str = "") -> dict:
+    members = queries.cluster_members(cluster)
+    proposal = queries.pending_proposal(cluster)
+    text = proposal.merged_text if proposal else representative(members).content
+    edges = {(e["a"], e["b"]): e for e in cluster.edges}
+    edges.update({(e["b"], e["a"]): e for e in cluster.edges})
+    weakest = set(cluster.weakest_link)
+    grid = [
+        [
+            (edges.get((row.pk, col.pk)) if row.pk != col.pk else None, {row.pk, col.pk} == weakest)
+            for col in members
+        ]
+        for row in members
+    ]
+    return {
+        "cluster": cluster,
+        "members": [(m, word_diff(m.content, text)) for m in members],
+        "grid": zip(members, grid, strict=True),
+        "proposal": proposal,
+        "text": text,
+        "error": error,
+    }
+
+
+@login_required
+def cluster(request: HttpRequest, cluster_id: int) -> HttpResponse:
+    return render(request, "review/cluster.html", _context(_get(cluster_id)))
+
+
+def _get(cluster_id: int) -> Cluster:
+    return get_object_or_404(
+        Cluster.objects.select_related("namespace", "decided_by"), pk=cluster_id
+    )
+
+
+def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> HttpResponse:
+    """Run one curator decision on a cluster, `act(cluster)` (which may return the
+    message itself), and answer it (answers.answer_decision): once decided, back to the
+    queue; while the cluster stays open, or on a refusal, back to the cluster."""
+    require_role(request, CURATOR)
+    found = _get(cluster_id)
+    error = ""
+    try:
+        message = act(found) or message
+    except decisions.DecisionError as problem:
+        error = str(problem)
+    found = _get(cluster_id)  # as the decision left it
+    page = DecisionPage(
+        "review/cluster.html", "decision", lambda e: _context(found, e), "clusterDecided", found.pk
+    )
+    here = reverse("cluster", args=[found.pk])
+    return answer_decision(
+        request,
+        page=page,
+        error=error,
+        message=message,
+        done_url=here if found.status == ClusterStatus.OPEN else reverse("clusters"),
+        refused_url=here,
+    )
+
+
+@require_POST
+@login_required
+def accept(request: HttpRequest, cluster_id: int) -> HttpResponse:
+    """Accept the proposal, or the curator's edited text: one merged memory."""
+
+    def act(found: Cluster) -> str:
+        proposal = _pending_or_rule_proposal(found)
+        merged = decisions.accept_proposal(
+            proposal=proposal, user=request.user, text=request.POST.get("text")
+        )
+        return f"Merged into {merged.external_id}."
+
+    return _decide(request, cluster_id, act)
+
+
+@require_POST
+@login_required
+def dismiss(request: HttpRequest, cluster_id: int) -> HttpResponse:
+    """Not duplicates: closed and remembered, never proposed again."""
+    return _decide(
+        request,
+        cluster_id,
+        lambda found: decisions.dismiss_cluster(cluster=found, user=request.user),
+        "Dismissed: these memories will not be proposed together again.",
+    )
+
+
+@require_POST
+@login_required
+def keep_member(request: HttpRequest, cluster_id: int, memory_id: int) -> HttpResponse:
+    return _decide(
+        request,
+        cluster_id,
+        lambda c: decisions.keep_survivor(cluster=c, survivor_id=memory_id, user=request.user),
+        "Kept one member; the others fold into it.",
+    )
+
+
+@require_POST
+@login_required
+def exclude_member(request: HttpRequest, cluster_id: int, memory_id: int) -> HttpResponse:
+    return _decide(
+        request,
+        cluster_id,
+        lambda c: decisions.exclude_member(cluster=c, memory_id=memory_id, user=request.user),
+        "Member taken out of the cluster.",
+    )
+
+
+@require_POST
+@login_required
+def split(request: HttpRequest, cluster_id: int) -> HttpResponse:
+    return _decide(
+        request,
+        cluster_id,
+        lambda c: decisions.split_cluster(cluster=c, user=request.user),
+        "Split at the weakest link.",
+    )
+
+
+@require_POST
+@login_required
+def bulk_accept_exact(request: HttpRequest) -> HttpResponse:
+    """Accept every open exact-duplicate cluster (of the namespace filtered) at once."""
+    require_role(request, CURATOR)
+    accepted, refused = 0, []
+    for found in queries.exact_open_clusters(request.POST.get("namespace") or None):
+        try:
+            proposal = _pending_or_rule_proposal(found)
+            decisions.accept_proposal(proposal=proposal, user=request.user)
+            accepted += 1
+        except decisions.DecisionError as problem:
+            refused.append(f"#{found.pk}: {problem}")
+    messages.success(request, f"Accepted {accepted} exact-duplicate cluster(s).")
+    for line in refused:
+        messages.error(request, line)
+    return redirect("clusters")
+
+
+def _pending_or_rule_proposal(found: Cluster) -> MergeProposal:
+    proposal = queries.pending_proposal(found)
+    if proposal is not None:
+        return proposal
+    members = queries.cluster_members(found)
+    draft = proposals.check(proposals.rule_draft(members, "written at review"), members)
+    return decisions.record_proposal(cluster=found, members=members, draft=draft)
+
+
+@require_POST
+@login_required
+def refresh_proposal(request: HttpRequest, cluster_id: int) -> HttpResponse:
+    """A new proposal from the cluster's current members (after a stale refusal)."""
+    require_role(request, CURATOR)
+    found = get_object_or_404(Cluster, pk=cluster_id)
+    members = queries.cluster_members(found, active_only=True)
+    if len(members) < 2:
+        messages.error(request, "Fewer than two active members are left: dismiss the cluster.")
+        return redirect("cluster", cluster_id=found.pk)
+    session = llm.Session(max_calls=1) if llm.configured() else None
+    try:
+        decisions.record_proposal(
+            cluster=found, members=members, draft=proposals.draft_for(members, session)
+        )
+    except decisions.DecisionError as problem:
+        messages.error(request, str(problem))
+    else:
+        messages.success(request, "The proposal was written again from the current members.")
+    return redirect("cluster", cluster_id=found.pk)

@@ -1,0 +1,95 @@
+"""The admins' pages: the conflict queue, a conflict's page, and settling it."""
+
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from memadmin.curation import decisions, queries
+from memadmin.curation.models import Conflict, ConflictResolution, ConflictStatus
+from memadmin.review.diff import word_diff
+from memadmin.review.roles import ADMIN
+from memadmin.review.views.answers import (
+    QUEUE_PAGE_SIZE,
+    DecisionPage,
+    answer_decision,
+    require_role,
+)
+from memadmin.store.models import Namespace
+
+
+@login_required
+def queue(request: HttpRequest) -> HttpResponse:
+    status = request.GET.get("status", ConflictStatus.OPEN)
+    if status not in ConflictStatus.values:
+        status = ConflictStatus.OPEN
+    namespace = request.GET.get("namespace", "")
+    found = queries.conflict_queue(status=status, namespace=namespace)
+    page = Paginator(found, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "page": page,
+        "status": status,
+        "namespace": namespace,
+        "statuses": ConflictStatus.values,
+        "namespaces": Namespace.objects.values_list("name", flat=True),
+    }
+    return render(request, "review/conflicts.html" + ("#queue" if request.htmx else ""), context)
+
+
+def _context(conflict: Conflict, error: str = "") -> dict:
+    a, b = conflict.memory_a, conflict.memory_b
+    return {
+        "conflict": conflict,
+        "a_spans": word_diff(a.content, b.content),
+        "b_spans": word_diff(b.content, a.content),
+        "resolutions": ConflictResolution.choices,
+        "error": error,
+    }
+
+
+def _get(conflict_id: int) -> Conflict:
+    return get_object_or_404(
+        Conflict.objects.select_related("namespace", "memory_a", "memory_b", "resolver"),
+        pk=conflict_id,
+    )
+
+
+@login_required
+def conflict(request: HttpRequest, conflict_id: int) -> HttpResponse:
+    return render(request, "review/conflict.html", _context(_get(conflict_id)))
+
+
+@require_POST
+@login_required
+def resolve(request: HttpRequest, conflict_id: int) -> HttpResponse:
+    require_role(request, ADMIN)
+    found = _get(conflict_id)
+    error = ""
+    try:
+        decisions.resolve_conflict(
+            conflict=found,
+            resolution=request.POST.get("resolution", ""),
+            user=request.user,
+            scope_note=request.POST.get("scope_note", "").strip(),
+            text=request.POST.get("text", ""),
+        )
+    except decisions.DecisionError as problem:
+        error = str(problem)
+    found = _get(conflict_id)
+    page = DecisionPage(
+        "review/conflict.html",
+        "resolution",
+        lambda e: _context(found, e),
+        "conflictResolved",
+        found.pk,
+    )
+    return answer_decision(
+        request,
+        page=page,
+        error=error,
+        message=f"Conflict {found.pk} settled.",
+        done_url=reverse("conflicts"),
+        refused_url=reverse("conflict", args=[found.pk]),
+    )

@@ -1,0 +1,35 @@
+"""The dashboard: per namespace counts, the last runs, three charts."""
+
+from datetime import timedelta
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+
+from memadmin.curation import queries
+from memadmin.review import charts
+
+
+@login_required
+def dashboard(request: HttpRequest) -> HttpResponse:
+    """Per namespace: memories, open clusters and conflicts, automatic merges this week,
+    the last runs with their removal rate and alerts; three small charts."""
+    days = [(timezone.now() - timedelta(days=back)).date() for back in range(13, -1, -1)]
+    sizes = queries.open_cluster_sizes()
+    decided = queries.decisions_per_day(days[0])
+    context = {
+        "namespaces": queries.namespace_summaries(),
+        "runs": queries.recent_runs(),
+        "charts": [
+            charts.bar_chart("Open clusters by weakest link", queries.open_cluster_histogram()),
+            charts.bar_chart(
+                "Open clusters by size", [(str(n), sizes.get(n, 0)) for n in range(2, 7)]
+            ),
+            charts.bar_chart(
+                "Decisions per day (14 days)",
+                [(d.strftime("%d"), decided.get(d, 0)) for d in days],
+            ),
+        ],
+    }
+    return render(request, "review/home.html", context)

@@ -1,0 +1,72 @@
+"""The memory browser (words or meaning), one memory's page, and pinning."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from memadmin.curation import decisions, queries
+from memadmin.review.roles import ADMIN
+from memadmin.review.views.answers import LIST_PAGE_SIZE, require_role
+from memadmin.store import embeddings
+from memadmin.store import queries as store_queries
+from memadmin.store.models import Memory, MemoryStatus, Namespace
+
+
+@login_required
+def browser(request: HttpRequest) -> HttpResponse:
+    """Full-text or semantic search within a namespace, with filters."""
+    filters = {
+        key: request.GET.get(key, "") for key in ("namespace", "q", "mode", "status", "category")
+    }
+    results, page, semantic = None, None, filters["mode"] == "semantic"
+    namespace = Namespace.objects.filter(name=filters["namespace"]).first()
+    if semantic and namespace and filters["q"]:
+        vector = embeddings.encode([filters["q"]])[0]
+        results = [
+            (n.memory, n.similarity)
+            for n in store_queries.nearest_memories(namespace, vector, k=50)
+        ]
+    else:
+        found = queries.memory_search(
+            namespace=namespace,
+            status=filters["status"],
+            category=filters["category"],
+            words=filters["q"],
+        )
+        page = Paginator(found, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "filters": filters,
+        "page": page,
+        "results": results,
+        "needs_namespace": semantic and not namespace,
+        "namespaces": Namespace.objects.values_list("name", flat=True),
+        "statuses": MemoryStatus.values,
+    }
+    return render(request, "review/memories.html" + ("#results" if request.htmx else ""), context)
+
+
+@login_required
+def memory(request: HttpRequest, memory_id: int) -> HttpResponse:
+    """One memory, its clusters and conflicts, and its whole history, newest first."""
+    found = get_object_or_404(
+        Memory.objects.select_related("namespace", "superseded_by").defer("embedding"),
+        pk=memory_id,
+    )
+    events = found.history.select_related("cluster", "conflict").order_by("-created_at", "-id")
+    return render(request, "review/memory.html", {"memory": found, "events": events})
+
+
+@require_POST
+@login_required
+def pin(request: HttpRequest, memory_id: int) -> HttpResponse:
+    require_role(request, ADMIN)
+    found = get_object_or_404(Memory.objects.defer("embedding"), pk=memory_id)
+    decisions.pin_memory(memory=found, pinned=not found.pinned, user=request.user)
+    messages.success(request, f"{found.external_id} {'unpinned' if found.pinned else 'pinned'}.")
+    back = request.POST.get("next", "")
+    if back.startswith("/") and not back.startswith("//"):  # only our own pages
+        return redirect(back)
+    return redirect("memory", memory_id=found.pk)

@@ -1,0 +1,66 @@
+"""Merge proposals: the rule's fallbacks, labelled, and the lost-fact check."""
+
+from memadmin.curation import llm, proposals
+from tests.factories import unsaved
+from tests.fake_anthropic import error, text_message
+
+THREE = [
+    unsaved("Alice lives in Lyon.", day=3),
+    unsaved("Her home is in Lyon, France, on the Croix-Rousse hill.", day=9),
+    unsaved("Alice est basée à Lyon, dans le 4e arrondissement.", day=5),
+]
+
+
+def test_repeated_529_falls_back_to_the_rule(fake_llm, caplog):
+    fake_llm.handler = lambda body, number: error(529)
+    session = llm.Session()
+
+    draft = proposals.draft_for(THREE, session)
+
+    assert draft.author == "rule"
+    assert draft.text == "Her home is in Lyon, France, on the Croix-Rousse hill."  # newest
+    assert "LLM failed" in draft.rationale
+    assert len(fake_llm.requests) == 3  # the first try and the SDK's 2 retries
+    assert "DEDUP_FAIL merge proposal falls back to the rule" in caplog.text
+
+
+def test_a_timeout_falls_back_to_the_rule(fake_llm, settings):
+    settings.LLM_TIMEOUT_SECONDS = 0.3
+    settings.LLM_MAX_RETRIES = 0
+    fake_llm.delay = 1.0
+    fake_llm.queue.append(text_message("too late"))
+
+    draft = proposals.draft_for(THREE, llm.Session())
+
+    assert draft.author == "rule"
+    assert "APITimeoutError" in draft.rationale
+
+
+def test_an_empty_merge_is_discarded_with_a_warning(fake_llm):
+    fake_llm.queue.append(text_message("   "))
+
+    draft = proposals.draft_for(THREE, llm.Session())
+
+    assert draft.author == "rule"
+    assert draft.warnings[0] == "the LLM's merge was empty and was discarded"
+
+
+def test_without_a_key_nothing_is_called_and_the_rule_is_labelled():
+    draft = proposals.draft_for(THREE, llm.Session())
+
+    assert draft.author == "rule"
+    assert "no LLM configured" in draft.rationale
+
+
+def test_the_lost_fact_check_flags_dropped_numbers_and_long_merges():
+    members = [
+        unsaved("Postgres backups run nightly at 02:00 UTC.", day=1),
+        unsaved("Nightly Postgres backups start at 2 am, kept 30 days.", day=2),
+    ]
+
+    draft = proposals.check(
+        proposals.Draft(text="Backups run nightly. " * 10, author="llm"), members
+    )
+
+    assert "number: 30" in draft.dropped_facts and "time: 02:00" in draft.dropped_facts
+    assert "longer than all members together" in draft.warnings

@@ -1,0 +1,140 @@
+"""Test data, built one way for every test module: vectors with a chosen cosine, memory
+lines in the import format, stored memories (through the real import), namespaces, people
+holding a role, and clusters opened through curation.decisions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+NAMESPACE = "alice"
+CREATED_AT = "2026-01-01T00:00:00Z"
+
+
+def unit(seed: int) -> np.ndarray:
+    """A random unit vector of the embedding's dimension, the same for the same seed."""
+    vector = np.random.default_rng(seed).normal(size=384)
+    return vector / np.linalg.norm(vector)
+
+
+def near(seed: int, cosine: float, other_seed: int = 999) -> list[float]:
+    """A unit vector whose cosine with unit(seed) is `cosine`."""
+    base, noise = unit(seed), unit(other_seed)
+    noise = noise - (noise @ base) * base
+    noise /= np.linalg.norm(noise)
+    return list(cosine * base + np.sqrt(1 - cosine**2) * noise)
+
+
+def line(
+    external_id: str,
+    content: str,
+    vector=None,
+    *,
+    namespace: str = NAMESPACE,
+    category: str = "fact",
+    created_at: str = CREATED_AT,
+    **fields,
+) -> dict:
+    """One memory in the import format (a JSONL line); `vector` becomes its embedding (else
+    the model embeds the text). A field given as None is left out of the line."""
+    built = {
+        "id": external_id,
+        "namespace": namespace,
+        "content": content,
+        "category": category,
+        "created_at": created_at,
+        **fields,
+    }
+    if vector is not None:
+        built["embedding"] = [float(x) for x in vector]
+    return {key: value for key, value in built.items() if value is not None}
+
+
+def hosting_change(old: str = "old", new: str = "new", seed: int = 1) -> list[dict]:
+    """The seeds' worked example: one fact changed ("deployed on Hetzner", months later
+    "on Railway"), near-identical vectors, a conflict and never a merge."""
+    return [
+        line(old, "The billing API is deployed on Hetzner.", unit(seed)),
+        line(
+            new,
+            "The billing API is deployed on Railway.",
+            near(seed, 0.97),
+            created_at="2026-05-01T00:00:00Z",
+        ),
+    ]
+
+
+def store(*lines: dict):
+    """Import `lines` through curation.decisions.import_records (the import command's own
+    writer); returns the memories, in order."""
+    from memadmin.curation import decisions
+    from memadmin.store.importing import parse_record
+    from memadmin.store.models import Memory
+
+    records = [parse_record(raw, line=n, default_namespace=None) for n, raw in enumerate(lines, 1)]
+    decisions.import_records(records=records, actor="test")
+    return [
+        Memory.objects.get(namespace__name=r.namespace, external_id=r.external_id) for r in records
+    ]
+
+
+def unsaved(content: str = "x", *, day: int = 1, namespace=None, **fields):
+    """A Memory that is not stored (for the pure functions: guards, prompts, proposals):
+    created on 2026-01-`day`, category "fact", pk `day` unless given."""
+    from datetime import UTC, datetime
+
+    from memadmin.store.models import Memory
+    from memadmin.store.text import content_hash
+
+    defaults = {
+        "pk": day,
+        "external_id": f"m{day}",
+        "category": "fact",
+        "created_at": datetime(2026, 1, day, tzinfo=UTC),
+        "content_hash": content_hash(content),
+    }
+    if namespace is not None:
+        defaults["namespace"] = namespace
+    return Memory(content=content, **{**defaults, **fields})
+
+
+def namespace(name: str = NAMESPACE):
+    from memadmin.store.models import Namespace
+
+    return Namespace.objects.get_or_create(name=name)[0]
+
+
+def person(name: str, role: str | None, *, password: str | None = None):
+    """A user holding one role (viewer, curator or admin), or none."""
+    from django.contrib.auth.models import Group, User
+
+    user = User.objects.create_user(name, password=password)
+    if role:
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user
+
+
+def cluster(*memories, similarity: float = 0.8, method: str = "vector", flags=()):
+    """An open cluster of `memories` (every pair at `similarity`), opened as detection
+    opens one."""
+    from memadmin.curation import decisions
+
+    edges = [
+        {"a": a.pk, "b": b.pk, "similarity": similarity, "method": method}
+        for position, a in enumerate(memories)
+        for b in memories[position + 1 :]
+    ]
+    opened, _ = decisions.open_cluster(
+        namespace=memories[0].namespace, memories=memories, edges=edges, flags=list(flags)
+    )
+    return opened
+
+
+def memory(external_id: str, namespace_name: str = NAMESPACE):
+    """A stored memory, as it is now."""
+    from memadmin.store.models import Memory
+
+    return Memory.objects.get(namespace__name=namespace_name, external_id=external_id)
+
+
+def status(external_id: str, namespace_name: str = NAMESPACE) -> str:
+    return memory(external_id, namespace_name).status

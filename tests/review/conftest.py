@@ -1,0 +1,39 @@
+"""What several review page tests start from."""
+
+import pytest
+
+from memadmin.curation.models import Cluster
+from tests.factories import line, near, unit
+
+
+@pytest.fixture
+def trio(run_command, write_jsonl):
+    """An open cluster of three: a and b close, c close to b but weaker to a."""
+    lines = [
+        line(
+            "a",
+            "Her cat Miso is an orange tabby.",
+            unit(1),
+            tags=["pets"],
+            created_at="2026-01-01T00:00:00Z",
+        ),
+        line(
+            "b",
+            "Her cat Miso is a tabby.",
+            near(1, 0.9),
+            tags=["pets"],
+            created_at="2026-02-01T00:00:00Z",
+        ),
+        line(
+            "c",
+            "Has a cat called Miso, a tabby.",
+            near(1, 0.8, other_seed=7),
+            tags=["pets"],
+            created_at="2026-03-01T00:00:00Z",
+        ),
+    ]
+    assert run_command("import_memories", str(write_jsonl(lines))).error is None
+    assert run_command("find_duplicates").error is None
+    cluster = Cluster.objects.get(status="open")
+    assert cluster.memberships.count() == 3
+    return cluster

@@ -1,0 +1,72 @@
+"""The history page and undoing a merge from it."""
+
+import pytest
+
+from memadmin.curation.models import Cluster
+from tests.factories import line, person, status, unit
+
+pytestmark = pytest.mark.django_db
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def merged(run_command, write_jsonl):
+    lines = [line("a", "Prefers tea.", unit(1)), line("b", "prefers tea", unit(1), importance=0.9)]
+    run_command("import_memories", str(write_jsonl(lines)))
+    run_command("find_duplicates")
+    return Cluster.objects.get(status="auto_merged")
+
+
+def test_history_lists_every_change_and_filters_by_action(client, merged):
+    client.force_login(person("v", "viewer"))
+
+    page = client.get("/history/", {"action": "supersede"}, **HX).content.decode()
+
+    assert page.lstrip().startswith('<section id="events">')
+    assert page.count('<span class="tag">supersede</span>') == 1
+    assert "collapse" not in page
+
+
+def test_a_curator_undoes_a_merge_from_the_history_page(client, merged):
+    client.force_login(person("carla", "curator"))
+    assert b"Undo merge #" in client.get("/history/").content
+
+    response = client.post(f"/history/unmerge/{merged.pk}", follow=True)
+
+    assert b"undone: its memories are back" in response.content
+    assert (status("a"), status("b")) == ("active", "active")
+
+
+def test_undoing_is_refused_with_the_reason_when_merged_again(
+    client, merged, run_command, write_jsonl
+):
+    run_command(
+        "import_memories",
+        str(write_jsonl([line("c", "Prefers tea!", unit(1), importance=0.93)], name="c.jsonl")),
+    )
+    run_command("find_duplicates")
+    client.force_login(person("carla", "curator"))
+
+    response = client.post(f"/history/unmerge/{merged.pk}", follow=True)
+
+    assert b"was merged again later" in response.content
+    assert status("a") == "superseded"
+
+
+def test_viewers_cannot_undo(client, merged):
+    client.force_login(person("v", "viewer"))
+
+    assert client.post(f"/history/unmerge/{merged.pk}").status_code == 403
+
+
+def test_history_filters_by_day(client, trio):
+    client.force_login(person("v", "viewer"))
+
+    assert (
+        b"import"
+        in client.get("/history/", {"since": "2000-01-01"}, HTTP_HX_REQUEST="true").content
+    )
+    assert (
+        b"Nothing recorded"
+        in client.get("/history/", {"until": "2000-01-01"}, HTTP_HX_REQUEST="true").content
+    )

@@ -79,8 +79,12 @@ def database_from_url(url: str) -> dict:
         "HOST": host,
         "PORT": str(parts.port or ""),
         "OPTIONS": query,
-        # Short-lived connections are reused by one worker; cron commands hold one anyway.
-        "CONN_MAX_AGE": env_int("MEMADMIN_CONN_MAX_AGE", 60, minimum=0),
+        # 0: every request closes its connection. runserver (and threaded servers) start a
+        # thread per request, and a connection kept for a thread that ends is never
+        # reused: with 60 s, 88 idle connections piled up under load. A long-lived server
+        # process with a fixed pool of threads (gunicorn --threads) may raise it.
+        "CONN_MAX_AGE": env_int("MEMADMIN_CONN_MAX_AGE", 0, minimum=0),
+        "CONN_HEALTH_CHECKS": True,
         "TEST": {"NAME": "test_memadmin"},
     }
 
@@ -133,6 +137,8 @@ INSTALLED_APPS = [
     "memadmin.curation",
     "memadmin.review",
     "memadmin.api",
+    # Login throttling: failed logins per user name and address, kept in the database.
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -146,7 +152,24 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "memadmin.review.middleware.content_security_policy",
+    "memadmin.review.middleware.refuse_unreadable_input",
+    # Last, as django-axes asks: it answers a locked-out login attempt.
+    "axes.middleware.AxesMiddleware",
 ]
+
+AUTHENTICATION_BACKENDS = [
+    # First: refuses a locked-out user name and address before the password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# A user name at one address is locked out for AXES_COOLOFF_TIME after this many failed
+# logins in a row; a success resets the count.
+AXES_FAILURE_LIMIT = env_int("MEMADMIN_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = env_int("MEMADMIN_LOGIN_LOCKOUT_MINUTES", 15, minimum=1) / 60  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False
 
 ROOT_URLCONF = "memadmin.urls"
 WSGI_APPLICATION = "memadmin.wsgi.application"
@@ -187,6 +210,15 @@ WHITENOISE_USE_FINDERS = True
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads no cookie: the token travels in hx-headers
+# Served over HTTPS (directly or behind a proxy): cookies only over HTTPS, and HSTS.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("MEMADMIN_SECURE_COOKIES", False)
+SECURE_HSTS_SECONDS = env_int("MEMADMIN_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("MEMADMIN_HSTS_INCLUDE_SUBDOMAINS", False)
+# Behind a proxy that ends TLS and sets X-Forwarded-Proto (and that strips the header from
+# clients): requests it marks https count as secure.
+if env_bool("MEMADMIN_BEHIND_HTTPS_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("MEMADMIN_SSL_REDIRECT", False)
 X_FRAME_OPTIONS = "DENY"
 # No inline script anywhere; the policy text lives beside its middleware.
 CONTENT_SECURITY_POLICY = env_str(
@@ -202,6 +234,9 @@ LOGGING = {
     "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "loggers": {
         "memadmin": {"handlers": ["stderr"], "level": env_str("MEMADMIN_LOG_LEVEL", "INFO")},
+        # A 500 is logged with its traceback whatever DEBUG says (Django alone only mails
+        # it to ADMINS when DEBUG is off).
+        "django.request": {"handlers": ["stderr"], "level": "ERROR", "propagate": False},
     },
 }
 
@@ -285,6 +320,11 @@ LLM_MAX_TOKENS = env_int("MEMADMIN_LLM_MAX_TOKENS", 600, minimum=16)
 # Pairs whose cosine or similarity reaches LLM_BAND_LOW, short of an automatic merge, and
 # that no guard or key token already decided are sent to the LLM for a verdict.
 LLM_BAND_LOW = env_float("MEMADMIN_LLM_BAND_LOW", 0.5)
+# A run stops calling the LLM after this many seconds in all (each call's timeout shrinks
+# to fit what is left) or after this many failures in a row (a gateway that hangs or
+# errors costs one budget, not one timeout per pair); the rest falls back to the rules.
+LLM_RUN_BUDGET_SECONDS = env_float("MEMADMIN_LLM_RUN_BUDGET_SECONDS", 300.0, low=1.0, high=86400.0)
+LLM_BREAKER_FAILURES = env_int("MEMADMIN_LLM_BREAKER_FAILURES", 3, minimum=1)
 
 # --- Agent API ------------------------------------------------------------------------
 # Nearest memories a write is checked against (and listed back as `similar`).

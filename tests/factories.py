@@ -72,9 +72,13 @@ def store(*lines: dict):
 
     records = [parse_record(raw, line=n, default_namespace=None) for n, raw in enumerate(lines, 1)]
     decisions.import_records(records=records, actor="test")
-    return [
-        Memory.objects.get(namespace__name=r.namespace, external_id=r.external_id) for r in records
-    ]
+    stored = {
+        (m.namespace.name, m.external_id): m
+        for m in Memory.objects.select_related("namespace").filter(
+            external_id__in=[r.external_id for r in records]
+        )
+    }
+    return [stored[(r.namespace, r.external_id)] for r in records]
 
 
 def unsaved(content: str = "x", *, day: int = 1, namespace=None, **fields):

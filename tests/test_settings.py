@@ -43,3 +43,57 @@ def test_a_bad_setting_names_the_variable(monkeypatch, helper, value, message):
 
     with pytest.raises(ImproperlyConfigured, match=f"MEMADMIN_X {message}"):
         helper()
+
+
+def settings_in_a_process(**environment) -> dict:
+    """The settings a fresh process reads from `environment` (no database is opened)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    names = [
+        "SESSION_COOKIE_SECURE",
+        "CSRF_COOKIE_SECURE",
+        "SECURE_HSTS_SECONDS",
+        "SECURE_PROXY_SSL_HEADER",
+        "SECURE_SSL_REDIRECT",
+        "AXES_FAILURE_LIMIT",
+        "CONN_MAX_AGE",
+    ]
+    script = (
+        "import json, memadmin.settings as s; "
+        f"print(json.dumps({{n: getattr(s, n, None) for n in {names!r}}} | "
+        "{'CONN_MAX_AGE': s.DATABASES['default']['CONN_MAX_AGE']}))"
+    )
+    env = {**os.environ, "DATABASE_URL": "postgresql://x:y@localhost/none", **environment}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_https_deployments_get_secure_cookies_hsts_and_the_proxy_header():
+    read = settings_in_a_process(
+        MEMADMIN_SECURE_COOKIES="1",
+        MEMADMIN_HSTS_SECONDS="31536000",
+        MEMADMIN_BEHIND_HTTPS_PROXY="1",
+        MEMADMIN_SSL_REDIRECT="1",
+        MEMADMIN_LOGIN_FAILURE_LIMIT="8",
+    )
+
+    assert read == {
+        "SESSION_COOKIE_SECURE": True,
+        "CSRF_COOKIE_SECURE": True,
+        "SECURE_HSTS_SECONDS": 31536000,
+        "SECURE_PROXY_SSL_HEADER": ["HTTP_X_FORWARDED_PROTO", "https"],
+        "SECURE_SSL_REDIRECT": True,
+        "AXES_FAILURE_LIMIT": 8,
+        "CONN_MAX_AGE": 0,
+    }
+
+
+def test_by_default_nothing_assumes_https():
+    read = settings_in_a_process()
+
+    assert (read["SESSION_COOKIE_SECURE"], read["SECURE_HSTS_SECONDS"]) == (False, 0)
+    assert read["SECURE_PROXY_SSL_HEADER"] is None

@@ -3,7 +3,6 @@ Thin views over curation.write_time, curation.decisions and the named queries.""
 
 from __future__ import annotations
 
-import json
 import logging
 from functools import wraps
 
@@ -61,20 +60,13 @@ def memories(request: HttpRequest, token):
 
 def _write(request: HttpRequest, token) -> JsonResponse:
     declared = request.META.get("CONTENT_LENGTH") or "0"
-    if not declared.isdigit() or int(declared) > settings.API_MAX_BODY_BYTES:
-        return error(413, f"the body is over {settings.API_MAX_BODY_BYTES} bytes")
-    if len(request.body) > settings.API_MAX_BODY_BYTES:
+    if not declared.isdigit() or len(declared) > 12 or int(declared) > settings.API_MAX_BODY_BYTES:
         return error(413, f"the body is over {settings.API_MAX_BODY_BYTES} bytes")
     try:
-        body = json.loads(request.body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as problem:
-        return error(400, f"the body is not JSON: {problem}")
-    try:
-        record, problems = validation.write_record(body, token.namespace.name)
-    except validation.ContentTooLarge as problem:
-        return error(413, str(problem))
-    if problems:
-        return error(400, "invalid fields", problems)
+        body = validation.decode_body(request.body)
+        record = validation.write_record(body, token.namespace.name)
+    except validation.Refused as refused:
+        return error(refused.status, refused.message, refused.fields)
     try:
         result = write_time.write_memory(
             namespace=token.namespace,
@@ -90,16 +82,12 @@ def _write(request: HttpRequest, token) -> JsonResponse:
 
 
 def _search(request: HttpRequest, token) -> JsonResponse:
-    text = request.GET.get("q", "").strip()
-    if not text:
-        return error(400, "invalid query", {"q": "required"})
-    if len(text.encode("utf-8")) > settings.MAX_CONTENT_BYTES:
-        return error(413, f"q is longer than {settings.MAX_CONTENT_BYTES} bytes")
-    k_text = request.GET.get("k", "10")
-    if not k_text.isdigit() or not 1 <= int(k_text) <= 100:
-        return error(400, "invalid query", {"k": "a whole number from 1 to 100"})
+    try:
+        text, k = validation.search_query(request.GET.get("q"), request.GET.get("k"))
+    except validation.Refused as refused:
+        return error(refused.status, refused.message, refused.fields)
     vector = embeddings.encode([text])[0]
-    found = queries.nearest_memories(token.namespace, vector, k=int(k_text))
+    found = queries.nearest_memories(token.namespace, vector, k=k)
     return JsonResponse(
         {
             "results": [

@@ -78,6 +78,11 @@ class Judged:
             )
         return self.judgements[key]
 
+    def edge(self, i: int, j: int) -> clustering.Edge:
+        """The pair as a cluster edge (similarity and method of its judgement)."""
+        judgement = self.judge(i, j)
+        return clustering.Edge(min(i, j), max(i, j), judgement.similarity, judgement.method)
+
     def ordered(self, i: int, j: int) -> tuple[int, int]:
         """(older, newer) positions of a pair."""
         return tuple(sorted((i, j), key=lambda p: (self.memories[p].created_at, p)))
@@ -170,10 +175,17 @@ def plan_namespace(
     return group(judged, judged_pairs=judged_pairs)
 
 
-def group(judged: Judged, *, judged_pairs: set[tuple[str, str]] = frozenset()) -> Plan:
+def group(
+    judged: Judged,
+    *,
+    judged_pairs: set[tuple[str, str]] = frozenset(),
+    absorbed: Callable[[list[int]], dict[int, list]] | None = None,
+) -> Plan:
     """Fold exact copies and near-identical pairs, cluster the review band without
     chaining, and list the conflicts. `judged_pairs` are (hash, hash) pairs people already
-    judged: never proposed again."""
+    judged: never proposed again. `absorbed(memory ids)` gives the memories each of them
+    absorbed in earlier runs (with vectors): an automatic merge must hold against those
+    too (see hold_across_runs)."""
     memories, thresholds, judge = judged.memories, judged.thresholds, judged.judge
     plan = Plan(pairs_checked=len(judged.judgements))
 
@@ -193,6 +205,9 @@ def group(judged: Judged, *, judged_pairs: set[tuple[str, str]] = frozenset()) -
         (i, j, jd) for i, j, jd in by_verdict.get(Verdict.AUTO_MERGE, []) if not {i, j} & folded
     ]
     plan.auto_merges = _fold_groups(memories, auto, judge, thresholds.auto_merge, "auto")
+    if absorbed is not None:
+        plan.auto_merges, held_back = hold_across_runs(plan.auto_merges, judged, absorbed)
+        plan.clusters.extend(held_back)
     for group_ in plan.auto_merges:
         folded.update(group_.others)
 
@@ -221,6 +236,54 @@ def group(judged: Judged, *, judged_pairs: set[tuple[str, str]] = frozenset()) -
         older, newer = judged.ordered(i, j)
         plan.conflicts.append(ConflictCandidate(older, newer, judgement))
     return plan
+
+
+def hold_across_runs(
+    groups: list[Group], judged: Judged, absorbed: Callable[[list[int]], dict[int, list]]
+) -> tuple[list[Group], list[ReviewCluster]]:
+    """Keep automatic merges from chaining across runs. A memory that absorbed others in
+    an earlier run (S took A) folds again only with memories near-identical to every one
+    it absorbed: without this, the next run would fold S into B although A and B were
+    kept apart (the all-pairs condition, which holds within a run, would break across
+    runs). Each group keeps the representative and every member compatible with all
+    kept so far; a member held back goes to review with the one it was near-identical to
+    (flagged), and a group left with one member is no fold."""
+    memories, vectors = judged.memories, judged.vectors
+    positions = [p for g in groups for p in (g.representative, *g.others)]
+    ghosts = absorbed([memories[p].pk for p in positions]) if positions else {}
+    if not ghosts:
+        return groups, []
+
+    def compatible(p: int, q: int) -> bool:
+        for holder, other in ((p, q), (q, p)):
+            for ghost in ghosts.get(memories[holder].pk, []):
+                if ghost.embedding is None or vectors is None:
+                    return False
+                cosine = float(np.asarray(ghost.embedding, dtype=np.float32) @ vectors[other])
+                older, newer = sorted((ghost, memories[other]), key=lambda m: m.created_at)
+                verdict = detect.judge_pair(
+                    older, newer, cosine=cosine, tfidf=judged.tfidf, thresholds=judged.thresholds
+                ).verdict
+                if verdict not in (Verdict.AUTO_MERGE, Verdict.EXACT):
+                    return False
+        return True
+
+    kept_groups, held_back = [], []
+    flag = "held back: an earlier automatic merge differs"
+    for group_ in groups:
+        kept = [group_.representative]
+        for p in group_.others:
+            if all(compatible(p, q) for q in kept):
+                kept.append(p)
+            else:
+                edge = judged.edge(group_.representative, p)
+                held_back.append(ReviewCluster(sorted((edge.a, edge.b)), [edge], edge, [flag]))
+        if len(kept) > 1:
+            edges = [e for e in group_.edges if e.a in kept and e.b in kept]
+            keep = representative(kept, memory_of=memories.__getitem__)
+            others = [p for p in kept if p != keep]
+            kept_groups.append(Group(keep, others, edges, group_.reason))
+    return kept_groups, held_back
 
 
 def _fold_groups(

@@ -74,15 +74,21 @@ def rule_draft(members: Sequence, reason: str) -> Draft:
 
 def draft_for(members: Sequence, session: llm.Session | None) -> Draft:
     """The LLM's merge of `members` when it can be had, else the rule's; checked either
-    way. An empty LLM merge is discarded and the rule's draft takes its place."""
+    way. A merge the LLM answered but that cannot be stored (empty, unreadable, too long)
+    is discarded with a warning, and the rule's draft takes its place."""
     if session is None or not llm.configured():
         return check(rule_draft(members, "no LLM configured"), members)
     try:
         answer = session.merge(members)
+    except llm.UnusableMerge as problem:
+        logger.warning("DEDUP_FAIL the LLM's merge %s; the rule's text is used", problem)
+        fallback = check(rule_draft(members, f"the LLM's merge {problem}"), members)
+        fallback.warnings = [f"the LLM's merge {problem} and was discarded", *fallback.warnings]
+        return fallback
     except llm.LLMFailed as error:
         logger.warning("DEDUP_FAIL merge proposal falls back to the rule: %s", error)
         return check(rule_draft(members, f"LLM failed: {error}"), members)
-    draft = check(
+    return check(
         Draft(
             text=answer.text,
             author="llm",
@@ -95,9 +101,3 @@ def draft_for(members: Sequence, session: llm.Session | None) -> Draft:
         ),
         members,
     )
-    if draft.discarded:
-        logger.warning("DEDUP_FAIL the LLM returned an empty merge; the rule's text is used")
-        fallback = check(rule_draft(members, "the LLM's merge was empty"), members)
-        fallback.warnings = ["the LLM's merge was empty and was discarded", *fallback.warnings]
-        return fallback
-    return draft

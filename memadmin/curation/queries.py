@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Sequence
 from datetime import date, timedelta
 
 from django.contrib.postgres.search import SearchQuery
@@ -159,6 +160,26 @@ def cached_llm_verdicts(namespace: Namespace, prompt_version: str) -> dict:
             namespace=namespace, decided_by="llm", prompt_version=prompt_version
         )
     }
+
+
+def absorbed_by(namespace: Namespace, survivor_ids: Sequence[int]) -> dict[int, list[Memory]]:
+    """The memories each survivor absorbed in earlier automatic folds (collapses, merges,
+    write-time replacements), with their vectors: the all-pairs condition of a later fold
+    takes them into account, so merges never chain across runs."""
+    if not survivor_ids:
+        return {}
+    folded = ClusterMember.objects.filter(
+        cluster__namespace=namespace, cluster__status=ClusterStatus.AUTO_MERGED
+    ).values("memory_id")
+    absorbed: dict[int, list[Memory]] = {}
+    for memory in Memory.objects.filter(
+        namespace=namespace,
+        status=MemoryStatus.SUPERSEDED,
+        superseded_by_id__in=list(survivor_ids),
+        pk__in=folded,
+    ).order_by("created_at", "id"):
+        absorbed.setdefault(memory.superseded_by_id, []).append(memory)
+    return absorbed
 
 
 def existing_member_sets(namespace: Namespace) -> dict[int, list[frozenset[int]]]:

@@ -17,7 +17,7 @@ from functools import partial
 
 import numpy as np
 from django.conf import settings
-from django.db import connection, connections
+from django.db import InterfaceError, OperationalError, connection, connections
 from django.utils import timezone
 
 from memadmin.curation import llm, llm_verdicts, planning, queries
@@ -27,6 +27,7 @@ from memadmin.curation.models import DedupRun
 from memadmin.store import embeddings
 from memadmin.store import queries as store_queries
 from memadmin.store.models import Memory, MemoryStatus, Namespace
+from memadmin.store.text import first_line
 
 logger = logging.getLogger("memadmin.curation")
 
@@ -131,11 +132,23 @@ def is_due(namespace: Namespace, now: datetime) -> bool:
     return last is None or last.started_at < now - timedelta(hours=settings.DEDUP_INTERVAL_HOURS)
 
 
-def last_run(namespace: Namespace) -> DedupRun | None:
-    return (
-        DedupRun.objects.filter(namespace=namespace, status=DedupRun.Status.DONE, dry_run=False)
-        .order_by("-started_at")
-        .first()
+def last_run(namespace: Namespace, *, complete: bool = False) -> DedupRun | None:
+    """The namespace's last finished run; with `complete`, the last one that left nothing
+    for later (no change deferred by --max-ops, none failed): what an incremental run
+    compares from, so that deferred work is picked up again."""
+    runs = DedupRun.objects.filter(namespace=namespace, status=DedupRun.Status.DONE, dry_run=False)
+    if complete:
+        runs = runs.filter(counts__deferred=0, counts__failed=0)
+    return runs.order_by("-started_at").first()
+
+
+def close_interrupted(namespace: Namespace) -> int:
+    """Runs of the namespace still marked running when its lock is free died (kill -9, a
+    lost database): they are marked failed, so none stays "running" forever."""
+    return DedupRun.objects.filter(namespace=namespace, status=DedupRun.Status.RUNNING).update(
+        status=DedupRun.Status.FAILED,
+        finished_at=timezone.now(),
+        error="interrupted: the process ended before the run finished",
     )
 
 
@@ -149,11 +162,8 @@ def _lock_key(namespace: Namespace) -> int:
 
 
 def _try_lock(namespace: Namespace) -> bool:
+    # Commits stay synchronous: a decision reported as done (DEDUP_MERGE) is on disk.
     with connection.cursor() as cursor:
-        # A batch run commits one small transaction per decision; waiting for each WAL
-        # flush would cost more than the decision. A crash may lose the last few commits
-        # (each still all-or-nothing), which the next run simply finds again.
-        cursor.execute("SET synchronous_commit = off")
         cursor.execute("SELECT pg_try_advisory_lock(%s)", [_lock_key(namespace)])
         return bool(cursor.fetchone()[0])
 
@@ -211,7 +221,7 @@ def changed_positions(
     if options.since is not None:
         since = now - options.since
     else:
-        previous = last_run(namespace)
+        previous = last_run(namespace, complete=True)
         if previous is None:
             return None
         since = previous.started_at
@@ -241,6 +251,7 @@ def _run_locked(namespace, options, on_progress, vector_workers) -> NamespaceRep
     now = timezone.now()
     report = NamespaceReport(namespace=namespace.name)
     run = None
+    close_interrupted(namespace)  # this run holds the lock: no other one is alive
     if not options.dry_run:
         run = DedupRun.objects.create(
             namespace=namespace,
@@ -270,7 +281,11 @@ def _run_locked(namespace, options, on_progress, vector_workers) -> NamespaceRep
             workers=vector_workers,
         )
         llm_verdicts.ask_band(judged, namespace, options, report)
-        plan = planning.group(judged, judged_pairs=queries.human_judged_pairs(namespace))
+        plan = planning.group(
+            judged,
+            judged_pairs=queries.human_judged_pairs(namespace),
+            absorbed=lambda ids: queries.absorbed_by(namespace, ids),
+        )
         report.pairs_checked = plan.pairs_checked
         logger.info(
             "DEDUP_CHECK namespace=%s memories=%d changed=%d pairs=%d route=%s",
@@ -281,6 +296,13 @@ def _run_locked(namespace, options, on_progress, vector_workers) -> NamespaceRep
             report.route,
         )
         apply_plan(plan, memories, namespace, options, report, run)
+    except (OperationalError, InterfaceError) as error:
+        # The database went away: one line, and the run stays "running" until the next
+        # run finds it (close_interrupted); writing to a lost database would only fail.
+        logger.error(
+            "DEDUP_FAIL namespace=%s database error: %s", namespace.name, first_line(error)
+        )
+        raise
     except Exception as error:
         logger.exception("DEDUP_FAIL namespace=%s run failed: %s", namespace.name, error)
         if run:

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from memadmin.curation import decisions, detect, lexical, llm, proposals
@@ -43,9 +43,14 @@ class WriteResult:
     check_ms: float = 0.0
 
 
-def _content_lock_key(namespace_id: int, digest: str) -> int:
-    raw = hashlib.sha256(f"memadmin.write:{namespace_id}:{digest}".encode()).digest()
-    return int.from_bytes(raw[:8], "big", signed=True)
+def _lock(namespace_id: int, kind: str, value: str) -> None:
+    """A transaction-level advisory lock on (namespace, kind, value): writers of the same
+    id, or of the same text, go one at a time."""
+    raw = hashlib.sha256(f"memadmin.write:{namespace_id}:{kind}:{value}".encode()).digest()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(raw[:8], "big", signed=True)]
+        )
 
 
 def write_memory(
@@ -75,33 +80,45 @@ def write_memory(
         logger.exception("DEDUP_FAIL write-time check failed; storing without it")
         result.check_failed = True
     result.check_ms = (time.perf_counter() - check_started) * 1000
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pg_advisory_xact_lock(%s)",
-                [_content_lock_key(namespace.pk, memory.content_hash)],
+    try:
+        with transaction.atomic():
+            # The id first, then the text, always in this order (no two writers can each
+            # hold one and wait for the other). Under them, a concurrent writer of the same
+            # id or text has committed, and what it wrote is seen below.
+            _lock(namespace.pk, "id", record.external_id)
+            _lock(namespace.pk, "text", memory.content_hash)
+            if Memory.objects.filter(namespace=namespace, external_id=record.external_id).exists():
+                raise decisions.DecisionError(_taken(record, namespace))
+            existing = (
+                Memory.objects.select_for_update()
+                .defer("embedding")
+                .filter(
+                    namespace=namespace,
+                    content_hash=memory.content_hash,
+                    status=MemoryStatus.ACTIVE,
+                )
+                .order_by("created_at", "id")
+                .first()
             )
-        # Under the lock: a concurrent writer of the same text has committed by now.
-        existing = (
-            Memory.objects.select_for_update()
-            .defer("embedding")
-            .filter(
-                namespace=namespace, content_hash=memory.content_hash, status=MemoryStatus.ACTIVE
-            )
-            .order_by("created_at", "id")
-            .first()
-        )
-        if existing is not None:
-            result.action = "duplicate"
-            result.memory = decisions.record_repeat(existing=existing, record=record, actor=actor)
-            return result
-        if Memory.objects.filter(namespace=namespace, external_id=record.external_id).exists():
-            raise decisions.DecisionError(
-                f"id {record.external_id!r} already exists in {namespace.name}"
-            )
-        result.memory = decisions.insert_written(memory=memory, vector=vector, actor=actor)
-        _act_on_write(memory, judged, actor, llm_session, result)
+            if existing is not None:
+                result.action = "duplicate"
+                result.memory = decisions.record_repeat(
+                    existing=existing, record=record, actor=actor
+                )
+                return result
+            result.memory = decisions.insert_written(memory=memory, vector=vector, actor=actor)
+            _act_on_write(memory, judged, actor, llm_session, result)
+    except IntegrityError as error:
+        # The locks make this unreachable for the id; should a writer outside this path
+        # race it, the answer is still a refusal, never a server error.
+        if "memory_unique_external_id" not in str(error):
+            raise
+        raise decisions.DecisionError(_taken(record, namespace)) from None
     return result
+
+
+def _taken(record: Record, namespace: Namespace) -> str:
+    return f"id {record.external_id!r} already exists in {namespace.name}"
 
 
 def _check_write(memory: Memory, namespace: Namespace, vector) -> list:
@@ -133,6 +150,16 @@ def _act_on_write(memory: Memory, judged: list, actor: str, llm_session, result:
     auto_merge = detect.Thresholds.from_settings().auto_merge
     for neighbour, judgement in judged:
         older = neighbour.memory
+        decisive = judgement.verdict in (
+            detect.Verdict.AUTO_MERGE,
+            detect.Verdict.CONFLICT,
+            detect.Verdict.REVIEW,
+        )
+        if not decided and decisive and not _still_active(older):
+            # A concurrent write folded or changed this neighbour after the check: act on
+            # nothing against it. The new memory is stored all the same; the next run of
+            # find_duplicates judges it against what stands now.
+            continue
         if not decided and judgement.verdict == detect.Verdict.AUTO_MERGE:
             cluster = decisions.fold_memories(
                 survivor=memory,
@@ -172,6 +199,12 @@ def _act_on_write(memory: Memory, judged: list, actor: str, llm_session, result:
                     "similarity": round(neighbour.similarity, 4),
                 }
             )
+
+
+def _still_active(memory: Memory) -> bool:
+    """Lock the neighbour's row (until the write commits) and say whether it is active."""
+    locked = Memory.objects.select_for_update().filter(pk=memory.pk, status=MemoryStatus.ACTIVE)
+    return locked.values_list("pk", flat=True).first() is not None
 
 
 def _merge_now(cluster, members, llm_session, actor, judgement) -> Memory | None:

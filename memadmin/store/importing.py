@@ -1,31 +1,30 @@
 """Reading memory files (JSONL, one memory a line, or CSV with a header) into validated
-records. Nothing here writes: curation.decisions.import_records does.
+records, every value checked by store.validation. Nothing here writes:
+curation.decisions.import_records does.
 
 A file is read twice: `validate_file` checks every line and keeps only the ids it has
 seen (so 100k lines never sit in memory as rows), then `read_records` streams the valid
-records again for the writer.
+records again for the writer. A line is read as bytes and decoded on its own, so one
+line of invalid UTF-8 is named by its number instead of stopping the whole read.
 """
 
 from __future__ import annotations
 
 import csv
-import json
-import math
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
-from django.utils.dateparse import parse_datetime
-
+from memadmin.store import validation
 from memadmin.store.embeddings import DIMENSIONS
 from memadmin.store.models import MemoryStatus
+from memadmin.store.validation import Invalid
 
-NAMESPACE_PATTERN = re.compile(r"^[-a-zA-Z0-9_]{1,100}$")
-STRING_FIELDS = {"category": 100, "source_ref": 200, "session_id": 200, "embedding_model": 100}
+# Kept importable under its old names: a record's problem is a validation.Invalid.
+InvalidRecord = Invalid
+NAMESPACE_PATTERN = validation.NAMESPACE_PATTERN
+
 DATE_FIELDS = ("created_at", "last_accessed_at", "valid_from", "valid_until")
 # What an agent or a file says about a memory besides its text: every entry point takes
 # these (the import, the API, the export).
@@ -52,10 +51,6 @@ KNOWN_KEYS = {
 }
 
 
-class InvalidRecord(ValueError):
-    """One line's problem, worded for the person who wrote the file."""
-
-
 @dataclass
 class Record:
     """One valid line. `fields` holds only the keys the line gave (besides id, content and
@@ -80,33 +75,89 @@ class ValidationReport:
         return {line for line, _ in self.errors}
 
 
+def _lines(path: Path) -> Iterator[tuple[int, str | None, str]]:
+    """(line number, text or None, why not) for every line of the file, decoded one by
+    one; a byte-order mark at the start is skipped."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                yield number, raw.decode("utf-8"), ""
+            except UnicodeDecodeError as error:
+                yield number, None, f"invalid UTF-8 (byte {error.start + 1} of the line)"
+
+
 def _raw_rows(path: Path) -> Iterator[tuple[int, dict | None, str | None]]:
     """(line number, raw mapping, syntax error) for every non-blank line of the file."""
     if path.suffix.lower() == ".csv":
         yield from _csv_rows(path)
         return
-    with path.open(encoding="utf-8") as handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                yield number, json.loads(text), None
-            except json.JSONDecodeError as error:
-                yield number, None, f"invalid JSON ({error.msg} at column {error.colno})"
+    for number, text, undecodable in _lines(path):
+        if undecodable:
+            yield number, None, undecodable
+            continue
+        if not text.strip():
+            continue
+        try:
+            yield number, validation.decode_json(text), None
+        except Invalid as error:
+            yield number, None, error.message
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[int, dict | None, str | None]]:
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        for row in reader:
-            number = reader.line_num
-            if None in row:
-                yield number, None, "more cells than the header has columns"
+    """CSV records with the number of the line each starts on. A record with a byte of
+    invalid UTF-8, a NUL, an unclosed quote or a repeated header column is an error;
+    after an unclosed quote the rest of the file cannot be read, so it ends there."""
+    bad_lines: dict[int, str] = {}
+
+    def decoded() -> Iterator[str]:
+        for number, text, undecodable in _lines(path):
+            if undecodable:
+                bad_lines[number] = undecodable
+                text = "\n"  # a placeholder line keeps the line numbers right
+            yield text
+
+    # strict: an unclosed quote is an error at the end of the file, not a merged record.
+    reader = csv.reader(decoded(), strict=True)
+    header: list[str] | None = None
+    started = 1
+    try:
+        for cells in reader:
+            first, started = started, reader.line_num + 1
+            problem = next(
+                (bad_lines[n] for n in range(first, reader.line_num + 1) if n in bad_lines), ""
+            )
+            if header is None:
+                header = [name.strip() for name in cells]
+                repeated = sorted({name for name in header if header.count(name) > 1})
+                if problem or repeated or "" in header:
+                    reason = problem or (
+                        f"column {repeated[0]!r} appears twice in the header"
+                        if repeated
+                        else "the header has an empty column name"
+                    )
+                    yield first, None, reason
+                    return
                 continue
-            try:
-                yield number, _from_csv_cells(row), None
-            except InvalidRecord as error:
-                yield number, None, str(error)
+            if problem:
+                yield first, None, problem
+            elif not any(cell.strip() for cell in cells):
+                continue
+            elif len(cells) > len(header):
+                yield first, None, "more cells than the header has columns"
+            else:
+                try:
+                    yield first, _from_csv_cells(dict(zip(header, cells, strict=False))), None
+                except Invalid as error:
+                    yield first, None, str(error)
+    except csv.Error as error:
+        reason = str(error)
+        if "unexpected end of data" in reason or "EOF" in reason:
+            reason = "a quote opened here is never closed"
+        elif "NUL" in reason:
+            reason = "contains a NUL byte"
+        yield started, None, f"unreadable CSV: {reason}"
 
 
 def _from_csv_cells(row: dict[str, str]) -> dict[str, Any]:
@@ -118,12 +169,9 @@ def _from_csv_cells(row: dict[str, str]) -> dict[str, Any]:
         if cell == "":
             continue
         if key in ("importance", "confidence"):
-            try:
-                decoded[key] = float(cell)
-            except ValueError:
-                raise InvalidRecord(f"{key} must be a number, not {cell!r}") from None
+            decoded[key] = validation.decimal(cell, key, low=0.0, high=1.0)
         elif key == "access_count":
-            decoded[key] = int(cell) if cell.isdigit() else cell
+            decoded[key] = validation.whole_number(cell, key, low=0, high=validation.MAX_INTEGER)
         elif key == "pinned":
             decoded[key] = {"true": True, "1": True, "false": False, "0": False}.get(
                 cell.lower(), cell
@@ -132,9 +180,9 @@ def _from_csv_cells(row: dict[str, str]) -> dict[str, Any]:
             key == "tags" and cell.startswith("[")
         ):
             try:
-                decoded[key] = json.loads(cell)
-            except json.JSONDecodeError:
-                raise InvalidRecord(f"{key} must be JSON, not {cell[:40]!r}") from None
+                decoded[key] = validation.decode_json(cell)
+            except Invalid as error:
+                raise Invalid(key, f"cell: {error.message}") from None
         elif key == "tags":
             decoded[key] = [tag.strip() for tag in cell.split(";") if tag.strip()]
         else:
@@ -142,110 +190,63 @@ def _from_csv_cells(row: dict[str, str]) -> dict[str, Any]:
     return decoded
 
 
-def _parse_date(key: str, value: Any) -> datetime | None:
-    if value is None:
-        return None
-    parsed = parse_datetime(value) if isinstance(value, str) else None
-    if parsed is None:
-        raise InvalidRecord(f"{key} must be an ISO 8601 date-time, not {value!r}")
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-def _unit(key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise InvalidRecord(f"{key} must be a number from 0 to 1, not {value!r}")
-    return float(value)
-
-
 def parse_record(raw: Any, *, line: int, default_namespace: str | None) -> Record:
-    """Validate one mapping; raise InvalidRecord with a reason naming the key at fault."""
+    """Validate one mapping; raise Invalid with a reason naming the key at fault."""
     if not isinstance(raw, dict):
-        raise InvalidRecord("a line must be a JSON object")
-    unknown = sorted(set(raw) - KNOWN_KEYS)
+        raise Invalid("", "a line must be a JSON object")
+    unknown = sorted(set(raw) - KNOWN_KEYS, key=str)
     if unknown:
-        raise InvalidRecord(f"unknown key {unknown[0]!r}")
-    external_id = raw.get("id")
-    if isinstance(external_id, int) and not isinstance(external_id, bool):
-        external_id = str(external_id)
-    if not isinstance(external_id, str) or not external_id.strip():
-        raise InvalidRecord(
-            "missing 'id'" if "id" not in raw else "'id' must be a non-empty string"
-        )
-    if len(external_id) > 200:
-        raise InvalidRecord("'id' is longer than 200 characters")
-    content = raw.get("content")
+        raise Invalid("", f"unknown key {validation.shown(unknown[0])}")
+    if "id" not in raw:
+        raise Invalid("", "missing 'id'")
+    external_id = validation.identifier(raw["id"])
     if "content" not in raw:
-        raise InvalidRecord("missing 'content'")
-    if not isinstance(content, str) or not content.strip():
-        raise InvalidRecord("'content' must be a non-empty string")
-    if len(content.encode("utf-8")) > settings.MAX_CONTENT_BYTES:
-        raise InvalidRecord(f"'content' is longer than {settings.MAX_CONTENT_BYTES} bytes")
+        raise Invalid("", "missing 'content'")
+    content = validation.content(raw["content"])
     namespace = raw.get("namespace", default_namespace)
     if namespace is None:
-        raise InvalidRecord("no namespace: give a 'namespace' key or --namespace")
-    if not isinstance(namespace, str) or not NAMESPACE_PATTERN.match(namespace):
-        raise InvalidRecord(
-            f"namespace must be letters, digits, '-' or '_' (at most 100), not {namespace!r}"
-        )
+        raise Invalid("", "no namespace: give a 'namespace' key or --namespace")
+    namespace = validation.namespace_name(namespace)
 
     fields: dict[str, Any] = {}
-    for key, limit in STRING_FIELDS.items():
+    for key, limit in validation.SHORT_TEXT_LIMITS.items():
         if key in raw:
-            if not isinstance(raw[key], str) or len(raw[key]) > limit:
-                raise InvalidRecord(f"{key} must be a string of at most {limit} characters")
-            fields[key] = raw[key]
+            fields[key] = validation.short_text(raw[key], key, limit)
     for key in DATE_FIELDS:
         if key in raw:
-            fields[key] = _parse_date(key, raw[key])
-    if fields.get("created_at", "") is None:
-        raise InvalidRecord("created_at cannot be null")
+            fields[key] = None if raw[key] is None else validation.timestamp(raw[key], key)
+    if "created_at" in fields and fields["created_at"] is None:
+        raise Invalid("created_at", "cannot be null")
     for key in ("importance", "confidence"):
         if key in raw:
-            fields[key] = _unit(key, raw[key])
+            fields[key] = validation.unit_interval(raw[key], key)
     if "tags" in raw:
-        tags = raw["tags"]
-        if not isinstance(tags, list) or not all(isinstance(t, str) and t for t in tags):
-            raise InvalidRecord("tags must be a list of non-empty strings")
-        fields["tags"] = tags
+        fields["tags"] = validation.tags(raw["tags"])
     if "metadata" in raw:
-        if not isinstance(raw["metadata"], dict):
-            raise InvalidRecord("metadata must be a JSON object")
-        fields["metadata"] = raw["metadata"]
+        fields["metadata"] = validation.json_value(raw["metadata"], "metadata", kind=dict)
     if "provenance" in raw:
-        if not isinstance(raw["provenance"], list):
-            raise InvalidRecord("provenance must be a list")
-        fields["provenance"] = raw["provenance"]
+        fields["provenance"] = validation.json_value(raw["provenance"], "provenance", kind=list)
     if "pinned" in raw:
-        if not isinstance(raw["pinned"], bool):
-            raise InvalidRecord("pinned must be true or false")
-        fields["pinned"] = raw["pinned"]
+        fields["pinned"] = validation.boolean(raw["pinned"], "pinned")
     if "access_count" in raw:
-        count = raw["access_count"]
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise InvalidRecord("access_count must be a whole number >= 0")
-        fields["access_count"] = count
+        fields["access_count"] = validation.count(raw["access_count"], "access_count")
     if "status" in raw:
         if raw["status"] not in MemoryStatus.values:
-            raise InvalidRecord(f"status must be one of {', '.join(MemoryStatus.values)}")
+            raise Invalid("status", f"must be one of {', '.join(MemoryStatus.values)}")
         fields["status"] = raw["status"]
     superseded_by = raw.get("superseded_by")
-    if superseded_by is not None and not isinstance(superseded_by, str):
-        raise InvalidRecord("superseded_by must be the id of another memory")
+    if superseded_by is not None:
+        superseded_by = validation.identifier(superseded_by, "superseded_by")
     if superseded_by and fields.get("status", MemoryStatus.ACTIVE) == MemoryStatus.ACTIVE:
-        raise InvalidRecord("an active memory cannot have superseded_by")
+        raise Invalid("", "an active memory cannot have superseded_by")
+    if superseded_by == external_id:
+        raise Invalid("superseded_by", "cannot name the memory itself")
 
     embedding = raw.get("embedding")
     if embedding is not None:
-        if not isinstance(embedding, list) or not all(
-            isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
-            for x in embedding
-        ):
-            raise InvalidRecord("embedding must be a list of finite numbers")
-        if len(embedding) == DIMENSIONS and not any(embedding):
-            raise InvalidRecord("embedding is all zeros")
-        if len(embedding) != DIMENSIONS:
+        embedding = validation.embedding(embedding, DIMENSIONS)
+        if embedding is None:
             # Another model's vector: the configured model embeds the text instead.
-            embedding = None
             fields.pop("embedding_model", None)
     return Record(
         line=line,
@@ -269,7 +270,7 @@ def validate_file(path: Path, *, default_namespace: str | None) -> ValidationRep
             continue
         try:
             record = parse_record(raw, line=number, default_namespace=default_namespace)
-        except InvalidRecord as error:
+        except Invalid as error:
             report.errors.append((number, str(error)))
             continue
         key = (record.namespace, record.external_id)

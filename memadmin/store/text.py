@@ -23,3 +23,9 @@ def normalise(content: str) -> str:
 def content_hash(content: str) -> str:
     """sha256 of the normalised text: equal hashes mean an exact duplicate."""
     return hashlib.sha256(normalise(content).encode("utf-8")).hexdigest()
+
+
+def first_line(error: BaseException | str) -> str:
+    """The first line of an error's message (database errors run to several lines)."""
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__

@@ -1,10 +1,12 @@
 """The LLM band of find_duplicates, against the fake API."""
 
+import time
+
 import pytest
 
 from memadmin.curation.models import Cluster, Conflict, DedupRun, PairVerdict
 from tests.factories import line, near, unit
-from tests.fake_anthropic import verdict
+from tests.fake_anthropic import error, verdict
 
 pytestmark = pytest.mark.django_db(transaction=True)
 BAND = (
@@ -89,12 +91,11 @@ def test_guarded_and_protected_pairs_are_never_sent(run_command, load, fake_llm,
     assert fake_llm.requests == []
 
 
-def test_the_call_cap_holds_across_a_run(run_command, write_jsonl, fake_llm, settings):
-    settings.LLM_MAX_CALLS_PER_RUN = 2
-    fake_llm.handler = lambda body, number: verdict("unrelated")
+def band_pairs(count: int) -> list[dict]:
+    """`count` pairs in the LLM band (cosine 0.62, nothing for the rules to settle)."""
     lines = []
-    for number in range(4):
-        first, second = BAND
+    first, second = BAND
+    for number in range(count):
         lines += [
             {
                 **first,
@@ -109,9 +110,45 @@ def test_the_call_cap_holds_across_a_run(run_command, write_jsonl, fake_llm, set
                 "embedding": near(10 + number, 0.62),
             },
         ]
-    run_command("import_memories", str(write_jsonl(lines)))
+    return lines
+
+
+def test_the_call_cap_holds_across_a_run(run_command, load, fake_llm, settings):
+    settings.LLM_MAX_CALLS_PER_RUN = 2
+    fake_llm.handler = lambda body, number: verdict("unrelated")
+    load(*band_pairs(4))
 
     result = run_command("find_duplicates")
 
     assert len(fake_llm.requests) == 2
     assert "2 calls (2 skipped by the cap, 0 failed)" in result.stdout
+
+
+def test_a_hanging_gateway_costs_one_run_budget_then_the_rules_decide(
+    run_command, load, fake_llm, settings, caplog
+):
+    settings.LLM_RUN_BUDGET_SECONDS = 1.5
+    fake_llm.delay = 5.0  # longer than any timeout: the gateway hangs
+    load(*band_pairs(6))
+    started = time.perf_counter()
+
+    result = run_command("find_duplicates")
+
+    assert result.error is None
+    assert time.perf_counter() - started < 8  # six pairs x 30 s timeout x 3 tries without it
+    assert "0 verdicts" in result.stdout and "skipped" in result.stdout
+    assert any("budget of 1.5 s is spent" in r.message for r in caplog.records)
+
+
+def test_after_failures_in_a_row_the_circuit_opens(run_command, load, fake_llm, settings, caplog):
+    settings.LLM_MAX_RETRIES = 0
+    settings.LLM_BREAKER_FAILURES = 3
+    fake_llm.handler = lambda body, number: error(500, "api_error")
+    load(*band_pairs(6))
+
+    result = run_command("find_duplicates")
+
+    assert result.error is None
+    assert len(fake_llm.requests) == 3
+    assert "3 failed" in result.stdout
+    assert any("3 calls in a row failed" in r.message for r in caplog.records)

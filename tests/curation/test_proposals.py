@@ -1,6 +1,9 @@
 """Merge proposals: the rule's fallbacks, labelled, and the lost-fact check."""
 
+import pytest
+
 from memadmin.curation import llm, proposals
+from memadmin.curation.representative import representative
 from tests.factories import unsaved
 from tests.fake_anthropic import error, text_message
 
@@ -64,3 +67,25 @@ def test_the_lost_fact_check_flags_dropped_numbers_and_long_merges():
 
     assert "number: 30" in draft.dropped_facts and "time: 02:00" in draft.dropped_facts
     assert "longer than all members together" in draft.warnings
+
+
+@pytest.mark.parametrize(
+    ("answer", "logged"),
+    [
+        ({}, "malformed answer"),
+        ({**text_message("merged"), "usage": None}, "malformed answer"),
+        ({**text_message("merged"), "content": "Alice lives in Lyon."}, "malformed answer"),
+        (text_message("Alice lives in Lyon.\u0000"), "contains a NUL character"),
+        (text_message("Alice lives in Lyon. " * 50_000), "is longer than 8192 bytes"),
+        (text_message(""), "was empty"),
+    ],
+)
+def test_an_unusable_llm_answer_falls_back_to_the_rule_with_a_dedup_fail_line(
+    fake_llm, caplog, answer, logged
+):
+    fake_llm.queue.append(answer)
+
+    draft = proposals.draft_for(THREE, llm.Session())
+
+    assert (draft.author, draft.text) == ("rule", representative(THREE).content)
+    assert any("DEDUP_FAIL" in r.message and logged in r.message for r in caplog.records)

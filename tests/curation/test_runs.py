@@ -1,6 +1,8 @@
 """Runs: the lock, --if-due, shards, the DedupRun record and its alerts, the HNSW route,
 worker processes."""
 
+import signal
+import time
 from datetime import timedelta
 
 import psycopg
@@ -12,6 +14,7 @@ from memadmin.curation import runs
 from memadmin.curation.models import Cluster, DedupRun
 from memadmin.store.models import Memory, Namespace
 from tests.factories import line, near, unit
+from tests.processes import manage, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -123,3 +126,60 @@ def test_several_namespaces_run_in_worker_processes(run_command, write_jsonl, se
     assert "3 namespace(s), 6 memories (6 compared), 3 exact collapsed" in result.stdout
     assert Memory.objects.filter(status="superseded").count() == 3
     assert DedupRun.objects.filter(status="done").count() == 3
+
+
+# --- Runs that die -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["find_duplicates", "export_memories", "import_memories"])
+def test_an_unreachable_database_is_one_line_not_a_traceback(command, write_jsonl):
+    arguments = [str(write_jsonl([line("a", "A fact.")]))] if command == "import_memories" else []
+
+    result = manage(command, *arguments, database="postgresql://nobody:x@127.0.0.1:9/none")
+
+    assert result.returncode == 1
+    last = result.stderr.strip().splitlines()[-1]  # after a progress bar, if any
+    assert last.startswith("CommandError: the database is unreachable: connection failed")
+    assert "Traceback" not in result.stderr
+
+
+def test_a_run_killed_midway_is_marked_failed_by_the_next_run(run_command, load, fake_llm):
+    # A pair in the LLM band, and a gateway that never answers: the run in the other
+    # process is surely mid-way (its DedupRun "running") when it is killed.
+    fake_llm.delay = 60
+    load(
+        line("a", "Prefers a daily digest of alerts.", unit(1), tags=["alerts"]),
+        line("b", "Likes alerts batched once a day.", near(1, 0.62), tags=["alerts"]),
+    )
+    running = start("find_duplicates")
+    deadline = time.monotonic() + 60
+    while not fake_llm.requests:
+        assert time.monotonic() < deadline and running.poll() is None
+        time.sleep(0.05)
+    running.send_signal(signal.SIGKILL)
+    running.wait()
+    assert DedupRun.objects.get().status == "running"
+
+    fake_llm.delay = 0
+    while time.monotonic() < deadline:  # the server ends the dead session and its lock
+        result = run_command("find_duplicates", "--no-llm")
+        if result.error is None:
+            break
+        time.sleep(0.1)
+
+    first, second = DedupRun.objects.order_by("id")
+    assert (first.status, first.error) == (
+        "failed",
+        "interrupted: the process ended before the run finished",
+    )
+    assert second.status == "done"
+
+
+def test_decisions_are_committed_synchronously(run_command, load):
+    load(line("a", "Prefers tea.", unit(1)), line("b", "prefers tea", unit(1)))
+
+    run_command("find_duplicates")
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        assert cursor.fetchone()[0] == "on"

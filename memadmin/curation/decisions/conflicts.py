@@ -6,7 +6,15 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from memadmin.curation.decisions.history import DecisionError, StaleDecision, actor_of, change, log
+from memadmin.curation.decisions.history import (
+    DecisionError,
+    StaleDecision,
+    actor_of,
+    change,
+    log,
+    merged_text,
+    unused_external_id,
+)
 from memadmin.curation.decisions.verdicts import record_verdict
 from memadmin.curation.models import (
     Conflict,
@@ -86,7 +94,7 @@ def resolve_conflict(
         elif resolution == ConflictResolution.REWRITTEN:
             if not text.strip():
                 raise DecisionError("a rewrite needs the new text")
-            merged = _rewrite(older, newer, text.strip(), actor, user, reason, conflict, now)
+            merged = _rewrite(older, newer, merged_text(text), actor, user, reason, conflict, now)
             for memory in (older, newer):
                 _change(
                     memory,
@@ -133,7 +141,7 @@ def _change(memory: Memory, actor, user, reason, conflict, **changes) -> None:
 def _rewrite(older, newer, text, actor, user, reason, conflict, now) -> Memory:
     merged = Memory(
         namespace_id=newer.namespace_id,
-        external_id=f"rewritten-{conflict.pk}",
+        external_id=unused_external_id(newer.namespace_id, f"rewritten-{conflict.pk}"),
         content=text,
         content_hash=content_hash(text),
         category=newer.category,

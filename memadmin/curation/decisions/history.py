@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from memadmin.curation.models import Cluster, ClusterStatus, HistoryEvent
+from memadmin.store import validation
 from memadmin.store.importing import IMPORTABLE_FIELDS
 from memadmin.store.models import Memory, MemoryStatus
 
@@ -111,6 +112,31 @@ def log_cluster_decision(cluster: Cluster, action: str, user, reason: str, memor
             cluster.memberships.values_list("memory_id", flat=True).order_by("memory_id")
         ),
     )
+
+
+def unused_external_id(namespace_id: int, base: str) -> str:
+    """An id for a memory memadmin makes (merged-..., rewritten-...): `base`, or `base-2`,
+    `base-3`... when an imported memory already holds it (an export of another store
+    carries the ids that store made). Agents cannot send these prefixes (api.validation)."""
+    taken = set(
+        Memory.objects.filter(namespace_id=namespace_id, external_id__startswith=base).values_list(
+            "external_id", flat=True
+        )
+    )
+    candidate, number = base, 1
+    while candidate in taken:
+        number += 1
+        candidate = f"{base}-{number}"
+    return candidate
+
+
+def merged_text(text: str) -> str:
+    """A merged or rewritten text as it will be stored: refused (DecisionError) when it
+    is empty, unreadable or over the content limit, like any memory's text."""
+    try:
+        return validation.content(text.strip(), "the merged text")
+    except validation.Invalid as problem:
+        raise DecisionError(str(problem)) from None
 
 
 def lock_active(ids: Sequence[int]) -> dict[int, Memory]:

@@ -25,7 +25,7 @@ from memadmin.curation.decisions.history import (
 from memadmin.curation.models import HistoryEvent
 from memadmin.store import embeddings
 from memadmin.store.importing import IMPORTABLE_FIELDS, Record
-from memadmin.store.models import Memory, Namespace
+from memadmin.store.models import Memory, MemoryStatus, Namespace
 from memadmin.store.text import content_hash
 
 
@@ -35,6 +35,8 @@ class ImportResult:
     updated: int = 0
     unchanged: int = 0
     embedded: int = 0
+    # Memories curation had made inactive whose status the file would have changed back.
+    kept_curated: int = 0
     namespaces: set[str] = field(default_factory=set)
 
 
@@ -86,7 +88,8 @@ def _import_chunk(
         sorted(chunk, key=lambda r: r.namespace), lambda r: r.namespace
     ):
         ids = [record.external_id for record in group]
-        for memory in Memory.objects.filter(namespace=namespaces[name], external_id__in=ids):
+        found = Memory.objects.filter(namespace=namespaces[name], external_id__in=ids)
+        for memory in found.select_related("superseded_by").defer("superseded_by__embedding"):
             existing[(name, memory.external_id)] = memory
 
     created: list[Memory] = []
@@ -101,12 +104,17 @@ def _import_chunk(
             needs_vector.append((memory, record))
         else:
             before = snapshot(memory)
-            if _apply_record(memory, record):
+            curated = memory.status != MemoryStatus.ACTIVE
+            if curated and _would_change_status(memory, record):
+                result.kept_curated += 1
+            if _apply_record(memory, record, keep_status=curated):
                 changed.append((memory, before))
                 if before["content"] != memory.content:
                     needs_vector.append((memory, record))
             else:
                 result.unchanged += 1
+            if curated:
+                continue  # curation's superseded_by stays too
         if record.superseded_by:
             supersessions.append((record, memory))
 
@@ -170,8 +178,20 @@ def _origin(memory: Memory) -> dict[str, Any]:
     }
 
 
-def _apply_record(memory: Memory, record: Record) -> bool:
-    """Copy the record's content and given fields onto `memory`; whether anything changed."""
+def _would_change_status(memory: Memory, record: Record) -> bool:
+    target = memory.superseded_by.external_id if memory.superseded_by_id else None
+    return record.fields.get("status", memory.status) != memory.status or (
+        record.superseded_by not in (None, target)
+    )
+
+
+def _apply_record(memory: Memory, record: Record, *, keep_status: bool = False) -> bool:
+    """Copy the record's content and given fields onto `memory`; whether anything changed.
+
+    A file never reverses curation (`keep_status`): a memory curation merged, superseded
+    or retired keeps its status and superseded_by whatever an older export says (its other
+    fields still apply), so importing a backup over a curated store brings nothing back
+    to life and breaks no constraint; the history page undoes a decision."""
     changed = False
     if memory.content != record.content:
         memory.content = record.content
@@ -179,6 +199,8 @@ def _apply_record(memory: Memory, record: Record) -> bool:
         memory.embedding = None
         changed = True
     for name in IMPORTABLE_FIELDS:
+        if keep_status and name == "status":
+            continue
         if name in record.fields and getattr(memory, name) != record.fields[name]:
             setattr(memory, name, record.fields[name])
             changed = True

@@ -19,8 +19,11 @@ from memadmin.curation.decisions.history import (
     lock_active,
     lock_open_cluster,
     log_undo,
+    merged_text,
     snapshot,
+    unused_external_id,
 )
+from memadmin.curation.decisions.verdicts import remember_apart
 from memadmin.curation.models import (
     Cluster,
     ClusterMember,
@@ -37,7 +40,7 @@ from memadmin.store.text import content_hash
 logger = logging.getLogger("memadmin.curation")
 
 # What a fold changes on the survivor.
-FOLDED_FIELDS = ["tags", "provenance", "importance", "confidence", "access_count", "updated_at"]
+FOLDED_FIELDS = ["tags", "provenance", "importance", "confidence", "access_count"]
 
 
 def fold_memories(
@@ -72,7 +75,8 @@ def fold_memories(
             survivor.importance = max(survivor.importance, other.importance)
             survivor.confidence = max(survivor.confidence, other.confidence)
             survivor.access_count += other.access_count
-        survivor.updated_at = now
+        # updated_at stays: what the run itself changed is no news for the next
+        # incremental run (else a survivor would be compared again and chain merges).
         survivor.save(update_fields=FOLDED_FIELDS)
         cluster = Cluster.objects.create(
             namespace_id=survivor.namespace_id,
@@ -175,16 +179,16 @@ def accept_proposal(
         )
         if len(members) < 2 or MergeProposal.fingerprint(members) != proposal.members_fingerprint:
             raise StaleDecision("the members changed since this proposal was written; refresh it")
-        merged_text = (text if text is not None else proposal.merged_text).strip()
-        if not merged_text:
-            raise DecisionError("the merged text is empty")
+        text_of_merge = merged_text(text if text is not None else proposal.merged_text)
         newest = members[-1]
         now = timezone.now()
         merged = Memory(
             namespace_id=cluster.namespace_id,
-            external_id=f"merged-{cluster.pk}-{proposal.pk}",
-            content=merged_text,
-            content_hash=content_hash(merged_text),
+            external_id=unused_external_id(
+                cluster.namespace_id, f"merged-{cluster.pk}-{proposal.pk}"
+            ),
+            content=text_of_merge,
+            content_hash=content_hash(text_of_merge),
             category=newest.category,
             source_ref=newest.source_ref,
             session_id=newest.session_id,
@@ -199,10 +203,10 @@ def accept_proposal(
             tags=list(dict.fromkeys(tag for m in members for tag in m.tags)),
             provenance=[entry for m in members for entry in m.provenance],
         )
-        merged.embedding = embeddings.encode([merged_text])[0]
+        merged.embedding = embeddings.encode([text_of_merge])[0]
         merged.embedding_model = embeddings.MODEL_ID
         merged.save()
-        edited = text is not None and merged_text != proposal.merged_text.strip()
+        edited = text is not None and text_of_merge != proposal.merged_text.strip()
         reason = "merge accepted" + (" with the curator's text" if edited else "")
         events = [
             event(
@@ -293,10 +297,30 @@ def unmerge(*, cluster: Cluster, actor: str, user=None, reason: str = "") -> Non
             _restore_folded(
                 memories[undone.memory_id], undone, actor=actor, user=user, reason=reason
             )
+        if cluster.status == ClusterStatus.AUTO_MERGED:
+            _remember_undone(cluster, events, memories, user)
         cluster.status = ClusterStatus.UNMERGED
         cluster.decided_by = user
         cluster.decided_at = timezone.now()
         cluster.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
+
+
+def _remember_undone(cluster: Cluster, events, memories, user) -> None:
+    """An automatic fold someone undid is never redone: each (survivor, folded) pair is
+    remembered as not a duplicate, also when the two texts are the same (an exact
+    collapse); the next run leaves them apart."""
+    survivor = next(
+        memories[e.memory_id] for e in events if e.action != HistoryEvent.Action.SUPERSEDE
+    )
+    folded = [memories[e.memory_id] for e in events if e.action == HistoryEvent.Action.SUPERSEDE]
+    remember_apart(
+        cluster.namespace,
+        survivor,
+        folded,
+        user,
+        f"automatic merge #{cluster.pk} undone",
+        same_text=True,
+    )
 
 
 def _restore_folded(memory: Memory, undone: HistoryEvent, *, actor, user, reason) -> None:

@@ -41,12 +41,18 @@ def record_verdict(
 
 
 def remember_apart(
-    namespace: Namespace, memory: Memory, others: Sequence[Memory], user, reason: str
+    namespace: Namespace,
+    memory: Memory,
+    others: Sequence[Memory],
+    user,
+    reason: str,
+    *,
+    same_text: bool = False,
 ) -> None:
     """A person said `memory` is no duplicate of any of `others`: one human verdict per
-    pair of different texts."""
+    pair of different texts (and of copies of one text too, with `same_text`)."""
     for other in others:
-        if other.content_hash != memory.content_hash:
+        if same_text or other.content_hash != memory.content_hash:
             record_verdict(
                 namespace=namespace,
                 hashes=(memory.content_hash, other.content_hash),

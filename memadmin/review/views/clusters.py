@@ -1,8 +1,6 @@
 """The curators' pages: the cluster queue, a cluster's page, and every decision on it."""
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -12,18 +10,23 @@ from memadmin.curation import decisions, llm, proposals, queries
 from memadmin.curation.models import Cluster, ClusterStatus, MergeProposal
 from memadmin.curation.representative import representative
 from memadmin.review.diff import word_diff
-from memadmin.review.roles import CURATOR
+from memadmin.review.roles import CURATOR, VIEWER
 from memadmin.review.views.answers import (
     QUEUE_PAGE_SIZE,
     DecisionPage,
     answer_decision,
-    float_or_none,
-    require_role,
+    filter_value,
+    page_of,
+    role_required,
 )
+from memadmin.store import validation
 from memadmin.store.models import Namespace
 
+UNIT = {"low": 0.0, "high": 1.0}
+MAX_SIZE = 10_000  # members of a cluster, as a filter
 
-@login_required
+
+@role_required(VIEWER)
 def queue(request: HttpRequest) -> HttpResponse:
     """The review queue: filters, closest clusters first, paginated. An HTMX request
     (a filter change) gets the queue section only."""
@@ -43,15 +46,15 @@ def queue(request: HttpRequest) -> HttpResponse:
     found = queries.cluster_queue(
         namespace=filters["namespace"] or None,
         status=filters["status"],
-        min_similarity=float_or_none(filters["min_similarity"]),
-        max_similarity=float_or_none(filters["max_similarity"]),
-        size=int(filters["size"]) if filters["size"].isdigit() else None,
+        min_similarity=filter_value(request, "min_similarity", validation.decimal, **UNIT),
+        max_similarity=filter_value(request, "max_similarity", validation.decimal, **UNIT),
+        size=filter_value(request, "size", validation.whole_number, low=2, high=MAX_SIZE),
         category=filters["category"],
         protected={"yes": True, "no": False}.get(filters["protected"]),
         method=filters["method"],
         sort=filters["sort"],
     )
-    page = Paginator(found, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    page = page_of(request, found, QUEUE_PAGE_SIZE)
     context = {
         "page": page,
         "filters": filters,
@@ -89,7 +92,7 @@ def _context(cluster: Cluster, error: str = "") -> dict:
     }
 
 
-@login_required
+@role_required(VIEWER)
 def cluster(request: HttpRequest, cluster_id: int) -> HttpResponse:
     return render(request, "review/cluster.html", _context(_get(cluster_id)))
 
@@ -104,7 +107,6 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
     """Run one curator decision on a cluster, `act(cluster)` (which may return the
     message itself), and answer it (answers.answer_decision): once decided, back to the
     queue; while the cluster stays open, or on a refusal, back to the cluster."""
-    require_role(request, CURATOR)
     found = _get(cluster_id)
     error = ""
     try:
@@ -127,7 +129,7 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
 
 
 @require_POST
-@login_required
+@role_required(CURATOR)
 def accept(request: HttpRequest, cluster_id: int) -> HttpResponse:
     """Accept the proposal, or the curator's edited text: one merged memory."""
 
@@ -142,7 +144,7 @@ def accept(request: HttpRequest, cluster_id: int) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@role_required(CURATOR)
 def dismiss(request: HttpRequest, cluster_id: int) -> HttpResponse:
     """Not duplicates: closed and remembered, never proposed again."""
     return _decide(
@@ -154,7 +156,7 @@ def dismiss(request: HttpRequest, cluster_id: int) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@role_required(CURATOR)
 def keep_member(request: HttpRequest, cluster_id: int, memory_id: int) -> HttpResponse:
     return _decide(
         request,
@@ -165,7 +167,7 @@ def keep_member(request: HttpRequest, cluster_id: int, memory_id: int) -> HttpRe
 
 
 @require_POST
-@login_required
+@role_required(CURATOR)
 def exclude_member(request: HttpRequest, cluster_id: int, memory_id: int) -> HttpResponse:
     return _decide(
         request,
@@ -176,7 +178,7 @@ def exclude_member(request: HttpRequest, cluster_id: int, memory_id: int) -> Htt
 
 
 @require_POST
-@login_required
+@role_required(CURATOR)
 def split(request: HttpRequest, cluster_id: int) -> HttpResponse:
     return _decide(
         request,
@@ -187,10 +189,9 @@ def split(request: HttpRequest, cluster_id: int) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@role_required(CURATOR)
 def bulk_accept_exact(request: HttpRequest) -> HttpResponse:
     """Accept every open exact-duplicate cluster (of the namespace filtered) at once."""
-    require_role(request, CURATOR)
     accepted, refused = 0, []
     for found in queries.exact_open_clusters(request.POST.get("namespace") or None):
         try:
@@ -215,10 +216,9 @@ def _pending_or_rule_proposal(found: Cluster) -> MergeProposal:
 
 
 @require_POST
-@login_required
+@role_required(CURATOR)
 def refresh_proposal(request: HttpRequest, cluster_id: int) -> HttpResponse:
     """A new proposal from the cluster's current members (after a stale refusal)."""
-    require_role(request, CURATOR)
     found = get_object_or_404(Cluster, pk=cluster_id)
     members = queries.cluster_members(found, active_only=True)
     if len(members) < 2:

@@ -1,7 +1,5 @@
 """The admins' pages: the conflict queue, a conflict's page, and settling it."""
 
-from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -10,24 +8,25 @@ from django.views.decorators.http import require_POST
 from memadmin.curation import decisions, queries
 from memadmin.curation.models import Conflict, ConflictResolution, ConflictStatus
 from memadmin.review.diff import word_diff
-from memadmin.review.roles import ADMIN
+from memadmin.review.roles import ADMIN, VIEWER
 from memadmin.review.views.answers import (
     QUEUE_PAGE_SIZE,
     DecisionPage,
     answer_decision,
-    require_role,
+    page_of,
+    role_required,
 )
 from memadmin.store.models import Namespace
 
 
-@login_required
+@role_required(VIEWER)
 def queue(request: HttpRequest) -> HttpResponse:
     status = request.GET.get("status", ConflictStatus.OPEN)
     if status not in ConflictStatus.values:
         status = ConflictStatus.OPEN
     namespace = request.GET.get("namespace", "")
     found = queries.conflict_queue(status=status, namespace=namespace)
-    page = Paginator(found, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    page = page_of(request, found, QUEUE_PAGE_SIZE)
     context = {
         "page": page,
         "status": status,
@@ -56,15 +55,14 @@ def _get(conflict_id: int) -> Conflict:
     )
 
 
-@login_required
+@role_required(VIEWER)
 def conflict(request: HttpRequest, conflict_id: int) -> HttpResponse:
     return render(request, "review/conflict.html", _context(_get(conflict_id)))
 
 
 @require_POST
-@login_required
+@role_required(ADMIN)
 def resolve(request: HttpRequest, conflict_id: int) -> HttpResponse:
-    require_role(request, ADMIN)
     found = _get(conflict_id)
     error = ""
     try:

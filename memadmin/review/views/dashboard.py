@@ -2,16 +2,17 @@
 
 from datetime import timedelta
 
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
 from memadmin.curation import queries
 from memadmin.review import charts
+from memadmin.review.roles import VIEWER
+from memadmin.review.views.answers import role_required
 
 
-@login_required
+@role_required(VIEWER)
 def dashboard(request: HttpRequest) -> HttpResponse:
     """Per namespace: memories, open clusters and conflicts, automatic merges this week,
     the last runs with their removal rate and alerts; three small charts."""

@@ -1,21 +1,27 @@
 """The audit log, and undoing one merge from it."""
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.dateparse import parse_date
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from memadmin.curation import decisions, queries
 from memadmin.curation.models import Cluster, ClusterStatus, HistoryEvent
-from memadmin.review.roles import CURATOR
-from memadmin.review.views.answers import LIST_PAGE_SIZE, require_role
+from memadmin.review.roles import CURATOR, VIEWER
+from memadmin.review.views.answers import (
+    LIST_PAGE_SIZE,
+    UnsafeNext,
+    filter_value,
+    page_of,
+    role_required,
+    safe_next,
+)
+from memadmin.store import validation
 from memadmin.store.models import Namespace
 
 
-@login_required
+@role_required(VIEWER)
 def history(request: HttpRequest) -> HttpResponse:
     filters = {
         key: request.GET.get(key, "") for key in ("namespace", "action", "actor", "since", "until")
@@ -24,10 +30,10 @@ def history(request: HttpRequest) -> HttpResponse:
         namespace=filters["namespace"],
         action=filters["action"],
         actor=filters["actor"],
-        since=parse_date(filters["since"]) if filters["since"] else None,
-        until=parse_date(filters["until"]) if filters["until"] else None,
+        since=filter_value(request, "since", validation.day),
+        until=filter_value(request, "until", validation.day),
     )
-    page = Paginator(events, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    page = page_of(request, events, LIST_PAGE_SIZE)
     context = {
         "page": page,
         "filters": filters,
@@ -39,11 +45,14 @@ def history(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@role_required(CURATOR)
 def unmerge(request: HttpRequest, cluster_id: int) -> HttpResponse:
     """Undo one merge: its originals come back exactly; the page explains a refusal."""
-    require_role(request, CURATOR)
     found = get_object_or_404(Cluster, pk=cluster_id)
+    try:
+        back = safe_next(request, reverse("history"))
+    except UnsafeNext as problem:
+        return render(request, "400.html", {"message": str(problem)}, status=400)
     try:
         decisions.unmerge(
             cluster=found, actor=f"user:{request.user.get_username()}", user=request.user
@@ -52,4 +61,4 @@ def unmerge(request: HttpRequest, cluster_id: int) -> HttpResponse:
         messages.error(request, f"Cannot undo merge #{found.pk}: {problem}")
     else:
         messages.success(request, f"Merge #{found.pk} undone: its memories are back.")
-    return redirect(request.POST.get("next") or "history")
+    return redirect(back)

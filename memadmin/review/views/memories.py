@@ -1,21 +1,26 @@
 """The memory browser (words or meaning), one memory's page, and pinning."""
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from memadmin.curation import decisions, queries
-from memadmin.review.roles import ADMIN
-from memadmin.review.views.answers import LIST_PAGE_SIZE, require_role
+from memadmin.review.roles import ADMIN, VIEWER
+from memadmin.review.views.answers import (
+    LIST_PAGE_SIZE,
+    UnsafeNext,
+    page_of,
+    role_required,
+    safe_next,
+)
 from memadmin.store import embeddings
 from memadmin.store import queries as store_queries
 from memadmin.store.models import Memory, MemoryStatus, Namespace
 
 
-@login_required
+@role_required(VIEWER)
 def browser(request: HttpRequest) -> HttpResponse:
     """Full-text or semantic search within a namespace, with filters."""
     filters = {
@@ -36,7 +41,7 @@ def browser(request: HttpRequest) -> HttpResponse:
             category=filters["category"],
             words=filters["q"],
         )
-        page = Paginator(found, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+        page = page_of(request, found, LIST_PAGE_SIZE)
     context = {
         "filters": filters,
         "page": page,
@@ -48,7 +53,7 @@ def browser(request: HttpRequest) -> HttpResponse:
     return render(request, "review/memories.html" + ("#results" if request.htmx else ""), context)
 
 
-@login_required
+@role_required(VIEWER)
 def memory(request: HttpRequest, memory_id: int) -> HttpResponse:
     """One memory, its clusters and conflicts, and its whole history, newest first."""
     found = get_object_or_404(
@@ -60,13 +65,13 @@ def memory(request: HttpRequest, memory_id: int) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@role_required(ADMIN)
 def pin(request: HttpRequest, memory_id: int) -> HttpResponse:
-    require_role(request, ADMIN)
     found = get_object_or_404(Memory.objects.defer("embedding"), pk=memory_id)
+    try:
+        back = safe_next(request, reverse("memory", args=[found.pk]))
+    except UnsafeNext as problem:
+        return render(request, "400.html", {"message": str(problem)}, status=400)
     decisions.pin_memory(memory=found, pinned=not found.pinned, user=request.user)
     messages.success(request, f"{found.external_id} {'unpinned' if found.pinned else 'pinned'}.")
-    back = request.POST.get("next", "")
-    if back.startswith("/") and not back.startswith("//"):  # only our own pages
-        return redirect(back)
-    return redirect("memory", memory_id=found.pk)
+    return redirect(back)

@@ -1,12 +1,14 @@
 """import_memories: every line checked first, nothing imported from a bad file, idempotent."""
 
+import json
+
 import numpy as np
 import pytest
 
 from memadmin.curation.models import HistoryEvent
 from memadmin.store import embeddings
 from memadmin.store.models import Memory, MemoryStatus
-from tests.factories import line
+from tests.factories import line, unit
 
 pytestmark = pytest.mark.django_db
 
@@ -56,9 +58,9 @@ def test_a_line_without_content_is_refused_by_its_number_and_nothing_is_imported
     [
         ('{"id": "x", "content": ', "invalid JSON"),
         ('["id", "content"]', "a line must be a JSON object"),
-        (line("", "text"), "'id' must be a non-empty string"),
+        (line("", "text"), "id must be a non-empty string"),
         ({"namespace": "alice", "content": "text"}, "missing 'id'"),
-        (line("x", "   "), "'content' must be a non-empty string"),
+        (line("x", "   "), "content must be a non-empty string"),
         (line("x", "text", importance=1.5), "importance must be a number from 0 to 1"),
         (line("x", "text", confidence="high"), "confidence must be a number from 0 to 1"),
         (line("x", "text", created_at="last tuesday"), "created_at must be an ISO 8601"),
@@ -67,7 +69,7 @@ def test_a_line_without_content_is_refused_by_its_number_and_nothing_is_imported
         ({"id": "x", "content": "text"}, "no namespace"),
         (line("x", "text", namespace="a b"), "namespace must be letters"),
         (line("x", "text", embedding=["a"]), "embedding must be a list of finite numbers"),
-        (line("x", "x" * 9000), "'content' is longer than 8192 bytes"),
+        (line("x", "x" * 9000), "content is longer than 8192 bytes"),
     ],
 )
 def test_each_bad_line_is_named_with_its_reason(run_command, write_jsonl, bad, reason):
@@ -169,7 +171,7 @@ def test_a_bad_csv_row_is_named_by_its_line(run_command, tmp_path):
 
     result = run_command("import_memories", str(path))
 
-    assert "line 3: importance must be a number, not 'lots'" in result.stderr
+    assert "line 3: importance must be a number from 0 to 1, not 'lots'" in result.stderr
     assert Memory.objects.count() == 0
 
 
@@ -220,3 +222,116 @@ def test_a_supersession_naming_an_unknown_id_imports_nothing(run_command, write_
         result.error
     )
     assert not Memory.objects.exists()
+
+
+# --- Hostile files -----------------------------------------------------------------------
+
+GOOD = json.dumps(line("good", "A good line."))
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        (b'{"id": "x", "namespace": "alice", "content": "caf\xe9"}', "invalid UTF-8"),
+        (json.dumps(line("x", "nul \x00 here")).encode(), "content contains a NUL character"),
+        (b'{"id": "x", "namespace": "alice", "content": "\\ud800"}', "lone surrogate"),
+        (b'{"id": "x", "namespace": "alice", "content": "a\x00b"}', "invalid JSON"),
+        (b'{"id": "x", "namespace": "alice", "content": "x", "importance": NaN}', "NaN"),
+        (
+            json.dumps(line("x", "y", created_at="0001-01-01T00:00:00+05:00")).encode(),
+            "created_at must be between 1970-01-01 and 9999-12-31",
+        ),
+        (
+            json.dumps(line("x", "y", created_at="2026-02-30T10:00:00Z")).encode(),
+            "created_at is not a real date",
+        ),
+        (
+            b'{"id": "x", "namespace": "alice", "content": "y", "access_count": '
+            + b"9" * 5000
+            + b"}",
+            "a number of 5000 characters",
+        ),
+        (json.dumps(line("x", "y", metadata={"n": 2**40})).encode(), "metadata holds a whole"),
+        (json.dumps(line("x", "y", tags=["t" * 101])).encode(), "tags must each be at most 100"),
+        (json.dumps(line("x" * 201, "y")).encode(), "id is longer than 200 characters"),
+        (json.dumps(line("x", "y", namespace="alice\n")).encode(), "namespace must be letters"),
+        (
+            json.dumps(
+                line("x", "y", provenance=[{"a": [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]}])
+            ).encode(),
+            "nested more than 20",
+        ),
+        (b"[" * 100_000 + b"]" * 100_000, "nested more than"),
+        (json.dumps(line("x", "y", superseded_by="x", status="superseded")).encode(), "itself"),
+    ],
+)
+@pytest.mark.parametrize("skip_invalid", [False, True])
+def test_a_hostile_line_is_named_by_its_number_and_never_crashes(
+    run_command, tmp_path, raw, reason, skip_invalid
+):
+    path = tmp_path / "hostile.jsonl"
+    path.write_bytes(GOOD.encode() + b"\n" + raw + b"\n")
+
+    result = run_command(
+        "import_memories", str(path), *(["--skip-invalid"] if skip_invalid else [])
+    )
+
+    assert f"{path}: line 2: " in result.stderr
+    assert reason in result.stderr.split("line 2: ", 1)[1]
+    if skip_invalid:
+        assert result.error is None
+        assert list(Memory.objects.values_list("external_id", flat=True)) == ["good"]
+    else:
+        assert "nothing imported" in str(result.error)
+        assert Memory.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "line_number", "reason"),
+    [
+        ('id,content\na,"open quote\nb,fine\n', 2, "a quote opened here is never closed"),
+        ("id,content,id\na,text,b\n", 1, "column 'id' appears twice in the header"),
+        ("id,content\na,te\x00xt\n", 2, "content contains a NUL character"),
+        ("id,,content\na,x,text\n", 1, "empty column name"),
+        ("id,content\na,text,extra\n", 2, "more cells than the header has columns"),
+    ],
+)
+def test_a_broken_csv_is_an_error_not_a_merged_line(
+    run_command, tmp_path, text, line_number, reason
+):
+    path = tmp_path / "memories.csv"
+    path.write_text(text)
+
+    result = run_command("import_memories", str(path), "--namespace", "alice")
+
+    assert f"{path}: line {line_number}: " in result.stderr and reason in result.stderr
+    assert result.error is not None and Memory.objects.count() == 0
+
+
+def test_a_csv_line_of_invalid_utf8_is_named(run_command, tmp_path):
+    path = tmp_path / "memories.csv"
+    path.write_bytes(b"id,content\na,fine\nb,caf\xe9\nc,also fine\n")
+
+    result = run_command("import_memories", str(path), "--namespace", "alice", "--skip-invalid")
+
+    assert f"{path}: line 3: invalid UTF-8" in result.stderr
+    assert sorted(Memory.objects.values_list("external_id", flat=True)) == ["a", "c"]
+
+
+def test_an_older_export_over_a_curated_store_keeps_what_curation_decided(
+    run_command, load, write_jsonl
+):
+    load(
+        line("a", "Prefers tea.", unit(1), importance=0.4),
+        line("b", "prefers tea", unit(1), importance=0.9, tags=["drink"]),
+    )
+    backup = run_command("export_memories").stdout
+    run_command("find_duplicates")
+    assert Memory.objects.get(external_id="a").status == "superseded"
+
+    result = run_command("import_memories", str(write_jsonl(backup.splitlines(), "backup.jsonl")))
+
+    assert result.error is None
+    assert "1 kept the status curation gave them" in result.stdout
+    a = Memory.objects.get(external_id="a")
+    assert (a.status, a.superseded_by.external_id) == ("superseded", "b")

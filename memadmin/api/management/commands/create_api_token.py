@@ -1,11 +1,12 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from memadmin.api.models import ApiToken
-from memadmin.store.importing import NAMESPACE_PATTERN
+from memadmin.store import validation
+from memadmin.store.commands import MemadminCommand
 from memadmin.store.models import Namespace
 
 
-class Command(BaseCommand):
+class Command(MemadminCommand):
     help = "Create an API token for one namespace (created if new); the token prints once."
 
     def add_arguments(self, parser):
@@ -13,8 +14,13 @@ class Command(BaseCommand):
         parser.add_argument("--name", default="cli", help="a label for the token")
 
     def handle(self, *args, namespace, name, **options):
-        if not NAMESPACE_PATTERN.match(namespace):
-            raise CommandError("a namespace is letters, digits, '-' or '_' (at most 100)")
+        try:
+            validation.namespace_name(namespace)
+            validation.short_text(name, "--name", 100)
+        except validation.Invalid as problem:
+            raise CommandError(
+                f"a namespace is letters, digits, '-' or '_' (at most 100): {problem}"
+            ) from None
         target, _ = Namespace.objects.get_or_create(name=namespace)
         token, plain = ApiToken.issue(namespace=target, name=name)
         self.stderr.write(f"token {token.prefix}... for namespace {target.name} (shown once):")

@@ -1,11 +1,12 @@
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from memadmin.curation import decisions
+from memadmin.store.commands import MemadminCommand
 from memadmin.store.models import Namespace
 
 
-class Command(BaseCommand):
+class Command(MemadminCommand):
     help = (
         "Time decay: confidence *= (1 - rate) ** days since last access, for memories not "
         "accessed for over a day, never below the floor."

@@ -1,17 +1,18 @@
 # Storing vectors is a write with a history event (curation.decisions), so this command
 # lives in curation; the engine it calls is store.embeddings.
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db.models import Q
 
 from memadmin.curation import decisions
 from memadmin.store import embeddings
+from memadmin.store.commands import MemadminCommand
 from memadmin.store.models import Memory, Namespace
 from memadmin.store.progress import progress_bar
 
 BATCH = 500
 
 
-class Command(BaseCommand):
+class Command(MemadminCommand):
     help = (
         "Embed every memory that has no vector of the current model "
         f"({embeddings.MODEL_ID}): new rows, and rows embedded by another model."

@@ -1,11 +1,12 @@
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from memadmin.curation import queries
+from memadmin.store.commands import MemadminCommand
 
 
-class Command(BaseCommand):
+class Command(MemadminCommand):
     help = "Print the clusters and conflicts as one JSON object on stdout."
 
     def add_arguments(self, parser):

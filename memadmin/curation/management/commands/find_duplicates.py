@@ -2,10 +2,11 @@ import re
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils import timezone
 
 from memadmin.curation import llm, runs
+from memadmin.store.commands import MemadminCommand
 from memadmin.store.progress import progress_bar
 
 SINCE = re.compile(r"^(\d+)([hdw])$")
@@ -26,7 +27,7 @@ def parse_shard(value: str) -> tuple[int, int]:
     return int(match.group(1)), int(match.group(2))
 
 
-class Command(BaseCommand):
+class Command(MemadminCommand):
     help = (
         "Find exact and near duplicates and conflicts in each namespace: collapse exact "
         "duplicates, merge near-identical ones, open clusters for review and conflicts. "

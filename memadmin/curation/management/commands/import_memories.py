@@ -2,16 +2,17 @@
 # the layer below, never writes); the file parsing it calls is store.importing.
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from memadmin.curation import decisions
 from memadmin.store import importing
+from memadmin.store.commands import MemadminCommand
 from memadmin.store.progress import progress_bar
 
 MAX_ERRORS_SHOWN = 50
 
 
-class Command(BaseCommand):
+class Command(MemadminCommand):
     help = (
         "Import memories from a JSONL file (one memory a line) or a CSV file with a header. "
         "Every line is checked first; nothing is imported unless every line is valid "
@@ -55,6 +56,8 @@ class Command(BaseCommand):
             except decisions.DecisionError as error:
                 raise CommandError(f"{error}; nothing imported") from error
         skipped = f", {len(report.errors)} invalid skipped" if report.errors else ""
+        if result.kept_curated:
+            skipped += f", {result.kept_curated} kept the status curation gave them"
         self.stdout.write(
             f"imported {path.name}: {result.created} created, {result.updated} updated, "
             f"{result.unchanged} unchanged, {result.embedded} embedded{skipped} "

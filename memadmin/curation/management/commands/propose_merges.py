@@ -1,12 +1,13 @@
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from memadmin.curation import decisions, llm, proposals, queries
+from memadmin.store.commands import MemadminCommand
 from memadmin.store.models import Namespace
 from memadmin.store.progress import progress_bar
 
 
-class Command(BaseCommand):
+class Command(MemadminCommand):
     help = (
         "Write a merge proposal for each open cluster that has no current one: the LLM's "
         "merged text (ANTHROPIC_API_KEY), else the rule's (the most confident, newest "

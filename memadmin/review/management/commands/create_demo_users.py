@@ -2,10 +2,10 @@ import os
 import secrets
 
 from django.contrib.auth.models import Group, User
-from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from memadmin.review.roles import ADMIN, CURATOR
+from memadmin.store.commands import MemadminCommand
 
 DEMO_USERS = (
     ("curator", CURATOR, "MEMADMIN_DEMO_CURATOR_PASSWORD"),
@@ -13,7 +13,7 @@ DEMO_USERS = (
 )
 
 
-class Command(BaseCommand):
+class Command(MemadminCommand):
     help = (
         "Create the demo users 'curator' and 'admin' in their roles. Passwords come from "
         "MEMADMIN_DEMO_CURATOR_PASSWORD / MEMADMIN_DEMO_ADMIN_PASSWORD, else are generated "

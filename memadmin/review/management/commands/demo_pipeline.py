@@ -1,11 +1,12 @@
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+
+from memadmin.store.commands import MemadminCommand
 
 # The steps of the batch pipeline, in order; each is a command cron may also run alone.
 PIPELINE = ["embed_memories", "find_duplicates", "propose_merges"]
 
 
-class Command(BaseCommand):
+class Command(MemadminCommand):
     help = "Run the batch pipeline once over every namespace (what cron would run)."
 
     def handle(self, *args, **options):

@@ -1,7 +1,8 @@
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from memadmin.store.commands import MemadminCommand
 from memadmin.store.models import Memory, MemoryStatus, Namespace
 
 
@@ -34,7 +35,7 @@ def export_line(memory: Memory, *, with_embedding: bool) -> dict:
     return line
 
 
-class Command(BaseCommand):
+class Command(MemadminCommand):
     help = "Print memories as JSONL on stdout (the import format), oldest first."
 
     def add_arguments(self, parser):

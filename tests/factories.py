@@ -142,3 +142,38 @@ def memory(external_id: str, namespace_name: str = NAMESPACE):
 
 def status(external_id: str, namespace_name: str = NAMESPACE) -> str:
     return memory(external_id, namespace_name).status
+
+
+# The longest namespace name the validation layer takes.
+EXTREME_NAMESPACE = "n" * 99 + "-"
+
+
+def deep(levels: int) -> dict:
+    """JSON nested `levels` containers deep, with numbers at the edges of what is kept."""
+    value: dict = {"leaf": [2**31 - 1, -(2**31 - 1), 1e308, 5e-324, -0.0, "ü" * 50]}
+    for _ in range(levels - 2):
+        value = {"n": value}
+    return value
+
+
+def extreme(external_id: str, content: str, vector=None, **fields) -> dict:
+    """A memory line with every field at the edge of what the validation layer takes."""
+    from memadmin.store import validation
+
+    values = {
+        "namespace": EXTREME_NAMESPACE,
+        "category": "c" * 100,
+        "source_ref": "s" * 200,
+        "session_id": "i" * 200,
+        "tags": ["t" * 100, "🏷" * 100, *(f"tag{n}" for n in range(60))],
+        "importance": 1.0,
+        "confidence": 0.0,
+        "access_count": validation.MAX_INTEGER,
+        "created_at": "1970-01-01T00:00:00Z",
+        "last_accessed_at": "9999-12-31T23:59:59.999999Z",
+        "valid_from": "1970-01-01T00:00:00Z",
+        "valid_until": "9999-12-31T23:59:59.999999+00:00",
+        "metadata": deep(validation.MAX_DEPTH),
+        "provenance": [deep(validation.MAX_DEPTH - 1)],
+    }
+    return line(external_id, content, vector, **{**values, **fields})

@@ -12,9 +12,10 @@ The limits are written once, here (the README lists them):
   EARLIEST..LATEST in UTC, the range both PostgreSQL and Python read back (a year-1 date
   in +05:00 is year 0 in UTC, which Python cannot represent);
 - numbers: finite (no NaN or Infinity anywhere, metadata and embeddings included),
-  integers within MAX_INTEGER, and no number of more than MAX_NUMBER_CHARS characters
+  counts within MAX_INTEGER, and no number of more than MAX_NUMBER_CHARS characters
   (Python refuses to parse integers of thousands of digits);
-- structure: JSON nested at most MAX_DEPTH deep, at most MAX_TAGS tags;
+- structure: JSON nested at most MAX_DEPTH deep (the number of tags is not limited: a
+  merge unions its members' tags, and its export must import back);
 - names: ids up to MAX_ID_CHARS, tags up to MAX_TAG_CHARS, namespaces matched whole
   (NAMESPACE_PATTERN, no trailing newline); longer values are refused, never cut.
 """
@@ -33,12 +34,18 @@ EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 LATEST = datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
 MAX_ID_CHARS = 200
 MAX_TAG_CHARS = 100
-MAX_TAGS = 100
 MAX_DEPTH = 20
-# The largest whole number stored anywhere (PostgreSQL integer for counts; JSON numbers in
-# metadata are held to the same bound so that every reader handles them).
+# The largest count (access_count: a PostgreSQL integer).
 MAX_INTEGER = 2**31 - 1
-MAX_NUMBER_CHARS = 40
+# The longest number literal: PostgreSQL's jsonb prints a float such as 1e308 in full (309
+# digits) and 5e-324 as 0.000...5, so an export holds numbers that long; thousands of
+# digits are refused (Python parses those slowly, or not at all).
+MAX_NUMBER_CHARS = 400
+# The widest whole number in JSON (metadata, provenance): as many digits as that.
+MAX_JSON_INTEGER_BITS = int(MAX_NUMBER_CHARS * 3.33)
+# The longest date or query-string number read (ISO 8601 with microseconds and an offset
+# is 32 characters).
+MAX_DATE_CHARS = 40
 # A given vector is normalised in float32: its values must stay far from float32's range.
 MAX_VECTOR_VALUE = 1e6
 MIN_VECTOR_NORM = 1e-6
@@ -114,7 +121,7 @@ def namespace_name(value: Any, field: str = "namespace") -> str:
 
 def timestamp(value: Any, field: str) -> datetime:
     """An ISO 8601 date or date-time (no offset: UTC), a real one, within EARLIEST..LATEST."""
-    if not isinstance(value, str) or len(value) > MAX_NUMBER_CHARS:
+    if not isinstance(value, str) or len(value) > MAX_DATE_CHARS:
         raise Invalid(field, f"must be an ISO 8601 date-time, not {shown(value)}")
     try:
         parsed = datetime.fromisoformat(value.strip())
@@ -134,7 +141,7 @@ def timestamp(value: Any, field: str) -> datetime:
 
 def day(value: Any, field: str) -> date:
     """An ISO 8601 calendar date (a day filter), within EARLIEST..LATEST."""
-    if not isinstance(value, str) or len(value) > MAX_NUMBER_CHARS:
+    if not isinstance(value, str) or len(value) > MAX_DATE_CHARS:
         raise Invalid(field, f"must be a date (YYYY-MM-DD), not {shown(value)}")
     try:
         parsed = date.fromisoformat(value.strip())
@@ -150,6 +157,11 @@ def unit_interval(value: Any, field: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
         raise Invalid(field, f"must be a number from 0 to 1, not {shown(value)}")
     return float(value)
+
+
+def capped_sum(values) -> int:
+    """A sum of counts that stays a count (access counts added up by a merge)."""
+    return min(sum(values), MAX_INTEGER)
 
 
 def count(value: Any, field: str) -> int:
@@ -168,8 +180,6 @@ def boolean(value: Any, field: str) -> bool:
 def tags(value: Any, field: str = "tags") -> list[str]:
     if not isinstance(value, list) or not all(isinstance(t, str) and t for t in value):
         raise Invalid(field, "must be a list of non-empty strings")
-    if len(value) > MAX_TAGS:
-        raise Invalid(field, f"must hold at most {MAX_TAGS} tags")
     for tag in value:
         text(tag, field)
         if len(tag) > MAX_TAG_CHARS:
@@ -187,7 +197,7 @@ def json_value(value: Any, field: str, *, kind: type | None = None) -> Any:
     pending = [(value, 1)]
     while pending:
         item, depth = pending.pop()
-        if depth > MAX_DEPTH:
+        if isinstance(item, dict | list) and depth > MAX_DEPTH:  # containers count, not leaves
             raise Invalid(field, f"is nested more than {MAX_DEPTH} levels deep")
         if isinstance(item, dict):
             for key, inner in item.items():
@@ -203,8 +213,8 @@ def json_value(value: Any, field: str, *, kind: type | None = None) -> Any:
         elif isinstance(item, bool) or item is None:
             continue
         elif isinstance(item, int):
-            if abs(item) > MAX_INTEGER:
-                raise Invalid(field, f"holds a whole number beyond ±{MAX_INTEGER}")
+            if item.bit_length() > MAX_JSON_INTEGER_BITS:
+                raise Invalid(field, f"holds a number of more than {MAX_NUMBER_CHARS} digits")
         elif isinstance(item, float):
             if not math.isfinite(item):
                 raise Invalid(field, "holds NaN or Infinity, which JSON cannot store")
@@ -241,7 +251,7 @@ def whole_number(value: Any, field: str, *, low: int, high: int) -> int:
 def decimal(value: Any, field: str, *, low: float, high: float) -> float:
     """A query-string decimal (a similarity bound): finite, from `low` to `high`."""
     try:
-        number = float(value) if isinstance(value, str) and len(value) <= MAX_NUMBER_CHARS else None
+        number = float(value) if isinstance(value, str) and len(value) <= MAX_DATE_CHARS else None
     except ValueError:
         number = None
     if number is None or not math.isfinite(number) or not low <= number <= high:

@@ -38,7 +38,6 @@ def stored() -> tuple[int, int]:
         ({"content": "x", "created_at": "2026-01-01T00:00:00+24:00"}, "created_at", "offset"),
         ({"content": "nul \u0000"}, "content", "NUL"),
         ({"content": "x", "category": "\u0000"}, "category", "NUL"),
-        ({"content": "x", "metadata": {"a": 2**31}}, "metadata", "whole number"),
         ({"content": "x", "metadata": {"k\u0000": 1}}, "metadata", "key"),
         ({"content": "x", "tags": ["t" * 101]}, "tags", "at most 100 characters"),
         ({"content": "x", "id": "i" * 201}, "id", "longer than 200"),

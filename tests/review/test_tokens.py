@@ -50,12 +50,19 @@ def test_an_admin_revokes_a_token(client):
     assert token.revoked_at is not None
 
 
-def test_a_bad_namespace_name_is_refused(client):
+@pytest.mark.parametrize(
+    ("form", "reason"),
+    [
+        ({"namespace": "a b"}, b"namespace must be letters, digits"),
+        ({"namespace": "alice", "name": "n" * 101}, b"name must be at most 100 characters"),
+    ],
+)
+def test_a_bad_namespace_or_name_is_refused_never_cut(client, form, reason):
     client.force_login(person("ada", "admin"))
 
-    response = client.post("/tokens/", {"namespace": "a b"}, follow=True)
+    response = client.post("/tokens/", form, follow=True)
 
-    assert b"A namespace is letters" in response.content
+    assert reason in response.content
     assert not ApiToken.objects.exists()
 
 

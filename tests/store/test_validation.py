@@ -71,7 +71,7 @@ def test_content_of_exactly_the_limit_is_kept():
     [
         ({"a": math.nan}, "NaN or Infinity"),
         ({"a": [1, {"b": math.inf}]}, "NaN or Infinity"),
-        ({"a": 2**31}, "whole number beyond"),
+        ({"a": 10**500}, "more than 400 digits"),
         ({"a\x00": 1}, "key that is not readable"),
         ({"a": "b\x00"}, "NUL"),
         ({"a": "\udfff"}, "lone surrogate"),
@@ -121,7 +121,6 @@ def test_json_text_is_decoded_strictly(raw, reason):
     ("value", "field", "check", "reason"),
     [
         (["t" * 101], "tags", validation.tags, "at most 100 characters"),
-        (["t"] * 101, "tags", validation.tags, "at most 100 tags"),
         ("i" * 201, "id", validation.identifier, "longer than 200"),
         (10**40, "id", validation.identifier, "must be a string"),
         ("alice\n", "namespace", validation.namespace_name, "letters, digits"),

@@ -36,6 +36,7 @@ from memadmin.curation.queries import cluster_members
 from memadmin.store import embeddings
 from memadmin.store.models import Memory, MemoryStatus
 from memadmin.store.text import content_hash
+from memadmin.store.validation import capped_sum
 
 logger = logging.getLogger("memadmin.curation")
 
@@ -74,7 +75,7 @@ def fold_memories(
             ]
             survivor.importance = max(survivor.importance, other.importance)
             survivor.confidence = max(survivor.confidence, other.confidence)
-            survivor.access_count += other.access_count
+            survivor.access_count = capped_sum([survivor.access_count, other.access_count])
         # updated_at stays: what the run itself changed is no news for the next
         # incremental run (else a survivor would be compared again and chain merges).
         survivor.save(update_fields=FOLDED_FIELDS)
@@ -198,7 +199,7 @@ def accept_proposal(
             valid_until=newest.valid_until,
             importance=max(m.importance for m in members),
             confidence=max(m.confidence for m in members),
-            access_count=sum(m.access_count for m in members),
+            access_count=capped_sum(m.access_count for m in members),
             pinned=any(m.pinned for m in members),
             tags=list(dict.fromkeys(tag for m in members for tag in m.tags)),
             provenance=[entry for m in members for entry in m.provenance],

@@ -20,13 +20,14 @@ def tokens(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         name = request.POST.get("namespace", "").strip()
         label = request.POST.get("name", "").strip() or "agent"
-        if not validation.NAMESPACE_PATTERN.fullmatch(name):
-            messages.error(request, "A namespace is letters, digits, '-' or '_'.")
+        try:
+            validation.namespace_name(name)
+            validation.short_text(label, "the token's name", 100)
+        except validation.Invalid as problem:
+            messages.error(request, f"No token made: {problem}.")
         else:
             namespace, _ = Namespace.objects.get_or_create(name=name)
-            _, created = ApiToken.issue(
-                namespace=namespace, name=label[:100], created_by=request.user
-            )
+            _, created = ApiToken.issue(namespace=namespace, name=label, created_by=request.user)
     context = {
         "tokens": ApiToken.objects.select_related("namespace", "created_by"),
         "created": created,

@@ -251,7 +251,7 @@ GOOD = json.dumps(line("good", "A good line."))
             + b"}",
             "a number of 5000 characters",
         ),
-        (json.dumps(line("x", "y", metadata={"n": 2**40})).encode(), "metadata holds a whole"),
+        (json.dumps(line("x", "y", access_count=2**31)).encode(), "access_count must be a whole"),
         (json.dumps(line("x", "y", tags=["t" * 101])).encode(), "tags must each be at most 100"),
         (json.dumps(line("x" * 201, "y")).encode(), "id is longer than 200 characters"),
         (json.dumps(line("x", "y", namespace="alice\n")).encode(), "namespace must be letters"),

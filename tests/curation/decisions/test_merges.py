@@ -9,7 +9,6 @@ from memadmin.store.models import Memory, MemoryStatus
 from tests.factories import line, memory, near, person, status, unit
 
 pytestmark = pytest.mark.django_db
-pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
@@ -142,3 +141,21 @@ def test_unmerge_explains_a_later_merge_must_be_undone_first(run_command, load):
     with pytest.raises(decisions.DecisionError, match="b was merged again later"):
         decisions.unmerge(cluster=first, actor="test")
     assert status("a") == MemoryStatus.SUPERSEDED
+
+
+def test_a_merged_text_that_cannot_be_stored_is_refused_and_changes_nothing(proposed, curator):
+    for text, reason in (("x" * 8193, "longer than 8192 bytes"), ("a\x00b", "NUL"), (" ", "empty")):
+        with pytest.raises(decisions.DecisionError, match=reason.replace("empty", "non-empty")):
+            decisions.accept_proposal(proposal=proposed, user=curator, text=text)
+
+    assert Cluster.objects.get().status == "open"
+    assert {memory("old").status, memory("new").status} == {"active"}
+
+
+def test_a_made_id_never_meets_an_imported_one(proposed, curator, load):
+    taken = f"merged-{proposed.cluster_id}-{proposed.pk}"
+    load(line(taken, "Imported from another store.", unit(7)), name="taken.jsonl")
+
+    merged = decisions.accept_proposal(proposal=proposed, user=curator)
+
+    assert merged.external_id == f"{taken}-2"

@@ -58,8 +58,8 @@ stop: install
 
 # Every benchmark, one after another (long: the find_duplicates scenarios alone take about
 # half an hour here); `make bench-NAME` runs one, e.g. `make bench-embed`. They print
-# figures; none is a test. (bench/second_model.py is a calibration experiment, run by hand.)
-BENCHES := embed calibrate find_duplicates api_write review_pages
+# figures; none is a test.
+BENCHES := embed calibrate import_mixed find_duplicates api_write review_pages
 
 bench: install
 	@for name in $(BENCHES); do echo "== bench/$$name.py"; $(PY) bench/$$name.py || exit 1; done

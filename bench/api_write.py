@@ -1,6 +1,11 @@
 """Write-time dedup through the agent API, with 100,000 memories in the namespace.
 
     .venv/bin/python bench/api_write.py [--size 100000] [--posts 1000] [--reuse]
+    .venv/bin/python bench/api_write.py --multilingual --size 5000 --posts 500
+
+--multilingual: a namespace of mixed-language memories (30 % German, French, Chinese)
+with both models' vectors, so every POST embeds with both and searches both indexes
+(the multilingual vectors are computed once and cached, about 2 minutes for 5,000).
 
 Prints p50/p99 of the dedup check alone (the server's own `Server-Timing: check`) and of
 the whole request including the embedding (measured by the client, in-process), then
@@ -35,7 +40,7 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def setup(size: int, *, random_vectors: bool) -> None:
+def setup(size: int, *, random_vectors: bool, multi: bool = False) -> None:
     """`size` synthetic memories. By default their vectors are the model's own (computed
     once, cached under var/bench): real embeddings cluster by topic, as an agent's memory
     does, which is what an HNSW search meets in use. --random-vectors stores random unit
@@ -46,8 +51,12 @@ def setup(size: int, *, random_vectors: bool) -> None:
     from find_duplicates import load, reset, synthetic_namespace
 
     texts, vectors = synthetic_namespace(size, seed=21)
+    if multi:
+        from synthetic import mixed_sentences
+
+        texts = [f"{text} #{i}" for i, text in enumerate(mixed_sentences(size, seed=21))]
     if not random_vectors:
-        cache = Path(settings.DATA_DIR) / f"api_bench_vectors_{size}.npy"
+        cache = Path(settings.DATA_DIR) / f"api_bench_vectors_{size}{'_mixed' if multi else ''}.npy"
         if cache.exists():
             vectors = np.load(cache)
         else:
@@ -65,6 +74,8 @@ def setup(size: int, *, random_vectors: bool) -> None:
             "CREATE INDEX memory_embedding_hnsw ON store_memory "
             "USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
         )
+        if multi:
+            add_multilingual(texts, cursor)
         cursor.execute("ANALYZE store_memory")
     kind = "random" if random_vectors else "model"
     print(
@@ -73,13 +84,52 @@ def setup(size: int, *, random_vectors: bool) -> None:
     )
 
 
-def new_texts(count: int, seed: int) -> list[str]:
-    from synthetic import sentences
+def add_multilingual(texts: list[str], cursor) -> None:
+    """The multilingual vectors (cached), their index, and the namespace's flag."""
+    import numpy as np
+    from django.conf import settings
 
-    return [
-        f"{text[:-1]}, noted in call {seed}-{i}."
-        for i, text in enumerate(sentences(count, seed=seed))
-    ]
+    from memadmin.store import multilingual
+
+    cache = Path(settings.DATA_DIR) / f"api_bench_multi_{len(texts)}.npy"
+    if cache.exists():
+        vectors = np.load(cache)
+    else:
+        print(f"embedding {len(texts):,} texts with the multilingual model once...", flush=True)
+        vectors = multilingual.encode(texts)
+        np.save(cache, vectors)
+    cursor.execute(
+        "SELECT id FROM store_memory WHERE namespace_id = "
+        "(SELECT id FROM store_namespace WHERE name = %s) ORDER BY id",
+        [NAMESPACE],
+    )
+    ids = [row[0] for row in cursor.fetchall()]
+    cursor.executemany(
+        "UPDATE store_memory SET embedding_multi = %s::real[]::vector, "
+        "embedding_multi_model = %s WHERE id = %s",
+        [
+            ([float(x) for x in v], multilingual.MODEL_ID, i)
+            for i, v in zip(ids, vectors, strict=True)
+        ],
+    )
+    cursor.execute(
+        "CREATE INDEX memory_embedding_multi_hnsw ON store_memory "
+        "USING hnsw (embedding_multi vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
+    )
+    cursor.execute(
+        "UPDATE store_namespace SET multilingual = true, language = 'en' WHERE name = %s",
+        [NAMESPACE],
+    )
+
+
+MULTI = False  # set by --multilingual: new posts are mixed-language too
+
+
+def new_texts(count: int, seed: int) -> list[str]:
+    from synthetic import mixed_sentences, sentences
+
+    made = mixed_sentences(count, seed=seed) if MULTI else sentences(count, seed=seed)
+    return [f"{text[:-1]}, noted in call {seed}-{i}." for i, text in enumerate(made)]
 
 
 def sequential(token: str, posts: int) -> None:
@@ -178,7 +228,10 @@ def main() -> None:
     parser.add_argument("--per-client", type=int, default=100)
     parser.add_argument("--reuse", action="store_true", help="keep the loaded namespace")
     parser.add_argument("--random-vectors", action="store_true", help="HNSW's worst case")
+    parser.add_argument("--multilingual", action="store_true", help="both models")
     args = parser.parse_args()
+    global MULTI
+    MULTI = args.multilingual
 
     import django
 
@@ -195,9 +248,12 @@ def main() -> None:
         or namespace is None
         or Memory.objects.filter(namespace=namespace).count() < args.size
     ):
-        setup(args.size, random_vectors=args.random_vectors)
+        setup(args.size, random_vectors=args.random_vectors, multi=args.multilingual)
         namespace = Namespace.objects.get(name=NAMESPACE)
-    print(f"namespace {NAMESPACE}: {Memory.objects.filter(namespace=namespace).count():,} memories")
+    print(
+        f"namespace {NAMESPACE}: {Memory.objects.filter(namespace=namespace).count():,} "
+        f"memories, multilingual={namespace.multilingual}"
+    )
     token = ApiToken.issue(namespace=namespace, name="bench")[1]
     sequential(token, args.posts)
     concurrent(token, args.clients, args.per_client)

@@ -69,6 +69,7 @@ def load(namespaces: dict[str, tuple[list[str], object]]) -> None:
 
     with connection.cursor() as cursor:
         cursor.execute("DROP INDEX IF EXISTS memory_embedding_hnsw")
+        cursor.execute("DROP INDEX IF EXISTS memory_embedding_multi_hnsw")
     connection.ensure_connection()
     register_vector(connection.connection)
     created = timezone.now()
@@ -81,7 +82,7 @@ def load(namespaces: dict[str, tuple[list[str], object]]) -> None:
                     "COPY store_memory (namespace_id, external_id, content, content_hash, "
                     "embedding, embedding_model, category, tags, source_ref, session_id, "
                     "importance, confidence, access_count, created_at, updated_at, "
-                    "provenance, metadata, pinned, status) "
+                    "provenance, metadata, pinned, status, embedding_multi_model) "
                     "FROM STDIN WITH (FORMAT BINARY)"
                 ) as copy,
             ):
@@ -105,6 +106,7 @@ def load(namespaces: dict[str, tuple[list[str], object]]) -> None:
                         "jsonb",
                         "jsonb",
                         "bool",
+                        "varchar",
                         "varchar",
                     ]
                 )
@@ -130,6 +132,7 @@ def load(namespaces: dict[str, tuple[list[str], object]]) -> None:
                             Jsonb({}),
                             False,
                             "active",
+                            "",
                         ]
                     )
     with connection.cursor() as cursor:

@@ -267,9 +267,9 @@ MAX_CONTENT_BYTES = env_int("MEMADMIN_MAX_CONTENT_BYTES", 8192, minimum=1)
 DEDUP_AUTO_MERGE = env_bool("MEMADMIN_DEDUP_AUTO_MERGE", True)
 DEDUP_AUTO_MERGE_THRESHOLD = env_float("MEMADMIN_DEDUP_AUTO_MERGE_THRESHOLD", 0.95)
 # Similarity (mean of cosine and lexical containment) from which a pair is proposed.
-DEDUP_REVIEW_THRESHOLD = env_float("MEMADMIN_DEDUP_REVIEW_THRESHOLD", 0.55)
+DEDUP_REVIEW_THRESHOLD = env_float("MEMADMIN_DEDUP_REVIEW_THRESHOLD", 0.4)
 # Every two members of one cluster must reach this similarity (no chaining).
-DEDUP_CLUSTER_FLOOR = env_float("MEMADMIN_DEDUP_CLUSTER_FLOOR", 0.45)
+DEDUP_CLUSTER_FLOOR = env_float("MEMADMIN_DEDUP_CLUSTER_FLOOR", 0.35)
 # Cosine floor of the vector layer: pairs below are never looked at.
 DEDUP_CANDIDATE_THRESHOLD = env_float("MEMADMIN_DEDUP_CANDIDATE_THRESHOLD", 0.45)
 # Similarity from which two memories count as the same subject, so that a differing key
@@ -277,13 +277,26 @@ DEDUP_CANDIDATE_THRESHOLD = env_float("MEMADMIN_DEDUP_CANDIDATE_THRESHOLD", 0.45
 DEDUP_CONFLICT_THRESHOLD = env_float("MEMADMIN_DEDUP_CONFLICT_THRESHOLD", 0.42)
 # Lexical containment of the two texts with the differing values set aside, from which a
 # key-token difference reads as one fact changed rather than two facts.
-DEDUP_CONFLICT_SLOT = env_float("MEMADMIN_DEDUP_CONFLICT_SLOT", 0.4)
+DEDUP_CONFLICT_SLOT = env_float("MEMADMIN_DEDUP_CONFLICT_SLOT", 0.35)
 DEDUP_NEIGHBOURS = env_int("MEMADMIN_DEDUP_NEIGHBOURS", 20, minimum=1)
 # Two memories that both carry topic tags but share none are not proposed as duplicates.
 DEDUP_REQUIRE_SHARED_TAG = env_bool("MEMADMIN_DEDUP_REQUIRE_SHARED_TAG", True)
 # From this share of Chinese/Japanese/Korean letters, text is compared lexically (the
 # English embedding model cannot read it).
 DEDUP_CJK_SHARE = env_float("MEMADMIN_DEDUP_CJK_SHARE", 0.3)
+# The multilingual model's thresholds (multilingual-e5-small: its cosines sit between 0.72
+# for unrelated memories and 1.0, so each has its own calibrated value): its floor for
+# candidate pairs; a same-language pair it proposes; a pair across languages it proposes;
+# a pair it calls the same subject, so that a differing value makes a conflict.
+DEDUP_MULTI_CANDIDATE_THRESHOLD = env_float("MEMADMIN_DEDUP_MULTI_CANDIDATE_THRESHOLD", 0.8)
+DEDUP_MULTI_REVIEW_THRESHOLD = env_float("MEMADMIN_DEDUP_MULTI_REVIEW_THRESHOLD", 0.87)
+DEDUP_MULTI_CROSS_THRESHOLD = env_float("MEMADMIN_DEDUP_MULTI_CROSS_THRESHOLD", 0.86)
+DEDUP_MULTI_SUBJECT_THRESHOLD = env_float("MEMADMIN_DEDUP_MULTI_SUBJECT_THRESHOLD", 0.85)
+# A pair proposed with a similarity below DEDUP_ALIGN_UNTIL must also pair up the words
+# each side adds (curation.alignment: near-synonyms in a paraphrase, other attributes in
+# two facts about one subject) at DEDUP_ALIGN_FLOOR or more.
+DEDUP_ALIGN_UNTIL = env_float("MEMADMIN_DEDUP_ALIGN_UNTIL", 0.6)
+DEDUP_ALIGN_FLOOR = env_float("MEMADMIN_DEDUP_ALIGN_FLOOR", 0.37)
 # --if-due: a namespace runs when it has more than this many active memories...
 DEDUP_MIN_MEMORIES = env_int("MEMADMIN_DEDUP_MIN_MEMORIES", 10, minimum=0)
 # ...and its last run is older than this.

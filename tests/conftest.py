@@ -19,11 +19,16 @@ def dev_memories_path() -> Path:
 
 
 @pytest.fixture
-def dev_labels() -> dict:
+def dev_labels_path() -> Path:
     path = DEV_DATA / "labels.json"
     if not path.exists():
         pytest.skip(f"the labelled dev set is not beside the repository ({DEV_DATA})")
-    return json.loads(path.read_text())
+    return path
+
+
+@pytest.fixture
+def dev_labels(dev_labels_path) -> dict:
+    return json.loads(dev_labels_path.read_text())
 
 
 @pytest.fixture

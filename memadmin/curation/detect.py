@@ -13,6 +13,7 @@ conflict, or nothing.
 from __future__ import annotations
 
 import multiprocessing
+import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -21,7 +22,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.conf import settings
 
-from memadmin.curation import guards, lexical
+from memadmin.curation import alignment, guards, keytokens, lexical
+from memadmin.store.lexicon import language_of
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,15 @@ class Thresholds:
     neighbours: int  # k of the vector layer
     require_shared_tag: bool
     cjk_share: float  # from this share of CJK letters, a text is compared lexically
+    # The multilingual model's own thresholds (its cosines sit in a compressed band).
+    multi_candidate: float  # its floor for candidate pairs
+    multi_review: float  # a same-language pair it proposes for review
+    multi_cross: float  # a pair across languages it proposes for review
+    multi_subject: float  # a pair it calls same subject (a differing value: a conflict)
+    # Below align_until, a pair proposed by similarity must also pair up the words each
+    # side adds (curation.alignment) at align_floor or more.
+    align_until: float
+    align_floor: float
 
     @classmethod
     def from_settings(cls) -> Thresholds:
@@ -53,6 +64,12 @@ class Thresholds:
             neighbours=settings.DEDUP_NEIGHBOURS,
             require_shared_tag=settings.DEDUP_REQUIRE_SHARED_TAG,
             cjk_share=settings.DEDUP_CJK_SHARE,
+            multi_candidate=settings.DEDUP_MULTI_CANDIDATE_THRESHOLD,
+            multi_review=settings.DEDUP_MULTI_REVIEW_THRESHOLD,
+            multi_cross=settings.DEDUP_MULTI_CROSS_THRESHOLD,
+            multi_subject=settings.DEDUP_MULTI_SUBJECT_THRESHOLD,
+            align_until=settings.DEDUP_ALIGN_UNTIL,
+            align_floor=settings.DEDUP_ALIGN_FLOOR,
         )
 
 
@@ -240,23 +257,67 @@ def similarity_of(a, b, cosine: float, tfidf: lexical.TfIdf, thresholds: Thresho
     return (cosine + containment) / 2, containment, "vector"
 
 
+def on_review_scale(multi: float, anchor: float, thresholds: Thresholds) -> float:
+    """The multilingual cosine moved onto the review scale (the rule's own threshold,
+    `anchor`, lands on the review threshold, 1.0 on 1.0): e5's cosines sit in a
+    compressed band, and the cluster floor must mean one thing for every pair."""
+    span = (1.0 - thresholds.review) / (1.0 - anchor)
+    return max(0.0, min(1.0, thresholds.review + (multi - anchor) * span))
+
+
 def judge_pair(
-    a, b, *, cosine: float, tfidf: lexical.TfIdf, thresholds: Thresholds
+    a,
+    b,
+    *,
+    cosine: float,
+    tfidf: lexical.TfIdf,
+    thresholds: Thresholds,
+    multi: float | None = None,
 ) -> PairJudgement:
-    """What a candidate pair becomes. `a` is the older memory."""
+    """What a candidate pair becomes. `a` is the older memory; `cosine` is MiniLM's,
+    `multi` the multilingual model's (None where a side has no vector of it)."""
     if a.content_hash == b.content_hash:
         return _judge_exact(a, b)
     similarity, containment, method = similarity_of(a, b, cosine, tfidf, thresholds)
     judgement = PairJudgement(Verdict.DISTINCT, similarity, cosine, containment, method)
-    same_subject = similarity >= thresholds.conflict
-    differences = guards.key_token_differences(a.content, b.content)
-    polarity = guards.polarity_difference(a.content, b.content)
-    newer_changes = guards.announces_change(b.content)
-    if differences and not polarity and not _same_slot(a, b, differences, tfidf, thresholds):
-        # "prefers Python for scripts" / "works at Veolia": the names differ because the
-        # facts do; once the values are set aside, a changed fact reads the same.
-        differences = []
-    if same_subject and (differences or polarity or (newer_changes and _adds_value(a, b))):
+    cross = language_of(a.content) != language_of(b.content)
+    topic = _same_topic(a, b)
+    multi_subject = multi is not None and topic and multi >= thresholds.multi_subject
+    same_subject = similarity >= thresholds.conflict or multi_subject
+    subjects = keytokens.different_subjects(a.content, b.content)
+    if subjects:
+        # "pve1 has 64 GB RAM" / "pve2 has 32 GB RAM": two things, neither one fact
+        # nor a changed one.
+        judgement.reasons.append(f"different subjects: {subjects[0]} / {subjects[1]}")
+        judgement.never_together = True
+        return judgement
+    differences = keytokens.key_token_differences(a.content, b.content)
+    polarity = keytokens.polarity_difference(a.content, b.content)
+    newer_changes = keytokens.announces_change(b.content)
+
+    # "prefers Python for scripts" / "works at Veolia": values differ because the facts
+    # do; once the values are set aside, a changed fact still reads the same (one slot).
+    # Across languages the words cannot coincide: the multilingual model says whether
+    # the two fill one slot.
+    def one_slot(values) -> bool:
+        if cross:
+            return multi_subject
+        return _same_slot(a, b, values, tfidf, thresholds)
+
+    same_slot = bool(differences) and one_slot(differences)
+    added = _added_values(a, b) if newer_changes else []
+    changed = bool(added) and one_slot(added)
+    if (
+        (differences or polarity or changed)
+        and not cross  # parallel wording says nothing across languages
+        and (things := keytokens.different_things(a.content, b.content))
+    ):
+        # Parallel sentences about two things ("Grip force for the plastic bottle is
+        # 8 N" / "... for the glass bottle is 20 N"): no conflict, and never one fact.
+        judgement.reasons.append(f"different things: {things}")
+        judgement.never_together = True
+        return judgement
+    if same_subject and ((differences and (same_slot or polarity)) or polarity or changed):
         judgement.verdict = Verdict.CONFLICT
         judgement.differing_tokens = [d.describe() for d in differences] + (
             [polarity] if polarity else []
@@ -266,6 +327,12 @@ def judge_pair(
         judgement.reasons.append(
             "; ".join(judgement.differing_tokens) or "the newer memory announces a change"
         )
+        return judgement
+    if differences:
+        # Each says a value the other lacks: two facts, never one (a paraphrase keeps
+        # its values; added detail is a value on one side only).
+        judgement.reasons.append(f"different values: {differences[0].describe()}")
+        judgement.never_together = True
         return judgement
     guard = guards.metadata_guard(a, b)
     if guard:
@@ -280,15 +347,41 @@ def judge_pair(
     if (
         thresholds.auto_merge_enabled
         and method == "vector"
+        and not cross
         and cosine >= thresholds.auto_merge
         and not protected
     ):
         judgement.verdict = Verdict.AUTO_MERGE
         judgement.reasons.append(f"cosine {cosine:.3f} >= {thresholds.auto_merge}")
         return judgement
-    if similarity >= thresholds.review:
+    if multi is not None and (cross or method == "vector"):
+        floor = thresholds.multi_cross if cross else thresholds.multi_review
+        scaled = on_review_scale(multi, floor, thresholds)
+        if multi >= floor and scaled > similarity:
+            # The multilingual model reads what MiniLM cannot: another language, or a
+            # paraphrase in other words.
+            judgement.similarity = scaled
+            judgement.method = "multilingual"
+            judgement.reasons.append(f"multilingual cosine {multi:.3f} >= {floor}")
+    if (
+        thresholds.review <= judgement.similarity < thresholds.align_until
+        and judgement.method in ("vector", "multilingual")
+        and not cross
+    ):
+        # A pair that shares little: a reworded fact pairs up its other words, two facts
+        # about one subject do not (curation.alignment).
+        aligned = alignment.word_alignment(a.content, b.content)
+        if aligned is not None and aligned < thresholds.align_floor:
+            judgement.reasons.append(
+                f"the words each adds mean other things (alignment {aligned:.2f})"
+            )
+            return judgement
+    if judgement.similarity >= thresholds.review:
         judgement.verdict = Verdict.REVIEW
-        judgement.reasons.append(f"similarity {similarity:.3f} >= {thresholds.review}")
+        if judgement.method != "multilingual":
+            judgement.reasons.append(
+                f"similarity {judgement.similarity:.3f} >= {thresholds.review}"
+            )
         if protected:
             judgement.flags.append("protected")
     return judgement
@@ -309,19 +402,68 @@ def _judge_exact(a, b) -> PairJudgement:
 
 def _same_slot(a, b, differences, tfidf: lexical.TfIdf, thresholds: Thresholds) -> bool:
     """Whether two texts say the same thing about different values: their terms, less the
-    differing values, still largely coincide."""
-    values = " ".join(v for d in differences for v in (*d.only_in_a, *d.only_in_b))
-    ignore = frozenset(lexical.terms(values))
-    return tfidf.containment(a.content, b.content, ignore=ignore) >= thresholds.conflict_slot
+    values that differ (as written), still largely coincide."""
+    return _slot_overlap(a, b, differences, tfidf) >= thresholds.conflict_slot
+
+
+# Values that say when a fact was stated or changed, not what it is about.
+WHEN_KINDS = frozenset({"date", "weekday", "month"})
+
+
+def _slot_overlap(a, b, differences, tfidf: lexical.TfIdf) -> float:
+    """The containment of two texts with the values that differ set aside, and the values
+    of a kind only one text has ("updated on 2025-11-18": when, not what): their words
+    as written, but of a quantity only its number (the unit is the slot: "minutes of
+    runtime")."""
+    kinds = {d.kind for d in differences}
+    tokens_a, tokens_b = keytokens.key_tokens(a.content), keytokens.key_tokens(b.content)
+    one_sided = ({t.kind for t in tokens_a} ^ {t.kind for t in tokens_b}) & WHEN_KINDS
+    written = []
+    for token in tokens_a | tokens_b:
+        if token.kind == "quantity":
+            if f"quantity ({token.value.split('=')[0]})" in kinds:
+                written.append(re.sub(r"[^\d.,]+", " ", token.written))
+        elif token.kind in one_sided or (token.kind in kinds and token.kind != "name"):
+            written.append(token.written or token.value)
+    values = [v for d in differences for v in (*d.only_in_a, *d.only_in_b)]
+    ignore = frozenset(lexical.terms(" ".join(written + values)))
+    return tfidf.containment(a.content, b.content, ignore=ignore)
+
+
+def _same_topic(a, b) -> bool:
+    """Same category and source, and a topic tag in common when both have tags: where
+    duplicates and conflicts live (a memory store rarely files one fact twice apart)."""
+    if a.category != b.category or a.source_ref != b.source_ref:
+        return False
+    tags_a, tags_b = _topic_tags(a), _topic_tags(b)
+    return not (tags_a and tags_b) or bool(tags_a & tags_b)
 
 
 def _topic_tags(memory) -> set[str]:
     return set(memory.tags) - guards.session_tags(memory)
 
 
-def _adds_value(older, newer) -> bool:
-    """Whether the newer text brings a key token of a kind the older also has (a new
-    value beside the old one: "now listens on 9100 (8080 clashed)")."""
-    old_tokens, new_tokens = guards.key_tokens(older.content), guards.key_tokens(newer.content)
+def _added_values(older, newer) -> list[keytokens.KeyTokenDifference]:
+    """The values the newer text brings of a kind the older also has (a new value beside
+    the old one: "now listens on 9100 (8080 clashed)"), as differences from the older
+    values the newer does not repeat."""
+    old_tokens = keytokens.key_tokens(older.content)
+    new_tokens = keytokens.key_tokens(newer.content)
     old_kinds = {token.kind for token in old_tokens}
-    return any(token.kind in old_kinds for token in new_tokens - old_tokens)
+    across = language_of(older.content) != language_of(newer.content)
+    added = {
+        token
+        for token in new_tokens - old_tokens
+        if token.kind in old_kinds
+        and not (
+            token.kind == "name" and keytokens.keeps_name(token.value, older.content, across=across)
+        )
+    }
+    return [
+        keytokens.KeyTokenDifference(
+            kind,
+            tuple(sorted(t.value for t in old_tokens - new_tokens if t.kind == kind)),
+            tuple(sorted(t.value for t in added if t.kind == kind)),
+        )
+        for kind in sorted({t.kind for t in added})
+    ]

@@ -5,8 +5,10 @@ conflict recall by unordered pair, and the automatic merges that must never happ
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 def _pairs(groups: Iterable[Iterable[str]]) -> set[frozenset[str]]:
@@ -27,16 +29,76 @@ class Score:
     unsafe_auto_merges: list[str] = field(default_factory=list)
     false_pairs: list[tuple[str, str]] = field(default_factory=list)
     missed_pairs: list[tuple[str, str]] = field(default_factory=list)
+    false_conflicts: list[tuple[str, str]] = field(default_factory=list)
+    missed_conflicts: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def conflict_precision(self) -> float:
+        return self.conflicts_found / self.conflicts_proposed if self.conflicts_proposed else 1.0
 
     def summary(self) -> str:
         return (
             f"duplicate pairs: precision {self.precision:.3f} recall {self.recall:.3f} "
             f"({self.correct_pairs} of {self.found_pairs} found are right, "
-            f"{self.true_pairs} labelled); conflicts: recall {self.conflict_recall:.3f} "
+            f"{self.true_pairs} labelled); conflicts: precision {self.conflict_precision:.3f} "
+            f"recall {self.conflict_recall:.3f} "
             f"({self.conflicts_found} of {self.conflicts_labelled}, "
             f"{self.conflicts_proposed} proposed); "
             f"unsafe automatic merges: {len(self.unsafe_auto_merges)}"
         )
+
+
+class BadLabels(ValueError):
+    """A labels file that is not in the format below."""
+
+
+def read_labels(path: Path) -> dict:
+    """A labels file (README: "Measuring detection"): a JSON object with
+    "duplicate_groups" (lists of ids), "conflicts" ({"a", "b"} objects) and optionally
+    "hard_negatives" and "guarded_pairs" (id pairs) and "protected_ids"."""
+    try:
+        labels = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise BadLabels(f"cannot read {path}: {error.strerror}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise BadLabels(f"{path} is not JSON: {error}") from None
+    if not isinstance(labels, dict):
+        raise BadLabels(f"{path}: expected a JSON object")
+
+    def ids(value, where: str, size: int | None = None) -> None:
+        if not isinstance(value, list) or not all(isinstance(i, str) for i in value):
+            raise BadLabels(f"{path}: {where} must be a list of ids (strings)")
+        if size is not None and len(value) != size:
+            raise BadLabels(f"{path}: {where} must hold {size} ids")
+
+    for key in ("duplicate_groups", "conflicts"):
+        if not isinstance(labels.get(key), list):
+            raise BadLabels(f"{path}: {key!r} (a list) is missing")
+    for index, group in enumerate(labels["duplicate_groups"]):
+        ids(group, f"duplicate_groups[{index}]")
+    for index, conflict in enumerate(labels["conflicts"]):
+        if not isinstance(conflict, dict):
+            raise BadLabels(f"{path}: conflicts[{index}] must be an object with a and b")
+        ids([conflict.get("a"), conflict.get("b")], f"conflicts[{index}] a and b")
+    for key in ("hard_negatives", "guarded_pairs"):
+        for index, pair in enumerate(labels.get(key, [])):
+            ids(pair, f"{key}[{index}]", 2)
+    ids(labels.get("protected_ids", []), "protected_ids")
+    return labels
+
+
+def restrict(labels: dict, ids: Iterable[str]) -> dict:
+    """The labels about these memories only (one namespace's, say): every group cut to
+    the ids, every pair and id kept only when all of it is among them."""
+    keep = set(ids)
+    groups = [[i for i in group if i in keep] for group in labels.get("duplicate_groups", [])]
+    return {
+        "duplicate_groups": [group for group in groups if len(group) > 1],
+        "conflicts": [c for c in labels.get("conflicts", []) if {c["a"], c["b"]} <= keep],
+        "hard_negatives": [p for p in labels.get("hard_negatives", []) if set(p) <= keep],
+        "guarded_pairs": [p for p in labels.get("guarded_pairs", []) if set(p) <= keep],
+        "protected_ids": [i for i in labels.get("protected_ids", []) if i in keep],
+    }
 
 
 def score(
@@ -82,4 +144,17 @@ def score(
         unsafe_auto_merges=unsafe,
         false_pairs=sorted(tuple(sorted(p)) for p in found - truth),
         missed_pairs=sorted(tuple(sorted(p)) for p in truth - found),
+        false_conflicts=sorted(tuple(sorted(p)) for p in proposed_conflicts - labelled_conflicts),
+        missed_conflicts=sorted(tuple(sorted(p)) for p in labelled_conflicts - proposed_conflicts),
+    )
+
+
+def score_output(labels: dict, outputs) -> Score:
+    """Score detection's output (curation.queries.DetectionOutput, one per namespace)
+    against the labels about those namespaces' memories."""
+    return score(
+        labels=restrict(labels, [i for output in outputs for i in output.ids]),
+        clusters=[c for output in outputs for c in output.clusters],
+        automatic_clusters=[c for output in outputs for c in output.automatic],
+        conflicts=[c for output in outputs for c in output.conflicts],
     )

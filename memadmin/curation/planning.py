@@ -58,6 +58,9 @@ class Judged:
     thresholds: Thresholds
     tfidf: lexical.TfIdf
     judgements: dict[tuple[int, int], PairJudgement]
+    # The multilingual model's vectors (rows of zeros where a memory has none); None in a
+    # namespace of one language.
+    multi_vectors: np.ndarray | None = None
 
     def judge(self, i: int, j: int, cosine: float | None = None) -> PairJudgement:
         """The judgement of any pair (computed on first use: grouping asks for pairs the
@@ -75,8 +78,16 @@ class Judged:
                 cosine=cosine,
                 tfidf=self.tfidf,
                 thresholds=self.thresholds,
+                multi=self.multi(i, j),
             )
         return self.judgements[key]
+
+    def multi(self, i: int, j: int) -> float | None:
+        """The multilingual cosine of a pair, or None when either has no such vector."""
+        found = self.multi_vectors
+        if found is None or not found[i].any() or not found[j].any():
+            return None
+        return float(found[i] @ found[j])
 
     def edge(self, i: int, j: int) -> clustering.Edge:
         """The pair as a cluster edge (similarity and method of its judgement)."""
@@ -97,6 +108,7 @@ def judge_namespace(
     vector_pairs: Callable[[np.ndarray, np.ndarray, float], np.ndarray] | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     workers: int | None = None,
+    multi_vectors: np.ndarray | None = None,
 ) -> Judged:
     """Judge every candidate pair that involves a `changed` memory (all when None)
     against the whole namespace: exact hashes, the vector layer, and the lexical layer
@@ -106,9 +118,12 @@ def judge_namespace(
 
     `memories` are the namespace's active memories (anything with the Memory fields);
     `vectors` their unit embeddings in the same order (rows of zeros where a memory has
-    none of the current model).
+    none of the current model); `multi_vectors` the multilingual model's, in a namespace
+    of several languages: its nearest pairs are candidates too (the union of both
+    models'), so a paraphrase in another language is found.
     """
-    judged = Judged(memories, vectors, thresholds, lexical.TfIdf(m.content for m in memories), {})
+    tfidf = lexical.TfIdf(m.content for m in memories)
+    judged = Judged(memories, vectors, thresholds, tfidf, {}, multi_vectors)
     count = len(memories)
     queries = np.arange(count) if changed is None else np.asarray(sorted(changed), dtype=np.int64)
     if not count or not len(queries):
@@ -127,6 +142,12 @@ def judge_namespace(
         )
         for i, j, cosine in find(vectors, queries, thresholds.candidate):
             judged.judge(int(i), int(j), float(cosine))
+    if multi_vectors is not None:
+        pairs = detect.vector_pairs_exact(
+            multi_vectors, queries, floor=thresholds.multi_candidate, workers=workers
+        )
+        for i, j, _ in pairs:
+            judged.judge(int(i), int(j))
     cjk_queries = [
         p
         for p in queries.tolist()
@@ -167,10 +188,16 @@ def plan_namespace(
     thresholds: Thresholds,
     judged_pairs: set[tuple[str, str]] = frozenset(),
     vector_pairs: Callable[[np.ndarray, np.ndarray, float], np.ndarray] | None = None,
+    multi_vectors: np.ndarray | None = None,
 ) -> Plan:
     """Judge and group in one go (no LLM): see judge_namespace and group."""
     judged = judge_namespace(
-        memories, vectors, changed=changed, thresholds=thresholds, vector_pairs=vector_pairs
+        memories,
+        vectors,
+        changed=changed,
+        thresholds=thresholds,
+        vector_pairs=vector_pairs,
+        multi_vectors=multi_vectors,
     )
     return group(judged, judged_pairs=judged_pairs)
 

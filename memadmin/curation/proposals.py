@@ -7,7 +7,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from memadmin.curation import guards, llm
+from memadmin.curation import keytokens, llm
 from memadmin.curation.representative import representative
 
 logger = logging.getLogger("memadmin.curation")
@@ -31,20 +31,27 @@ class Draft:
 
 
 def dropped_facts(members: Sequence, merged_text: str) -> list[str]:
-    """Key tokens (numbers, names, dates, hosts, versions...) present in a member and
-    missing from the merged text, as "kind: value"."""
-    kept = {(t.kind, t.value) for t in guards.key_tokens(merged_text)}
-    kept_words = guards.text_words(merged_text)
+    """Key tokens (numbers, quantities, names, dates, hosts, versions...) present in a
+    member and missing from the merged text, as "kind: value" (a quantity as written:
+    "duration: 30 days"). Values compare in canonical form: a merge that writes "2 am"
+    for a member's "02:00" drops nothing."""
+    kept = {(t.kind, t.value) for t in keytokens.key_tokens(merged_text)}
+    kept_words = keytokens.text_words(merged_text)
     missing = set()
     for member in members:
-        for token in guards.key_tokens(member.content):
+        for token in keytokens.key_tokens(member.content):
             if (token.kind, token.value) in kept:
                 continue
             if token.kind == "name" and token.value in kept_words:
                 continue
             if token.kind == "quantity":
-                continue  # its number is checked on its own
-            missing.add(f"{token.kind}: {token.value}")
+                measure = token.value.split("=")[0]
+                # Months and years are kept apart from fixed spans inside; to a reader
+                # both are a duration ("duration: 4 years").
+                measure = "duration" if measure == "calendar" else measure
+                missing.add(f"{measure}: {token.written or token.value}")
+            else:
+                missing.add(f"{token.kind}: {token.value}")
     return sorted(missing)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 from django.contrib.postgres.search import SearchQuery
@@ -47,7 +48,7 @@ def members_queryset(*, active_only: bool = False) -> QuerySet[ClusterMember]:
         members = members.filter(memory__status=MemoryStatus.ACTIVE)
     return (
         members.select_related("memory")
-        .defer("memory__embedding")
+        .defer("memory__embedding", "memory__embedding_multi")
         .order_by("memory__created_at", "memory_id")
     )
 
@@ -72,7 +73,10 @@ def review_export(namespace: str | None) -> dict:
         Prefetch("proposals", queryset=MergeProposal.objects.order_by("-created_at", "-id")),
     )
     conflicts = Conflict.objects.select_related("namespace", "memory_a", "memory_b").defer(
-        "memory_a__embedding", "memory_b__embedding"
+        "memory_a__embedding",
+        "memory_b__embedding",
+        "memory_a__embedding_multi",
+        "memory_b__embedding_multi",
     )
     if namespace:
         clusters = clusters.filter(namespace__name=namespace)
@@ -108,7 +112,7 @@ def profile(namespace: Namespace) -> tuple[list[Memory], list[Conflict]]:
     an open cluster (duplicates awaiting review) only the representative is listed."""
     memories = list(
         Memory.objects.filter(namespace=namespace, status=MemoryStatus.ACTIVE)
-        .defer("embedding")
+        .defer("embedding", "embedding_multi")
         .order_by("created_at", "id")
     )
     by_id = {m.pk: m for m in memories}
@@ -126,7 +130,12 @@ def profile(namespace: Namespace) -> tuple[list[Memory], list[Conflict]]:
     conflicts = list(
         Conflict.objects.filter(namespace=namespace, status=ConflictStatus.OPEN)
         .select_related("memory_a", "memory_b")
-        .defer("memory_a__embedding", "memory_b__embedding")
+        .defer(
+            "memory_a__embedding",
+            "memory_b__embedding",
+            "memory_a__embedding_multi",
+            "memory_b__embedding_multi",
+        )
         .order_by("created_at", "id")
     )
     return [m for m in memories if m.pk not in hidden], conflicts
@@ -319,7 +328,12 @@ def conflict_queue(*, status: str, namespace: str = "") -> QuerySet[Conflict]:
     found = (
         Conflict.objects.filter(status=status)
         .select_related("namespace", "memory_a", "memory_b")
-        .defer("memory_a__embedding", "memory_b__embedding")
+        .defer(
+            "memory_a__embedding",
+            "memory_b__embedding",
+            "memory_a__embedding_multi",
+            "memory_b__embedding_multi",
+        )
         .order_by("-created_at", "-id")
     )
     if namespace:
@@ -345,7 +359,7 @@ def history_events(
     }
     return (
         HistoryEvent.objects.select_related("namespace", "memory", "cluster")
-        .defer("memory__embedding")
+        .defer("memory__embedding", "memory__embedding_multi")
         .filter(**given(conditions))
         .order_by("-created_at", "-id")
     )
@@ -357,7 +371,7 @@ def memory_search(
     """Memories by words and filters, newest first (the memory browser's text mode)."""
     found = (
         Memory.objects.select_related("namespace")
-        .defer("embedding")
+        .defer("embedding", "embedding_multi")
         .filter(**given({"namespace": namespace, "status": status, "category": category}))
         .order_by("-created_at", "-id")
     )
@@ -418,4 +432,52 @@ def decisions_per_day(since: date) -> Counter:
         Cluster.objects.filter(decided_at__date__gte=since, decided_by__isnull=False).values_list(
             "decided_at__date", flat=True
         )
+    )
+
+
+@dataclass
+class DetectionOutput:
+    """What detection found in one namespace, in external ids (evaluation's input)."""
+
+    namespace: str
+    ids: list[str]  # every memory of the namespace, whatever its status
+    texts: dict[str, str]
+    clusters: list[list[str]]  # every cluster it proposed or merged (a split's parts)
+    automatic: list[list[str]]  # those merged without a person (undone ones included)
+    conflicts: list[tuple[str, str]]
+
+
+def detection_output(namespace: Namespace) -> DetectionOutput:
+    """The clusters and conflicts detection produced in `namespace`, whatever people did
+    with them since (an accepted, dismissed or undone cluster was still found); a split
+    cluster counts as its parts."""
+    memories = Memory.objects.filter(namespace=namespace).values_list(
+        "pk", "external_id", "content"
+    )
+    external = {pk: external_id for pk, external_id, _ in memories}
+    texts = {external_id: content for _, external_id, content in memories}
+    members: dict[int, list[str]] = {}
+    for cluster_id, memory_id in ClusterMember.objects.filter(
+        cluster__namespace=namespace
+    ).values_list("cluster_id", "memory_id"):
+        members.setdefault(cluster_id, []).append(external[memory_id])
+    clusters, automatic = [], []
+    for cluster_id, status, decided_by in Cluster.objects.filter(namespace=namespace).values_list(
+        "pk", "status", "decided_by"
+    ):
+        if status == ClusterStatus.SPLIT or cluster_id not in members:
+            continue
+        clusters.append(members[cluster_id])
+        if status == ClusterStatus.AUTO_MERGED or (
+            status == ClusterStatus.UNMERGED and decided_by is None
+        ):
+            automatic.append(members[cluster_id])
+    conflicts = [
+        (external[a], external[b])
+        for a, b in Conflict.objects.filter(namespace=namespace).values_list(
+            "memory_a_id", "memory_b_id"
+        )
+    ]
+    return DetectionOutput(
+        namespace.name, list(external.values()), texts, clusters, automatic, conflicts
     )

@@ -20,11 +20,11 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, connections
 from django.utils import timezone
 
-from memadmin.curation import llm, llm_verdicts, planning, queries
+from memadmin.curation import decisions, llm, llm_verdicts, planning, queries
 from memadmin.curation.applying import apply_plan
 from memadmin.curation.detect import Thresholds
 from memadmin.curation.models import DedupRun
-from memadmin.store import embeddings
+from memadmin.store import embeddings, multilingual
 from memadmin.store import queries as store_queries
 from memadmin.store.models import Memory, MemoryStatus, Namespace
 from memadmin.store.text import first_line
@@ -211,6 +211,28 @@ def index_candidates(
     return store_queries.active_vectors(namespace, memories, only_ids=involved), pairs
 
 
+def multilingual_vectors(
+    namespace: Namespace, memories: list[Memory], options: Options
+) -> np.ndarray | None:
+    """The multilingual model's vectors of a namespace whose memories are in more than one
+    language (None for any other: it never pays for them). A namespace found to be
+    multilingual here (memories stored before this version) is marked so, and memories
+    without the vector get it first (a dry run computes them without storing)."""
+    if not namespace.multilingual:
+        if not multilingual.needs_multilingual(memory.content for memory in memories):
+            return None
+        decisions.note_languages(namespace, [memory.content for memory in memories])
+    if not options.dry_run:
+        decisions.embed_multilingual(namespace, actor="command:find_duplicates")
+    vectors = store_queries.active_vectors(namespace, memories, column="embedding_multi")
+    if vectors is None:
+        vectors = np.zeros((len(memories), multilingual.DIMENSIONS), dtype=np.float32)
+    missing = np.flatnonzero(~vectors.any(axis=1))
+    if len(missing):  # a dry run stores nothing: it computes what is missing
+        vectors[missing] = multilingual.encode([memories[i].content for i in missing])
+    return vectors
+
+
 def changed_positions(
     memories: list[Memory], namespace: Namespace, options: Options, now: datetime
 ) -> list[int] | None:
@@ -279,6 +301,7 @@ def _run_locked(namespace, options, on_progress, vector_workers) -> NamespaceRep
             vector_pairs=vector_pairs,
             on_progress=on_progress,
             workers=vector_workers,
+            multi_vectors=multilingual_vectors(namespace, memories, options),
         )
         llm_verdicts.ask_band(judged, namespace, options, report)
         plan = planning.group(

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from memadmin.curation import decisions, detect, lexical, llm, proposals
 from memadmin.curation.models import HistoryEvent
-from memadmin.store import embeddings, queries
+from memadmin.store import embeddings, multilingual, queries
 from memadmin.store.importing import Record
 from memadmin.store.models import Memory, MemoryStatus, Namespace
 
@@ -65,6 +65,9 @@ def write_memory(
     """
     started = time.perf_counter()
     vector = embeddings.encode([record.content])[0]
+    multi_vector = None
+    if decisions.note_languages(namespace, [record.content]):
+        multi_vector = multilingual.encode([record.content])[0]
     result = WriteResult(action="inserted")
     result.embed_ms = (time.perf_counter() - started) * 1000
     memory = decisions.new_memory(record, namespace, timezone.now())
@@ -75,7 +78,7 @@ def write_memory(
     check_started = time.perf_counter()
     judged: list = []
     try:
-        judged = _check_write(memory, namespace, vector)
+        judged = _check_write(memory, namespace, vector, multi_vector)
     except Exception:
         logger.exception("DEDUP_FAIL write-time check failed; storing without it")
         result.check_failed = True
@@ -91,7 +94,7 @@ def write_memory(
                 raise decisions.DecisionError(_taken(record, namespace))
             existing = (
                 Memory.objects.select_for_update()
-                .defer("embedding")
+                .defer("embedding", "embedding_multi")
                 .filter(
                     namespace=namespace,
                     content_hash=memory.content_hash,
@@ -106,7 +109,9 @@ def write_memory(
                     existing=existing, record=record, actor=actor
                 )
                 return result
-            result.memory = decisions.insert_written(memory=memory, vector=vector, actor=actor)
+            result.memory = decisions.insert_written(
+                memory=memory, vector=vector, multi_vector=multi_vector, actor=actor
+            )
             _act_on_write(memory, judged, actor, llm_session, result)
     except IntegrityError as error:
         # The locks make this unreachable for the id; should a writer outside this path
@@ -121,19 +126,31 @@ def _taken(record: Record, namespace: Namespace) -> str:
     return f"id {record.external_id!r} already exists in {namespace.name}"
 
 
-def _check_write(memory: Memory, namespace: Namespace, vector) -> list:
-    """The dedup check: the nearest active memories and the judgement of each pair
-    (older, new), nearest first. Reads only."""
-    neighbours = queries.nearest_memories(namespace, vector, k=settings.API_NEIGHBOURS)
+def _check_write(memory: Memory, namespace: Namespace, vector, multi_vector) -> list:
+    """The dedup check: the nearest active memories (by both models in a multilingual
+    namespace) and the judgement of each pair (older, new), nearest first. Reads only."""
+    neighbours = queries.nearest_memories(
+        namespace, vector, k=settings.API_NEIGHBOURS, multi_vector=multi_vector
+    )
+    if multi_vector is not None:
+        neighbours = _with_multilingual_cosines(neighbours, multi_vector)
     thresholds = detect.Thresholds.from_settings()
     # IDF over the neighbourhood: a whole-namespace IDF per write would cost more than
     # the rest of the request; the neighbours share the subject, which is what it weighs.
     tfidf = lexical.TfIdf([memory.content, *(n.memory.content for n in neighbours)])
     judged = []
     for n in neighbours:
-        if n.similarity >= thresholds.candidate or n.memory.content_hash == memory.content_hash:
+        candidate = n.similarity >= thresholds.candidate or (
+            n.multi is not None and n.multi >= thresholds.multi_candidate
+        )
+        if candidate or n.memory.content_hash == memory.content_hash:
             judgement = detect.judge_pair(
-                n.memory, memory, cosine=n.similarity, tfidf=tfidf, thresholds=thresholds
+                n.memory,
+                memory,
+                cosine=n.similarity,
+                tfidf=tfidf,
+                thresholds=thresholds,
+                multi=n.multi,
             )
         else:  # below the vector layer's floor: only listed as similar
             judgement = detect.PairJudgement(
@@ -141,6 +158,24 @@ def _check_write(memory: Memory, namespace: Namespace, vector) -> list:
             )
         judged.append((n, judgement))
     return judged
+
+
+def _with_multilingual_cosines(neighbours: list, multi_vector) -> list:
+    """Neighbours stored before their namespace turned multilingual have no multilingual
+    vector until the next find_duplicates or embed_memories run: computed here for the
+    few the check reads (not stored: the check reads only)."""
+    missing = [n for n in neighbours if n.multi is None]
+    if not missing:
+        return neighbours
+    vectors = multilingual.encode([n.memory.content for n in missing])
+    computed = {
+        n.memory.pk: float(vector @ multi_vector)
+        for n, vector in zip(missing, vectors, strict=True)
+    }
+    return [
+        queries.Neighbour(n.memory, n.similarity, computed[n.memory.pk]) if n.multi is None else n
+        for n in neighbours
+    ]
 
 
 def _act_on_write(memory: Memory, judged: list, actor: str, llm_session, result: WriteResult):

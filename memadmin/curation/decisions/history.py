@@ -143,7 +143,10 @@ def lock_active(ids: Sequence[int]) -> dict[int, Memory]:
     """Lock the memories (FOR UPDATE) and check that each is still active. The vector is
     not read: no decision changes it."""
     memories = {
-        m.pk: m for m in Memory.objects.select_for_update().defer("embedding").filter(pk__in=ids)
+        m.pk: m
+        for m in Memory.objects.select_for_update()
+        .defer("embedding", "embedding_multi")
+        .filter(pk__in=ids)
     }
     inactive = [m.external_id for m in memories.values() if m.status != MemoryStatus.ACTIVE]
     if inactive or len(memories) != len(set(ids)):
@@ -153,7 +156,9 @@ def lock_active(ids: Sequence[int]) -> dict[int, Memory]:
 
 def lock_memory(memory: Memory) -> Memory:
     """The memory's row, locked (FOR UPDATE), as it is now."""
-    return Memory.objects.select_for_update().defer("embedding").get(pk=memory.pk)
+    return (
+        Memory.objects.select_for_update().defer("embedding", "embedding_multi").get(pk=memory.pk)
+    )
 
 
 def lock_open_cluster(cluster: Cluster) -> Cluster:

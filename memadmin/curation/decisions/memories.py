@@ -23,8 +23,10 @@ from memadmin.curation.decisions.history import (
     snapshot,
 )
 from memadmin.curation.models import HistoryEvent
-from memadmin.store import embeddings
+from memadmin.store import embeddings, multilingual
+from memadmin.store import queries as store_queries
 from memadmin.store.importing import IMPORTABLE_FIELDS, Record
+from memadmin.store.lexicon import language_of
 from memadmin.store.models import Memory, MemoryStatus, Namespace
 from memadmin.store.text import content_hash
 
@@ -67,10 +69,19 @@ def import_records(
                     namespaces[record.namespace], _ = Namespace.objects.get_or_create(
                         name=record.namespace
                     )
+            for name, group in itertools.groupby(
+                sorted(chunk, key=lambda r: r.namespace), lambda r: r.namespace
+            ):
+                note_languages(namespaces[name], [record.content for record in group])
             _import_chunk(chunk, namespaces, actor, embed, result, supersessions)
             if on_progress:
                 on_progress(len(chunk))
         _link_supersessions(supersessions, actor)
+        if embed:
+            # Memories stored before their namespace turned multilingual get the vector.
+            for namespace in namespaces.values():
+                if namespace.multilingual:
+                    result.embedded += embed_multilingual(namespace, actor=actor)
     result.namespaces = set(namespaces)
     return result
 
@@ -89,7 +100,9 @@ def _import_chunk(
     ):
         ids = [record.external_id for record in group]
         found = Memory.objects.filter(namespace=namespaces[name], external_id__in=ids)
-        for memory in found.select_related("superseded_by").defer("superseded_by__embedding"):
+        for memory in found.select_related("superseded_by").defer(
+            "superseded_by__embedding", "superseded_by__embedding_multi"
+        ):
             existing[(name, memory.external_id)] = memory
 
     created: list[Memory] = []
@@ -118,7 +131,7 @@ def _import_chunk(
         if record.superseded_by:
             supersessions.append((record, memory))
 
-    result.embedded += _set_vectors(needs_vector, embed)
+    result.embedded += _set_vectors(needs_vector, embed, namespaces)
     Memory.objects.bulk_create(created)
     if changed:
         for memory, _ in changed:
@@ -130,6 +143,8 @@ def _import_chunk(
                 "content_hash",
                 "embedding",
                 "embedding_model",
+                "embedding_multi",
+                "embedding_multi_model",
                 "updated_at",
                 *IMPORTABLE_FIELDS,
             ],
@@ -196,7 +211,8 @@ def _apply_record(memory: Memory, record: Record, *, keep_status: bool = False) 
     if memory.content != record.content:
         memory.content = record.content
         memory.content_hash = content_hash(record.content)
-        memory.embedding = None
+        memory.embedding = memory.embedding_multi = None
+        memory.embedding_multi_model = ""
         changed = True
     for name in IMPORTABLE_FIELDS:
         if keep_status and name == "status":
@@ -207,8 +223,11 @@ def _apply_record(memory: Memory, record: Record, *, keep_status: bool = False) 
     return changed
 
 
-def _set_vectors(pairs: list[tuple[Memory, Record]], embed: bool) -> int:
-    """Give each memory the record's vector (normalised) or the model's; count embedded."""
+def _set_vectors(
+    pairs: list[tuple[Memory, Record]], embed: bool, namespaces: dict[str, Namespace]
+) -> int:
+    """Give each memory the record's vector (normalised) or the model's, and the
+    multilingual model's in a multilingual namespace; count the memories embedded."""
     to_encode = []
     for memory, record in pairs:
         if record.embedding is not None:
@@ -223,7 +242,61 @@ def _set_vectors(pairs: list[tuple[Memory, Record]], embed: bool) -> int:
         vectors = embeddings.encode([memory.content for memory in to_encode])
         for memory, vector in zip(to_encode, vectors, strict=True):
             memory.embedding, memory.embedding_model = vector, embeddings.MODEL_ID
+    multi = [
+        memory for memory, record in pairs if embed and namespaces[record.namespace].multilingual
+    ]
+    if multi:
+        vectors = multilingual.encode([memory.content for memory in multi])
+        for memory, vector in zip(multi, vectors, strict=True):
+            memory.embedding_multi, memory.embedding_multi_model = vector, multilingual.MODEL_ID
     return len(to_encode)
+
+
+def embed_text(memory: Memory) -> None:
+    """Vectors for a memory's new text (a merge's): MiniLM's, and the multilingual
+    model's in a multilingual namespace. Sets them on the unsaved memory."""
+    memory.embedding = embeddings.encode([memory.content])[0]
+    memory.embedding_model = embeddings.MODEL_ID
+    if memory.namespace.multilingual:
+        memory.embedding_multi = multilingual.encode([memory.content])[0]
+        memory.embedding_multi_model = multilingual.MODEL_ID
+
+
+def note_languages(namespace: Namespace, texts: Sequence[str]) -> bool:
+    """Note the languages that new memories bring to `namespace` and say whether it is
+    multilingual (now or already): the first memory sets its language, a memory in
+    another one makes it multilingual for good. The check costs microseconds a text
+    (store.lexicon.language_of), so an English-only namespace pays nothing else.
+    Side effects: may update the namespace's language and multilingual flag (derived
+    data, like a vector: no history event)."""
+    if namespace.multilingual or not texts:
+        return namespace.multilingual
+    languages = {language_of(text) for text in texts}
+    first = namespace.language or language_of(texts[0])
+    update = {}
+    if not namespace.language:
+        update["language"] = first
+    if languages - {first}:
+        update["multilingual"] = True
+    if update:
+        Namespace.objects.filter(pk=namespace.pk).update(**update)
+        for name, value in update.items():
+            setattr(namespace, name, value)
+    return namespace.multilingual
+
+
+def embed_multilingual(namespace: Namespace, *, actor: str, store: bool = True) -> int:
+    """Give every active memory of a multilingual namespace that lacks it the multilingual
+    vector (a namespace that turned multilingual after its first memories). Returns how
+    many were embedded. With store=False nothing is written (a dry run): the count only."""
+    missing = store_queries.without_multilingual_vector(namespace)
+    if not missing or not store:
+        return len(missing)
+    for start in range(0, len(missing), 256):
+        batch = missing[start : start + 256]
+        vectors = multilingual.encode([memory.content for memory in batch])
+        store_embeddings(memories=batch, vectors=vectors, actor=actor, model=multilingual.MODEL_ID)
+    return len(missing)
 
 
 def _link_supersessions(supersessions: list[tuple[Record, Memory]], actor: str) -> None:
@@ -245,20 +318,33 @@ def _link_supersessions(supersessions: list[tuple[Record, Memory]], actor: str) 
             )
 
 
-def store_embeddings(*, memories: Sequence[Memory], vectors: np.ndarray, actor: str) -> int:
-    """Save freshly computed vectors (and the model id) on `memories`.
+def store_embeddings(
+    *,
+    memories: Sequence[Memory],
+    vectors: np.ndarray,
+    actor: str,
+    model: str = embeddings.MODEL_ID,
+) -> int:
+    """Save freshly computed vectors of `model` (MiniLM's, or the multilingual one's) on
+    `memories`.
 
-    Side effects: updates embedding and embedding_model only, and writes one `embed`
+    Side effects: updates that model's vector and model id only, and writes one `embed`
     history event per namespace touched. A vector is derived data (recomputable from the
     content), so it gets no per-memory event.
     """
+    column, model_column = (
+        ("embedding_multi", "embedding_multi_model")
+        if model == multilingual.MODEL_ID
+        else ("embedding", "embedding_model")
+    )
     now = timezone.now()
     with transaction.atomic():
         for memory, vector in zip(memories, vectors, strict=True):
-            memory.embedding, memory.embedding_model = vector, embeddings.MODEL_ID
+            setattr(memory, column, vector)
+            setattr(memory, model_column, model)
             # A new vector is a change detection must see (bulk_update skips auto_now).
             memory.updated_at = now
-        Memory.objects.bulk_update(memories, ["embedding", "embedding_model", "updated_at"])
+        Memory.objects.bulk_update(memories, [column, model_column, "updated_at"])
         counts: dict[int, int] = {}
         for memory in memories:
             counts[memory.namespace_id] = counts.get(memory.namespace_id, 0) + 1
@@ -267,7 +353,7 @@ def store_embeddings(*, memories: Sequence[Memory], vectors: np.ndarray, actor: 
                 namespace_id=namespace_id,
                 action=HistoryEvent.Action.EMBED,
                 actor=actor,
-                after={"count": count, "model": embeddings.MODEL_ID},
+                after={"count": count, "model": model},
                 reason="embedded memories without a vector of the current model",
             )
             for namespace_id, count in counts.items()
@@ -329,11 +415,17 @@ def pin_memory(*, memory: Memory, pinned: bool, user) -> None:
         )
 
 
-def insert_written(*, memory: Memory, vector: np.ndarray, actor: str) -> Memory:
-    """Store an agent's new memory (unsaved, from new_memory) with its vector.
+def insert_written(
+    *, memory: Memory, vector: np.ndarray, actor: str, multi_vector: np.ndarray | None = None
+) -> Memory:
+    """Store an agent's new memory (unsaved, from new_memory) with its vector (and its
+    multilingual one, in a multilingual namespace).
     Side effects: creates the memory and its `write` event."""
     with transaction.atomic():
         memory.embedding, memory.embedding_model = vector, embeddings.MODEL_ID
+        if multi_vector is not None:
+            memory.embedding_multi = multi_vector
+            memory.embedding_multi_model = multilingual.MODEL_ID
         memory.save()
         log(memory, HistoryEvent.Action.WRITE, actor=actor, reason="written by an agent")
     return memory

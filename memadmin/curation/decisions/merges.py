@@ -23,6 +23,7 @@ from memadmin.curation.decisions.history import (
     snapshot,
     unused_external_id,
 )
+from memadmin.curation.decisions.memories import embed_text
 from memadmin.curation.decisions.verdicts import remember_apart
 from memadmin.curation.models import (
     Cluster,
@@ -33,7 +34,6 @@ from memadmin.curation.models import (
     ProposalStatus,
 )
 from memadmin.curation.queries import cluster_members
-from memadmin.store import embeddings
 from memadmin.store.models import Memory, MemoryStatus
 from memadmin.store.text import content_hash
 from memadmin.store.validation import capped_sum
@@ -204,8 +204,7 @@ def accept_proposal(
             tags=list(dict.fromkeys(tag for m in members for tag in m.tags)),
             provenance=[entry for m in members for entry in m.provenance],
         )
-        merged.embedding = embeddings.encode([text_of_merge])[0]
-        merged.embedding_model = embeddings.MODEL_ID
+        embed_text(merged)
         merged.save()
         edited = text is not None and text_of_merge != proposal.merged_text.strip()
         reason = "merge accepted" + (" with the curator's text" if edited else "")

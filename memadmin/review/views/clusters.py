@@ -60,7 +60,7 @@ def queue(request: HttpRequest) -> HttpResponse:
         "filters": filters,
         "statuses": ClusterStatus.values,
         "sorts": list(queries.QUEUE_SORTS),
-        "methods": ["exact", "vector", "lexical", "llm"],
+        "methods": ["exact", "vector", "lexical", "multilingual", "llm"],
         "namespaces": Namespace.objects.values_list("name", flat=True),
         "query": request.GET.copy(),
     }

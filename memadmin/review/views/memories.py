@@ -57,7 +57,9 @@ def browser(request: HttpRequest) -> HttpResponse:
 def memory(request: HttpRequest, memory_id: int) -> HttpResponse:
     """One memory, its clusters and conflicts, and its whole history, newest first."""
     found = get_object_or_404(
-        Memory.objects.select_related("namespace", "superseded_by").defer("embedding"),
+        Memory.objects.select_related("namespace", "superseded_by").defer(
+            "embedding", "embedding_multi"
+        ),
         pk=memory_id,
     )
     events = found.history.select_related("cluster", "conflict").order_by("-created_at", "-id")
@@ -67,7 +69,7 @@ def memory(request: HttpRequest, memory_id: int) -> HttpResponse:
 @require_POST
 @role_required(ADMIN)
 def pin(request: HttpRequest, memory_id: int) -> HttpResponse:
-    found = get_object_or_404(Memory.objects.defer("embedding"), pk=memory_id)
+    found = get_object_or_404(Memory.objects.defer("embedding", "embedding_multi"), pk=memory_id)
     try:
         back = safe_next(request, reverse("memory", args=[found.pk]))
     except UnsafeNext as problem:

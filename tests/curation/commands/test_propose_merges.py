@@ -24,8 +24,8 @@ def test_propose_merges_writes_rule_proposals_without_a_key(run_command, load):
     proposal = MergeProposal.objects.get()
     assert (proposal.author, proposal.status) == ("rule", "pending")
     assert proposal.merged_text == "Has a cat called Miso."  # the newest, as confident
-    assert proposal.dropped_facts == ["number: 4"]
-    assert proposal.warnings == ["may drop: number: 4"]
+    assert proposal.dropped_facts == ["duration: 4 years"]
+    assert proposal.warnings == ["may drop: duration: 4 years"]
     assert result.stdout.startswith("proposed 1 merges: 0 by LLM, 1 by rule")
     assert again.stdout.startswith("proposed 0 merges")
 

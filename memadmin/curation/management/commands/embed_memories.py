@@ -4,9 +4,9 @@ from django.core.management.base import CommandError
 from django.db.models import Q
 
 from memadmin.curation import decisions
-from memadmin.store import embeddings
+from memadmin.store import embeddings, multilingual
 from memadmin.store.commands import MemadminCommand
-from memadmin.store.models import Memory, Namespace
+from memadmin.store.models import Memory, MemoryStatus, Namespace
 from memadmin.store.progress import progress_bar
 
 BATCH = 500
@@ -15,7 +15,9 @@ BATCH = 500
 class Command(MemadminCommand):
     help = (
         "Embed every memory that has no vector of the current model "
-        f"({embeddings.MODEL_ID}): new rows, and rows embedded by another model."
+        f"({embeddings.MODEL_ID}): new rows, and rows embedded by another model; in "
+        f"namespaces whose memories are in more than one language, also with the "
+        f"multilingual model ({multilingual.MODEL_ID})."
     )
 
     def add_arguments(self, parser):
@@ -33,10 +35,25 @@ class Command(MemadminCommand):
         done = 0
         with progress_bar(total=total, desc="embed") as bar:
             # Always take the first BATCH still pending: each batch leaves the pending set.
-            while batch := list(pending.defer("embedding").order_by("id")[:BATCH]):
+            while batch := list(
+                pending.defer("embedding", "embedding_multi").order_by("id")[:BATCH]
+            ):
                 vectors = embeddings.encode([memory.content for memory in batch])
                 done += decisions.store_embeddings(
                     memories=batch, vectors=vectors, actor="command:embed_memories"
                 )
                 bar.update(len(batch))
         self.stdout.write(f"embedded {done} memories with {embeddings.MODEL_ID}")
+        namespaces = Namespace.objects.all()
+        if namespace:
+            namespaces = namespaces.filter(name=namespace)
+        for found in namespaces:
+            texts = list(
+                found.memories.filter(status=MemoryStatus.ACTIVE).values_list("content", flat=True)
+            )
+            if found.multilingual or multilingual.needs_multilingual(texts):
+                decisions.note_languages(found, texts)
+                count = decisions.embed_multilingual(found, actor="command:embed_memories")
+                self.stdout.write(
+                    f"embedded {count} memories of {found.name} with {multilingual.MODEL_ID}"
+                )

@@ -1,0 +1,88 @@
+"""Do the words two texts do not share mean the same? A paraphrase says the same fact in
+other words: its unshared words pair up as near-synonyms ("blunt and short" / "direct,
+concise"; "studies" / "is learning"). Two facts about one subject share the subject and
+differ in what is said of it: their unshared words are different attributes ("4 TB quota"
+/ "lz4 compression"; "backend developer" / "on-call lead").
+
+The score is the mean best cosine of each unshared word to the other side's unshared
+words, both ways, with MiniLM's vector of each word alone. It is only asked about pairs
+that share little (a similarity near the review threshold): there "added detail" is rare,
+and the score tells a reworded fact from another fact (calibrated in bench/calibrate.py).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from memadmin.store import embeddings
+from memadmin.store.lexicon import fold, stop_words
+
+_WORD = re.compile(r"[^\W\d_][\w'\-]*", re.UNICODE)
+# Words are compared by their first letters, like the lexical signal ("scripting" and
+# "scripts" are one word here).
+STEM_LENGTH = 5
+_CACHE_SIZE = 50_000
+
+
+class _WordVectors:
+    """MiniLM vectors of single words, kept (LRU) across pairs and passes."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def of(self, words: list[str]) -> np.ndarray:
+        with self._lock:
+            missing = sorted({w for w in words if w not in self._vectors})
+        if missing:
+            encoded = embeddings.encode(missing)
+            with self._lock:
+                for word, vector in zip(missing, encoded, strict=True):
+                    self._vectors[word] = vector
+                while len(self._vectors) > _CACHE_SIZE:
+                    self._vectors.popitem(last=False)
+        with self._lock:
+            for word in words:
+                self._vectors.move_to_end(word)
+            return np.stack([self._vectors[word] for word in words])
+
+
+_vectors = _WordVectors()
+
+
+def content_words(text: str) -> list[str]:
+    """The words of a text that carry meaning (no stop words, no one- or two-letter words,
+    compounds split: "port-forwarded" is "port" and "forwarded")."""
+    found = []
+    for token in _WORD.findall(fold(text)):
+        for part in token.split("-"):
+            part = part.strip("'")
+            if len(part) > 2 and part not in stop_words():
+                found.append(part)
+    return found
+
+
+def unshared(text_a: str, text_b: str) -> tuple[list[str], list[str]]:
+    """The content words of each text that the other lacks (compared by stem)."""
+    words_a, words_b = content_words(text_a), content_words(text_b)
+    stems_a = {word[:STEM_LENGTH] for word in words_a}
+    stems_b = {word[:STEM_LENGTH] for word in words_b}
+    return (
+        [w for w in words_a if w[:STEM_LENGTH] not in stems_b],
+        [w for w in words_b if w[:STEM_LENGTH] not in stems_a],
+    )
+
+
+def word_alignment(text_a: str, text_b: str) -> float | None:
+    """How well the unshared words of the two texts pair up in meaning (0-1); None when
+    one side adds nothing (it only adds detail, or the texts say the same words)."""
+    only_a, only_b = unshared(text_a, text_b)
+    if not only_a or not only_b:
+        return None
+    vectors_a, vectors_b = _vectors.of(only_a), _vectors.of(only_b)
+    similarity = vectors_a @ vectors_b.T
+    return float((similarity.max(axis=1).mean() + similarity.max(axis=0).mean()) / 2)

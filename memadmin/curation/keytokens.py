@@ -1,0 +1,670 @@
+"""Key tokens: the values in a text that a paraphrase keeps and a changed fact changes
+("deployed on Hetzner" / "deployed on Railway", "port 8080" / "port 9090", "m5.large" /
+"m5.xlarge"); whether two texts disagree in them, in polarity ("loves jazz" / "can't
+stand jazz") or in negation ("uses X" / "does not use X"); and whether a text announces a
+change ("moved to", "jetzt", "désormais", "现在").
+
+Values are read in canonical form (curation.quantities): "3 am" and "03:00", "90 min" and
+"1.5 h" are one value. The words of every language come from store/lexicon.toml. Pure
+functions of text, shared by detection, the API, the lost-fact check and calibration.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from functools import cache, lru_cache
+
+from memadmin.curation import quantities
+from memadmin.store.lexicon import fold, language_of, lexicon, stop_words, words
+
+
+@dataclass(frozen=True)
+class KeyToken:
+    """A value in a text. `kind`: number, version, time, date, quantity (value
+    "measure=value"), ip, host, weekday, month, env or name; `position`: the index of
+    the word it starts at (not part of its identity)."""
+
+    kind: str
+    value: str
+    position: int = field(default=0, compare=False)
+    written: str = field(default="", compare=False)  # as the text has it ("30 days")
+
+
+@dataclass
+class _Word:
+    raw: str
+    lower: str
+    at_start: bool
+    start: int
+    end: int
+
+
+# Words and their spans in the folded text; identifiers, hosts, IPs, dates and times keep
+# their inner punctuation.
+_TOKEN = re.compile(r"[\w#][\w.\-/:%°³²']*[\w%°³²\"]|[\w%]", re.UNICODE)
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?")
+_HOST = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+")
+_IDENTIFIER = re.compile(r"#?(?=.*\d)(?=.*[a-z])[a-z0-9]+(?:[-_.][a-z0-9]+)*")
+_COMPOUND = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
+_LABEL_NUMBER = re.compile(r"\d{1,3}")
+_YEAR = re.compile(r"(19|20)\d{2}")
+_DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th|er|e|\.)?")
+_CHINESE_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?")
+_SENTENCE_END = (".", "!", "?", "。", "！", "？", ":", ";")
+# Capitalised words that are not names: pronouns and the words that start a sentence
+# inside one (after a colon).
+NAME_STOPWORDS = {"i", "i'm", "the", "a", "an", "ok", "okay", "via", "and", "or"}
+# A subject is an entity named in a sentence's first words ("pve1 has...", "Plant
+# Mannheim-2 reports...", "Alice's birthday is..."): how many words count as first.
+SUBJECT_WORDS = 3
+# Words that may stand before a subject without making it an object.
+ARTICLES = frozenset({"the", "a", "an", "der", "die", "das", "le", "la", "les", "un", "une"})
+
+
+@cache
+def _tables() -> dict[str, dict[str, str]]:
+    """word -> canonical value, for weekdays, months and environments."""
+    tables: dict[str, dict[str, str]] = {}
+    for section in ("weekdays", "months", "environments"):
+        tables[section] = {
+            word: value for value, spelled in lexicon()[section].items() for word in spelled
+        }
+    return tables
+
+
+def _words_of(text: str) -> list[_Word]:
+    found = []
+    sentence_start = True
+    for match in _TOKEN.finditer(text):
+        raw = match.group().strip(".-/:'")
+        if not raw:
+            continue
+        before = text[: match.start()].rstrip()
+        at_start = sentence_start or before.endswith(_SENTENCE_END)
+        sentence_start = False
+        found.append(_Word(raw, fold(raw), at_start, match.start(), match.end()))
+    return found
+
+
+@lru_cache(maxsize=65536)
+def key_tokens(text: str) -> frozenset[KeyToken]:
+    """The key tokens of `text`: values (numbers, quantities, times, versions: canonical),
+    dates (ISO, or day and month in words, also German "15. Dezember" and Chinese
+    "12月15日"), IPs, hosts, weekdays, months, environments (staging / production), and
+    names: capitalised words inside a sentence, a possessive subject ("Alice's"),
+    identifiers of letters and digits (R-118, pve2, E-042), and labels with a number
+    ("Joint 4", the same as "J4")."""
+    folded = fold(text)
+    found: set[KeyToken] = set()
+    taken: list[tuple[int, int]] = []  # spans read as a date or a label
+    words_ = _words_of(text)
+    position = {word.start: index for index, word in enumerate(words_)}
+    values = quantities.read(text)
+    # Spans of measured values ("12.5 N"): their words (the unit) are no names.
+    measured = [(v.start, v.end) for v in values if v.measure not in ("number", "version")]
+
+    def word_at(offset: int) -> int:
+        return next((i for start, i in position.items() if start >= offset), len(words_))
+
+    def inside(word: _Word, spans) -> bool:
+        return any(start <= word.start < end for start, end in spans)
+
+    index = 0
+    while index < len(words_):
+        date, used = _date_at(words_, index)
+        if date:
+            found.add(KeyToken("date", date, index))
+            taken.append((words_[index].start, words_[index + used - 1].end))
+            index += used
+            continue
+        label = _label_at(words_, index)
+        if label and not inside(words_[index + 1], measured):
+            found.add(KeyToken("name", label, index))
+            taken.append((words_[index].start, words_[index + 1].end))
+            index += 2
+            continue
+        if not inside(words_[index], measured):
+            found.update(_classify(words_[index], index))
+        index += 1
+    for match in _CHINESE_DATE.finditer(folded):
+        year, month, day = match.groups()
+        value = f"{year or ''}-{int(month):02d}" + (f"-{int(day):02d}" if day else "")
+        found.add(KeyToken("date", value, word_at(match.start())))
+        taken.append(match.span())
+    for value in values:
+        if any(start <= value.start < end for start, end in taken):
+            continue
+        index, written = word_at(value.start), folded[value.start : value.end]
+        if value.measure in ("number", "version", "time"):
+            found.add(KeyToken(value.measure, value.value, index, written))
+        else:
+            found.add(KeyToken("quantity", f"{value.measure}={value.value}", index, written))
+    return frozenset(found)
+
+
+def _day(lower: str) -> int | None:
+    match = _DAY.fullmatch(lower)
+    return int(match.group(1)) if match and 1 <= int(match.group(1)) <= 31 else None
+
+
+def _date_at(words_: list[_Word], index: int) -> tuple[str | None, int]:
+    """A date written in words starting at `index` ("4 Nov 2025", "March 14", "12. April",
+    "May 2026", "2025-09-03") as ISO-like text (unknown parts left empty), and how many
+    words it took."""
+    months = _tables()["months"]
+
+    def lower(offset: int) -> str:
+        return words_[index + offset].lower if index + offset < len(words_) else ""
+
+    if _ISO_DATE.fullmatch(lower(0)):
+        return lower(0), 1
+    day, month, year, used = _day(lower(0)), months.get(lower(1)), "", 0
+    if day and month:  # 4 Nov [2025], 12. April
+        used = 2
+        if _YEAR.fullmatch(lower(2)):
+            year, used = lower(2), 3
+    elif lower(0) in months and (words_[index].raw[0].isupper() or len(lower(0)) > 3):
+        month = months[lower(0)]
+        if _day(lower(1)):  # March 14[, 2026], December 19th
+            day, used = _day(lower(1)), 2
+            if _YEAR.fullmatch(lower(2)):
+                year, used = lower(2), 3
+        elif _YEAR.fullmatch(lower(1)):  # May 2026
+            year, used = lower(1), 2
+    if not used:
+        return None, 0
+    return (f"{year}-{month}-{day:02d}" if day else f"{year}-{month}"), used
+
+
+def _label_at(words_: list[_Word], index: int) -> str | None:
+    """A capitalised word and a small number after it, naming one of several things
+    ("Joint 4", "Plant 3", "Sprint 31"): the label "joint 4", the same as "j4"."""
+    if index + 1 >= len(words_):
+        return None
+    word, number = words_[index], words_[index + 1]
+    if not word.raw[0].isupper() or not word.raw.isalpha() or word.lower in NAME_STOPWORDS:
+        return None
+    if word.lower in _tables()["months"] or not _LABEL_NUMBER.fullmatch(number.raw):
+        return None
+    return f"{word.lower} {int(number.raw)}"
+
+
+def _classify(word: _Word, index: int) -> list[KeyToken]:
+    raw, lower = word.raw, word.lower
+    tables = _tables()
+    if _IP.fullmatch(lower):
+        return [KeyToken("ip", lower, index)]
+    if lower in tables["weekdays"]:
+        return [KeyToken("weekday", tables["weekdays"][lower], index)]
+    if lower in tables["months"] and (raw[0].isupper() or len(lower) > 3):
+        return [KeyToken("month", tables["months"][lower], index)]
+    if lower in tables["environments"]:
+        return [KeyToken("env", tables["environments"][lower], index)]
+    if lower[0].isdigit():
+        return []  # a value: read by curation.quantities
+    top_level = lower.rsplit(".", 1)[-1]
+    if (
+        _HOST.fullmatch(lower)
+        and any(c.isalpha() for c in top_level)
+        and (not _IDENTIFIER.fullmatch(lower) or lower.count(".") > 1)
+    ):
+        return [KeyToken("host", lower, index)]
+    if _IDENTIFIER.fullmatch(lower) or (not word.at_start and raw[0].isupper() and "-" in raw):
+        # Identifiers (R-118, pve2, m5.large) and hyphenated names (Contact-GraspNet) say
+        # which entity a fact is about, like names do.
+        return [KeyToken("name", lower, index)]
+    if lower.endswith(("'s", "’s")) and raw[0].isupper() and index < SUBJECT_WORDS:
+        return [KeyToken("name", lower[:-2], index)]  # "Alice's birthday": a subject
+    if (
+        raw[0].isupper()
+        and not word.at_start
+        and raw.replace("'", "").isalpha()
+        and lower not in NAME_STOPWORDS
+    ):
+        return [KeyToken("name", lower, index)]
+    return []
+
+
+def _parts(identifier: str) -> tuple[str, str]:
+    """An identifier's letters and number: "j4" -> ("j", "4"), "joint 4" -> ("joint", "4")."""
+    match = re.fullmatch(r"([a-z]+)[\s\-_]?0*(\d+)", identifier)
+    return (match.group(1), match.group(2)) if match else (identifier, "")
+
+
+def _compatible(kind: str, value: str, others: set[str]) -> bool:
+    """A name is kept by the other text when it appears there, a longer or shorter form
+    of it does (Postgres / PostgreSQL), or its abbreviation ("Joint 4" / "J4"); a date
+    when a fuller or partial form of it does (2025-09-03 / "3 September" = -09-03)."""
+    if kind == "date":
+        return any(
+            value == o
+            or o.endswith(value)
+            or value.endswith(o)
+            or o.startswith(value)
+            or value.startswith(o)
+            for o in others
+        )
+    letters, number = _parts(value)
+    for other in others:
+        if value == other:
+            return True
+        if min(len(value), len(other)) >= 4 and (
+            value.startswith(other) or other.startswith(value)
+        ):
+            return True
+        other_letters, other_number = _parts(other)
+        if (
+            number
+            and number == other_number
+            and (letters.startswith(other_letters) or other_letters.startswith(letters))
+        ):
+            return True
+    return False
+
+
+# How alike two spellings of one name in two languages are, at least (difflib's ratio:
+# Lisbon / Lissabon 0.86, Lisbonne 0.86; Hetzner / Railway 0.14).
+NAME_ACROSS_LANGUAGES = 0.7
+
+
+def keeps_name(name: str, text: str, *, across: bool) -> bool:
+    """Whether `text` has the name (key token value) `name`, in any form a key-token
+    comparison accepts (`across`: the name comes from a text in another language, so
+    another spelling of it counts)."""
+    others = text_words(text) | {t.value for t in key_tokens(text) if t.kind == "name"}
+    return (_compatible_across if across else _compatible)("name", name, others)
+
+
+def _compatible_across(kind: str, value: str, others: set[str]) -> bool:
+    """_compatible, or a spelling of the name in another language (a close one)."""
+    return _compatible(kind, value, others) or any(
+        SequenceMatcher(None, value, other).ratio() >= NAME_ACROSS_LANGUAGES
+        for other in others
+        if len(other) >= 4
+    )
+
+
+@dataclass(frozen=True)
+class KeyTokenDifference:
+    kind: str
+    only_in_a: tuple[str, ...]
+    only_in_b: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"{self.kind}: {', '.join(self.only_in_a)} vs {', '.join(self.only_in_b)}"
+
+
+def key_token_differences(text_a: str, text_b: str) -> list[KeyTokenDifference]:
+    """Kinds of key token for which each text has a value the other lacks: "on Tuesday"
+    vs "on Thursday", "3.11" vs "3.13", "auth-svc" vs "billing-svc". A value present on
+    one side only is added detail, not a difference (a paraphrase may say more)."""
+    tokens_a, tokens_b = key_tokens(text_a), key_tokens(text_b)
+    across = language_of(text_a) != language_of(text_b)
+    differences = []
+    for kind in sorted({token.kind for token in tokens_a | tokens_b}):
+        values_a = {token.value for token in tokens_a if token.kind == kind}
+        values_b = {token.value for token in tokens_b if token.kind == kind}
+        if kind == "quantity":
+            differences.extend(_quantity_differences(values_a, values_b))
+            continue
+        if kind == "name":
+            # A sentence-initial name is not extracted ("NOx readings..."), but the word is
+            # there: any word of the other text keeps a name. Across languages a name
+            # keeps its spelling of the other language (Lisbon / Lissabon / Lisbonne).
+            words_a, words_b = values_a | text_words(text_a), values_b | text_words(text_b)
+            keeps = _compatible_across if across else _compatible
+            only_a = sorted(v for v in values_a if not keeps(kind, v, words_b))
+            only_b = sorted(v for v in values_b if not keeps(kind, v, words_a))
+        elif kind == "date":
+            only_a = sorted(v for v in values_a if not _compatible(kind, v, values_b))
+            only_b = sorted(v for v in values_b if not _compatible(kind, v, values_a))
+        else:
+            only_a, only_b = sorted(values_a - values_b), sorted(values_b - values_a)
+        if only_a and only_b:
+            differences.append(KeyTokenDifference(kind, tuple(only_a), tuple(only_b)))
+    differences.extend(_compound_differences(text_a, text_b))
+    return differences
+
+
+def _quantity_differences(values_a: set[str], values_b: set[str]) -> list[KeyTokenDifference]:
+    """A measure taken on both sides with different values is a changed quantity, even
+    when the newer text also mentions the old value ("15 N; at 12.5 N it slipped")."""
+    differences = []
+    measures_a = {value.split("=")[0] for value in values_a}
+    measures_b = {value.split("=")[0] for value in values_b}
+    spans = _span_difference(values_a, values_b, measures_a, measures_b)
+    if spans:
+        differences.append(spans)
+    for measure in sorted(measures_a & measures_b):
+        of_a = {v.split("=")[1] for v in values_a if v.startswith(f"{measure}=")}
+        of_b = {v.split("=")[1] for v in values_b if v.startswith(f"{measure}=")}
+        if of_a != of_b:
+            differences.append(
+                KeyTokenDifference(
+                    f"quantity ({measure})", tuple(sorted(of_a)), tuple(sorted(of_b))
+                )
+            )
+    return differences
+
+
+# Months and years are calendar spans (no fixed length); against a span in days or
+# hours they compare at their mean length, within SPAN_TOLERANCE ("30 days" = "a month").
+SECONDS_PER_MONTH = 30.44 * 86400
+SPAN_TOLERANCE = 0.05
+
+
+def _span_difference(values_a, values_b, measures_a, measures_b) -> KeyTokenDifference | None:
+    """A time span one text gives in calendar units and the other in fixed ones, with no
+    value of one within SPAN_TOLERANCE of a value of the other: "kept for 30 days" /
+    "kept for 3 months"."""
+    one_each = {"duration", "calendar"}
+    span_a, span_b = measures_a & one_each, measures_b & one_each
+    if not span_a or not span_b or span_a & span_b:
+        return None  # no span on a side, or one measure on both (compared as usual)
+
+    def seconds(values) -> dict[str, float]:
+        found = {}
+        for value in values:
+            measure, number = value.split("=")
+            if measure in one_each:
+                scale = SECONDS_PER_MONTH if measure == "calendar" else 1.0
+                found[value] = float(number) * scale
+        return found
+
+    spans_a, spans_b = seconds(values_a), seconds(values_b)
+    close = any(
+        abs(x - y) <= SPAN_TOLERANCE * max(x, y) for x in spans_a.values() for y in spans_b.values()
+    )
+    if close:
+        return None
+    return KeyTokenDifference("quantity (duration)", tuple(sorted(spans_a)), tuple(sorted(spans_b)))
+
+
+def _compounds(text: str) -> set[str]:
+    return {
+        match
+        for match in _COMPOUND.findall(fold(text))
+        if not _IP.fullmatch(match) and not _ISO_DATE.fullmatch(match)
+    }
+
+
+def _compound_differences(text_a: str, text_b: str) -> list[KeyTokenDifference]:
+    """Identifiers of several parts that share one and differ in another: "auth-svc" /
+    "billing-svc", "m5.large" / "m5.xlarge", "debian-12" / "debian-11", "cems-api" /
+    "cems-ingest". Each names another thing, however alike the rest of the text."""
+    compounds_a, compounds_b = _compounds(text_a), _compounds(text_b)
+    only_a, only_b = compounds_a - compounds_b, compounds_b - compounds_a
+    pairs = [
+        (a, b)
+        for a in only_a
+        for b in only_b
+        if _one_part_differs(re.split(r"[-_.]", a), re.split(r"[-_.]", b))
+    ]
+    if not pairs:
+        return []
+    return [
+        KeyTokenDifference(
+            "identifier", tuple(sorted({a for a, _ in pairs})), tuple(sorted({b for _, b in pairs}))
+        )
+    ]
+
+
+def _one_part_differs(parts_a: list[str], parts_b: list[str]) -> bool:
+    if len(parts_a) != len(parts_b):
+        return False
+    same = sum(a == b for a, b in zip(parts_a, parts_b, strict=True))
+    return 0 < same < len(parts_a)
+
+
+def subject(text: str) -> str | None:
+    """The entity a text is about when it names one in its first words ("pve1 has 64 GB",
+    "Experiment E-041 tested...", "Alice's birthday is..."): its name, or None."""
+    words_ = _words_of(text)
+
+    def opens_the_sentence(position: int) -> bool:
+        # Only capitalised words or articles before it: "Experiment E-041 tested",
+        # "The pve1 host"; not "Deployed on Hetzner" (an object after a preposition).
+        return all(word.raw[:1].isupper() or word.lower in ARTICLES for word in words_[:position])
+
+    leading = [
+        token
+        for token in key_tokens(text)
+        if token.kind == "name"
+        and token.position < SUBJECT_WORDS
+        and opens_the_sentence(token.position)
+    ]
+    if leading:
+        return min(leading, key=lambda token: token.position).value
+    compounds = [c for c in _compounds(text) if fold(text).find(c) < 20]
+    return min(compounds, key=fold(text).find) if compounds else None
+
+
+def different_subjects(text_a: str, text_b: str) -> tuple[str, str] | None:
+    """The two entities, when both texts name one first and they differ: two facts about
+    two things ("pve1 has 64 GB RAM" / "pve2 has 32 GB RAM"), neither a duplicate nor a
+    conflict however alike the rest."""
+    a, b = subject(text_a), subject(text_b)
+    if a is None or b is None or _compatible("name", a, {b}):
+        return None
+    return a, b
+
+
+def different_things(text_a: str, text_b: str) -> str | None:
+    """Two parallel sentences about two things, where a value also differs (so they
+    would read as a conflict): "Jana hat am 12. April Geburtstag" / "Felix hat am 21.
+    April Geburtstag" (another first word, the same second one); "Grip force for the
+    plastic water bottle is 8 N" / "Grip force for the glass bottle is 20 N" (the same
+    start, then other words that neither text has elsewhere, before any value). A
+    description, or None. A changed fact keeps its subject and changes its value."""
+    subjects = different_subjects(text_a, text_b)
+    if subjects:
+        return f"{subjects[0]} / {subjects[1]}"
+    raw_a, raw_b = _words_of(text_a), _words_of(text_b)
+    first_a, first_b = (raw_a[0].lower, raw_b[0].lower) if raw_a and raw_b else ("", "")
+    if (
+        len(raw_a) > 1
+        and len(raw_b) > 1
+        and raw_a[1].lower == raw_b[1].lower
+        and raw_a[0].raw[0].isupper()
+        and raw_b[0].raw[0].isupper()
+        and not {first_a, first_b} & stop_words()
+        and first_a not in text_words(text_b)
+        and first_b not in text_words(text_a)
+    ):
+        return f"{first_a} / {first_b}"
+    frame_a, frame_b = _frame(text_a), _frame(text_b)
+    return _diverging_objects(frame_a, frame_b)
+
+
+def _frame(text: str) -> list[tuple[str, bool]]:
+    """The words of a text that can name a thing, as (stem, is a value): no stop words,
+    no change cues (they say when, not what). A name is a value: "deployed on Hetzner"
+    / "on Railway" fill one slot two ways."""
+    values = {token.position for token in key_tokens(text)}
+    cues, _ = _change_phrases()
+    frame = []
+    for index, word in enumerate(_words_of(text)):
+        if word.lower in stop_words() or word.lower in cues:
+            continue
+        frame.append((word.lower[:5], index in values or word.lower[0].isdigit()))
+    return frame
+
+
+def _diverging_objects(
+    frame_a: list[tuple[str, bool]], frame_b: list[tuple[str, bool]]
+) -> str | None:
+    """The two qualifiers when the texts part after a shared start and join again on a
+    shared word before any value: "the plastic water bottle is 8 N" / "the glass bottle
+    is 20 N" name two bottles. Texts that part at a value or a name and never join
+    again before it ("runs HAOS in a VM" / "runs on a Raspberry Pi") fill one slot two
+    ways: that is a conflict, not two things."""
+    shared = 0
+    while shared < min(len(frame_a), len(frame_b)) and frame_a[shared][0] == frame_b[shared][0]:
+        shared += 1
+    if not shared or shared >= min(len(frame_a), len(frame_b)):
+        return None
+    rest_a, rest_b = frame_a[shared:], frame_b[shared:]
+    if rest_a[0][1] or rest_b[0][1]:
+        return None  # the texts part at a value: one thing, changed
+    before_value_a = [stem for stem, _ in _until_value(rest_a)]
+    before_value_b = [stem for stem, _ in _until_value(rest_b)]
+    if rest_a[0][0] in before_value_b or rest_b[0][0] in before_value_a:
+        return None  # the same words, reordered
+    if not set(before_value_a[1:]) & set(before_value_b[1:]):
+        return None
+    return f"{rest_a[0][0]} / {rest_b[0][0]}"
+
+
+def _until_value(frame: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    for index, (_, value) in enumerate(frame):
+        if value:
+            return frame[:index]
+    return frame
+
+
+def text_words(text: str) -> set[str]:
+    """The words of a text, case-folded (hyphenated words kept whole)."""
+    return set(re.findall(r"[\w'\-]+", fold(text)))
+
+
+# --- Polarity, negation, change ---------------------------------------------------------
+
+
+@cache
+def _polarity() -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
+    section = lexicon()["polarity"]
+    return (
+        frozenset(section["positive"]),
+        frozenset(section["negative"]),
+        tuple(section["negative_phrases"]),
+    )
+
+
+def _stance(text: str) -> tuple[set[str], set[str]]:
+    """The positive and negative stance words of a text (negative phrases included)."""
+    folded = fold(text)
+    positive, negative, phrases = _polarity()
+    found = text_words(folded) | set(_cjk_words(folded, positive | negative))
+    pos, neg = found & positive, found & negative
+    said = {phrase for phrase in phrases if phrase in folded}
+    if said:
+        neg |= said
+        # "doesn't like" holds "like": the phrase, not the word, is the stance.
+        pos -= {word for phrase in said for word in phrase.split()}
+    return pos, neg
+
+
+def _cjk_words(folded: str, vocabulary: frozenset[str]) -> list[str]:
+    """Chinese entries of `vocabulary` found in the text (no spaces to split on); a longer
+    entry hides the shorter one inside it (不喜欢 is no 喜欢)."""
+    hits = [w for w in vocabulary if w and "\u3400" <= w[0] <= "\u9fff" and w in folded]
+    return [w for w in hits if not any(w != other and w in other for other in hits)]
+
+
+def polarity_difference(text_a: str, text_b: str) -> str | None:
+    """Opposite stances ("likes" / "hates", "loves" / "can't stand", "mag" / "mag
+    keine", "aime" / "n'aime pas"), opposite states ("enabled" / "disabled"), or a term
+    one text negates that the other asserts: a description of the clash, or None."""
+    if not _shared_object(text_a, text_b):
+        return None  # "likes coffee" / "hates cilantro": stances on two things
+    pos_a, neg_a = _stance(text_a)
+    pos_b, neg_b = _stance(text_b)
+    if (pos_a and neg_b and not neg_a) or (pos_b and neg_a and not neg_b):
+        return f"polarity: {', '.join(sorted(pos_a | neg_a))} vs {', '.join(sorted(pos_b | neg_b))}"
+    words_a, words_b = text_words(text_a), text_words(text_b)
+    for one, other in lexicon()["polarity"]["opposite_states"]:
+        one, other = set(one), set(other)
+        if (words_a & one and words_b & other and not words_a & other) or (
+            words_b & one and words_a & other and not words_b & other
+        ):
+            side_a = sorted(words_a & (one | other))
+            side_b = sorted(words_b & (one | other))
+            return f"polarity: {', '.join(side_a)} vs {', '.join(side_b)}"
+    negated = _negation_clash(text_a, text_b)
+    if negated:
+        return f"negation: {negated}"
+    return None
+
+
+# How many words after a negation it reaches, within its clause ("does not use X",
+# "nutzt kein X", "decided against X").
+NEGATION_REACH = 3
+
+
+def _shared_object(text_a: str, text_b: str) -> bool:
+    """Whether the texts share a content word besides stance words and their first word:
+    a stance is about something ("likes cilantro" / "hates cilantro")."""
+    positive, negative, phrases = _polarity()
+    stance = positive | negative | {word for phrase in phrases for word in phrase.split()}
+    # Who holds the stance is not what it is about: the first word ("Alice likes..." /
+    # "Alice hates..."). Not subject(): in a short sentence that is the object ("uses
+    # Docker").
+    subjects = {words[0].lower for words in (_words_of(text_a), _words_of(text_b)) if words}
+
+    def content(text: str) -> set[str]:
+        return {
+            stem
+            for stem in (w[:5] for w in text_words(text) if w not in stop_words())
+            if stem not in {s[:5] for s in stance} and stem not in {s[:5] for s in subjects if s}
+        }
+
+    return bool(content(text_a) & content(text_b)) or any(
+        "\u3400" <= char <= "\u9fff" for char in text_a + text_b
+    )
+
+
+_CLAUSE_END = (".", ",", ";", ":", "!", "?", "。", "，", "；", "！", "？")
+
+
+def _negated_names(text: str) -> tuple[set[str], set[str]]:
+    """(names asserted, names negated): a name or identifier within NEGATION_REACH words
+    after a negation, in the same clause, is negated ("does not use Jenkins", "no Kafka
+    in the pipeline"). Only names: what is negated about ordinary words ("no ports are
+    forwarded" / "nothing is port-forwarded") is too loose to compare."""
+    negators = words("negation")
+    suffixes = tuple(lexicon()["negation"]["suffixes"])
+    names = {t.position: t.value for t in key_tokens(text) if t.kind == "name"}
+    asserted, negated = set(), set()
+    reach = 0
+    for index, word in enumerate(_words_of(text)):
+        gap = text[: word.start].rstrip()
+        if index and gap.endswith(_CLAUSE_END):
+            reach = 0
+        if word.lower in negators or word.lower.endswith(suffixes):
+            reach = NEGATION_REACH
+            continue
+        if index in names:
+            (negated if reach else asserted).add(names[index])
+        reach = max(reach - 1, 0)
+    return asserted, negated
+
+
+def _negation_clash(text_a: str, text_b: str) -> str | None:
+    """A term one text only asserts and the other only negates ("uses Jenkins" / "does
+    not use Jenkins; uses GitHub Actions")."""
+    asserted_a, negated_a = _negated_names(text_a)
+    asserted_b, negated_b = _negated_names(text_b)
+    clash = sorted(
+        ((asserted_a - negated_a) & (negated_b - asserted_b))
+        | ((asserted_b - negated_b) & (negated_a - asserted_a))
+    )
+    return ", ".join(clash) if clash else None
+
+
+@cache
+def _change_phrases() -> tuple[frozenset[str], tuple[str, ...]]:
+    section = lexicon()["change"]
+    return frozenset(section["words"]), tuple(section["phrases"])
+
+
+def announces_change(text: str) -> bool:
+    """Whether a text reads as a change of an earlier fact ("now", "moved to", "since",
+    "nicht mehr", "désormais", "现在")."""
+    folded = fold(text)
+    cue_words, phrases = _change_phrases()
+    if text_words(folded) & cue_words or any(phrase in folded for phrase in phrases):
+        return True
+    return bool(_cjk_words(folded, cue_words))

@@ -1,0 +1,303 @@
+"""Quantities in canonical form: the same value written differently reads the same.
+
+"3 am" and "03:00" are one time of day; "a 90-minute meeting" and "1.5 h" one duration;
+"roughly 2 m" and "about 200 cm" one length; "five", "fünf", "cinq", "五" and "5" one
+number; "18/20" and "90 %" one share. Key tokens (curation.keytokens), the lexical
+signal, the lost-fact check and the conflict rules all read values through `read()`, so a
+value written another way never looks like a changed fact, and a changed value always does.
+
+Each value comes out as (measure, canonical value): measure "number" for a bare number,
+"time" for a time of day (HH:MM), or a measure of store/lexicon.toml's units (duration in
+seconds, length in metres, mass in grams, bytes, share in %, months for calendar spans...).
+Numbers follow the text's language: "6,5" is 6.5 in German and French, "10,000" ten
+thousand in English; "10.000" is ten thousand in German.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from memadmin.store.lexicon import fold, language_of, lexicon, words
+
+
+@dataclass(frozen=True)
+class Value:
+    measure: str  # number | time | a unit's measure (duration, length, share...)
+    value: str  # canonical: a number as text (no trailing zeros), or HH:MM
+    start: int  # where it was written (character offset in the folded text)
+    end: int
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.measure, self.value
+
+
+# A token of the folded text: a number written with digits, a word, or a sign a unit may
+# be written with. Digits glued to letters ("pve2", "m5.large", "i5-12500") are part of an
+# identifier, never a value: the lookbehind keeps them out.
+_TOKEN = re.compile(
+    r"(?P<time>(?<![0-9a-z.])\d{1,2}[:h]\d{2}(?::\d{2})?(?![0-9:]))"
+    r"|(?P<number>(?<![0-9a-z.\-/_])\d+(?:[.,]\d+)*(?:/\d+)?)"
+    r"|(?P<sign>mm/s|m/s|km/h|[%\"°€$£~])"
+    r"|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)?|[\u3400-\u9fff]+)",
+)
+_CJK_NUMBER = re.compile(r"([零〇一二两三四五六七八九十百千万]+|\d+(?:\.\d+)?)")
+# The longest time, date, or number a value is read from (a 5,000-digit number is not).
+_MAX_DIGITS = 18
+
+
+def canonical_number(number: float) -> str:
+    """A number as text with no trailing zeros: 90.0 -> "90", 1.50 -> "1.5"."""
+    text = f"{number:.6f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+@cache
+def _units() -> dict[str, tuple[str, float]]:
+    return {
+        unit: (measure, float(factor)) for unit, (measure, factor) in lexicon()["units"].items()
+    }
+
+
+@cache
+def _number_words() -> dict[str, float]:
+    table: dict[str, float] = {}
+    for language in ("en", "de", "fr"):
+        table.update({word: float(value) for word, value in lexicon()["numbers"][language].items()})
+    return table
+
+
+@cache
+def _weak_numbers() -> frozenset[str]:
+    return frozenset(lexicon()["numbers"]["weak"])
+
+
+def digits_as_written(text: str, language: str) -> str | None:
+    """A number written with digits, its grouping removed and a decimal comma made a
+    point, in the text's language's convention; the decimals stay as written ("3.10" is
+    Python 3.10, not 3.1). None for no plain number (too long, or "2.3.1")."""
+    if len(text) > _MAX_DIGITS:
+        return None
+    comma_decimal = language in ("de", "fr", "es")
+    if comma_decimal:
+        # 6,5 -> 6.5; 10.000 -> 10000 (a dot before three digits groups thousands)
+        if re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?", text):
+            text = text.replace(".", "")
+        text = text.replace(",", ".")
+    else:
+        # 10,000 -> 10000; "6,5" (two digits after the comma) is a decimal comma anyway
+        if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", text):
+            text = text.replace(",", "")
+        elif re.fullmatch(r"\d+,\d{1,2}", text):
+            text = text.replace(",", ".")
+    return text if re.fullmatch(r"\d+(?:\.\d+)?", text) else None
+
+
+def parse_digits(text: str, language: str) -> float | None:
+    """digits_as_written as a number."""
+    written = digits_as_written(text, language)
+    return float(written) if written is not None else None
+
+
+def parse_chinese_number(text: str) -> float | None:
+    """五 -> 5, 十二 -> 12, 二十 -> 20, 三百五十 -> 350, 两万 -> 20000; digits as they are."""
+    if text[0].isdigit():
+        try:
+            return float(text)
+        except ValueError:
+            return None
+    digits = lexicon()["numbers"]["zh_digits"]
+    multipliers = lexicon()["numbers"]["zh_multipliers"]
+    total, section, digit = 0, 0, None
+    for char in text:
+        if char in digits:
+            digit = digits[char]
+        elif char in multipliers:
+            factor = multipliers[char]
+            if factor == 10000:
+                total += (section + (digit or 0)) * factor
+                section, digit = 0, None
+            else:
+                section += (1 if digit is None else digit) * factor
+                digit = None
+        else:
+            return None
+    return float(total + section + (digit or 0))
+
+
+@lru_cache(maxsize=65536)
+def read(text: str) -> tuple[Value, ...]:
+    """Every value written in `text`, in canonical form, in order."""
+    folded = fold(text)
+    language = language_of(text)
+    found = list(_read_latin(folded, language))
+    if any("\u3400" <= char <= "\u9fff" for char in folded):
+        chinese = list(_read_chinese(folded))
+        # "3点" is read as a time there: its digit is not a number of its own here.
+        found = [v for v in found if not any(c.start <= v.start < c.end for c in chinese)]
+        found += chinese
+    return tuple(sorted(found, key=lambda value: value.start))
+
+
+def _read_latin(folded: str, language: str):
+    tokens = [
+        (match.lastgroup, match.group(), match.start(), match.end())
+        for match in _TOKEN.finditer(folded)
+    ]
+    number_words = _number_words()
+    position = 0
+    while position < len(tokens):
+        kind, token, start, end = tokens[position]
+        written = None
+        following = tokens[position + 1] if position + 1 < len(tokens) else None
+        if kind == "time":
+            time = _time_of_day(token, language)
+            if time:
+                yield Value("time", time, start, end)
+            position += 1
+            continue
+        number = None
+        if kind == "number":
+            if "/" in token:  # 18/20: both numbers, and the share they make
+                yield from _fraction(token, start, end)
+                position += 1
+                continue
+            written = digits_as_written(token, language)
+            if written is None and re.fullmatch(r"\d+(?:\.\d+){2,3}", token):
+                yield Value("version", token, start, end)  # 2.3.1
+            number = float(written) if written is not None else None
+        elif kind == "word" and token in number_words:
+            unit_next = following is not None and _unit_of(following, folded, end, "1") is not None
+            if token not in _weak_numbers() or unit_next:
+                number = number_words[token]
+        if number is None:
+            position += 1
+            continue
+        # A unit may follow after a space, a hyphen ("90-minute") or glued ("12.5n").
+        unit = _unit_of(following, folded, end, token) if following else None
+        taken = 2 if unit is not None else 1
+        time = _clock_time(number, tokens, position + taken, language)
+        if time:
+            yield Value("time", time, start, end)
+            position += taken + 1
+            continue
+        if unit is not None:
+            # Only the measured value: "90-minute" and "1.5 h" are one duration, and
+            # their bare numbers must not disagree. Its span takes the unit in.
+            measure, factor = unit
+            unit_end = (
+                following[3] if following and _unit_of(following, folded, end, token) else end
+            )
+            yield Value(measure, canonical_number(number * factor), start, unit_end)
+            position += taken
+            continue
+        yield Value("number", written if kind == "number" else canonical_number(number), start, end)
+        position += taken
+        if following and following[0] == "word" and following[1] == "of" and kind == "number":
+            share = _of_share(number, tokens, position + 1, language)
+            if share is not None:
+                yield Value("share", share, start, end)
+
+
+def _unit_of(token, folded: str, previous_end: int, number: str) -> tuple[str, float] | None:
+    """The unit a number is measured in: the next token, after a space, a hyphen
+    ("90-minute") or glued ("12.5n", "36gb"). A unit glued to a digit after it ("m3",
+    "an m5.large") is part of an identifier; one glued letter after a large number
+    ("5700g", a CPU's name) is too."""
+    kind, text, start, end = token
+    if kind not in ("word", "sign"):
+        return None
+    gap = folded[previous_end:start]
+    if gap not in ("", " ", "-", "\u00a0"):
+        return None
+    if end < len(folded) and folded[end].isdigit():
+        return None
+    digits = len(re.split(r"[.,]", number)[0])
+    if gap == "" and len(text) == 1 and text.isalpha() and digits > 3:
+        return None
+    return _units().get(text)
+
+
+def _fraction(token: str, start: int, end: int):
+    top, _, bottom = token.partition("/")
+    if len(token) > _MAX_DIGITS:
+        return
+    yield Value("number", canonical_number(float(top)), start, end)
+    yield Value("number", canonical_number(float(bottom)), start, end)
+    if float(bottom):
+        yield Value("share", canonical_number(100 * float(top) / float(bottom)), start, end)
+
+
+def _of_share(top: float, tokens, position: int, language: str) -> str | None:
+    """ "18 of 20" (also "18 out of 20"): the share it makes."""
+    if position < len(tokens) and tokens[position][1] == "out":
+        position += 1
+    if position < len(tokens) and tokens[position][0] == "number":
+        bottom = parse_digits(tokens[position][1], language)
+        if bottom:
+            return canonical_number(100 * top / bottom)
+    return None
+
+
+def _time_of_day(token: str, language: str) -> str | None:
+    """ "03:00", "15h30" (French), "9:30" as HH:MM."""
+    if "h" in token and language != "fr":
+        return None
+    hours, minutes = re.split(r"[:h]", token)[:2]
+    if int(hours) > 24 or int(minutes) > 59:
+        return None
+    return f"{int(hours):02d}:{minutes}"
+
+
+def _clock_time(number: float, tokens, position: int, language: str) -> str | None:
+    """ "3 am" -> 03:00, "3 pm" -> 15:00, "15 Uhr" -> 15:00, "9h" in French -> 09:00."""
+    if position >= len(tokens) or not float(number).is_integer() or not 0 <= number <= 24:
+        return None
+    following = tokens[position][1]
+    markers = lexicon()["time_of_day"]
+    hours = int(number)
+    if following in markers["am"]:
+        return f"{hours % 12:02d}:00"
+    if following in markers["pm"]:
+        return f"{hours % 12 + 12:02d}:00"
+    if following in markers["oclock"] and (following != "h" or language == "fr"):
+        return f"{hours:02d}:00"
+    return None
+
+
+# Chinese: a number (digits or numerals) and the unit after it, with 点 for o'clock and
+# 上午/下午 before for the half of the day.
+_CHINESE_VALUE = re.compile(
+    r"(?P<half>上午|下午|凌晨|早上|晚上)?(?P<number>[零〇一二两三四五六七八九十百千万]+|\d+(?:\.\d+)?)"
+    r"\s*(?P<unit>个月|分钟|小时|公里|公斤|千克|厘米|点|秒|天|周|年|米|克|元|个|%)?"
+)
+
+
+def _read_chinese(folded: str):
+    for match in _CHINESE_VALUE.finditer(folded):
+        if not any("\u3400" <= char <= "\u9fff" for char in match.group()):
+            continue  # digits alone are read by the Latin reader
+        number = parse_chinese_number(match.group("number"))
+        if number is None:
+            continue
+        unit, half = match.group("unit"), match.group("half")
+        start, end = match.start(), match.end()
+        if unit == "点" and number <= 24:
+            hours = int(number) + (12 if half in ("下午", "晚上") and number < 12 else 0)
+            yield Value("time", f"{hours:02d}:00", start, end)
+        elif unit:
+            measure, factor = _units()[fold(unit)]
+            yield Value(measure, canonical_number(number * factor), start, end)
+        else:
+            yield Value("number", canonical_number(number), start, end)
+
+
+def keys(text: str) -> frozenset[tuple[str, str]]:
+    """The (measure, value) pairs of `text` (for set comparisons)."""
+    return frozenset(value.key for value in read(text))
+
+
+def approximate_words() -> frozenset[str]:
+    return words("approximate")

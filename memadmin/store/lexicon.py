@@ -1,0 +1,98 @@
+"""The word lists of store/lexicon.toml, loaded once and folded for lookup, and the one
+test of a text's language every part of memadmin uses.
+
+The language test is deliberately cheap (no model): a text with Chinese, Japanese or
+Korean letters is told by its script, a Latin one by its most frequent function words.
+It runs on every import line and API write, so an English-only namespace pays for it in
+microseconds, never for a second embedding (store.multilingual).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from functools import cache, lru_cache
+from pathlib import Path
+
+LEXICON_PATH = Path(__file__).with_name("lexicon.toml")
+ENGLISH = "en"
+
+
+def fold(text: str) -> str:
+    """The form every word list is matched in: NFKC, case-folded."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+@cache
+def lexicon() -> dict:
+    """lexicon.toml, every word folded (keys of the units and number tables too)."""
+    with LEXICON_PATH.open("rb") as handle:
+        raw = tomllib.load(handle)
+    return _folded(raw)
+
+
+def _folded(value):
+    if isinstance(value, dict):
+        return {fold(k) if isinstance(k, str) else k: _folded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_folded(item) for item in value]
+    if isinstance(value, str):
+        return fold(value)
+    return value
+
+
+@cache
+def words(section: str, key: str = "words") -> frozenset[str]:
+    """A word list of the lexicon as a set (`section.key`)."""
+    return frozenset(lexicon()[section][key])
+
+
+@cache
+def stop_words() -> frozenset[str]:
+    return frozenset(
+        word for text in lexicon()["stop_words"].values() for word in text.split() if word
+    )
+
+
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_HAN = re.compile("[\u3400-\u9fff]")
+_KANA = re.compile("[\u3040-\u30ff]")
+_HANGUL = re.compile("[\uac00-\ud7af]")
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
+_LETTER = re.compile(r"[^\W\d_]")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+
+
+@lru_cache(maxsize=65536)
+def language_of(text: str) -> str:
+    """The text's language as a code: zh, ja, ko, ru by script; en, de, fr, es by their
+    function words (English when nothing tells: short technical notes are mostly that).
+    """
+    letters = len(_LETTER.findall(text))
+    if letters and len(_CJK.findall(text)) / letters >= 0.3:
+        if _KANA.search(text):
+            return "ja"
+        if _HANGUL.search(text) and not _HAN.search(text):
+            return "ko"
+        return "zh"
+    if letters and len(_CYRILLIC.findall(text)) / letters >= 0.3:
+        return "ru"
+    found = [fold(word) for word in _WORD.findall(text)]
+    if not found:
+        return ENGLISH
+    scores = {
+        language: sum(word in markers for word in found)
+        for language, markers in _language_markers().items()
+    }
+    best = max(scores, key=lambda language: (scores[language], language == ENGLISH))
+    # A German or French note must say so at least twice (one "die" or "la" in English
+    # text is a name or a loan word), or as often as English does and more.
+    if best != ENGLISH and (scores[best] < 2 or scores[best] <= scores[ENGLISH]):
+        return ENGLISH
+    return best
+
+
+@cache
+def _language_markers() -> dict[str, frozenset[str]]:
+    return {language: frozenset(found) for language, found in lexicon()["languages"].items()}

@@ -1,0 +1,159 @@
+"""Key tokens: the values a paraphrase keeps and a changed fact changes, polarity,
+negation and change cues."""
+
+import pytest
+
+from memadmin.curation import keytokens
+
+
+def kinds(text_a, text_b):
+    return sorted(d.kind for d in keytokens.key_token_differences(text_a, text_b))
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "kind"),
+    [
+        (
+            "The billing API is deployed on Hetzner.",
+            "The billing API is deployed on Railway.",
+            "name",
+        ),
+        ("Local Python is 3.11.", "Local Python is 3.13.", "number"),
+        ("Sprint review is on Tuesday.", "Sprint review is on Thursday.", "weekday"),
+        ("Backups run at 02:00.", "Backups run at 03:30.", "time"),
+        ("Freeze starts on 2025-12-19.", "Freeze starts on 2025-12-15.", "date"),
+        ("Router is at 192.168.10.1.", "Router is at 192.168.1.1.", "ip"),
+        ("Dashboards live at grafana.example.org.", "Dashboards live at dash.example.org.", "host"),
+        ("The blocker is ticket R-118.", "The blocker is ticket R-121.", "name"),
+        ("The service runs in staging.", "The service runs in production.", "env"),
+        ("Grip force is 12.5 N.", "Use 15 N grip force; at 12.5 N it slipped.", "quantity (force)"),
+    ],
+)
+def test_a_changed_value_is_a_key_token_difference(a, b, kind):
+    assert kind in kinds(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Alice lives in Lyon.", "Her home is in Lyon, France, up on the Croix-Rousse hill."),
+        ("Postmortem 2025-11-04: ingest lost data.", "Incident on 4 Nov 2025: ingest lost data."),
+        ("Joint 4 overheats after 40 minutes.", "After ~40 min the joint 4 warning fires."),
+        (
+            "Prod DB: Postgres 16 + Timescale.",
+            "Production database is PostgreSQL 16 with TimescaleDB.",
+        ),
+        ("NOx readings use mg/Nm³ at 6% O2.", "Emission values for NOx use mg/Nm3 at 6 % oxygen."),
+    ],
+)
+def test_added_detail_and_other_spellings_are_no_difference(a, b):
+    assert kinds(a, b) == []
+
+
+def test_opposite_polarity_is_found():
+    assert keytokens.polarity_difference("Likes cilantro in tacos.", "Hates cilantro.") is not None
+    assert keytokens.polarity_difference("Likes cilantro.", "Really likes cilantro.") is None
+
+
+def test_a_newer_text_can_announce_a_change():
+    assert keytokens.announces_change("The ingest service now listens on port 9100.")
+    assert not keytokens.announces_change("The ingest service listens on port 9100.")
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Tom can't stand jazz.", "Tom loves jazz."),
+        ("Anna mag keine Oliven.", "Anna mag Oliven sehr."),
+        ("Paul n'aime pas le fromage.", "Paul adore le fromage."),
+        ("小李不喜欢咖啡。", "小李很喜欢咖啡。"),
+        ("Dark mode is enabled in the editor.", "Dark mode is disabled in the editor."),
+        (
+            "Ursula geht nie ohne Schirm aus dem Haus.",
+            "Ursula geht immer ohne Schirm aus dem Haus.",
+        ),
+    ],
+)
+def test_opposite_stances_in_four_languages(a, b):
+    assert keytokens.polarity_difference(a, b) is not None
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Tom loves jazz.", "Tom hates cilantro."),  # two things
+        ("Anna mag Oliven.", "Anna mag Oliven auf Pizza."),
+        ("Paul adore le fromage.", "Paul aime le fromage."),
+    ],
+)
+def test_stances_on_different_things_or_the_same_side_do_not_clash(a, b):
+    assert keytokens.polarity_difference(a, b) is None
+
+
+def test_a_negated_name_clashes_with_the_same_name_asserted():
+    assert keytokens.polarity_difference(
+        "The build does not use Docker; it uses Podman.", "The build uses Docker."
+    ) == ("negation: docker")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The team switched from Jenkins to GitHub Actions.",
+        "Das Team ist von Jenkins auf GitHub Actions umgestiegen.",
+        "L'équipe est passée de Jenkins à GitHub Actions.",
+        "团队已从 Jenkins 改用 GitHub Actions。",
+        "Lena wohnt inzwischen in Graz.",
+        "Marc habite désormais à Nantes.",
+    ],
+)
+def test_a_change_is_announced_in_four_languages(text):
+    assert keytokens.announces_change(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["CI runs on Jenkins.", "Lena wohnt in Graz.", "Marc habite à Nantes.", "团队使用 Jenkins。"],
+)
+def test_a_plain_statement_announces_no_change(text):
+    assert not keytokens.announces_change(text)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("auth-svc runs 3 replicas", "billing-svc runs 3 replicas"),
+        ("The worker runs on an m5.large.", "The worker runs on an m5.xlarge."),
+        ("Builds use the debian-12 image.", "Builds use the debian-11 image."),
+        ("The exporter listens on :8080.", "The exporter listens on 9090."),
+    ],
+)
+def test_identifiers_that_differ_in_one_part_are_a_difference(a, b):
+    assert keytokens.key_token_differences(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "Grip force for the plastic water bottle is 8 N.",
+            "Grip force for the glass bottle is 20 N.",
+        ),
+        ("Jana hat am 12. April Geburtstag.", "Felix hat am 21. April Geburtstag."),
+        ("pve1 has 64 GB RAM.", "pve2 has 32 GB RAM."),
+    ],
+)
+def test_parallel_sentences_about_two_things_are_told_apart(a, b):
+    assert keytokens.different_things(a, b) is not None
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Home Assistant runs as a HAOS VM on pve2.", "Home Assistant runs on a Raspberry Pi 4."),
+        ("Raw readings must be kept for 5 years.", "Raw readings are retained for 2 years."),
+        ("Calibration checkerboard squares are 25 mm.", "The checkerboard squares measure 24 mm."),
+    ],
+)
+def test_one_slot_filled_two_ways_is_not_two_things(a, b):
+    assert keytokens.different_things(a, b) is None

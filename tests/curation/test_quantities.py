@@ -1,0 +1,74 @@
+"""Canonical quantities: one value per unit, however a text writes it, in English,
+German, French and Chinese."""
+
+import pytest
+
+from memadmin.curation import keytokens, quantities
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("backups start at 3 am", "the backup job runs at 03:00"),
+        ("a 90-minute meeting", "the meeting lasts 1.5 h"),
+        ("roughly 2 m of cable", "about 200 cm of cable"),
+        ("the parcel weighs 2 kg", "das Paket wiegt 2000 g"),
+        ("five replicas", "五个副本"),
+        ("the disk is 80% full", "Die Platte ist zu 80 % voll"),
+        ("keeps 1.5 TB of logs", "keeps 1500 GB of logs"),
+        ("la réunion quotidienne dure 1,5 heure", "the daily meeting lasts 90 minutes"),
+    ],
+)
+def test_one_value_written_two_ways_reads_the_same(a, b):
+    assert quantities.keys(a) and quantities.keys(a) & quantities.keys(b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("backups start at 3 am", "backups start at 4 am"),
+        ("a 90-minute meeting", "a 60-minute meeting"),
+        ("the parcel weighs 2 kg", "the parcel weighs 2.5 kg"),
+        ("retention is 30 days", "retention is 3 months"),
+    ],
+)
+def test_another_value_of_the_same_unit_differs(a, b):
+    assert quantities.keys(a) != quantities.keys(b)
+    assert keytokens.key_token_differences(a, b)
+
+
+def test_a_calendar_span_matches_days_at_its_mean_length():
+    assert (
+        keytokens.key_token_differences(
+            "raw data is kept for 30 days", "raw data is kept for one month"
+        )
+        == []
+    )
+    assert keytokens.key_token_differences(
+        "raw data is kept for 30 days", "raw data is kept for three months"
+    )
+
+
+def test_the_same_quantity_in_other_words_is_no_key_token_difference():
+    assert (
+        keytokens.key_token_differences(
+            "The UPS gives about 25 minutes of runtime.", "UPS runtime: roughly 1500 s."
+        )
+        == []
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("十二", 12), ("二十五", 25), ("一百零五", 105), ("两千", 2000), ("三万", 30000)],
+)
+def test_chinese_numerals(text, value):
+    assert quantities.parse_chinese_number(text) == value
+
+
+def test_an_identifier_with_digits_is_not_a_quantity():
+    assert quantities.keys("pve2 runs on an m5.large with an i5-12500") == frozenset()
+
+
+def test_a_number_too_long_to_be_a_value_is_ignored():
+    assert quantities.keys("9" * 5000 + " ms") == frozenset()

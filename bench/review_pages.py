@@ -89,6 +89,55 @@ def setup(clusters: int, conflicts: int) -> None:
     print(f"setup: {clusters:,} open clusters, {conflicts:,} open conflicts")
 
 
+def big_cluster():
+    """A cluster of three members of about 5 KB each (a long note re-extracted with
+    edits) and a proposal as long: the page that must stay fast when texts are long."""
+    from django.utils import timezone
+
+    from memadmin.curation.models import Cluster, ClusterMember, MergeProposal
+    from memadmin.store.models import Memory, Namespace
+    from memadmin.store.text import content_hash
+
+    found = Cluster.objects.filter(namespace__name="bench-review-big").first()
+    if found:
+        return found
+    rng = random.Random(5)
+    words = "deploy backup restore staging production cluster node disk memory cache queue".split()
+    base = [f"Step {i}: {' '.join(rng.choice(words) for _ in range(8))}." for i in range(100)]
+    texts = []
+    for variant in range(3):
+        sentences = list(base)
+        for _ in range(10):  # each copy edits a few sentences
+            at = rng.randrange(len(sentences))
+            sentences[at] = (
+                f"Step {at}: {' '.join(rng.choice(words) for _ in range(8))} (v{variant})."
+            )
+        texts.append(" ".join(sentences)[:5000])
+    namespace = Namespace.objects.create(name="bench-review-big")
+    members = [
+        Memory.objects.create(
+            namespace=namespace,
+            external_id=f"long-{i}",
+            content=text,
+            content_hash=content_hash(text),
+            category="fact",
+            created_at=timezone.now(),
+        )
+        for i, text in enumerate(texts)
+    ]
+    edges = [
+        {"a": a.pk, "b": b.pk, "similarity": 0.9, "method": "vector"}
+        for i, a in enumerate(members)
+        for b in members[i + 1 :]
+    ]
+    cluster = Cluster.objects.create(
+        namespace=namespace, status="open", edges=edges, min_similarity=0.9
+    )
+    ClusterMember.objects.bulk_create(ClusterMember(cluster=cluster, memory=m) for m in members)
+    MergeProposal.objects.create(cluster=cluster, merged_text=texts[0], author="rule")
+    return cluster
+
+
 def median_ms(client, url: str, repeat: int) -> float:
     client.get(url)  # warm
     times = []
@@ -130,6 +179,13 @@ def main() -> None:
     open_clusters = Cluster.objects.filter(status="open").count()
     open_conflicts = Conflict.objects.filter(status="open").count()
     print(f"{open_clusters:,} open clusters, {open_conflicts:,} open conflicts")
+    big = big_cluster()
+    long_page = median_ms(client, f"/clusters/{big.pk}/", args.repeat)
+    normal_page = median_ms(client, f"/clusters/{cluster.pk}/", args.repeat)
+    print(
+        f"  cluster page, three 5 KB members: median {long_page:.1f} ms (target <= 50 ms); "
+        f"a two-line cluster {normal_page:.1f} ms in the same run: {long_page / normal_page:.1f}x"
+    )
     for name, url in (
         ("cluster queue", "/clusters/"),
         ("cluster queue, HTMX section", "/clusters/?page=7"),

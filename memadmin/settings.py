@@ -153,6 +153,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "memadmin.review.middleware.content_security_policy",
     "memadmin.review.middleware.refuse_unreadable_input",
+    "memadmin.review.middleware.method_not_allowed_page",
     # Last, as django-axes asks: it answers a locked-out login attempt.
     "axes.middleware.AxesMiddleware",
 ]

@@ -270,6 +270,12 @@ def _compatible(kind: str, value: str, others: set[str]) -> bool:
 NAME_ACROSS_LANGUAGES = 0.7
 
 
+def same_date(value: str, others: set[str]) -> bool:
+    """Whether a date value is one of `others`, in a fuller or partial form
+    ("-04-03" and "2026-04-03")."""
+    return _compatible("date", value, others)
+
+
 def keeps_name(name: str, text: str, *, across: bool) -> bool:
     """Whether `text` has the name (key token value) `name`, in any form a key-token
     comparison accepts (`across`: the name comes from a text in another language, so

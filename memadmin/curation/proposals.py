@@ -37,6 +37,7 @@ def dropped_facts(members: Sequence, merged_text: str) -> list[str]:
     for a member's "02:00" drops nothing."""
     kept = {(t.kind, t.value) for t in keytokens.key_tokens(merged_text)}
     kept_words = keytokens.text_words(merged_text)
+    kept_dates = {value for kind, value in kept if kind == "date"}
     missing = set()
     for member in members:
         for token in keytokens.key_tokens(member.content):
@@ -44,6 +45,8 @@ def dropped_facts(members: Sequence, merged_text: str) -> list[str]:
                 continue
             if token.kind == "name" and token.value in kept_words:
                 continue
+            if token.kind == "date" and keytokens.same_date(token.value, kept_dates):
+                continue  # "3 April" is kept by "2026-04-03"
             if token.kind == "quantity":
                 measure = token.value.split("=")[0]
                 # Months and years are kept apart from fixed spans inside; to a reader

@@ -4,6 +4,7 @@ Nothing here writes."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections import Counter
 from collections.abc import Sequence
@@ -314,20 +315,64 @@ def cluster_queue(
 
 def exact_open_clusters(namespace: str | None = None) -> list[Cluster]:
     """Open clusters whose every edge is an exact duplicate (copies a guard or a protected
-    member kept from collapsing automatically): what bulk acceptance takes."""
-    clusters = Cluster.objects.filter(
+    member kept from collapsing automatically): what bulk acceptance takes, after a
+    preview that shows each one's flags."""
+    clusters = Cluster.objects.select_related("namespace").filter(
         status=ClusterStatus.OPEN, edges__contains=[{"method": "exact"}]
     )
     if namespace:
         clusters = clusters.filter(namespace__name=namespace)
-    return [c for c in clusters if all(e["method"] == "exact" for e in c.edges)]
+    return [c for c in clusters.order_by("id") if all(e["method"] == "exact" for e in c.edges)]
 
 
-def conflict_queue(*, status: str, namespace: str = "") -> QuerySet[Conflict]:
-    """Conflicts of one status, newest first, with both sides."""
+def cluster_version(cluster: Cluster) -> str:
+    """What a reviewer saw of a cluster, as a short fingerprint: its status, its members
+    (excluded ones out) and its pending proposal. A decision sent with another version
+    was taken on a page that no longer shows the cluster as it is."""
+    members = sorted(
+        ClusterMember.objects.filter(cluster=cluster, excluded=False).values_list(
+            "memory_id", flat=True
+        )
+    )
+    proposal = pending_proposal(cluster)
+    raw = f"{cluster.status}:{members}:{proposal.pk if proposal else '-'}"
+    return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+def merged_memory(cluster: Cluster) -> Memory | None:
+    """The memory a merged cluster became (a new merged memory, or the member kept), as
+    long as the merge stands; None for any other cluster."""
+    if cluster.status not in (ClusterStatus.ACCEPTED, ClusterStatus.AUTO_MERGED):
+        return None
+    members = list(
+        Memory.objects.filter(memberships__cluster=cluster).values_list("pk", "superseded_by_id")
+    )
+    ids = {pk for pk, _ in members}
+    targets = {target for _, target in members if target is not None} - ids
+    survivors = ids - {pk for pk, target in members if target is not None}
+    chosen = targets or survivors
+    if not chosen:
+        return None
+    return Memory.objects.defer("embedding", "embedding_multi").filter(pk__in=chosen).first()
+
+
+def next_open_cluster(after: Cluster) -> Cluster | None:
+    """The cluster a reviewer meets next in the queue's default order (closest first),
+    in the same namespace as the one just decided."""
+    return (
+        Cluster.objects.filter(status=ClusterStatus.OPEN, namespace_id=after.namespace_id)
+        .exclude(pk=after.pk)
+        .order_by(*QUEUE_SORTS["closest"])
+        .first()
+    )
+
+
+def conflict_queue(*, status: str, namespace: str = "", kind: str = "") -> QuerySet[Conflict]:
+    """Conflicts of one status (and kind), newest first, with both sides and who settled
+    them."""
     found = (
-        Conflict.objects.filter(status=status)
-        .select_related("namespace", "memory_a", "memory_b")
+        Conflict.objects.filter(status=status, **given({"kind": kind}))
+        .select_related("namespace", "memory_a", "memory_b", "resolver")
         .defer(
             "memory_a__embedding",
             "memory_b__embedding",
@@ -462,15 +507,15 @@ def detection_output(namespace: Namespace) -> DetectionOutput:
     ).values_list("cluster_id", "memory_id"):
         members.setdefault(cluster_id, []).append(external[memory_id])
     clusters, automatic = [], []
-    for cluster_id, status, decided_by in Cluster.objects.filter(namespace=namespace).values_list(
-        "pk", "status", "decided_by"
+    # Only an automatic merge ends "unmerged" (a person's reopens when undone).
+    merged_by_machine = (ClusterStatus.AUTO_MERGED, ClusterStatus.UNMERGED)
+    for cluster_id, status in Cluster.objects.filter(namespace=namespace).values_list(
+        "pk", "status"
     ):
         if status == ClusterStatus.SPLIT or cluster_id not in members:
             continue
         clusters.append(members[cluster_id])
-        if status == ClusterStatus.AUTO_MERGED or (
-            status == ClusterStatus.UNMERGED and decided_by is None
-        ):
+        if status in merged_by_machine:
             automatic.append(members[cluster_id])
     conflicts = [
         (external[a], external[b])

@@ -7,6 +7,12 @@ import re
 from dataclasses import dataclass
 
 _WORDS = re.compile(r"\S+|\s+")
+# Sentences with the space after them: the coarse tokens of a long text.
+_SENTENCES = re.compile(r"[^.!?。！？\n]+(?:[.!?。！？]+|\n|$)\s*")
+# Up to this many words a side, texts are compared word by word at once; longer ones
+# sentence by sentence first, and word by word only inside the sentences that differ
+# (a word diff of two 5 KB texts took about 250 ms; this way a few ms).
+WORD_DIFF_LIMIT = 300
 
 
 @dataclass(frozen=True)
@@ -18,6 +24,25 @@ class Span:
 def word_diff(member: str, proposal: str) -> list[Span]:
     """The member's text as spans: words the proposal keeps, drops or adds."""
     old, new = _WORDS.findall(member), _WORDS.findall(proposal)
+    if max(len(old), len(new)) <= WORD_DIFF_LIMIT:
+        return _diff(old, new)
+    old_sentences, new_sentences = _SENTENCES.findall(member), _SENTENCES.findall(proposal)
+    spans = []
+    matcher = difflib.SequenceMatcher(a=old_sentences, b=new_sentences, autojunk=False)
+    for operation, a1, a2, b1, b2 in matcher.get_opcodes():
+        old_part, new_part = "".join(old_sentences[a1:a2]), "".join(new_sentences[b1:b2])
+        if operation == "equal":
+            spans.append(Span(old_part, "same"))
+            continue
+        old_words, new_words = _WORDS.findall(old_part), _WORDS.findall(new_part)
+        if max(len(old_words), len(new_words)) <= WORD_DIFF_LIMIT:
+            spans.extend(_diff(old_words, new_words))
+        else:  # a long stretch rewritten whole: shown as such
+            spans.extend(s for s in (Span(old_part, "removed"), Span(new_part, "added")) if s.text)
+    return _joined(spans)
+
+
+def _diff(old: list[str], new: list[str]) -> list[Span]:
     spans = []
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
     for operation, a1, a2, b1, b2 in matcher.get_opcodes():
@@ -29,3 +54,14 @@ def word_diff(member: str, proposal: str) -> list[Span]:
         if b2 > b1:
             spans.append(Span("".join(new[b1:b2]), "added"))
     return spans
+
+
+def _joined(spans: list[Span]) -> list[Span]:
+    """Neighbouring spans of one kind as one (fewer elements to render)."""
+    joined: list[Span] = []
+    for span in spans:
+        if joined and joined[-1].kind == span.kind:
+            joined[-1] = Span(joined[-1].text + span.text, span.kind)
+        else:
+            joined.append(span)
+    return joined

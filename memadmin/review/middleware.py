@@ -45,3 +45,22 @@ def _refusal(request, message: str):
         error = {"status": 400, "message": message}
         return JsonResponse({"error": error}, status=400)
     return render(request, "400.html", {"message": message}, status=400)
+
+
+def method_not_allowed_page(get_response):
+    """A page opened with the wrong method (a bookmarked decision URL, a login form sent
+    to a GET-only page) answers with the site's 405 page, not Django's empty one."""
+
+    def middleware(request):
+        response = get_response(request)
+        if (
+            response.status_code == 405
+            and not response.content
+            and not request.path.startswith("/api/")
+        ):
+            page = render(request, "405.html", {"allowed": response.get("Allow", "")}, status=405)
+            page["Allow"] = response.get("Allow", "")
+            return page
+        return response
+
+    return middleware

@@ -15,3 +15,35 @@ def has_role(user, role: str) -> bool:
         return True
     stronger_or_equal = ROLES[ROLES.index(role) :]
     return user.groups.filter(name__in=stronger_or_equal).exists()
+
+
+# What the admin role may read in Django's admin (read-only: changes go through the
+# review pages, which write history).
+ADMIN_VIEWS = ("store", "curation", "api")
+
+
+def grant_admin_views(**kwargs) -> None:
+    """Give the admin group the view permission of every model of ADMIN_VIEWS (run after
+    each migrate): an admin opening /admin/ sees the data, and can change nothing."""
+    from django.contrib.auth.models import Group, Permission
+
+    group = Group.objects.filter(name=ADMIN).first()
+    if group is None:
+        return
+    views = Permission.objects.filter(
+        content_type__app_label__in=ADMIN_VIEWS, codename__startswith="view_"
+    )
+    group.permissions.add(*views)
+
+
+def set_role(user, role: str) -> None:
+    """Give `user` exactly `role` (the others removed); an admin may open the read-only
+    Django admin (is_staff)."""
+    from django.contrib.auth.models import Group
+
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+    user.groups.remove(*Group.objects.filter(name__in=ROLES))
+    user.groups.add(Group.objects.get(name=role))
+    user.is_staff = role == ADMIN
+    user.save(update_fields=["is_staff"])

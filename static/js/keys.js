@@ -18,7 +18,11 @@
   }
   function submit(selector) {
     const form = document.querySelector(selector);
-    if (form) form.requestSubmit();
+    if (!form) return;
+    // A protected or guarded cluster is decided on purpose, never by a stray key.
+    const flagged = document.querySelector("[data-flagged]");
+    if (flagged && !window.confirm("This cluster is flagged (" + flagged.textContent + "). Decide it anyway?")) return;
+    form.requestSubmit();
   }
   document.addEventListener("keydown", function (event) {
     if (typing(event) || event.ctrlKey || event.metaKey || event.altKey) return;

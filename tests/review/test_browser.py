@@ -1,6 +1,7 @@
 """The review loop in a real browser: Playwright driving Debian's Chromium."""
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -41,15 +42,38 @@ def browser():
         chromium.close()
 
 
+def new_page(browser, live_server, *, javascript=True, width=1280):
+    """A page in a fresh browser context (its own cookies: another person's browser),
+    recording console errors."""
+    context = browser.new_context(
+        base_url=live_server.url,
+        viewport={"width": width, "height": 900},
+        java_script_enabled=javascript,
+    )
+    page = context.new_page()
+    page.errors = []
+    # A refused request (409) is logged by Chromium as a failed resource: that is the
+    # refusal under test, not a script error.
+    page.on(
+        "console",
+        lambda m: (
+            m.type == "error" and "status of 409" not in m.text and page.errors.append(m.text)
+        ),
+    )
+    return page
+
+
+@pytest.fixture(params=[True, False], ids=["js", "no-js"])
+def javascript(request):
+    return request.param
+
+
 @pytest.fixture
 def page(browser, live_server):
-    context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors = []
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page = new_page(browser, live_server)
     yield page
-    context.close()
-    assert errors == []  # no CSP violation, no script error
+    page.context.close()
+    assert page.errors == []  # no CSP violation, no script error
 
 
 @pytest.fixture
@@ -97,7 +121,8 @@ def test_a_curator_edits_accepts_and_undoes_a_merge(page, data):
     page.screenshot(path=SHOTS / "cluster.png", full_page=True)
     page.fill("textarea[name=text]", "Her cat Miso is an orange tabby (called Miso).")
     page.click("text=Accept merge")
-    page.wait_for_selector("text=Accepted by carla")
+    # On to the next cluster (none left: the queue), saying what happened.
+    page.wait_for_selector(f"text=Cluster #{cluster.pk} merged into merged-")
 
     merged = Memory.objects.get(status="active", content__startswith="Her cat Miso is an orange")
     assert merged.external_id.startswith("merged-")
@@ -124,7 +149,7 @@ def test_an_admin_settles_a_conflict_as_both_valid(page, data):
     page.check("input[value=both_valid]")
     page.fill("input[name=scope_note]", "Hetzner for staging, Railway for production")
     page.click("text=Settle conflict")
-    page.wait_for_selector("text=Resolved (Both Valid) by ada")
+    page.wait_for_selector(f"text=Conflict {conflict.pk} settled")
 
     conflict.refresh_from_db()
     assert (conflict.status, conflict.resolution) == ("resolved", "both_valid")
@@ -140,6 +165,118 @@ def test_a_curator_accepts_with_the_keyboard(page, data):
     page.keyboard.press("Enter")
     page.wait_for_url(f"**/clusters/{cluster.pk}/")
     page.keyboard.press("a")
-    page.wait_for_selector("text=Accepted by carla")
+    page.wait_for_selector(f"text=Cluster #{cluster.pk} merged into")
 
     assert Cluster.objects.get(pk=cluster.pk).status == "accepted"
+
+
+def test_a_second_reviewer_sees_who_decided_first(browser, live_server, data, javascript):
+    cluster = Cluster.objects.get(status="open")
+    first = new_page(browser, live_server)
+    second = new_page(browser, live_server, javascript=javascript)
+    log_in(first, "carla")
+    log_in(second, "ada")
+    second.goto(f"/clusters/{cluster.pk}/")  # ada reads it while carla decides
+
+    first.goto(f"/clusters/{cluster.pk}/")
+    first.click("text=Accept merge")
+    first.wait_for_selector("text=merged into")
+    second.click("text=Dismiss: not duplicates")
+
+    second.wait_for_selector("text=already accepted by carla at")
+    second.screenshot(path=SHOTS / f"refused-{'js' if javascript else 'no-js'}.png", full_page=True)
+    assert Cluster.objects.get(pk=cluster.pk).status == "accepted"
+    for one in (first, second):
+        assert one.errors == []
+        one.context.close()
+
+
+def test_an_empty_merged_text_is_refused_visibly(browser, live_server, data, javascript):
+    cluster = Cluster.objects.get(status="open")
+    page = new_page(browser, live_server, javascript=javascript)
+    log_in(page, "carla")
+    page.goto(f"/clusters/{cluster.pk}/")
+
+    page.fill("textarea[name=text]", "   ")
+    page.click("text=Accept merge")
+
+    page.wait_for_selector("[role=alert] >> text=empty")
+    assert Cluster.objects.get(pk=cluster.pk).status == "open"
+    assert page.errors == []
+    page.context.close()
+
+
+def test_a_bulk_accept_acts_on_the_namespace_picked_in_the_filter(
+    browser, live_server, run_command, write_jsonl, javascript
+):
+    for namespace, seed in (("alice", 3), ("bob", 4)):
+        lines = [
+            line("x1", "Logs use structlog.", unit(seed), source_ref="ingest", namespace=namespace),
+            line(
+                "x2", "Logs use structlog.", unit(seed), source_ref="reports", namespace=namespace
+            ),
+        ]
+        run_command("import_memories", str(write_jsonl(lines, name=f"{namespace}.jsonl")))
+    run_command("find_duplicates")
+    user = person("carla", None, password="carla-password-1")
+    user.groups.add(Group.objects.get_or_create(name="curator")[0])
+    page = new_page(browser, live_server, javascript=javascript)
+    log_in(page, "carla")
+
+    page.goto("/clusters/")
+    page.select_option("select[name=namespace]", "bob")
+    if not javascript:
+        page.click("button:text('Filter')")
+    page.click("#bulk-exact")
+    page.wait_for_selector("text=This merges 1 cluster")
+    page.screenshot(path=SHOTS / "bulk-preview.png", full_page=True)
+    page.click("text=Accept these 1 cluster")
+    page.wait_for_selector("text=Accepted 1 exact-duplicate cluster(s) in bob")
+
+    statuses = dict(Cluster.objects.values_list("namespace__name", "status"))
+    assert statuses == {"alice": "open", "bob": "accepted"}
+    assert page.errors == []
+    page.context.close()
+
+
+def test_an_expired_session_goes_to_the_login_and_back_keeping_the_text(browser, live_server, data):
+    cluster = Cluster.objects.get(status="open")
+    page = new_page(browser, live_server)
+    log_in(page, "carla")
+    page.goto(f"/clusters/{cluster.pk}/")
+    page.fill("textarea[name=text]", "Miso: an orange tabby cat.")
+    page.context.clear_cookies(name="sessionid")  # the session expires while writing
+
+    page.click("text=Accept merge")
+    page.wait_for_url(re.compile(r"/accounts/login/\?next="))
+    assert page.locator("#decision").count() == 0  # the login page, not inside the cluster
+    page.fill("input[name=username]", "carla")
+    page.fill("input[name=password]", "carla-password-1")
+    page.click("button[type=submit]")
+
+    page.wait_for_url(f"**/clusters/{cluster.pk}/")
+    assert page.input_value("textarea[name=text]") == "Miso: an orange tabby cat."
+    assert Cluster.objects.get(pk=cluster.pk).status == "open"
+    page.context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 400])
+def test_screenshots_of_the_review_pages(browser, live_server, data, width):
+    cluster = Cluster.objects.get(status="open")
+    conflict = Conflict.objects.get()
+    page = new_page(browser, live_server, width=width)
+    log_in(page, "ada")
+    for name, url in (
+        ("queue", "/clusters/"),
+        ("cluster", f"/clusters/{cluster.pk}/"),
+        ("conflict", f"/conflicts/{conflict.pk}/"),
+        ("memory", f"/memories/{Memory.objects.first().pk}/"),
+    ):
+        page.goto(url)
+        page.screenshot(path=SHOTS / f"{name}-{width}.png", full_page=True)
+        overflow = page.evaluate(
+            "document.documentElement.scrollWidth > document.documentElement.clientWidth"
+        )
+        assert not overflow, f"{name} scrolls sideways at {width} px"
+    assert page.errors == []
+    page.context.close()

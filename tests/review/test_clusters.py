@@ -114,15 +114,29 @@ def test_a_curator_accepts_without_javascript(client, cluster):
     assert MergeProposal.objects.get().status == "edited"
 
 
-def test_a_curator_accepts_with_htmx_and_counters_hear_of_it(client, cluster):
+def test_an_htmx_accept_sends_the_whole_page_on_with_the_message(client, cluster):
     client.force_login(person("carla", "curator"))
 
     response = client.post(f"/clusters/{cluster.pk}/accept", **HX)
+    following = client.get(response["HX-Redirect"])
 
-    assert response.status_code == 200
-    assert response.content.lstrip().startswith(b'<section id="decision">')
-    assert b"Accepted by carla" in response.content
-    assert response["HX-Trigger"] == f'{{"clusterDecided": {{"id": {cluster.pk}}}}}'
+    # No other open cluster: on to the queue, which says what happened (no stale page).
+    assert (response.status_code, response["HX-Redirect"]) == (200, "/clusters/")
+    assert f"Cluster #{cluster.pk} merged into merged-".encode() in following.content
+    assert Cluster.objects.get().status == "accepted"
+
+
+def test_a_decision_from_a_page_showing_other_members_is_refused(client, trio):
+    client.force_login(person("carla", "curator"))
+    seen = client.get(f"/clusters/{trio.pk}/").context["version"]
+    client.post(f"/clusters/{trio.pk}/exclude/{memory('c').pk}", {"version": seen})
+
+    stale = client.post(f"/clusters/{trio.pk}/accept", {"version": seen}, **HX)
+
+    assert stale.status_code == 409
+    assert b"changed since your page showed it" in stale.content
+    assert Cluster.objects.get(pk=trio.pk).status == "open"
+    assert not Memory.objects.filter(status="superseded").exists()
 
 
 def test_a_second_decision_is_refused_saying_who_decided(client, cluster):
@@ -182,16 +196,27 @@ def test_excluding_a_member_keeps_the_rest_and_remembers_it_apart(client, trio):
     assert PairVerdict.objects.count() == 2  # c / a and c / b
 
 
-def test_splitting_cuts_the_weakest_link(client, trio):
+def test_splitting_leaves_two_groups_never_the_same_members(client, trio):
     client.force_login(person("carla", "curator"))
-    weakest = sorted(Memory.objects.get(pk=pk).external_id for pk in trio.weakest_link)
 
     client.post(f"/clusters/{trio.pk}/split")
 
     assert Cluster.objects.get(pk=trio.pk).status == "split"
     parts = [ids(c) for c in Cluster.objects.filter(status="open")]
-    assert all(weakest != part for part in parts)
-    assert PairVerdict.objects.count() == 1
+    # The trio is a triangle: one cut leaves it whole, so the next weakest goes too.
+    assert len(parts) == 1 and len(parts[0]) == 2
+    assert MergeProposal.objects.filter(cluster__status="open", status="pending").count() == 1
+    # Every pair cut across the two groups is remembered apart.
+    assert PairVerdict.objects.count() == 2
+
+
+def test_a_cluster_of_two_is_not_split(client, cluster):
+    client.force_login(person("carla", "curator"))
+
+    response = client.post(f"/clusters/{cluster.pk}/split", follow=True)
+
+    assert b"a cluster of two cannot be split" in response.content
+    assert Cluster.objects.get(pk=cluster.pk).status == "open"
 
 
 def test_a_viewer_cannot_split_keep_or_exclude(client, trio):
@@ -219,19 +244,56 @@ def test_the_queue_filters_by_size_category_protection_and_method(client, trio):
     assert count(sort="largest") == count(sort="newest") == 1
 
 
-def test_exact_duplicate_clusters_are_accepted_in_bulk(client, run_command, write_jsonl):
+def exact_pair(run_command, write_jsonl, namespace="alice", seed=3):
     lines = [
-        line("x1", "Logs use structlog.", unit(3), source_ref="ingest"),
-        line("x2", "Logs use structlog.", unit(3), source_ref="reports"),
+        line("x1", "Logs use structlog.", unit(seed), source_ref="ingest", namespace=namespace),
+        line("x2", "Logs use structlog.", unit(seed), source_ref="reports", namespace=namespace),
     ]
-    run_command("import_memories", str(write_jsonl(lines)))
+    run_command("import_memories", str(write_jsonl(lines, name=f"{namespace}.jsonl")))
     run_command("find_duplicates")
+
+
+def test_exact_duplicate_clusters_are_accepted_in_bulk_after_a_preview(
+    client, run_command, write_jsonl
+):
+    exact_pair(run_command, write_jsonl)
     client.force_login(person("carla", "curator"))
 
-    response = client.post("/clusters/accept-exact", follow=True)
+    preview = client.get("/clusters/accept-exact")
+    assert b"This merges <strong>1 cluster</strong>" in preview.content
+    assert Cluster.objects.get().status == "open"  # a preview changes nothing
+    response = client.post("/clusters/accept-exact", {"ids": preview.context["ids"]}, follow=True)
 
-    assert b"Accepted 1 exact-duplicate cluster(s)." in response.content
+    assert b"Accepted 1 exact-duplicate cluster(s) in every namespace." in response.content
     assert Cluster.objects.get().status == "accepted"
+
+
+def test_a_bulk_accept_changes_only_the_namespace_the_queue_shows(client, run_command, write_jsonl):
+    exact_pair(run_command, write_jsonl, "alice")
+    exact_pair(run_command, write_jsonl, "bob", seed=4)
+    client.force_login(person("carla", "curator"))
+
+    queue = client.get("/clusters/", {"namespace": "bob"}, HTTP_HX_REQUEST="true")
+    assert b"/clusters/accept-exact?namespace=bob" in queue.content
+    preview = client.get("/clusters/accept-exact", {"namespace": "bob"})
+    client.post("/clusters/accept-exact", {"namespace": "bob", "ids": preview.context["ids"]})
+
+    statuses = dict(Cluster.objects.values_list("namespace__name", "status"))
+    assert statuses == {"alice": "open", "bob": "accepted"}
+
+
+def test_a_bulk_accept_is_refused_when_the_set_changed_since_the_preview(
+    client, run_command, write_jsonl
+):
+    exact_pair(run_command, write_jsonl)
+    client.force_login(person("carla", "curator"))
+    preview = client.get("/clusters/accept-exact")
+    exact_pair(run_command, write_jsonl, "bob", seed=4)
+
+    response = client.post("/clusters/accept-exact", {"ids": preview.context["ids"]}, follow=True)
+
+    assert b"changed since the preview" in response.content
+    assert set(Cluster.objects.values_list("status", flat=True)) == {"open"}
 
 
 def test_a_stale_proposal_can_be_written_again(client, trio, run_command, write_jsonl):
@@ -260,7 +322,7 @@ def test_a_stale_proposal_can_be_written_again(client, trio, run_command, write_
     client.post(f"/clusters/{trio.pk}/refresh")
     accepted = client.post(f"/clusters/{trio.pk}/accept", follow=True)
 
-    assert b"Merged into merged-" in accepted.content
+    assert b"merged into merged-" in accepted.content
 
 
 def test_cluster_decisions_that_change_no_memory_are_logged_too(client, trio):
@@ -273,3 +335,76 @@ def test_cluster_decisions_that_change_no_memory_are_logged_too(client, trio):
         HistoryEvent.objects.filter(cluster=trio).order_by("id").values_list("action", "actor")
     )
     assert logged == [("exclude", "user:carla"), ("dismiss", "user:carla")]
+
+
+def test_undoing_keep_one_brings_the_same_cluster_back_to_the_queue(client, trio):
+    client.force_login(person("carla", "curator"))
+    client.post(f"/clusters/{trio.pk}/keep/{memory('a').pk}")
+    assert Cluster.objects.get(pk=trio.pk).status == "accepted"
+    # History and its undo button name the reviewed cluster, not a hidden one.
+    assert set(HistoryEvent.objects.filter(action="merge").values_list("cluster", flat=True)) == {
+        trio.pk
+    }
+
+    client.post(f"/history/unmerge/{trio.pk}")
+
+    trio.refresh_from_db()
+    assert (trio.status, trio.decided_by) == ("open", None)
+    assert set(Memory.objects.values_list("status", flat=True)) == {"active"}
+    assert Cluster.objects.count() == 1
+    queue = client.get("/clusters/")
+    assert f"#{trio.pk}".encode() in queue.content
+
+
+def test_an_expired_session_sends_the_whole_page_to_the_login_and_back(client, cluster):
+    response = client.post(
+        f"/clusters/{cluster.pk}/accept",
+        **HX,
+        HTTP_HX_CURRENT_URL=f"http://testserver/clusters/{cluster.pk}/",
+    )
+
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == f"/accounts/login/?next=/clusters/{cluster.pk}/"
+    assert Cluster.objects.get().status == "open"
+
+
+def test_the_decided_page_shows_the_saved_text_and_the_merged_memory(client, cluster):
+    client.force_login(person("carla", "curator"))
+    client.post(f"/clusters/{cluster.pk}/accept", {"text": "Her cat Miso, an orange tabby."})
+
+    page = client.get(f"/clusters/{cluster.pk}/")
+
+    merged = Memory.objects.get(status="active")
+    assert b"Her cat Miso, an orange tabby." in page.content
+    assert f'href="/memories/{merged.pk}/"'.encode() in page.content
+    assert b"Keep this one" not in page.content and b"Accept merge" not in page.content
+
+
+def test_queue_pages_keep_one_page_parameter(client, run_command, write_jsonl):
+    open_clusters(run_command, write_jsonl, count=30)
+    client.force_login(person("v", "viewer"))
+
+    second = client.get("/clusters/", {"page": "2", "namespace": ""})
+
+    assert b"page=2&amp;page" not in second.content
+    assert b"page=1" in second.content
+
+
+def test_excluding_one_of_two_members_is_refused_with_what_to_do(client, cluster):
+    client.force_login(person("carla", "curator"))
+    first = cluster.memberships.first().memory
+
+    response = client.post(f"/clusters/{cluster.pk}/exclude/{first.pk}", follow=True)
+
+    assert b"dismiss it instead" in response.content
+    assert Cluster.objects.get(pk=cluster.pk).status == "open"
+
+
+def test_a_pinned_member_flags_the_cluster_protected(client, cluster):
+    member = cluster.memberships.first().memory
+    Memory.objects.filter(pk=member.pk).update(pinned=True)
+    client.force_login(person("carla", "curator"))
+
+    page = client.get(f"/clusters/{cluster.pk}/").content.decode()
+
+    assert "data-flagged>protected</span>" in page

@@ -52,8 +52,9 @@ def test_both_valid_keeps_both_with_a_scope_note_and_remembers_the_pair(
         **HX,
     )
 
-    assert response.status_code == 200 and b"Resolved (Both Valid) by ada" in response.content
-    assert response["HX-Trigger"] == f'{{"conflictResolved": {{"id": {conflict.pk}}}}}'
+    # Settled: the whole page goes on (HX-Redirect), with what happened as its message.
+    assert (response.status_code, response["HX-Redirect"]) == (200, "/conflicts/")
+    assert f"Conflict {conflict.pk} settled".encode() in client.get("/conflicts/").content
     assert (status("old"), status("new")) == ("active", "active")
     assert PairVerdict.objects.get().verdict == "both_valid"
     run_command("find_duplicates", "--full")
@@ -108,3 +109,33 @@ def test_the_conflict_queue_is_a_page_and_a_section(client, conflict):
     assert b"<html" in client.get("/conflicts/").content
     section = client.get("/conflicts/", **HX).content
     assert section.lstrip().startswith(b'<section id="queue"') and b"1 conflict" in section
+
+
+def test_both_valid_without_a_scope_note_is_refused(client, conflict):
+    client.force_login(person("ada", "admin"))
+
+    refused = client.post(f"/conflicts/{conflict.pk}/resolve", {"resolution": "both_valid"}, **HX)
+
+    assert refused.status_code == 409 and b"needs a scope note" in refused.content
+    assert Conflict.objects.get().status == "open"
+
+
+def test_the_conflict_page_preselects_nothing_and_explains_each_resolution(client, conflict):
+    client.force_login(person("ada", "admin"))
+
+    page = client.get(f"/conflicts/{conflict.pk}/").content.decode()
+
+    assert " checked" not in page
+    assert "valid until B was written" in page and "one new memory with your text" in page
+    # The rewrite box starts as the newer text; both sides show their metadata.
+    assert "The billing API is deployed on Railway.</textarea>" in page
+    assert page.count("importance / confidence") == 2
+
+
+def test_settled_conflicts_list_their_resolution_and_who(client, conflict):
+    client.force_login(person("ada", "admin"))
+    client.post(f"/conflicts/{conflict.pk}/resolve", {"resolution": "b_supersedes_a"})
+
+    page = client.get("/conflicts/", {"status": "resolved"}).content.decode()
+
+    assert "B Supersedes A by ada" in page

@@ -3,6 +3,7 @@
 import pytest
 
 from memadmin.api.models import ApiToken, hash_token
+from memadmin.store.models import Namespace
 from tests.factories import namespace, person
 
 pytestmark = pytest.mark.django_db
@@ -25,7 +26,9 @@ def test_anonymous_visitors_are_sent_to_log_in(client):
 def test_an_admin_creates_a_token_shown_once_and_stored_hashed(client):
     client.force_login(person("ada", "admin"))
 
-    response = client.post("/tokens/", {"namespace": "alice", "name": "laptop"})
+    response = client.post(
+        "/tokens/", {"namespace": "alice", "name": "laptop", "create_namespace": "1"}
+    )
 
     token = ApiToken.objects.get()
     plain = response.context["created"]
@@ -71,3 +74,14 @@ def test_the_tokens_link_is_offered_to_admins_only(client, role, shown):
     client.force_login(person("p", role))
 
     assert (b'href="/tokens/"' in client.get("/").content) is shown
+
+
+def test_a_token_for_a_mistyped_namespace_is_refused_not_a_new_namespace(client):
+    namespace("alice")
+    client.force_login(person("ada", "admin"))
+
+    response = client.post("/tokens/", {"namespace": "alcie", "name": "laptop"}, follow=True)
+
+    assert b"there is no namespace &#x27;alcie&#x27;" in response.content
+    assert not ApiToken.objects.exists()
+    assert list(Namespace.objects.values_list("name", flat=True)) == ["alice"]

@@ -22,7 +22,12 @@ from memadmin.curation.decisions.clusters import (
     split_cluster,
 )
 from memadmin.curation.decisions.conflicts import open_conflict, resolve_conflict
-from memadmin.curation.decisions.history import DecisionError, StaleDecision, snapshot
+from memadmin.curation.decisions.history import (
+    DecisionError,
+    StaleDecision,
+    refuse_if_decided,
+    snapshot,
+)
 from memadmin.curation.decisions.memories import (
     ImportResult,
     decay_confidence,
@@ -67,6 +72,7 @@ __all__ = [
     "record_proposal",
     "record_repeat",
     "record_verdict",
+    "refuse_if_decided",
     "remember_apart",
     "resolve_conflict",
     "snapshot",

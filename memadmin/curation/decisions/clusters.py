@@ -181,14 +181,19 @@ def dismiss_cluster(*, cluster: Cluster, user, reason: str = "") -> None:
 
 
 def exclude_member(*, cluster: Cluster, memory_id: int, user) -> None:
-    """Take one member out ("uncheck it"): it is remembered as no duplicate of the others;
-    a cluster left with one member closes as dismissed."""
+    """Take one member out ("uncheck it"): it is remembered as no duplicate of the others.
+    Refused for a cluster of two: that is a dismissal, which the curator says as such."""
     with transaction.atomic():
         cluster = lock_open_cluster(cluster)
         members = cluster_members(cluster)
         leaving = next((m for m in members if m.pk == memory_id), None)
         if leaving is None:
             raise DecisionError("that memory is not in the cluster")
+        if len(members) < 3:
+            raise DecisionError(
+                "excluding one of two members would leave no cluster: dismiss it instead "
+                "(not duplicates), or keep one member"
+            )
         ClusterMember.objects.filter(cluster=cluster, memory=leaving).update(excluded=True)
         log_cluster_decision(
             cluster,
@@ -199,44 +204,62 @@ def exclude_member(*, cluster: Cluster, memory_id: int, user) -> None:
         )
         rest = [m for m in members if m.pk != leaving.pk]
         remember_apart(cluster.namespace, leaving, rest, user, f"excluded by {user.get_username()}")
-        if len(rest) < 2:
-            close(cluster, ClusterStatus.DISMISSED, user)
-        else:
-            MergeProposal.objects.filter(cluster=cluster, status=ProposalStatus.PENDING).update(
-                status=ProposalStatus.DISCARDED
-            )
+        MergeProposal.objects.filter(cluster=cluster, status=ProposalStatus.PENDING).update(
+            status=ProposalStatus.DISCARDED
+        )
 
 
 def split_cluster(*, cluster: Cluster, user) -> list[Cluster]:
-    """Cut the weakest link: the cluster closes as split, and each part of two or more
-    members becomes an open cluster of its own; the cut pair is remembered apart."""
+    """Cut the cluster in two at its weakest links: the weakest edge goes, then the next
+    weakest, until the members fall into two groups (a cluster held together by a cycle
+    does not come apart at one edge). The cluster closes as split; each group of two or
+    more becomes an open cluster of its own (a lone member goes back to the pool); the
+    pairs cut across the groups are remembered apart. Refused for two members (dismiss
+    or exclude instead) or when nothing would change."""
     with transaction.atomic():
         cluster = lock_open_cluster(cluster)
         members = {m.pk: m for m in cluster_members(cluster)}
-        if len(cluster.weakest_link) != 2:
-            raise DecisionError("this cluster has no weakest link to cut")
-        low, high = sorted(cluster.weakest_link)
-        kept = [
-            e
-            for e in cluster.edges
-            if sorted((e["a"], e["b"])) != [low, high] and e["a"] in members and e["b"] in members
-        ]
-        edges = [clustering.Edge(e["a"], e["b"], e["similarity"], e["method"]) for e in kept]
+        if len(members) < 3:
+            raise DecisionError("a cluster of two cannot be split: dismiss it, or keep one member")
+        edges = [e for e in cluster.edges if e["a"] in members and e["b"] in members]
+        kept = sorted(edges, key=lambda e: (e["similarity"], sorted((e["a"], e["b"]))))
+        groups = _groups(members, kept)
+        while len(groups) < 2 and kept:
+            kept.pop(0)
+            groups = _groups(members, kept)
+        if len(groups) < 2:
+            raise DecisionError("this cluster has no link whose cut separates its members")
+        group_of = {pk: index for index, group in enumerate(groups) for pk in group}
         parts = []
-        for part, _ in clustering.components(members, edges):
-            part_edges = [e for e in kept if e["a"] in part and e["b"] in part]
+        for group in groups:
+            if len(group) < 2:
+                continue
+            part_edges = [e for e in kept if e["a"] in group and e["b"] in group]
             # Not open_cluster(): that would grow this very cluster, still open here.
-            parts.append(_new_open_cluster(cluster, [members[pk] for pk in part], part_edges))
-        if low in members and high in members:
-            remember_apart(
-                cluster.namespace,
-                members[low],
-                [members[high]],
-                user,
-                f"split by {user.get_username()}",
-            )
+            parts.append(_new_open_cluster(cluster, [members[pk] for pk in group], part_edges))
+        for edge in edges:
+            if group_of[edge["a"]] != group_of[edge["b"]]:
+                remember_apart(
+                    cluster.namespace,
+                    members[edge["a"]],
+                    [members[edge["b"]]],
+                    user,
+                    f"split by {user.get_username()}",
+                )
         close(cluster, ClusterStatus.SPLIT, user)
     return parts
+
+
+def _groups(members: dict[int, Memory], edges: list[dict]) -> list[list[int]]:
+    """The members' connected groups under `edges`, lone members included."""
+    union_find = clustering.UnionFind(len(members))
+    index = {pk: position for position, pk in enumerate(sorted(members))}
+    for edge in edges:
+        union_find.union(index[edge["a"]], index[edge["b"]])
+    groups: dict[int, list[int]] = {}
+    for pk in sorted(members):
+        groups.setdefault(union_find.find(index[pk]), []).append(pk)
+    return list(groups.values())
 
 
 def _new_open_cluster(parent: Cluster, memories: list[Memory], edges: list[dict]) -> Cluster:

@@ -74,6 +74,13 @@ def resolve_conflict(
             who = conflict.resolver.get_username() if conflict.resolver else "a command"
             when = conflict.resolved_at.strftime("%Y-%m-%d %H:%M") if conflict.resolved_at else "?"
             raise StaleDecision(f"this conflict was already {conflict.status} by {who} at {when}")
+        if not resolution:
+            raise DecisionError("choose a resolution first")
+        if resolution == ConflictResolution.BOTH_VALID and not scope_note.strip():
+            raise DecisionError(
+                'both valid needs a scope note: say where each holds (e.g. "A is staging, '
+                'B production")'
+            )
         older, newer = conflict.memory_a, conflict.memory_b
         actor, now = actor_of(user), timezone.now()
         reason = f"conflict {conflict.pk} resolved: {resolution}"

@@ -53,6 +53,7 @@ def fold_memories(
     actor: str,
     reason: str,
     run_id: int | None = None,
+    into: Cluster | None = None,
 ) -> Cluster:
     """Fold `others` into `survivor` (an exact collapse or an automatic merge): the
     survivor keeps its text and gains the others' tags, provenance and sessions, the
@@ -79,18 +80,21 @@ def fold_memories(
         # updated_at stays: what the run itself changed is no news for the next
         # incremental run (else a survivor would be compared again and chain merges).
         survivor.save(update_fields=FOLDED_FIELDS)
-        cluster = Cluster.objects.create(
-            namespace_id=survivor.namespace_id,
-            status=ClusterStatus.AUTO_MERGED,
-            edges=edges,
-            min_similarity=min((e["similarity"] for e in edges), default=1.0),
-            weakest_link=weakest(edges),
-            flags=[action],
-            decided_at=now,
-        )
-        ClusterMember.objects.bulk_create(
-            ClusterMember(cluster=cluster, memory=m) for m in [survivor, *others]
-        )
+        if into is not None:
+            cluster = into  # a reviewed cluster a curator folded: its caller closes it
+        else:
+            cluster = Cluster.objects.create(
+                namespace_id=survivor.namespace_id,
+                status=ClusterStatus.AUTO_MERGED,
+                edges=edges,
+                min_similarity=min((e["similarity"] for e in edges), default=1.0),
+                weakest_link=weakest(edges),
+                flags=[action],
+                decided_at=now,
+            )
+            ClusterMember.objects.bulk_create(
+                ClusterMember(cluster=cluster, memory=m) for m in [survivor, *others]
+            )
         befores = {other.pk: snapshot(other) for other in others}
         Memory.objects.filter(pk__in=befores).update(
             status=MemoryStatus.SUPERSEDED, superseded_by=survivor, updated_at=now
@@ -142,17 +146,19 @@ def keep_survivor(*, cluster: Cluster, survivor_id: int, user) -> Cluster:
         survivor = next((m for m in members if m.pk == survivor_id), None)
         if survivor is None:
             raise DecisionError("the survivor must be a member of the cluster")
-        fold = fold_memories(
+        # The fold is recorded on the reviewed cluster itself: history, the undo button
+        # and the cluster's page all name this one cluster.
+        fold_memories(
             survivor=survivor,
             others=[m for m in members if m.pk != survivor.pk],
             edges=cluster.edges,
             action=HistoryEvent.Action.MERGE,
             actor=actor_of(user),
             reason=f"{survivor.external_id} kept as the survivor of cluster {cluster.pk}",
+            into=cluster,
         )
-        Cluster.objects.filter(pk=fold.pk).update(status=ClusterStatus.ACCEPTED, decided_by=user)
         close(cluster, ClusterStatus.ACCEPTED, user)
-    return fold
+    return cluster
 
 
 def accept_proposal(
@@ -254,15 +260,19 @@ def unmerge(*, cluster: Cluster, actor: str, user=None, reason: str = "") -> Non
     fold's memories was folded again since (then that later merge must be undone first).
 
     Side effects, in one transaction: restores memories, writes an `unmerge` event per
-    memory pointing at the event it undoes, marks the cluster `unmerged`.
+    memory pointing at the event it undoes; an automatic merge's cluster becomes
+    `unmerged` (and its pairs are remembered apart), a person's reopens for review.
     """
     with transaction.atomic():
         cluster = Cluster.objects.select_for_update().get(pk=cluster.pk)
         if cluster.status not in (ClusterStatus.AUTO_MERGED, ClusterStatus.ACCEPTED):
             raise DecisionError(f"cluster {cluster.pk} is {cluster.status}, not a merge")
         events = list(
+            # This merge's events: not undo events, and not those of an earlier merge of
+            # the same cluster that was undone already (a reopened cluster merged again).
             HistoryEvent.objects.filter(cluster=cluster, undoes__isnull=True)
             .exclude(action=HistoryEvent.Action.UNMERGE)
+            .exclude(undone_by__isnull=False)
             .select_related("memory")
             .order_by("id")
         )
@@ -298,10 +308,14 @@ def unmerge(*, cluster: Cluster, actor: str, user=None, reason: str = "") -> Non
                 memories[undone.memory_id], undone, actor=actor, user=user, reason=reason
             )
         if cluster.status == ClusterStatus.AUTO_MERGED:
+            # Undone automatic work is remembered and stays closed.
             _remember_undone(cluster, events, memories, user)
-        cluster.status = ClusterStatus.UNMERGED
-        cluster.decided_by = user
-        cluster.decided_at = timezone.now()
+            cluster.status = ClusterStatus.UNMERGED
+            cluster.decided_by = user
+            cluster.decided_at = timezone.now()
+        else:
+            # A person's merge undone: the cluster goes back to the queue, to decide again.
+            cluster.status, cluster.decided_by, cluster.decided_at = ClusterStatus.OPEN, None, None
         cluster.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
 
 

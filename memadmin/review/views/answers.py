@@ -6,15 +6,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
+from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
-from django_htmx.http import trigger_client_event
+from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
 from memadmin.review.roles import VIEWER, has_role
 from memadmin.store import validation
@@ -35,6 +38,16 @@ def role_required(role: str):
 
     def decorate(view):
         @wraps(view)
+        def signed_in(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            if request.htmx and not request.user.is_authenticated:
+                # An expired session during an HTMX action: the whole page goes to the
+                # login (never the login form inside a fragment), and comes back to the
+                # page the reviewer was on.
+                return HttpResponseClientRedirect(
+                    redirect_to_login(_current_page(request), settings.LOGIN_URL).url
+                )
+            return guarded(request, *args, **kwargs)
+
         @login_required
         def guarded(request: HttpRequest, *args, **kwargs) -> HttpResponse:
             if not has_role(request.user, role):
@@ -46,9 +59,18 @@ def role_required(role: str):
                 raise PermissionDenied(f"This needs the {role} role.")
             return view(request, *args, **kwargs)
 
-        return guarded
+        return signed_in
 
     return decorate
+
+
+def _current_page(request: HttpRequest) -> str:
+    """The page an HTMX request came from (its path and query), if it is this site's."""
+    current = request.htmx.current_url or ""
+    parts = urlsplit(current)
+    if parts.netloc and parts.netloc != request.get_host():
+        return request.get_full_path()
+    return (parts.path + ("?" + parts.query if parts.query else "")) or "/"
 
 
 def page_of(request: HttpRequest, items, size: int) -> Page:
@@ -59,6 +81,14 @@ def page_of(request: HttpRequest, items, size: int) -> Page:
     except validation.Invalid:
         number = 1
     return Paginator(items, size).get_page(number)
+
+
+def query_without_page(request: HttpRequest):
+    """The query string minus `page`: pagination links add their own, once, and keep
+    every filter."""
+    query = request.GET.copy()
+    query.pop("page", None)
+    return query
 
 
 def filter_value(request: HttpRequest, name: str, parse, **limits) -> object | None:
@@ -93,14 +123,12 @@ class UnsafeNext(Exception):
 
 @dataclass
 class DecisionPage:
-    """Where a decision was taken: the page's template, the partial HTMX swaps after it
-    (rendered from `context(error)`), and the event that tells the rest of the page."""
+    """Where a decision was taken: the page's template, and the partial HTMX swaps in
+    when it is refused (rendered from `context(error)`)."""
 
     template: str
     partial: str
     context: Callable[[str], dict]
-    event: str
-    object_id: int
 
 
 def answer_decision(
@@ -112,21 +140,20 @@ def answer_decision(
     done_url: str,
     refused_url: str,
 ) -> HttpResponse:
-    """The answer to a decision. With HTMX: the page's partial, refreshed, with the error
-    (status 409) or with the page's event on success. Without JavaScript: the message (or
-    the error) and a redirect, to `done_url` or back to `refused_url`."""
-    if request.htmx:
-        response = render(
-            request,
-            f"{page.template}#{page.partial}",
-            page.context(error),
-            status=409 if error else 200,
-        )
-        if error:
-            return response
-        return trigger_client_event(response, page.event, {"id": page.object_id})
+    """The answer to a decision. A refusal: with HTMX the page's partial, refreshed, with
+    the error (status 409, which the page swaps in: base.html's htmx config); without
+    JavaScript the error as a message and a redirect back to `refused_url`. A decision
+    taken: the message, and the whole page goes to `done_url` (with HTMX by HX-Redirect),
+    so nothing on screen shows the state from before it."""
     if error:
+        if request.htmx:
+            return render(
+                request, f"{page.template}#{page.partial}", page.context(error), status=409
+            )
         messages.error(request, error)
         return redirect(refused_url)
     messages.success(request, message)
+    if request.htmx:
+        # decisionTaken: the page's draft of the text is spent (js/answers.js).
+        return trigger_client_event(HttpResponseClientRedirect(done_url), "decisionTaken")
     return redirect(done_url)

@@ -17,6 +17,7 @@ from memadmin.review.views.answers import (
     answer_decision,
     filter_value,
     page_of,
+    query_without_page,
     role_required,
 )
 from memadmin.store import validation
@@ -62,7 +63,7 @@ def queue(request: HttpRequest) -> HttpResponse:
         "sorts": list(queries.QUEUE_SORTS),
         "methods": ["exact", "vector", "lexical", "multilingual", "llm"],
         "namespaces": Namespace.objects.values_list("name", flat=True),
-        "query": request.GET.copy(),
+        "query": query_without_page(request),
     }
     template = "review/clusters.html" + ("#queue" if request.htmx else "")
     return render(request, template, context)
@@ -82,13 +83,21 @@ def _context(cluster: Cluster, error: str = "") -> dict:
         ]
         for row in members
     ]
+    flags = list(cluster.flags)
+    if any(m.pinned for m in members) and "protected" not in flags:
+        flags.append("protected")  # pinned since the run: protected all the same
     return {
         "cluster": cluster,
+        "flags": flags,
         "members": [(m, word_diff(m.content, text)) for m in members],
         "grid": zip(members, grid, strict=True),
         "proposal": proposal,
         "text": text,
+        # The proposal box as tall as its text (about 70 characters a line), within reason.
+        "text_rows": min(24, max(3, len(text) // 70 + text.count("\n") + 2)),
         "error": error,
+        "version": queries.cluster_version(cluster),
+        "merged": queries.merged_memory(cluster),
     }
 
 
@@ -105,26 +114,33 @@ def _get(cluster_id: int) -> Cluster:
 
 def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> HttpResponse:
     """Run one curator decision on a cluster, `act(cluster)` (which may return the
-    message itself), and answer it (answers.answer_decision): once decided, back to the
-    queue; while the cluster stays open, or on a refusal, back to the cluster."""
+    message itself), and answer it (answers.answer_decision). Refused when the page it
+    came from showed another version of the cluster (members, proposal or status).
+    Decided: on to the next open cluster of the namespace (or the queue); still open
+    (a member excluded): the cluster again."""
     found = _get(cluster_id)
     error = ""
+    seen = request.POST.get("version", "")
     try:
+        if seen and seen != queries.cluster_version(found):
+            decisions.refuse_if_decided(found)
+            raise decisions.StaleDecision(
+                "this cluster changed since your page showed it (its members or its "
+                "proposal): look at it again before deciding"
+            )
         message = act(found) or message
     except decisions.DecisionError as problem:
         error = str(problem)
     found = _get(cluster_id)  # as the decision left it
-    page = DecisionPage(
-        "review/cluster.html", "decision", lambda e: _context(found, e), "clusterDecided", found.pk
-    )
+    page = DecisionPage("review/cluster.html", "decision", lambda e: _context(found, e))
     here = reverse("cluster", args=[found.pk])
+    if found.status == ClusterStatus.OPEN:
+        done = here
+    else:
+        following = queries.next_open_cluster(found)
+        done = reverse("cluster", args=[following.pk]) if following else reverse("clusters")
     return answer_decision(
-        request,
-        page=page,
-        error=error,
-        message=message,
-        done_url=here if found.status == ClusterStatus.OPEN else reverse("clusters"),
-        refused_url=here,
+        request, page=page, error=error, message=message, done_url=done, refused_url=here
     )
 
 
@@ -138,7 +154,7 @@ def accept(request: HttpRequest, cluster_id: int) -> HttpResponse:
         merged = decisions.accept_proposal(
             proposal=proposal, user=request.user, text=request.POST.get("text")
         )
-        return f"Merged into {merged.external_id}."
+        return f"Cluster #{found.pk} merged into {merged.external_id} (undo it from History)."
 
     return _decide(request, cluster_id, act)
 
@@ -180,30 +196,49 @@ def exclude_member(request: HttpRequest, cluster_id: int, memory_id: int) -> Htt
 @require_POST
 @role_required(CURATOR)
 def split(request: HttpRequest, cluster_id: int) -> HttpResponse:
-    return _decide(
-        request,
-        cluster_id,
-        lambda c: decisions.split_cluster(cluster=c, user=request.user),
-        "Split at the weakest link.",
-    )
+    def act(found: Cluster) -> str:
+        parts = decisions.split_cluster(cluster=found, user=request.user)
+        for part in parts:  # each part gets its own proposal to review
+            _pending_or_rule_proposal(part)
+        named = ", ".join(f"#{part.pk}" for part in parts) or "no cluster (single members)"
+        return f"Cluster #{found.pk} split at its weakest link into {named}."
+
+    return _decide(request, cluster_id, act)
 
 
-@require_POST
 @role_required(CURATOR)
 def bulk_accept_exact(request: HttpRequest) -> HttpResponse:
-    """Accept every open exact-duplicate cluster (of the namespace filtered) at once."""
+    """Accept the open exact-duplicate clusters of the namespace the queue shows (none:
+    every namespace), flagged ones left out. GET: what it would change, to confirm.
+    POST: the clusters confirmed, refused whole when the set changed since."""
+    namespace = (request.POST if request.method == "POST" else request.GET).get("namespace", "")
+    found = queries.exact_open_clusters(namespace or None)
+    ids = ",".join(str(c.pk) for c in found)
+    if request.method != "POST":
+        context = {"clusters": found, "namespace": namespace, "ids": ids}
+        return render(request, "review/bulk_exact.html", context)
+    if request.POST.get("ids", "") != ids:
+        messages.error(
+            request,
+            "The exact-duplicate clusters changed since the preview (someone decided one, "
+            "or a run opened one): nothing was accepted; look at the preview again.",
+        )
+        return redirect(
+            reverse("bulk-accept-exact") + (f"?namespace={namespace}" if namespace else "")
+        )
     accepted, refused = 0, []
-    for found in queries.exact_open_clusters(request.POST.get("namespace") or None):
+    for cluster in found:
         try:
-            proposal = _pending_or_rule_proposal(found)
+            proposal = _pending_or_rule_proposal(cluster)
             decisions.accept_proposal(proposal=proposal, user=request.user)
             accepted += 1
         except decisions.DecisionError as problem:
-            refused.append(f"#{found.pk}: {problem}")
-    messages.success(request, f"Accepted {accepted} exact-duplicate cluster(s).")
+            refused.append(f"#{cluster.pk}: {problem}")
+    where = namespace or "every namespace"
+    messages.success(request, f"Accepted {accepted} exact-duplicate cluster(s) in {where}.")
     for line in refused:
         messages.error(request, line)
-    return redirect("clusters")
+    return redirect(reverse("clusters") + (f"?namespace={namespace}" if namespace else ""))
 
 
 def _pending_or_rule_proposal(found: Cluster) -> MergeProposal:

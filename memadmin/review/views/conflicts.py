@@ -6,7 +6,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from memadmin.curation import decisions, queries
-from memadmin.curation.models import Conflict, ConflictResolution, ConflictStatus
+from memadmin.curation.models import Conflict, ConflictKind, ConflictResolution, ConflictStatus
 from memadmin.review.diff import word_diff
 from memadmin.review.roles import ADMIN, VIEWER
 from memadmin.review.views.answers import (
@@ -14,9 +14,10 @@ from memadmin.review.views.answers import (
     DecisionPage,
     answer_decision,
     page_of,
+    query_without_page,
     role_required,
 )
-from memadmin.store.models import Namespace
+from memadmin.store.models import Memory, Namespace
 
 
 @role_required(VIEWER)
@@ -25,16 +26,43 @@ def queue(request: HttpRequest) -> HttpResponse:
     if status not in ConflictStatus.values:
         status = ConflictStatus.OPEN
     namespace = request.GET.get("namespace", "")
-    found = queries.conflict_queue(status=status, namespace=namespace)
+    kind = request.GET.get("kind", "")
+    found = queries.conflict_queue(status=status, namespace=namespace, kind=kind)
     page = page_of(request, found, QUEUE_PAGE_SIZE)
     context = {
         "page": page,
         "status": status,
         "namespace": namespace,
         "statuses": ConflictStatus.values,
+        "kind": kind,
+        "kinds": ConflictKind.values,
+        "base": query_without_page(request).urlencode(),
         "namespaces": Namespace.objects.values_list("name", flat=True),
     }
     return render(request, "review/conflicts.html" + ("#queue" if request.htmx else ""), context)
+
+
+# Each resolution, with the line that says what it does to the two memories.
+RESOLUTIONS = [
+    (ConflictResolution.KEEP_A, "Keep A", "B is retired (deleted, kept in history)."),
+    (ConflictResolution.KEEP_B, "Keep B", "A is retired (deleted, kept in history)."),
+    (
+        ConflictResolution.B_SUPERSEDES_A,
+        "B supersedes A",
+        "the fact changed: A stays as history, valid until B was written.",
+    ),
+    (
+        ConflictResolution.BOTH_VALID,
+        "Both valid",
+        "each holds somewhere: both stay, with your scope note.",
+    ),
+    (
+        ConflictResolution.REWRITTEN,
+        "Rewrite",
+        "one new memory with your text replaces both.",
+    ),
+    ("dismiss", "Not a conflict", "nothing changes; the pair is not raised again."),
+]
 
 
 def _context(conflict: Conflict, error: str = "") -> dict:
@@ -43,9 +71,21 @@ def _context(conflict: Conflict, error: str = "") -> dict:
         "conflict": conflict,
         "a_spans": word_diff(a.content, b.content),
         "b_spans": word_diff(b.content, a.content),
-        "resolutions": ConflictResolution.choices,
+        "resolutions": RESOLUTIONS,
+        "similarity": _similarity(a, b),
         "error": error,
     }
+
+
+def _similarity(a, b) -> float | None:
+    """The two memories' cosine (MiniLM's), when both have a vector of the model."""
+    vectors = Memory.objects.filter(pk__in=[a.pk, b.pk], embedding__isnull=False).values_list(
+        "embedding", flat=True
+    )
+    found = [list(v) for v in vectors]
+    if len(found) != 2:
+        return None
+    return float(sum(x * y for x, y in zip(*found, strict=True)))
 
 
 def _get(conflict_id: int) -> Conflict:
@@ -76,13 +116,7 @@ def resolve(request: HttpRequest, conflict_id: int) -> HttpResponse:
     except decisions.DecisionError as problem:
         error = str(problem)
     found = _get(conflict_id)
-    page = DecisionPage(
-        "review/conflict.html",
-        "resolution",
-        lambda e: _context(found, e),
-        "conflictResolved",
-        found.pk,
-    )
+    page = DecisionPage("review/conflict.html", "resolution", lambda e: _context(found, e))
     return answer_decision(
         request,
         page=page,

@@ -14,6 +14,7 @@ from memadmin.review.views.answers import (
     UnsafeNext,
     filter_value,
     page_of,
+    query_without_page,
     role_required,
     safe_next,
 )
@@ -40,6 +41,7 @@ def history(request: HttpRequest) -> HttpResponse:
         "actions": HistoryEvent.Action.values,
         "namespaces": Namespace.objects.values_list("name", flat=True),
         "undoable": {ClusterStatus.AUTO_MERGED, ClusterStatus.ACCEPTED},
+        "base": query_without_page(request).urlencode(),
     }
     return render(request, "review/history.html" + ("#events" if request.htmx else ""), context)
 

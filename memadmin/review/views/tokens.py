@@ -26,8 +26,20 @@ def tokens(request: HttpRequest) -> HttpResponse:
         except validation.Invalid as problem:
             messages.error(request, f"No token made: {problem}.")
         else:
-            namespace, _ = Namespace.objects.get_or_create(name=name)
-            _, created = ApiToken.issue(namespace=namespace, name=label, created_by=request.user)
+            namespace = Namespace.objects.filter(name=name).first()
+            if namespace is None and request.POST.get("create_namespace"):
+                namespace = Namespace.objects.create(name=name)
+            if namespace is None:
+                # A mistyped name must not quietly become a new, empty namespace.
+                messages.error(
+                    request,
+                    f"No token made: there is no namespace {name!r}. Pick one of the list, "
+                    "or tick 'a new namespace' to start one.",
+                )
+            else:
+                _, created = ApiToken.issue(
+                    namespace=namespace, name=label, created_by=request.user
+                )
     context = {
         "tokens": ApiToken.objects.select_related("namespace", "created_by"),
         "created": created,

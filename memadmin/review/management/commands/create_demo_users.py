@@ -1,10 +1,10 @@
 import os
 import secrets
 
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.db import transaction
 
-from memadmin.review.roles import ADMIN, CURATOR
+from memadmin.review.roles import ADMIN, CURATOR, set_role
 from memadmin.store.commands import MemadminCommand
 
 DEMO_USERS = (
@@ -28,9 +28,8 @@ class Command(MemadminCommand):
             if created or password:
                 password = password or secrets.token_urlsafe(9)
                 user.set_password(password)
-                user.is_staff = role == ADMIN  # admins may open the read-only Django admin
                 user.save()
                 self.stdout.write(f"user {username!r} ({role}) password: {password}")
             else:
                 self.stdout.write(f"user {username!r} ({role}) exists; password unchanged")
-            user.groups.add(Group.objects.get(name=role))
+            set_role(user, role)

@@ -227,6 +227,7 @@ class HistoryEvent(models.Model):
         PIN = "pin"
         DECAY = "decay"
         WRITE = "write"  # API write-time decision
+        UNDO = "undo"  # a dismissal, exclusion or split taken back (undoes: which)
 
     namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="+")
     memory = models.ForeignKey(

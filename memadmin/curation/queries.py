@@ -526,3 +526,34 @@ def detection_output(namespace: Namespace) -> DetectionOutput:
     return DetectionOutput(
         namespace.name, list(external.values()), texts, clusters, automatic, conflicts
     )
+
+
+def undone_event_ids(event_ids: Sequence[int]) -> set[int]:
+    """Which of these history events an `undo` or `unmerge` event points at."""
+    return set(
+        HistoryEvent.objects.filter(undoes_id__in=event_ids).values_list("undoes_id", flat=True)
+    )
+
+
+def last_cluster_decision(cluster: Cluster, action: str) -> HistoryEvent | None:
+    """The event of the cluster's latest `action` (a dismissal, a split) not undone yet."""
+    return (
+        HistoryEvent.objects.filter(cluster=cluster, action=action, undone_by__isnull=True)
+        .order_by("-id")
+        .first()
+    )
+
+
+def open_work_of(memory: Memory) -> tuple[list[Cluster], list[Conflict]]:
+    """The open clusters a memory is a member of, and its open conflicts."""
+    clusters = list(
+        Cluster.objects.filter(
+            status=ClusterStatus.OPEN, memberships__memory=memory, memberships__excluded=False
+        ).order_by("id")
+    )
+    conflicts = list(
+        Conflict.objects.filter(status=ConflictStatus.OPEN)
+        .filter(Q(memory_a=memory) | Q(memory_b=memory))
+        .order_by("id")
+    )
+    return clusters, conflicts

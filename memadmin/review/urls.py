@@ -23,6 +23,7 @@ urlpatterns = [
     path("conflicts/<int:conflict_id>/resolve", conflicts.resolve, name="resolve-conflict"),
     path("history/", history.history, name="history"),
     path("history/unmerge/<int:cluster_id>", history.unmerge, name="unmerge"),
+    path("history/undo/<int:event_id>", history.undo, name="undo-decision"),
     path("memories/", memories.browser, name="memories"),
     path("memories/<int:memory_id>/", memories.memory, name="memory"),
     path("memories/<int:memory_id>/pin", memories.pin, name="pin-memory"),

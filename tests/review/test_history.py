@@ -2,8 +2,8 @@
 
 import pytest
 
-from memadmin.curation.models import Cluster
-from tests.factories import line, person, status, unit
+from memadmin.curation.models import Cluster, HistoryEvent, PairVerdict
+from tests.factories import line, memory, person, status, unit
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -70,3 +70,49 @@ def test_history_filters_by_day(client, trio):
         b"Nothing recorded"
         in client.get("/history/", {"until": "2000-01-01"}, HTTP_HX_REQUEST="true").content
     )
+
+
+@pytest.mark.parametrize("action", ["dismiss", "split", "exclude"])
+def test_a_dismissal_split_or_exclusion_is_undone_from_history(client, trio, action):
+    client.force_login(person("carla", "curator"))
+    if action == "exclude":
+        client.post(f"/clusters/{trio.pk}/exclude/{memory('c').pk}")
+    else:
+        client.post(f"/clusters/{trio.pk}/{action}")
+    decision = HistoryEvent.objects.get(action=action)
+    page = client.get("/history/").content.decode()
+    assert f"Undo {action} #{trio.pk}" in page
+
+    client.post(f"/history/undo/{decision.pk}")
+
+    trio.refresh_from_db()
+    assert trio.status == "open"
+    assert trio.memberships.filter(excluded=False).count() == 3
+    assert not PairVerdict.objects.exists()  # the pairs may be proposed again
+    assert not Cluster.objects.filter(status="open").exclude(pk=trio.pk).exists()
+    assert HistoryEvent.objects.get(action="undo").undoes == decision
+    again = client.post(f"/history/undo/{decision.pk}", follow=True)
+    assert b"undone already" in again.content
+
+
+def test_a_split_is_not_undone_when_a_part_was_decided_since(client, trio):
+    client.force_login(person("carla", "curator"))
+    client.post(f"/clusters/{trio.pk}/split")
+    part = Cluster.objects.get(status="open")
+    client.post(f"/clusters/{part.pk}/dismiss")
+
+    refused = client.post(
+        f"/history/undo/{HistoryEvent.objects.get(action='split').pk}", follow=True
+    )
+
+    assert f"undo #{part.pk} (dismissed) first".encode() in refused.content
+    assert Cluster.objects.get(pk=trio.pk).status == "split"
+
+
+def test_the_dismissed_page_offers_its_undo(client, trio):
+    client.force_login(person("carla", "curator"))
+    client.post(f"/clusters/{trio.pk}/dismiss")
+
+    page = client.get(f"/clusters/{trio.pk}/").content.decode()
+
+    assert "Undo this dismiss" in page

@@ -2,9 +2,9 @@
 
 import pytest
 
-from memadmin.curation.models import HistoryEvent
+from memadmin.curation.models import Cluster, HistoryEvent
 from memadmin.store.models import Memory
-from tests.factories import line, memory, person
+from tests.factories import line, memory, near, person, unit
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -78,3 +78,23 @@ def test_only_admins_pin(client, trio, role, code):
     client.force_login(person("p", role))
 
     assert client.post(f"/memories/{memory('a').pk}/pin").status_code == code
+
+
+def test_the_memory_page_lists_its_open_cluster_and_conflict_and_pins(
+    client, run_command, write_jsonl
+):
+    lines = [
+        line("cat-old", "Her cat Miso is an orange tabby.", unit(1), tags=["pets"]),
+        line("cat-new", "Has a cat called Miso.", near(1, 0.8), tags=["pets"]),
+    ]
+    assert run_command("import_memories", str(write_jsonl(lines))).error is None
+    assert run_command("find_duplicates").error is None
+    cluster = Cluster.objects.get()
+    found = Memory.objects.get(external_id="cat-old")
+    client.force_login(person("ada", "admin"))
+
+    page = client.get(f"/memories/{found.pk}/").content.decode()
+    client.post(f"/memories/{found.pk}/pin", {"next": f"/memories/{found.pk}/"})
+
+    assert f'href="/clusters/{cluster.pk}/"' in page and "Pin</button>" in page
+    assert Memory.objects.get(pk=found.pk).pinned

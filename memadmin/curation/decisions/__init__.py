@@ -11,6 +11,7 @@ May import: curation.models, curation.queries, curation.clustering, curation.rep
 and the store. Never the detection or LLM modules: those decide *what* to do, and call in.
 """
 
+from memadmin.curation.decisions.clusters import UNDOABLE as UNDOABLE_ACTIONS
 from memadmin.curation.decisions.clusters import (
     ProposedCluster,
     close,
@@ -20,6 +21,7 @@ from memadmin.curation.decisions.clusters import (
     open_clusters,
     record_proposal,
     split_cluster,
+    undo_cluster_decision,
 )
 from memadmin.curation.decisions.conflicts import open_conflict, resolve_conflict
 from memadmin.curation.decisions.history import (
@@ -49,6 +51,7 @@ from memadmin.curation.decisions.merges import (
 from memadmin.curation.decisions.verdicts import record_verdict, remember_apart
 
 __all__ = [
+    "UNDOABLE_ACTIONS",
     "DecisionError",
     "ImportResult",
     "ProposedCluster",
@@ -78,5 +81,6 @@ __all__ = [
     "snapshot",
     "split_cluster",
     "store_embeddings",
+    "undo_cluster_decision",
     "unmerge",
 ]

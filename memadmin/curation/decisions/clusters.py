@@ -12,6 +12,7 @@ from django.utils import timezone
 from memadmin.curation import clustering
 from memadmin.curation.decisions.history import (
     DecisionError,
+    actor_of,
     lock_open_cluster,
     log_cluster_decision,
 )
@@ -22,6 +23,7 @@ from memadmin.curation.models import (
     ClusterStatus,
     HistoryEvent,
     MergeProposal,
+    PairVerdict,
     ProposalStatus,
 )
 from memadmin.curation.queries import cluster_members
@@ -246,6 +248,13 @@ def split_cluster(*, cluster: Cluster, user) -> list[Cluster]:
                     user,
                     f"split by {user.get_username()}",
                 )
+        log_cluster_decision(
+            cluster,
+            HistoryEvent.Action.SPLIT,
+            user,
+            "split at its weakest link into "
+            + (", ".join(f"#{part.pk}" for part in parts) or "single members"),
+        )
         close(cluster, ClusterStatus.SPLIT, user)
     return parts
 
@@ -273,3 +282,110 @@ def _new_open_cluster(parent: Cluster, memories: list[Memory], edges: list[dict]
     )
     ClusterMember.objects.bulk_create(ClusterMember(cluster=created, memory=m) for m in memories)
     return created
+
+
+# The cluster decisions that change no memory, and can be taken back one by one.
+UNDOABLE = (HistoryEvent.Action.DISMISS, HistoryEvent.Action.EXCLUDE, HistoryEvent.Action.SPLIT)
+
+
+def undo_cluster_decision(*, decision: HistoryEvent, user) -> Cluster:
+    """Take back one dismissal, exclusion or split, whatever came after it elsewhere:
+    the cluster is as it was before it (reopened; the member back in; the parts closed
+    and the whole reopened), and the "not duplicate" verdicts that decision wrote are
+    forgotten. Refused, saying what to undo first, when the cluster was decided again
+    since. Side effects: the cluster rows, the verdicts, one `undo` event pointing at
+    the decision."""
+    with transaction.atomic():
+        decision = HistoryEvent.objects.select_for_update().get(pk=decision.pk)
+        if decision.action not in UNDOABLE or decision.cluster_id is None:
+            raise DecisionError("only a dismissal, an exclusion or a split can be undone here")
+        if HistoryEvent.objects.filter(undoes=decision).exists():
+            raise DecisionError("this decision was undone already")
+        cluster = Cluster.objects.select_for_update().get(pk=decision.cluster_id)
+        who = decision.user.get_username() if decision.user else ""
+        members = {m.pk: m for m in Memory.objects.filter(pk__in=decision.related_memory_ids)}
+        if decision.action == HistoryEvent.Action.EXCLUDE:
+            if cluster.status != ClusterStatus.OPEN:
+                raise DecisionError(
+                    f"cluster {cluster.pk} was {cluster.status} since: undo that first"
+                )
+            ClusterMember.objects.filter(cluster=cluster, memory_id=decision.memory_id).update(
+                excluded=False
+            )
+            back = members.pop(decision.memory_id, None)
+            _forget_verdicts(
+                cluster, [back] if back else [], list(members.values()), f"excluded by {who}"
+            )
+        else:
+            expected = (
+                ClusterStatus.DISMISSED
+                if decision.action == HistoryEvent.Action.DISMISS
+                else ClusterStatus.SPLIT
+            )
+            if cluster.status != expected:
+                raise DecisionError(f"cluster {cluster.pk} is {cluster.status} now, not {expected}")
+            if decision.action == HistoryEvent.Action.SPLIT:
+                _close_parts(cluster)
+                _forget_verdicts(
+                    cluster, list(members.values()), list(members.values()), f"split by {who}"
+                )
+            else:
+                _forget_verdicts(
+                    cluster, list(members.values()), list(members.values()), f"dismissed by {who}"
+                )
+                MergeProposal.objects.filter(
+                    cluster=cluster, status=ProposalStatus.DISMISSED
+                ).update(status=ProposalStatus.PENDING, reviewer=None, decided_at=None)
+            cluster.status, cluster.decided_by, cluster.decided_at = ClusterStatus.OPEN, None, None
+            cluster.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
+        HistoryEvent.objects.create(
+            namespace_id=cluster.namespace_id,
+            memory_id=decision.memory_id,
+            action=HistoryEvent.Action.UNDO,
+            actor=actor_of(user),
+            user=user,
+            reason=f"{decision.action} of cluster {cluster.pk} undone",
+            cluster=cluster,
+            related_memory_ids=decision.related_memory_ids,
+            undoes=decision,
+        )
+    return cluster
+
+
+def _close_parts(parent: Cluster) -> None:
+    """A split's parts, when the split is undone: refused if someone decided one since."""
+    parts = list(
+        Cluster.objects.select_for_update().filter(flags__contains=[f"split from #{parent.pk}"])
+    )
+    decided = [f"#{part.pk} ({part.status})" for part in parts if part.status != ClusterStatus.OPEN]
+    if decided:
+        raise DecisionError(
+            f"a part of this split was decided since: undo {', '.join(decided)} first"
+        )
+    for part in parts:
+        # Closed without a verdict: its pairs were never judged apart.
+        part.status, part.flags = ClusterStatus.SPLIT, [*part.flags, "split undone"]
+        part.save(update_fields=["status", "flags", "updated_at"])
+        MergeProposal.objects.filter(cluster=part, status=ProposalStatus.PENDING).update(
+            status=ProposalStatus.DISCARDED
+        )
+
+
+def _forget_verdicts(cluster: Cluster, ones, others, reason: str) -> None:
+    """Delete the "not duplicate" verdicts a decision wrote between `ones` and `others`
+    (a person's, with that decision's reason): the pairs may be proposed again."""
+    pairs = {
+        tuple(sorted((a.content_hash, b.content_hash)))
+        for a in ones
+        for b in others
+        if a.pk != b.pk
+    }
+    for low, high in pairs:
+        PairVerdict.objects.filter(
+            namespace_id=cluster.namespace_id,
+            hash_low=low,
+            hash_high=high,
+            decided_by="human",
+            verdict=PairVerdict.Verdict.NOT_DUPLICATE,
+            reason=reason,
+        ).delete()

@@ -98,7 +98,14 @@ def _context(cluster: Cluster, error: str = "") -> dict:
         "error": error,
         "version": queries.cluster_version(cluster),
         "merged": queries.merged_memory(cluster),
+        "undo_event": _undoable_decision(cluster),
     }
+
+
+def _undoable_decision(cluster: Cluster):
+    """The dismissal or split a decided cluster's page offers to undo."""
+    action = {ClusterStatus.DISMISSED: "dismiss", ClusterStatus.SPLIT: "split"}.get(cluster.status)
+    return queries.last_cluster_decision(cluster, action) if action else None
 
 
 @role_required(VIEWER)

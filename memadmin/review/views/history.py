@@ -41,6 +41,8 @@ def history(request: HttpRequest) -> HttpResponse:
         "actions": HistoryEvent.Action.values,
         "namespaces": Namespace.objects.values_list("name", flat=True),
         "undoable": {ClusterStatus.AUTO_MERGED, ClusterStatus.ACCEPTED},
+        "undoable_decisions": set(decisions.UNDOABLE_ACTIONS),
+        "undone": queries.undone_event_ids([event.pk for event in page]),
         "base": query_without_page(request).urlencode(),
     }
     return render(request, "review/history.html" + ("#events" if request.htmx else ""), context)
@@ -63,4 +65,24 @@ def unmerge(request: HttpRequest, cluster_id: int) -> HttpResponse:
         messages.error(request, f"Cannot undo merge #{found.pk}: {problem}")
     else:
         messages.success(request, f"Merge #{found.pk} undone: its memories are back.")
+    return redirect(back)
+
+
+@require_POST
+@role_required(CURATOR)
+def undo(request: HttpRequest, event_id: int) -> HttpResponse:
+    """Take back one dismissal, exclusion or split (the event that recorded it)."""
+    found = get_object_or_404(HistoryEvent, pk=event_id)
+    try:
+        back = safe_next(request, reverse("history"))
+    except UnsafeNext as problem:
+        return render(request, "400.html", {"message": str(problem)}, status=400)
+    try:
+        cluster = decisions.undo_cluster_decision(decision=found, user=request.user)
+    except decisions.DecisionError as problem:
+        messages.error(request, f"Cannot undo this {found.action}: {problem}")
+    else:
+        messages.success(
+            request, f"The {found.action} of cluster #{cluster.pk} was undone: it is open again."
+        )
     return redirect(back)

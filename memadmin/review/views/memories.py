@@ -63,7 +63,9 @@ def memory(request: HttpRequest, memory_id: int) -> HttpResponse:
         pk=memory_id,
     )
     events = found.history.select_related("cluster", "conflict").order_by("-created_at", "-id")
-    return render(request, "review/memory.html", {"memory": found, "events": events})
+    clusters, conflicts = queries.open_work_of(found)
+    context = {"memory": found, "events": events, "clusters": clusters, "conflicts": conflicts}
+    return render(request, "review/memory.html", context)
 
 
 @require_POST

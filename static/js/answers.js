@@ -46,6 +46,14 @@
     const box = event.target.querySelector("textarea[data-draft]");
     if (box) sessionStorage.removeItem(DRAFTS + box.dataset.draft);
   });
+  // "Select all on this page": the header box ticks every row's box of that name.
+  document.addEventListener("change", function (event) {
+    const name = event.target.dataset && event.target.dataset.selectAll;
+    if (!name) return;
+    document.querySelectorAll("input[type=checkbox][name='" + name + "']").forEach(function (box) {
+      box.checked = event.target.checked;
+    });
+  });
   document.addEventListener("DOMContentLoaded", restoreDrafts);
   document.addEventListener("htmx:afterSwap", restoreDrafts);
 })();

@@ -282,3 +282,36 @@ def test_screenshots_of_the_review_pages(browser, live_server, data, width):
         assert not overflow, f"{name} scrolls sideways at {width} px"
     assert page.errors == []
     page.context.close()
+
+
+def test_a_curator_dismisses_the_selected_clusters(
+    browser, live_server, run_command, write_jsonl, javascript
+):
+    lines = []
+    for n in range(3):
+        lines += [
+            line(f"a{n}", f"Project {n} deploys on Fridays.", unit(10 + n)),
+            line(f"b{n}", f"Project {n} is deployed every Friday.", near(10 + n, 0.9)),
+        ]
+    run_command("import_memories", str(write_jsonl(lines)))
+    run_command("find_duplicates")
+    user = person("carla", None, password="carla-password-1")
+    user.groups.add(Group.objects.get_or_create(name="curator")[0])
+    page = new_page(browser, live_server, javascript=javascript)
+    log_in(page, "carla")
+
+    page.goto("/clusters/")
+    if javascript:
+        page.check("input[data-select-all]")  # every cluster on the page
+    else:
+        for box in page.query_selector_all("input[name=selected]"):
+            box.check()
+    page.screenshot(path=SHOTS / f"queue-selection-{'js' if javascript else 'no-js'}.png")
+    page.click("text=Dismiss selected…")
+    page.wait_for_selector("text=Dismiss 3 selected clusters")
+    page.click("text=Dismiss these 3")
+    page.wait_for_selector("text=Dismissed 3 of 3 selected cluster(s)")
+
+    assert set(Cluster.objects.values_list("status", flat=True)) == {"dismissed"}
+    assert page.errors == []
+    page.context.close()

@@ -408,3 +408,57 @@ def test_a_pinned_member_flags_the_cluster_protected(client, cluster):
     page = client.get(f"/clusters/{cluster.pk}/").content.decode()
 
     assert "data-flagged>protected</span>" in page
+
+
+@pytest.mark.parametrize("action", ["accept", "dismiss"])
+def test_selected_clusters_are_decided_after_a_preview(client, run_command, write_jsonl, action):
+    open_clusters(run_command, write_jsonl, count=3)
+    first, second, third = Cluster.objects.order_by("id")
+    client.force_login(person("carla", "curator"))
+    queue = client.get("/clusters/").content.decode()
+    assert f'name="selected" value="{first.pk}" form="selection"' in queue
+
+    preview = client.get(
+        "/clusters/selected", {"action": action, "selected": [first.pk, second.pk]}
+    )
+    assert b"2 selected clusters" in preview.content
+    assert Cluster.objects.filter(status="open").count() == 3  # a preview changes nothing
+    confirm = {
+        "action": action,
+        "selected": [first.pk, second.pk],
+        **{f"version-{k}": v for k, v in preview.context["versions"].items()},
+    }
+    done = client.post("/clusters/selected", confirm, follow=True)
+
+    decided = "accepted" if action == "accept" else "dismissed"
+    assert f"{action.capitalize()}ed 2 of 2 selected".encode() in done.content
+    statuses = dict(Cluster.objects.values_list("pk", "status"))
+    assert statuses == {first.pk: decided, second.pk: decided, third.pk: "open"}
+
+
+def test_a_selected_cluster_that_changed_since_the_preview_is_refused(
+    client, run_command, write_jsonl
+):
+    open_clusters(run_command, write_jsonl, count=2)
+    first, second = Cluster.objects.order_by("id")
+    client.force_login(person("carla", "curator"))
+    preview = client.get(
+        "/clusters/selected", {"action": "dismiss", "selected": [first.pk, second.pk]}
+    )
+    client.post(f"/clusters/{first.pk}/refresh")  # a new proposal: another version
+
+    done = client.post(
+        "/clusters/selected",
+        {
+            "action": "dismiss",
+            "selected": [first.pk, second.pk],
+            **{f"version-{k}": v for k, v in preview.context["versions"].items()},
+        },
+        follow=True,
+    )
+
+    assert f"#{first.pk}: it changed since the preview".encode() in done.content
+    assert dict(Cluster.objects.values_list("pk", "status")) == {
+        first.pk: "open",
+        second.pk: "dismissed",
+    }

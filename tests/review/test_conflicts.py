@@ -139,3 +139,16 @@ def test_settled_conflicts_list_their_resolution_and_who(client, conflict):
     page = client.get("/conflicts/", {"status": "resolved"}).content.decode()
 
     assert "B Supersedes A by ada" in page
+
+
+def test_selected_conflicts_are_marked_not_a_conflict_after_a_preview(client, conflict):
+    client.force_login(person("ada", "admin"))
+    queue = client.get("/conflicts/").content.decode()
+    assert f'name="selected" value="{conflict.pk}" form="selection"' in queue
+
+    preview = client.get("/conflicts/selected", {"selected": [conflict.pk]})
+    assert b"1 selected conflict" in preview.content and Conflict.objects.get().status == "open"
+    done = client.post("/conflicts/selected", {"selected": [conflict.pk]}, follow=True)
+
+    assert b"1 of 1 selected conflict(s) marked not a conflict" in done.content
+    assert Conflict.objects.get().status == "dismissed"

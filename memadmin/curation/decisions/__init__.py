@@ -23,7 +23,11 @@ from memadmin.curation.decisions.clusters import (
     split_cluster,
     undo_cluster_decision,
 )
-from memadmin.curation.decisions.conflicts import open_conflict, resolve_conflict
+from memadmin.curation.decisions.conflicts import (
+    open_conflict,
+    resolve_conflict,
+    undo_resolution,
+)
 from memadmin.curation.decisions.history import (
     DecisionError,
     StaleDecision,
@@ -82,5 +86,6 @@ __all__ = [
     "split_cluster",
     "store_embeddings",
     "undo_cluster_decision",
+    "undo_resolution",
     "unmerge",
 ]

@@ -11,8 +11,10 @@ from memadmin.curation.decisions.history import (
     StaleDecision,
     actor_of,
     change,
+    lock_memory,
     log,
     merged_text,
+    snapshot,
     unused_external_id,
 )
 from memadmin.curation.decisions.memories import embed_text
@@ -173,3 +175,73 @@ def _rewrite(older, newer, text, actor, user, reason, conflict, now) -> Memory:
         conflict=conflict,
     )
     return merged
+
+
+# What a resolution may have changed on a memory, and an undo puts back.
+RESOLVED_FIELDS = ("status", "superseded_by_id", "valid_until")
+
+
+def undo_resolution(*, conflict: Conflict, user) -> Conflict:
+    """Take back how a conflict was settled: each memory it changed returns to what it
+    was (a rewrite's new memory is retired, never deleted), the pair's verdict is
+    forgotten and the conflict is open again. Refused, naming the memory, when one of
+    them changed since (undo that first). Side effects: the memories with an `undo`
+    event each pointing at the event it undoes, the verdict, the conflict."""
+    with transaction.atomic():
+        conflict = Conflict.objects.select_for_update().get(pk=conflict.pk)
+        if conflict.status == ConflictStatus.OPEN:
+            raise DecisionError("this conflict is open: there is nothing to undo")
+        events = list(
+            HistoryEvent.objects.filter(
+                conflict=conflict, action=HistoryEvent.Action.RESOLVE, undone_by__isnull=True
+            ).order_by("id")
+        )
+        memories = {e.memory_id: lock_memory(Memory(pk=e.memory_id)) for e in events}
+        for undone in events:
+            now = snapshot(memories[undone.memory_id])
+            if undone.before is not None and any(
+                now[name] != undone.after[name] for name in RESOLVED_FIELDS
+            ):
+                raise DecisionError(
+                    f"{now['external_id']} changed after this conflict was settled; "
+                    "undo that change first"
+                )
+            if undone.before is None and now["status"] != MemoryStatus.ACTIVE:
+                raise DecisionError(f"{now['external_id']} was changed since; undo that first")
+        for undone in events:
+            memory = memories[undone.memory_id]
+            if undone.before is None:  # the rewrite's new memory
+                restored = {"status": MemoryStatus.DELETED}
+            else:
+                restored = {
+                    "status": undone.before["status"],
+                    "superseded_by_id": undone.before["superseded_by_id"],
+                    "valid_until": undone.before["valid_until"],
+                }
+            before = snapshot(memory)
+            for name, value in restored.items():
+                setattr(memory, name, value)
+            memory.save(update_fields=[*restored, "updated_at"])
+            log(
+                memory,
+                HistoryEvent.Action.UNDO,
+                actor=actor_of(user),
+                user=user,
+                before=before,
+                reason=f"settlement of conflict {conflict.pk} undone",
+                conflict=conflict,
+                undoes=undone,
+            )
+        older, newer = conflict.memory_a, conflict.memory_b
+        low, high = sorted((older.content_hash, newer.content_hash))
+        PairVerdict.objects.filter(
+            namespace_id=conflict.namespace_id,
+            hash_low=low,
+            hash_high=high,
+            decided_by="human",
+            verdict=PairVerdict.Verdict.BOTH_VALID,
+        ).delete()
+        conflict.status, conflict.resolution, conflict.scope_note = ConflictStatus.OPEN, "", ""
+        conflict.resolver, conflict.resolved_at = None, None
+        conflict.save()
+    return conflict

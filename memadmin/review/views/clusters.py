@@ -276,3 +276,77 @@ def refresh_proposal(request: HttpRequest, cluster_id: int) -> HttpResponse:
     else:
         messages.success(request, "The proposal was written again from the current members.")
     return redirect("cluster", cluster_id=found.pk)
+
+
+SELECTED_ACTIONS = {
+    "accept": (
+        "Accept",
+        "Each cluster is merged as its proposal says (a rule proposal is written for one "
+        "that has none), one by one; each can be undone from History.",
+    ),
+    "dismiss": (
+        "Dismiss",
+        "Each cluster closes as not duplicates; its pairs are not proposed again (undo "
+        "from History).",
+    ),
+}
+
+
+@role_required(CURATOR)
+def selected(request: HttpRequest) -> HttpResponse:
+    """Accept or dismiss the clusters ticked in the queue. GET: a preview of exactly
+    those (still open) with the version each shows. POST: each decided in turn, refused
+    one by one when it changed since the preview; what happened is listed."""
+    source = request.POST if request.method == "POST" else request.GET
+    action = source.get("action", "")
+    if action not in SELECTED_ACTIONS:
+        messages.error(request, "Choose accept or dismiss for the selected clusters.")
+        return redirect("clusters")
+    ids = [int(value) for value in source.getlist("selected") if value.isdigit()][:500]
+    found = list(
+        Cluster.objects.select_related("namespace")
+        .filter(pk__in=ids, status=ClusterStatus.OPEN)
+        .order_by("id")
+    )
+    verb, explained = SELECTED_ACTIONS[action]
+    if request.method != "POST":
+        items = [
+            (
+                c,
+                reverse("cluster", args=[c.pk]),
+                [m.content for m in queries.cluster_members(c)],
+                c.flags,
+            )
+            for c in found
+        ]
+        context = {
+            "items": items,
+            "versions": {c.pk: queries.cluster_version(c) for c in found},
+            "action": action,
+            "verb": verb,
+            "noun": "cluster",
+            "explained": explained,
+            "back": reverse("clusters"),
+        }
+        return render(request, "review/selected.html", context)
+    done, refused = 0, []
+    for cluster in found:
+        try:
+            if request.POST.get(f"version-{cluster.pk}") != queries.cluster_version(cluster):
+                raise decisions.StaleDecision("it changed since the preview")
+            if action == "accept":
+                decisions.accept_proposal(
+                    proposal=_pending_or_rule_proposal(cluster), user=request.user
+                )
+            else:
+                decisions.dismiss_cluster(cluster=cluster, user=request.user)
+            done += 1
+        except decisions.DecisionError as problem:
+            refused.append(f"#{cluster.pk}: {problem}")
+    missing = len(set(ids)) - len(found)
+    messages.success(request, f"{verb}ed {done} of {len(set(ids))} selected cluster(s).")
+    for line in refused:
+        messages.error(request, line)
+    if missing:
+        messages.error(request, f"{missing} selected cluster(s) were no longer open.")
+    return redirect("clusters")

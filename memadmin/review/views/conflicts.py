@@ -1,7 +1,8 @@
 """The admins' pages: the conflict queue, a conflict's page, and settling it."""
 
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
@@ -125,3 +126,67 @@ def resolve(request: HttpRequest, conflict_id: int) -> HttpResponse:
         done_url=reverse("conflicts"),
         refused_url=reverse("conflict", args=[found.pk]),
     )
+
+
+@require_POST
+@role_required(ADMIN)
+def undo(request: HttpRequest, conflict_id: int) -> HttpResponse:
+    """Take back how a conflict was settled: it is open again, its memories as before."""
+    found = _get(conflict_id)
+    try:
+        decisions.undo_resolution(conflict=found, user=request.user)
+    except decisions.DecisionError as problem:
+        messages.error(request, f"Cannot undo: {problem}")
+    else:
+        messages.success(request, f"Conflict {found.pk} is open again, its memories as before.")
+    return redirect("conflict", conflict_id=found.pk)
+
+
+@role_required(ADMIN)
+def selected(request: HttpRequest) -> HttpResponse:
+    """ "Not a conflict" for the conflicts ticked in the queue: GET previews exactly those
+    still open, POST settles each (refused one by one if someone settled it since)."""
+    source = request.POST if request.method == "POST" else request.GET
+    ids = [int(value) for value in source.getlist("selected") if value.isdigit()][:500]
+    found = list(
+        Conflict.objects.select_related("namespace", "memory_a", "memory_b")
+        .filter(pk__in=ids)
+        .order_by("id")
+    )
+    if request.method != "POST":
+        items = [
+            (
+                c,
+                reverse("conflict", args=[c.pk]),
+                [c.memory_a.content, c.memory_b.content],
+                [c.kind],
+            )
+            for c in found
+            if c.status == ConflictStatus.OPEN
+        ]
+        context = {
+            "items": items,
+            "versions": {},
+            "action": "dismiss",
+            "verb": "Mark as not a conflict:",
+            "noun": "conflict",
+            "explained": "Both memories stay as they are; each pair is not raised again "
+            "(undo from each conflict's page).",
+            "back": reverse("conflicts"),
+        }
+        return render(request, "review/selected.html", context)
+    done, refused = 0, []
+    for found_conflict in found:
+        try:
+            decisions.resolve_conflict(
+                conflict=found_conflict, resolution="dismiss", user=request.user
+            )
+            done += 1
+        except decisions.DecisionError as problem:
+            refused.append(f"#{found_conflict.pk}: {problem}")
+    messages.success(
+        request, f"{done} of {len(set(ids))} selected conflict(s) marked not a conflict."
+    )
+    for line in refused:
+        messages.error(request, line)
+    return redirect("conflicts")

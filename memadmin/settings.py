@@ -186,6 +186,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "memadmin.review.context.roles",
+                "memadmin.review.context.undo_offer",
             ],
         },
     }

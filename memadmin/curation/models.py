@@ -29,7 +29,7 @@ class Cluster(models.Model):
     members = models.ManyToManyField(Memory, through="ClusterMember", related_name="clusters")
     status = models.CharField(max_length=12, choices=ClusterStatus.choices, default="open")
     # Every pairwise similarity: [{"a": memory id, "b": memory id, "similarity": f,
-    # "method": "exact" | "lexical" | "vector" | "multilingual" | "llm"}, ...].
+    # "method": "exact" | "lexical" | "vector" | "multilingual" | "llm" | "manual"}, ...].
     edges = models.JSONField(default=list, blank=True)
     min_similarity = models.FloatField(default=0.0)
     # The two members whose similarity is lowest: where a split would cut.
@@ -228,6 +228,7 @@ class HistoryEvent(models.Model):
         DECAY = "decay"
         WRITE = "write"  # API write-time decision
         UNDO = "undo"  # a dismissal, exclusion or split taken back (undoes: which)
+        OPEN = "open"  # a cluster opened by hand from memories a curator chose
 
     namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="+")
     memory = models.ForeignKey(

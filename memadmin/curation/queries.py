@@ -403,7 +403,7 @@ def history_events(
         "created_at__date__lte": until,
     }
     return (
-        HistoryEvent.objects.select_related("namespace", "memory", "cluster")
+        HistoryEvent.objects.select_related("namespace", "memory", "cluster", "conflict")
         .defer("memory__embedding", "memory__embedding_multi")
         .filter(**given(conditions))
         .order_by("-created_at", "-id")

@@ -1,9 +1,13 @@
 """Small bar charts drawn on the server as SVG (no script, no inline style: the CSP
-forbids both)."""
+forbids both), with both axes named, a count on every bar and an empty state."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+# Room around the plot, in SVG units: the count scale on the left, the labels and the
+# axis name under the bars, the counts above them.
+LEFT, BOTTOM, TOP = 30, 30, 14
 
 
 @dataclass(frozen=True)
@@ -15,6 +19,10 @@ class Bar:
     label: str
     value: int
 
+    @property
+    def middle(self) -> float:
+        return self.x + self.width / 2
+
 
 @dataclass(frozen=True)
 class Chart:
@@ -23,17 +31,48 @@ class Chart:
     height: int
     bars: list[Bar]
     axis: list[tuple[float, str]]  # (x, label) under the bars
+    x_name: str  # what the bars are, under the axis
+    y_name: str  # what their height counts
+    top: int  # the count at the top of the scale
+    empty: str  # shown instead of the bars when every count is 0 ("" when not empty)
+
+    @property
+    def baseline(self) -> int:
+        return self.height - BOTTOM
+
+    @property
+    def left(self) -> int:
+        return LEFT
+
+    @property
+    def plot_top(self) -> int:
+        return TOP
+
+    @property
+    def centre(self) -> float:
+        """Where the name of the x axis goes: under the middle of the plot."""
+        return (LEFT + self.width) / 2
 
 
-def bar_chart(title: str, buckets: list[tuple[str, int]], *, width=320, height=120) -> Chart:
-    """One bar per (label, count), scaled to the largest count."""
-    top = max((count for _, count in buckets), default=0) or 1
-    slot = width / max(len(buckets), 1)
-    plot = height - 18  # room for the labels under the bars
+def bar_chart(
+    title: str,
+    buckets: list[tuple[str, int]],
+    *,
+    x_name: str,
+    y_name: str,
+    empty: str,
+    width: int = 340,
+    height: int = 150,
+) -> Chart:
+    """One bar per (label, count), scaled to the largest count; `empty` is what the
+    chart says when there is nothing to count."""
+    top = max((count for _, count in buckets), default=0)
+    slot = (width - LEFT) / max(len(buckets), 1)
+    plot = height - BOTTOM - TOP
     bars, axis = [], []
     for index, (label, count) in enumerate(buckets):
-        bar_height = plot * count / top
-        x = index * slot + slot * 0.1
-        bars.append(Bar(x, plot - bar_height, slot * 0.8, bar_height, label, count))
-        axis.append((index * slot + slot / 2, label))
-    return Chart(title, width, height, bars, axis)
+        bar_height = plot * count / (top or 1)
+        x = LEFT + index * slot + slot * 0.1
+        bars.append(Bar(x, TOP + plot - bar_height, slot * 0.8, bar_height, label, count))
+        axis.append((LEFT + index * slot + slot / 2, label))
+    return Chart(title, width, height, bars, axis, x_name, y_name, top, "" if top else empty)

@@ -18,6 +18,7 @@ urlpatterns = [
     path("clusters/", clusters.queue, name="clusters"),
     path("clusters/accept-exact", clusters.bulk_accept_exact, name="bulk-accept-exact"),
     path("clusters/selected", clusters.selected, name="selected-clusters"),
+    path("clusters/open", clusters.open_by_hand, name="open-cluster"),
     path("clusters/<int:cluster_id>/", include(cluster_patterns)),
     path("conflicts/", conflicts.queue, name="conflicts"),
     path("conflicts/selected", conflicts.selected, name="selected-conflicts"),

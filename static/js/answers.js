@@ -54,6 +54,15 @@
       box.checked = event.target.checked;
     });
   });
+  // What only works with JavaScript is shown only with it: the toast's close button,
+  // the shortcut hints.
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("[data-close-toast], [data-js-shows]").forEach(function (element) { element.hidden = false; });
+  });
+  document.addEventListener("click", function (event) {
+    const close = event.target.closest && event.target.closest("[data-close-toast]");
+    if (close) close.closest("[data-toast]").remove();
+  });
   document.addEventListener("DOMContentLoaded", restoreDrafts);
   document.addEventListener("htmx:afterSwap", restoreDrafts);
 })();

@@ -10,7 +10,7 @@ from django.contrib.auth.models import Group
 
 from memadmin.curation.models import Cluster, Conflict
 from memadmin.store.models import Memory
-from tests.factories import hosting_change, line, near, person, unit
+from tests.factories import hosting_change, line, near, person, store, unit
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -98,6 +98,11 @@ def data(run_command, write_jsonl):
     assert run_command("import_memories", str(write_jsonl(lines))).error is None
     assert run_command("find_duplicates").error is None
     assert run_command("propose_merges").error is None
+    make_people()
+
+
+def make_people():
+    """carla the curator and ada the admin, with passwords to log in."""
     for name, role in (("carla", "curator"), ("ada", "admin")):
         user = person(name, None, password=f"{name}-password-1")
         user.groups.add(Group.objects.get_or_create(name=role)[0])
@@ -273,6 +278,8 @@ def test_screenshots_of_the_review_pages(browser, live_server, data, width):
         ("cluster", f"/clusters/{cluster.pk}/"),
         ("conflict", f"/conflicts/{conflict.pk}/"),
         ("memory", f"/memories/{Memory.objects.first().pk}/"),
+        ("memories", "/memories/"),
+        ("dashboard", "/"),
     ):
         page.goto(url)
         page.screenshot(path=SHOTS / f"{name}-{width}.png", full_page=True)
@@ -313,5 +320,125 @@ def test_a_curator_dismisses_the_selected_clusters(
     page.wait_for_selector("text=Dismissed 3 of 3 selected cluster(s)")
 
     assert set(Cluster.objects.values_list("status", flat=True)) == {"dismissed"}
+    assert page.errors == []
+    page.context.close()
+
+
+def test_a_curator_opens_a_cluster_from_the_memory_browser(browser, live_server, data, javascript):
+    store(
+        line("tea-1", "Drinks green tea every morning.", unit(30)),
+        line("tea-2", "Starts each day with a cup of green tea.", near(30, 0.5)),
+    )
+    page = new_page(browser, live_server, javascript=javascript)
+    log_in(page, "carla")
+
+    page.goto("/memories/")
+    page.fill("input[name=q]", "green tea")
+    page.click("button:text-is('Search')")
+    page.wait_for_selector("text=Her cat Miso", state="detached")  # the results redrawn
+    for box in page.query_selector_all("input[name=selected]"):
+        box.check()
+    page.screenshot(path=SHOTS / f"memories-selection-{'js' if javascript else 'no-js'}.png")
+    page.click("text=Open a cluster from the selected memories")
+    page.wait_for_selector("text=opened from 2 memories")
+    page.click("text=Accept merge")
+    page.wait_for_selector("text=merged into merged-")
+
+    assert set(
+        Memory.objects.filter(external_id__startswith="tea-").values_list("status", flat=True)
+    ) == {"superseded"}
+    assert page.errors == []
+    page.context.close()
+
+
+def test_the_undo_toast_takes_the_decision_back(browser, live_server, data, javascript):
+    cluster = Cluster.objects.get(status="open")
+    page = new_page(browser, live_server, javascript=javascript)
+    log_in(page, "carla")
+
+    page.goto(f"/clusters/{cluster.pk}/")
+    page.click("text=Dismiss: not duplicates")
+    page.wait_for_selector("#undo-toast")
+    page.screenshot(path=SHOTS / f"undo-toast-{'js' if javascript else 'no-js'}.png")
+    page.click("#undo-toast >> text=Undo the dismiss")
+    page.wait_for_selector("text=it is open again")
+
+    assert Cluster.objects.get(pk=cluster.pk).status == "open"
+    assert page.errors == []
+    page.context.close()
+
+
+def test_a_stale_page_cannot_accept_other_members(browser, live_server, trio, javascript):
+    make_people()
+    first = new_page(browser, live_server)
+    second = new_page(browser, live_server, javascript=javascript)
+    log_in(first, "carla")
+    log_in(second, "ada")
+    second.goto(f"/clusters/{trio.pk}/")  # ada's page shows three members
+
+    first.goto(f"/clusters/{trio.pk}/")
+    first.click("article:has-text('Has a cat called Miso') >> text=Exclude")
+    first.wait_for_selector("text=Member taken out")
+    second.click("text=Accept merge")
+
+    second.wait_for_selector("[role=alert] >> text=changed since your page showed it")
+    assert Cluster.objects.get(pk=trio.pk).status == "open"
+    assert not Memory.objects.filter(status="superseded").exists()
+    for one in (first, second):
+        assert one.errors == []
+        one.context.close()
+
+
+def test_split_leaves_two_groups_each_with_a_proposal(browser, live_server, trio, javascript):
+    make_people()
+    page = new_page(browser, live_server, javascript=javascript)
+    log_in(page, "carla")
+
+    page.goto(f"/clusters/{trio.pk}/")
+    page.click("text=Split at the weakest link")
+    page.wait_for_selector(f"text=Cluster #{trio.pk} split at its weakest link into")
+
+    parts = Cluster.objects.filter(status="open")
+    assert [part.memberships.count() for part in parts] == [2]
+    assert parts[0].proposals.filter(status="pending").exists()
+    assert Cluster.objects.get(pk=trio.pk).status == "split"
+    assert page.errors == []
+    page.context.close()
+
+
+def test_keep_one_undone_brings_the_same_cluster_back(browser, live_server, trio, javascript):
+    make_people()
+    page = new_page(browser, live_server, javascript=javascript)
+    log_in(page, "carla")
+
+    page.goto(f"/clusters/{trio.pk}/")
+    page.click("article:has(dd:text-is('a')) >> text=Keep this one")
+    page.wait_for_selector(f"text=Kept a; the others of cluster #{trio.pk} fold into it.")
+    page.goto(f"/clusters/{trio.pk}/")
+    page.wait_for_selector("text=Accepted by carla")  # the decided page, no stale buttons
+    assert page.query_selector("text=Keep this one") is None
+    page.screenshot(path=SHOTS / f"decided-{'js' if javascript else 'no-js'}.png", full_page=True)
+    page.click("text=Undo this merge")
+    page.wait_for_selector("text=its memories are back")
+    page.goto("/clusters/")
+
+    page.wait_for_selector(f"#queue >> text=#{trio.pk}")
+    assert Cluster.objects.get(pk=trio.pk).status == "open"
+    assert page.errors == []
+    page.context.close()
+
+
+def test_an_empty_conflict_rewrite_is_refused_visibly(browser, live_server, data, javascript):
+    conflict = Conflict.objects.get()
+    page = new_page(browser, live_server, javascript=javascript)
+    log_in(page, "ada")
+    page.goto(f"/conflicts/{conflict.pk}/")
+
+    page.check("input[value=rewritten]")
+    page.fill("textarea[name=text]", "  ")
+    page.click("text=Settle conflict")
+
+    page.wait_for_selector("[role=alert] >> text=a rewrite needs the new text")
+    assert Conflict.objects.get(pk=conflict.pk).status == "open"
     assert page.errors == []
     page.context.close()

@@ -1,5 +1,7 @@
 """The cluster queue and a cluster's page, with and without HTMX, and every decision on it."""
 
+import re
+
 import pytest
 
 from memadmin.curation.models import Cluster, HistoryEvent, MergeProposal, PairVerdict
@@ -181,6 +183,8 @@ def test_keeping_one_member_folds_the_others_into_it(client, trio):
     response = client.post(f"/clusters/{trio.pk}/keep/{memory('b').pk}")
 
     assert (response.status_code, response["Location"]) == (302, "/clusters/")
+    said = client.get("/clusters/").content.decode()
+    assert f"Kept b; the others of cluster #{trio.pk} fold into it." in said
     assert [memory(x).status for x in "abc"] == ["superseded", "active", "superseded"]
     assert memory("b").content == "Her cat Miso is a tabby."  # kept as it was
     assert Cluster.objects.get(pk=trio.pk).status == "accepted"
@@ -462,3 +466,53 @@ def test_a_selected_cluster_that_changed_since_the_preview_is_refused(
         first.pk: "open",
         second.pk: "dismissed",
     }
+
+
+def test_members_are_compared_with_one_member_not_only_the_proposal(client, trio):
+    client.force_login(person("v", "viewer"))
+    a = memory("a")
+
+    to_proposal = client.get(f"/clusters/{trio.pk}/").content.decode()
+    to_a = client.get(f"/clusters/{trio.pk}/", {"against": a.pk}).content.decode()
+    ignored = client.get(f"/clusters/{trio.pk}/", {"against": "x"})
+
+    assert f'href="?against={a.pk}"' in to_proposal and "not in the proposal" in to_proposal
+    assert "The others are compared with this one." in to_a and "are not in a," in to_a
+    # b ("Her cat Miso is a tabby.") against a: b's "a" struck, a's "an orange" marked;
+    # a itself, compared with itself, shows no difference.
+    assert '<span class="removed">a</span><span class="added">an orange</span>' in to_a
+    assert '<span class="same">Her cat Miso is an orange tabby.</span>' in to_a
+    assert ignored.status_code == 200 and "not in the proposal" in ignored.content.decode()
+
+
+def _toast_action(page: str) -> str:
+    """Where the undo toast's button posts to."""
+    return re.search(r'<div class="toast".*?action="([^"]+)"', page, re.S).group(1)
+
+
+@pytest.mark.parametrize("decision", ["accept", "dismiss", "split", "exclude", "keep"])
+def test_every_decision_offers_its_undo_once_in_a_toast_and_it_works(client, trio, decision):
+    client.force_login(person("carla", "curator"))
+    a = memory("a")
+    path = {"exclude": f"exclude/{a.pk}", "keep": f"keep/{a.pk}"}.get(decision, decision)
+
+    page = client.post(f"/clusters/{trio.pk}/{path}", follow=True).content.decode()
+    action = _toast_action(page)
+    later = client.get("/clusters/").content.decode()
+    client.post(action, {"next": f"/clusters/{trio.pk}/"})
+
+    assert 'id="undo-toast"' not in later  # offered once, on the page after the decision
+    trio.refresh_from_db()
+    assert trio.status == "open" and trio.memberships.filter(excluded=False).count() == 3
+    originals = Memory.objects.filter(external_id__in=["a", "b", "c"])
+    assert set(originals.values_list("status", flat=True)) == {"active"}
+    assert not Cluster.objects.filter(status="open").exclude(pk=trio.pk).exists()
+
+
+def test_a_refused_decision_offers_no_undo(client, trio):
+    client.force_login(person("carla", "curator"))
+
+    page = client.post(f"/clusters/{trio.pk}/accept", {"text": " "}, follow=True)
+
+    assert 'id="undo-toast"' not in page.content.decode()
+    assert "Keys: <kbd>a</kbd> accept" in page.content.decode()  # the hint, shown with JS

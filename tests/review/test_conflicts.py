@@ -152,3 +152,16 @@ def test_selected_conflicts_are_marked_not_a_conflict_after_a_preview(client, co
 
     assert b"1 of 1 selected conflict(s) marked not a conflict" in done.content
     assert Conflict.objects.get().status == "dismissed"
+
+
+def test_a_settlement_offers_its_undo_in_a_toast(client, conflict):
+    client.force_login(person("ada", "admin"))
+
+    page = client.post(
+        f"/conflicts/{conflict.pk}/resolve", {"resolution": "b_supersedes_a"}, follow=True
+    ).content.decode()
+    client.post(f"/conflicts/{conflict.pk}/undo")
+
+    assert f'action="/conflicts/{conflict.pk}/undo"' in page and "Undo: conflict" in page
+    conflict.refresh_from_db()
+    assert conflict.status == "open"

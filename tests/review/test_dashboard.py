@@ -54,5 +54,35 @@ def test_the_dashboard_shows_counts_runs_and_charts(client, viewer, run_command,
     content = client.get("/").content.decode()
 
     assert "<td>alice</td>" in content
-    assert content.count("<svg") == 3 and "Open clusters by weakest link" in content
+    assert content.count("<figure>") == 3 and "Open clusters by weakest link" in content
+    assert content.count("No open clusters.") == 2  # the pair was folded automatically
     assert "50 %" in content  # the run's removal rate
+
+
+def test_charts_name_their_axes_count_their_bars_and_say_when_empty(client, viewer):
+    from tests.factories import cluster, line, store, unit
+
+    memories = store(*(line(f"m{n}", f"Memory number {n}.", unit(n + 1)) for n in range(9)))
+    cluster(*memories[:7], similarity=0.8)
+    cluster(*memories[7:], similarity=0.9)
+    client.force_login(viewer)
+
+    content = client.get("/").content.decode()
+
+    # Sizes: one cluster of two, one of seven (counted under "6+", not lost).
+    assert 'aria-label="Open clusters by size: 2 1, 3 0, 4 0, 5 0, 6+ 1"' in content
+    assert ">members</text>" in content and ">similarity of the weakest link</text>" in content
+    assert ">clusters</text>" in content  # the count axis is named
+    assert "No decisions in the last 14 days." in content  # nobody decided: said, not blank
+    assert content.count("<svg") == 2
+
+
+def test_an_empty_chart_says_so_instead_of_drawing_nothing():
+    from memadmin.review.charts import bar_chart
+
+    empty = bar_chart("t", [("a", 0), ("b", 0)], x_name="x", y_name="y", empty="Nothing yet.")
+    full = bar_chart("t", [("a", 0), ("b", 4)], x_name="x", y_name="y", empty="Nothing yet.")
+
+    assert empty.empty == "Nothing yet." and full.empty == ""
+    assert full.top == 4 and full.bars[1].y == full.plot_top and full.bars[0].height == 0
+    assert full.bars[1].y + full.bars[1].height == full.baseline

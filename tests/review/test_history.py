@@ -2,8 +2,8 @@
 
 import pytest
 
-from memadmin.curation.models import Cluster, HistoryEvent, PairVerdict
-from tests.factories import line, memory, person, status, unit
+from memadmin.curation.models import Cluster, Conflict, HistoryEvent, PairVerdict
+from tests.factories import hosting_change, line, memory, person, status, unit
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -116,3 +116,24 @@ def test_the_dismissed_page_offers_its_undo(client, trio):
     page = client.get(f"/clusters/{trio.pk}/").content.decode()
 
     assert "Undo this dismiss" in page
+
+
+def test_a_conflict_settlement_is_undone_from_history_with_one_button(
+    client, run_command, write_jsonl
+):
+    assert run_command("import_memories", str(write_jsonl(hosting_change()))).error is None
+    assert run_command("find_duplicates").error is None
+    conflict = Conflict.objects.get()
+    client.force_login(person("ada", "admin"))
+    client.post(f"/conflicts/{conflict.pk}/resolve", {"resolution": "b_supersedes_a"})
+
+    page = client.get("/history/").content.decode()
+    answer = client.post(f"/conflicts/{conflict.pk}/undo", {"next": "/history/"})
+    after = client.get("/history/").content.decode()
+
+    assert page.count(f"Undo the settlement of conflict #{conflict.pk}") == 1
+    assert f'href="/conflicts/{conflict.pk}/"' in page
+    assert answer["Location"] == "/history/"
+    conflict.refresh_from_db()
+    assert conflict.status == "open"
+    assert "Undo the settlement" not in after

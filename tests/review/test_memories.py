@@ -4,7 +4,7 @@ import pytest
 
 from memadmin.curation.models import Cluster, HistoryEvent
 from memadmin.store.models import Memory
-from tests.factories import line, memory, near, person, unit
+from tests.factories import cluster, line, memory, near, person, store, unit
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -98,3 +98,87 @@ def test_the_memory_page_lists_its_open_cluster_and_conflict_and_pins(
 
     assert f'href="/clusters/{cluster.pk}/"' in page and "Pin</button>" in page
     assert Memory.objects.get(pk=found.pk).pinned
+
+
+def test_a_curator_opens_a_cluster_from_memories_the_engine_missed(client):
+    first, second, _ = store(
+        line("tea-1", "Drinks green tea every morning.", unit(3)),
+        line("tea-2", "Starts each day with a cup of green tea.", near(3, 0.6)),
+        line("other", "Works from Lisbon.", unit(4)),
+    )
+    client.force_login(person("cu", "curator"))
+
+    browser = client.get("/memories/").content.decode()
+    answer = client.post("/clusters/open", {"selected": [first.pk, second.pk]})
+
+    assert 'form="hand-picked"' in browser and "Open a cluster from the selected" in browser
+    opened = Cluster.objects.get()
+    assert answer.status_code == 302 and answer["Location"] == f"/clusters/{opened.pk}/"
+    assert set(opened.memberships.values_list("memory_id", flat=True)) == {first.pk, second.pk}
+    assert opened.edges[0]["method"] == "manual" and opened.edges[0]["similarity"] == 0.6
+    assert opened.flags == ["opened by hand by cu"]
+    assert opened.proposals.get(status="pending").author == "rule"
+    assert HistoryEvent.objects.get(action="open").cluster == opened
+    # Then the same review path as any cluster: accepting it merges the two.
+    client.post(f"/clusters/{opened.pk}/accept", {"text": "Drinks green tea every morning."})
+    assert Memory.objects.get(pk=first.pk).status == "superseded"
+
+
+def test_a_hand_picked_memory_of_an_open_cluster_grows_that_cluster(client, trio):
+    extra = store(line("d", "Miso the cat is a tabby.", near(1, 0.7, other_seed=9)))[0]
+    client.force_login(person("cu", "curator"))
+
+    client.post("/clusters/open", {"selected": [memory("a").pk, extra.pk]})
+
+    trio.refresh_from_db()
+    assert Cluster.objects.count() == 1 and trio.memberships.count() == 4
+    proposal = trio.proposals.get(status="pending")
+    assert proposal.members_fingerprint  # written for the four, so Accept is not refused
+    assert client.post(f"/clusters/{trio.pk}/accept").status_code == 302
+    assert Memory.objects.get(pk=extra.pk).status == "superseded"
+
+
+@pytest.mark.parametrize(
+    "case", ["one memory", "two namespaces", "a retired memory", "two open clusters"]
+)
+def test_a_hand_picked_cluster_is_refused_with_a_reason_and_opens_nothing(client, case):
+    memories = store(
+        line("p", "Prefers Python.", unit(5)),
+        line("q", "Likes Python best.", near(5, 0.9)),
+        line("r", "Prefers Python.", unit(5), namespace="other"),
+        line("s", "Lives in Porto.", unit(6)),
+        line("t", "Lives in Oporto.", near(6, 0.9)),
+    )
+    p, q, r, s, _ = (m.pk for m in memories)
+    if case == "a retired memory":
+        Memory.objects.filter(pk=q).update(status="superseded")
+    if case == "two open clusters":
+        first, second = cluster(memories[0], memories[1]), cluster(memories[3], memories[4])
+    chosen = {
+        "one memory": [p],
+        "two namespaces": [p, r],
+        "a retired memory": [p, q],
+        "two open clusters": [p, s],
+    }[case]
+    before = Cluster.objects.count()
+    client.force_login(person("cu", "curator"))
+
+    answer = client.post(
+        "/clusters/open", {"selected": chosen, "next": "/memories/?q=Python"}, follow=True
+    )
+
+    assert answer.redirect_chain[0][0] == "/memories/?q=Python"
+    assert "No cluster opened:" in answer.content.decode()
+    assert Cluster.objects.count() == before
+    assert not HistoryEvent.objects.filter(action="open").exists()
+    if case == "two open clusters":
+        assert f"#{first.pk}, #{second.pk}" in answer.content.decode()
+
+
+def test_only_curators_open_clusters_by_hand(client):
+    p, q = store(line("p", "Prefers Python.", unit(5)), line("q", "Likes Python.", near(5, 0.9)))
+    client.force_login(person("v", "viewer"))
+
+    assert client.post("/clusters/open", {"selected": [p.pk, q.pk]}).status_code == 403
+    assert 'form="hand-picked"' not in client.get("/memories/").content.decode()
+    assert not Cluster.objects.exists()

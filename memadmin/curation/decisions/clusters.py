@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy
 from django.db import transaction
 from django.utils import timezone
 
@@ -13,6 +14,7 @@ from memadmin.curation import clustering
 from memadmin.curation.decisions.history import (
     DecisionError,
     actor_of,
+    lock_active,
     lock_open_cluster,
     log_cluster_decision,
 )
@@ -81,17 +83,7 @@ def open_clusters(
             ).values_list("memory_id", "cluster_id")
         )
         fresh = [p for p in proposed if not any(m.pk in open_cluster_of for m in p.memories)]
-        created = Cluster.objects.bulk_create(
-            Cluster(
-                namespace=namespace,
-                status=ClusterStatus.OPEN,
-                edges=sorted(p.edges, key=lambda e: (e["a"], e["b"])),
-                min_similarity=min((e["similarity"] for e in p.edges), default=0.0),
-                weakest_link=weakest(p.edges),
-                flags=sorted(set(p.flags)),
-            )
-            for p in fresh
-        )
+        created = Cluster.objects.bulk_create(_unsaved_cluster(namespace, p) for p in fresh)
         ClusterMember.objects.bulk_create(
             ClusterMember(cluster=cluster, memory=m)
             for cluster, p in zip(created, fresh, strict=True)
@@ -106,6 +98,26 @@ def open_clusters(
             held = next(open_cluster_of[m.pk] for m in p.memories if m.pk in open_cluster_of)
             results.append((_grow_cluster(held, p), False))
     return results
+
+
+def _unsaved_cluster(namespace: Namespace, proposed: ProposedCluster) -> Cluster:
+    return Cluster(
+        namespace=namespace,
+        status=ClusterStatus.OPEN,
+        edges=sorted(proposed.edges, key=lambda e: (e["a"], e["b"])),
+        min_similarity=min((e["similarity"] for e in proposed.edges), default=0.0),
+        weakest_link=weakest(proposed.edges),
+        flags=sorted(set(proposed.flags)),
+    )
+
+
+def _new_cluster(namespace: Namespace, proposed: ProposedCluster) -> Cluster:
+    cluster = _unsaved_cluster(namespace, proposed)
+    cluster.save()
+    ClusterMember.objects.bulk_create(
+        ClusterMember(cluster=cluster, memory=m) for m in proposed.memories
+    )
+    return cluster
 
 
 def _grow_cluster(cluster_id: int, proposed: ProposedCluster) -> Cluster:
@@ -123,6 +135,78 @@ def _grow_cluster(cluster_id: int, proposed: ProposedCluster) -> Cluster:
     cluster.flags = sorted(set(cluster.flags) | set(proposed.flags))
     cluster.save()
     return cluster
+
+
+# The most memories a curator puts in one cluster by hand.
+MAX_HAND_PICKED = 50
+
+
+def open_cluster_by_hand(*, memory_ids: Sequence[int], user) -> Cluster:
+    """A curator found duplicates the engine missed: the chosen memories (active, of one
+    namespace) become an open cluster that goes through the same review as any other.
+    Its links are the members' cosine similarities (method `manual`), flagged "opened by
+    hand". Memories already in an open cluster join it instead when they are all in the
+    same one; refused when they are spread over several (decide those first).
+
+    Side effects, in one transaction: a Cluster and its members (or the grown one), one
+    `open` event. Returns the cluster."""
+    ids = sorted(set(memory_ids))
+    if len(ids) < 2:
+        raise DecisionError("choose at least two memories to put in a cluster")
+    if len(ids) > MAX_HAND_PICKED:
+        raise DecisionError(f"choose at most {MAX_HAND_PICKED} memories for one cluster")
+    with transaction.atomic():
+        memories = lock_active(ids)
+        namespaces = {m.namespace_id for m in memories.values()}
+        if len(namespaces) != 1:
+            raise DecisionError("the memories must all be of one namespace")
+        held = sorted(
+            set(
+                ClusterMember.objects.filter(
+                    cluster__status=ClusterStatus.OPEN, memory__in=ids, excluded=False
+                ).values_list("cluster_id", flat=True)
+            )
+        )
+        if len(held) > 1:
+            raise DecisionError(
+                "these memories are in different open clusters ("
+                + ", ".join(f"#{pk}" for pk in held)
+                + "): decide those first"
+            )
+        chosen = [memories[pk] for pk in ids]
+        vectors = dict(
+            Memory.objects.filter(pk__in=ids, embedding__isnull=False).values_list(
+                "pk", "embedding"
+            )
+        )
+        edges = [
+            {"a": a.pk, "b": b.pk, "similarity": _cosine(vectors, a.pk, b.pk), "method": "manual"}
+            for position, a in enumerate(chosen)
+            for b in chosen[position + 1 :]
+        ]
+        proposed = ProposedCluster(chosen, edges, [f"opened by hand by {user.get_username()}"])
+        if held:
+            cluster = _grow_cluster(held[0], proposed)
+            # The curator's choice brings back a member excluded from it before.
+            cluster.memberships.filter(memory__in=ids).update(excluded=False)
+        else:
+            cluster = _new_cluster(chosen[0].namespace, proposed)
+        log_cluster_decision(
+            cluster,
+            HistoryEvent.Action.OPEN,
+            user,
+            f"opened by hand from {', '.join(m.external_id for m in chosen)}",
+        )
+    return cluster
+
+
+def _cosine(vectors: dict, a: int, b: int) -> float:
+    """The cosine of two memories' vectors, 0 when one has none (never embedded)."""
+    if a not in vectors or b not in vectors:
+        return 0.0
+    left, right = numpy.asarray(vectors[a]), numpy.asarray(vectors[b])
+    norms = float(numpy.linalg.norm(left) * numpy.linalg.norm(right))
+    return round(float(left @ right) / norms, 4) if norms else 0.0
 
 
 def record_proposal(*, cluster: Cluster, members: Sequence[Memory], draft) -> MergeProposal:
@@ -272,16 +356,8 @@ def _groups(members: dict[int, Memory], edges: list[dict]) -> list[list[int]]:
 
 
 def _new_open_cluster(parent: Cluster, memories: list[Memory], edges: list[dict]) -> Cluster:
-    created = Cluster.objects.create(
-        namespace=parent.namespace,
-        status=ClusterStatus.OPEN,
-        edges=edges,
-        min_similarity=min((e["similarity"] for e in edges), default=0.0),
-        weakest_link=weakest(edges),
-        flags=sorted({*parent.flags, f"split from #{parent.pk}"}),
-    )
-    ClusterMember.objects.bulk_create(ClusterMember(cluster=created, memory=m) for m in memories)
-    return created
+    flags = [*parent.flags, f"split from #{parent.pk}"]
+    return _new_cluster(parent.namespace, ProposedCluster(memories, edges, flags))
 
 
 # The cluster decisions that change no memory, and can be taken back one by one.

@@ -19,6 +19,7 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
+from memadmin.review.context import UNDO_OFFER
 from memadmin.review.roles import VIEWER, has_role
 from memadmin.store import validation
 
@@ -119,6 +120,12 @@ def safe_next(request: HttpRequest, default: str) -> str:
 
 class UnsafeNext(Exception):
     """A `next` that leaves the site."""
+
+
+def offer_undo(request: HttpRequest, *, url: str, label: str, back: str) -> None:
+    """After a decision: the next page shows a toast with one button that undoes it
+    (POST to `url`, then to `back`). Shown once (review.context.undo_offer)."""
+    request.session[UNDO_OFFER] = {"url": url, "label": label, "next": back}
 
 
 @dataclass

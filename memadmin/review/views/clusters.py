@@ -14,14 +14,17 @@ from memadmin.review.roles import CURATOR, VIEWER
 from memadmin.review.views.answers import (
     QUEUE_PAGE_SIZE,
     DecisionPage,
+    UnsafeNext,
     answer_decision,
     filter_value,
+    offer_undo,
     page_of,
     query_without_page,
     role_required,
+    safe_next,
 )
 from memadmin.store import validation
-from memadmin.store.models import Namespace
+from memadmin.store.models import Memory, Namespace
 
 UNIT = {"low": 0.0, "high": 1.0}
 MAX_SIZE = 10_000  # members of a cluster, as a filter
@@ -61,7 +64,7 @@ def queue(request: HttpRequest) -> HttpResponse:
         "filters": filters,
         "statuses": ClusterStatus.values,
         "sorts": list(queries.QUEUE_SORTS),
-        "methods": ["exact", "vector", "lexical", "multilingual", "llm"],
+        "methods": ["exact", "vector", "lexical", "multilingual", "llm", "manual"],
         "namespaces": Namespace.objects.values_list("name", flat=True),
         "query": query_without_page(request),
     }
@@ -69,10 +72,17 @@ def queue(request: HttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-def _context(cluster: Cluster, error: str = "") -> dict:
+def _context(cluster: Cluster, error: str = "", against: int | None = None) -> dict:
+    """The cluster page's context. Each member shows its differences from the proposal,
+    or, when `against` names a member, from that member (to compare members)."""
     members = queries.cluster_members(cluster)
     proposal = queries.pending_proposal(cluster)
     text = proposal.merged_text if proposal else representative(members).content
+    merged = queries.merged_memory(cluster)
+    if merged is not None and proposal is None:
+        text = merged.content  # decided: the members against what was saved
+    compared = next((m for m in members if m.pk == against), None)
+    base = compared.content if compared else text
     edges = {(e["a"], e["b"]): e for e in cluster.edges}
     edges.update({(e["b"], e["a"]): e for e in cluster.edges})
     weakest = set(cluster.weakest_link)
@@ -89,7 +99,8 @@ def _context(cluster: Cluster, error: str = "") -> dict:
     return {
         "cluster": cluster,
         "flags": flags,
-        "members": [(m, word_diff(m.content, text)) for m in members],
+        "members": [(m, word_diff(m.content, base)) for m in members],
+        "compared": compared,
         "grid": zip(members, grid, strict=True),
         "proposal": proposal,
         "text": text,
@@ -97,7 +108,7 @@ def _context(cluster: Cluster, error: str = "") -> dict:
         "text_rows": min(24, max(3, len(text) // 70 + text.count("\n") + 2)),
         "error": error,
         "version": queries.cluster_version(cluster),
-        "merged": queries.merged_memory(cluster),
+        "merged": merged,
         "undo_event": _undoable_decision(cluster),
     }
 
@@ -110,7 +121,8 @@ def _undoable_decision(cluster: Cluster):
 
 @role_required(VIEWER)
 def cluster(request: HttpRequest, cluster_id: int) -> HttpResponse:
-    return render(request, "review/cluster.html", _context(_get(cluster_id)))
+    against = filter_value(request, "against", validation.whole_number, low=1, high=2**63 - 1)
+    return render(request, "review/cluster.html", _context(_get(cluster_id), against=against))
 
 
 def _get(cluster_id: int) -> Cluster:
@@ -139,6 +151,8 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
     except decisions.DecisionError as problem:
         error = str(problem)
     found = _get(cluster_id)  # as the decision left it
+    if not error:
+        _offer_undo(request, found)
     page = DecisionPage("review/cluster.html", "decision", lambda e: _context(found, e))
     here = reverse("cluster", args=[found.pk])
     if found.status == ClusterStatus.OPEN:
@@ -149,6 +163,23 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
     return answer_decision(
         request, page=page, error=error, message=message, done_url=done, refused_url=here
     )
+
+
+def _offer_undo(request: HttpRequest, found: Cluster) -> None:
+    """The toast's undo for the decision just taken on `found`: a merge (accept, keep
+    one) is unmerged; a dismissal, split or exclusion taken back by its event."""
+    back = reverse("cluster", args=[found.pk])
+    if found.status == ClusterStatus.ACCEPTED:
+        url, label = reverse("unmerge", args=[found.pk]), f"Undo the merge of #{found.pk}"
+    else:
+        action = {ClusterStatus.DISMISSED: "dismiss", ClusterStatus.SPLIT: "split"}.get(
+            found.status, "exclude"
+        )
+        decision = queries.last_cluster_decision(found, action)
+        if decision is None:
+            return
+        url, label = reverse("undo-decision", args=[decision.pk]), f"Undo the {action}"
+    offer_undo(request, url=url, label=label, back=back)
 
 
 @require_POST
@@ -181,12 +212,12 @@ def dismiss(request: HttpRequest, cluster_id: int) -> HttpResponse:
 @require_POST
 @role_required(CURATOR)
 def keep_member(request: HttpRequest, cluster_id: int, memory_id: int) -> HttpResponse:
-    return _decide(
-        request,
-        cluster_id,
-        lambda c: decisions.keep_survivor(cluster=c, survivor_id=memory_id, user=request.user),
-        "Kept one member; the others fold into it.",
-    )
+    def act(found: Cluster) -> str:
+        decisions.keep_survivor(cluster=found, survivor_id=memory_id, user=request.user)
+        kept = Memory.objects.only("external_id").get(pk=memory_id)
+        return f"Kept {kept.external_id}; the others of cluster #{found.pk} fold into it."
+
+    return _decide(request, cluster_id, act)
 
 
 @require_POST
@@ -252,6 +283,10 @@ def _pending_or_rule_proposal(found: Cluster) -> MergeProposal:
     proposal = queries.pending_proposal(found)
     if proposal is not None:
         return proposal
+    return _rule_proposal(found)
+
+
+def _rule_proposal(found: Cluster) -> MergeProposal:
     members = queries.cluster_members(found)
     draft = proposals.check(proposals.rule_draft(members, "written at review"), members)
     return decisions.record_proposal(cluster=found, members=members, draft=draft)
@@ -350,3 +385,26 @@ def selected(request: HttpRequest) -> HttpResponse:
     if missing:
         messages.error(request, f"{missing} selected cluster(s) were no longer open.")
     return redirect("clusters")
+
+
+@require_POST
+@role_required(CURATOR)
+def open_by_hand(request: HttpRequest) -> HttpResponse:
+    """The memories ticked in the memory browser become a cluster to review (duplicates
+    the engine missed), with a rule proposal; refused back to the browser, saying why."""
+    try:
+        back = safe_next(request, reverse("memories"))
+    except UnsafeNext as problem:
+        return render(request, "400.html", {"message": str(problem)}, status=400)
+    ids = [int(value) for value in request.POST.getlist("selected") if value.isdigit()]
+    try:
+        found = decisions.open_cluster_by_hand(memory_ids=ids, user=request.user)
+        # Always a fresh proposal: a grown cluster's earlier one misses the new members.
+        _rule_proposal(found)
+    except decisions.DecisionError as problem:
+        messages.error(request, f"No cluster opened: {problem}.")
+        return redirect(back)
+    messages.success(
+        request, f"Cluster #{found.pk} opened from {len(set(ids))} memories: review it here."
+    )
+    return redirect("cluster", cluster_id=found.pk)

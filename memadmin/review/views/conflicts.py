@@ -13,10 +13,13 @@ from memadmin.review.roles import ADMIN, VIEWER
 from memadmin.review.views.answers import (
     QUEUE_PAGE_SIZE,
     DecisionPage,
+    UnsafeNext,
     answer_decision,
+    offer_undo,
     page_of,
     query_without_page,
     role_required,
+    safe_next,
 )
 from memadmin.store.models import Memory, Namespace
 
@@ -117,6 +120,13 @@ def resolve(request: HttpRequest, conflict_id: int) -> HttpResponse:
     except decisions.DecisionError as problem:
         error = str(problem)
     found = _get(conflict_id)
+    if not error:
+        offer_undo(
+            request,
+            url=reverse("undo-conflict", args=[found.pk]),
+            label=f"Undo: conflict {found.pk} settled ({found.resolution})",
+            back=reverse("conflict", args=[found.pk]),
+        )
     page = DecisionPage("review/conflict.html", "resolution", lambda e: _context(found, e))
     return answer_decision(
         request,
@@ -134,12 +144,16 @@ def undo(request: HttpRequest, conflict_id: int) -> HttpResponse:
     """Take back how a conflict was settled: it is open again, its memories as before."""
     found = _get(conflict_id)
     try:
+        back = safe_next(request, reverse("conflict", args=[found.pk]))
+    except UnsafeNext as problem:
+        return render(request, "400.html", {"message": str(problem)}, status=400)
+    try:
         decisions.undo_resolution(conflict=found, user=request.user)
     except decisions.DecisionError as problem:
         messages.error(request, f"Cannot undo: {problem}")
     else:
         messages.success(request, f"Conflict {found.pk} is open again, its memories as before.")
-    return redirect("conflict", conflict_id=found.pk)
+    return redirect(back)
 
 
 @role_required(ADMIN)

@@ -23,13 +23,27 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "namespaces": queries.namespace_summaries(),
         "runs": queries.recent_runs(),
         "charts": [
-            charts.bar_chart("Open clusters by weakest link", queries.open_cluster_histogram()),
             charts.bar_chart(
-                "Open clusters by size", [(str(n), sizes.get(n, 0)) for n in range(2, 7)]
+                "Open clusters by weakest link",
+                queries.open_cluster_histogram(),
+                x_name="similarity of the weakest link",
+                y_name="clusters",
+                empty="No open clusters.",
+            ),
+            charts.bar_chart(
+                "Open clusters by size",
+                [(str(n), sizes.get(n, 0)) for n in range(2, 6)]
+                + [("6+", sum(count for size, count in sizes.items() if size >= 6))],
+                x_name="members",
+                y_name="clusters",
+                empty="No open clusters.",
             ),
             charts.bar_chart(
                 "Decisions per day (14 days)",
                 [(d.strftime("%d"), decided.get(d, 0)) for d in days],
+                x_name="day of the month",
+                y_name="decisions",
+                empty="No decisions in the last 14 days.",
             ),
         ],
     }

@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from memadmin.curation import decisions, queries
-from memadmin.curation.models import Cluster, ClusterStatus, HistoryEvent
+from memadmin.curation.models import Cluster, ClusterStatus, ConflictStatus, HistoryEvent
 from memadmin.review.roles import CURATOR, VIEWER
 from memadmin.review.views.answers import (
     LIST_PAGE_SIZE,
@@ -43,9 +43,24 @@ def history(request: HttpRequest) -> HttpResponse:
         "undoable": {ClusterStatus.AUTO_MERGED, ClusterStatus.ACCEPTED},
         "undoable_decisions": set(decisions.UNDOABLE_ACTIONS),
         "undone": queries.undone_event_ids([event.pk for event in page]),
+        "settlements": _undoable_settlements(page),
         "base": query_without_page(request).urlencode(),
     }
     return render(request, "review/history.html" + ("#events" if request.htmx else ""), context)
+
+
+def _undoable_settlements(events) -> set[int]:
+    """The row that offers to undo each conflict settlement on the page: a settlement
+    writes one `resolve` event per memory; one button is enough (the last)."""
+    last: dict[int, int] = {}
+    for event in events:
+        if (
+            event.action == HistoryEvent.Action.RESOLVE
+            and event.conflict_id
+            and event.conflict.status == ConflictStatus.RESOLVED
+        ):
+            last[event.conflict_id] = max(event.pk, last.get(event.conflict_id, 0))
+    return set(last.values())
 
 
 @require_POST

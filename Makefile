@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 # Tests use their own embedded server folder, so a test run never touches the demo's data.
 TEST_DATA_DIR ?= $(CURDIR)/var/test
 
-.PHONY: install install-dev demo serve test lint format stop bench clean
+.PHONY: install install-dev demo serve serve-asgi test lint format stop bench clean
 
 install: $(VENV)/.installed
 
@@ -40,6 +40,11 @@ demo: install
 
 serve: install
 	$(PY) manage.py runserver 127.0.0.1:8000
+
+# The whole app under an ASGI server: the pages, the JSON API and MCP at /mcp/<namespace>/.
+serve-asgi: install
+	$(PY) manage.py migrate --no-input
+	$(PY) -m uvicorn memadmin.asgi:application --host 127.0.0.1 --port 8000
 
 test: install-dev lint
 	MEMADMIN_DATA_DIR=$(TEST_DATA_DIR) $(PY) -m pytest

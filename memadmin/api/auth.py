@@ -1,4 +1,5 @@
-"""Token authentication for the agent API: `Authorization: Bearer <token>`."""
+"""Token authentication for the agent API and the MCP server's HTTP endpoint:
+`Authorization: Bearer <token>`, one token per namespace."""
 
 from __future__ import annotations
 
@@ -20,7 +21,13 @@ def token_for(request: HttpRequest, namespace_name: str) -> ApiToken:
     """The request's token, checked against the namespace in the URL. A session cookie
     is not enough: the API takes tokens only, so no browser session can call it (and so
     cross-site requests have nothing to ride on)."""
-    header = request.headers.get("Authorization", "")
+    return token_from_header(request.headers.get("Authorization", ""), namespace_name)
+
+
+def token_from_header(header: str, namespace_name: str) -> ApiToken:
+    """The token of an `Authorization: Bearer <token>` header, for `namespace_name`
+    (the JSON API and the MCP server's HTTP endpoint): Unauthorized without a valid
+    token, Forbidden with another namespace's."""
     scheme, _, plain = header.partition(" ")
     if scheme.lower() != "bearer" or not plain.strip():
         raise Unauthorized("missing bearer token (Authorization: Bearer <token>)")

@@ -229,6 +229,7 @@ class HistoryEvent(models.Model):
         WRITE = "write"  # API write-time decision
         UNDO = "undo"  # a dismissal, exclusion or split taken back (undoes: which)
         OPEN = "open"  # a cluster opened by hand from memories a curator chose
+        FORGET = "forget"  # an agent asked to forget a memory: retired, undoable
 
     namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="+")
     memory = models.ForeignKey(

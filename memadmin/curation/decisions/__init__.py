@@ -3,7 +3,7 @@ writes its history event; views, commands and the API call these and nothing els
 change a memory, a cluster or a conflict.
 
 One module per concept: `history` (what all share: errors, locks, events), `memories`
-(import, vectors, decay, pin, an agent's write), `clusters` (open, propose, dismiss,
+(import, vectors, decay, pin, an agent's write or forget), `clusters` (open, propose, dismiss,
 exclude, split), `merges` (fold, accept, keep one, unmerge), `conflicts` (open,
 resolve), `verdicts` (pair judgements). Today's names stay importable from here.
 
@@ -39,6 +39,7 @@ from memadmin.curation.decisions.memories import (
     ImportResult,
     decay_confidence,
     embed_multilingual,
+    forget_memory,
     import_records,
     insert_written,
     new_memory,
@@ -46,6 +47,7 @@ from memadmin.curation.decisions.memories import (
     pin_memory,
     record_repeat,
     store_embeddings,
+    undo_forget,
 )
 from memadmin.curation.decisions.merges import (
     accept_proposal,
@@ -68,6 +70,7 @@ __all__ = [
     "embed_multilingual",
     "exclude_member",
     "fold_memories",
+    "forget_memory",
     "import_records",
     "insert_written",
     "keep_survivor",
@@ -88,6 +91,7 @@ __all__ = [
     "split_cluster",
     "store_embeddings",
     "undo_cluster_decision",
+    "undo_forget",
     "undo_resolution",
     "unmerge",
 ]

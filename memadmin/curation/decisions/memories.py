@@ -19,6 +19,7 @@ from memadmin.curation.decisions.history import (
     actor_of,
     change,
     event,
+    lock_memory,
     log,
     snapshot,
 )
@@ -413,6 +414,55 @@ def pin_memory(*, memory: Memory, pinned: bool, user) -> None:
             reason="pinned" if pinned else "unpinned",
             pinned=pinned,
         )
+
+
+def forget_memory(*, memory: Memory, reason: str, actor: str) -> Memory:
+    """An agent asks to forget one of its memories: never a hard delete. The memory is
+    retired (status `deleted`: out of profiles, searches and detection), with a `forget`
+    event holding the reason and the memory as it was, which a curator can undo from
+    History. Refused for a memory that is not active, and for a pinned one (an admin
+    pinned it: only an admin unpins). Returns the memory as saved."""
+    with transaction.atomic():
+        memory = lock_memory(memory)
+        if memory.status != MemoryStatus.ACTIVE:
+            raise DecisionError(f"{memory.external_id} is {memory.status}, not active")
+        if memory.pinned:
+            raise DecisionError(f"{memory.external_id} is pinned by an admin: it is kept")
+        return change(
+            memory,
+            HistoryEvent.Action.FORGET,
+            actor=actor,
+            reason=reason,
+            status=MemoryStatus.DELETED,
+        )
+
+
+def undo_forget(*, forgotten: HistoryEvent, user) -> Memory:
+    """A curator takes an agent's `forget` back: the memory is active again. Refused when
+    it changed since (or the event was undone already). Side effects: the memory, one
+    `undo` event pointing at the forget."""
+    with transaction.atomic():
+        forgotten = HistoryEvent.objects.select_for_update().get(pk=forgotten.pk)
+        if forgotten.action != HistoryEvent.Action.FORGET:
+            raise DecisionError("only a forget is undone here")
+        if forgotten.undone_by.exists():
+            raise DecisionError("this forget was undone already")
+        memory = lock_memory(forgotten.memory)
+        if memory.status != MemoryStatus.DELETED:
+            raise DecisionError(f"{memory.external_id} changed since it was forgotten")
+        before = snapshot(memory)
+        memory.status = forgotten.before["status"]
+        memory.save(update_fields=["status", "updated_at"])
+        log(
+            memory,
+            HistoryEvent.Action.UNDO,
+            actor=actor_of(user),
+            user=user,
+            before=before,
+            reason=f"forget undone by {user.get_username()}",
+            undoes=forgotten,
+        )
+        return memory
 
 
 def insert_written(

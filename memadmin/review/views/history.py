@@ -41,7 +41,7 @@ def history(request: HttpRequest) -> HttpResponse:
         "actions": HistoryEvent.Action.values,
         "namespaces": Namespace.objects.values_list("name", flat=True),
         "undoable": {ClusterStatus.AUTO_MERGED, ClusterStatus.ACCEPTED},
-        "undoable_decisions": set(decisions.UNDOABLE_ACTIONS),
+        "undoable_decisions": {*decisions.UNDOABLE_ACTIONS, HistoryEvent.Action.FORGET},
         "undone": queries.undone_event_ids([event.pk for event in page]),
         "settlements": _undoable_settlements(page),
         "base": query_without_page(request).urlencode(),
@@ -86,18 +86,22 @@ def unmerge(request: HttpRequest, cluster_id: int) -> HttpResponse:
 @require_POST
 @role_required(CURATOR)
 def undo(request: HttpRequest, event_id: int) -> HttpResponse:
-    """Take back one dismissal, exclusion or split (the event that recorded it)."""
+    """Take back one dismissal, exclusion or split, or an agent's forget (the event that
+    recorded it)."""
     found = get_object_or_404(HistoryEvent, pk=event_id)
     try:
         back = safe_next(request, reverse("history"))
     except UnsafeNext as problem:
         return render(request, "400.html", {"message": str(problem)}, status=400)
     try:
-        cluster = decisions.undo_cluster_decision(decision=found, user=request.user)
+        if found.action == HistoryEvent.Action.FORGET:
+            memory = decisions.undo_forget(forgotten=found, user=request.user)
+            said = f"The forget of {memory.external_id} was undone: it is active again."
+        else:
+            cluster = decisions.undo_cluster_decision(decision=found, user=request.user)
+            said = f"The {found.action} of cluster #{cluster.pk} was undone: it is open again."
     except decisions.DecisionError as problem:
         messages.error(request, f"Cannot undo this {found.action}: {problem}")
     else:
-        messages.success(
-            request, f"The {found.action} of cluster #{cluster.pk} was undone: it is open again."
-        )
+        messages.success(request, said)
     return redirect(back)

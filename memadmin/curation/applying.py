@@ -42,6 +42,7 @@ def apply_plan(
 ) -> None:
     """Apply `plan` (see the module's docstring); counts go on `report`."""
     ops_left = options.max_ops
+    folds = []
     for kind, groups in (("collapse", plan.collapses), ("merge", plan.auto_merges)):
         for group in groups:
             survivor = memories[group.representative]
@@ -49,32 +50,49 @@ def apply_plan(
             if len(others) > ops_left:
                 report.deferred += len(others)
                 continue
-            description = (
-                f"{kind} {', '.join(m.external_id for m in others)} into {survivor.external_id}"
-            )
-            if options.dry_run:
-                report.actions.append(description)
-            else:
-                try:
-                    decisions.fold_memories(
-                        survivor=survivor,
-                        others=others,
-                        edges=plan_edges(group.edges, memories),
-                        action="collapse" if kind == "collapse" else "merge",
-                        actor=options.actor,
-                        reason="exact duplicate" if kind == "collapse" else "near-identical",
-                        run_id=run.pk if run else None,
-                    )
-                except decisions.DecisionError as error:
-                    report.failed += 1
-                    logger.warning("DEDUP_FAIL %s: %s", description, error)
-                    continue
             ops_left -= len(others)
-            if kind == "collapse":
-                report.exact_collapsed += len(others)
-            else:
-                report.auto_merged += len(others)
+            if options.dry_run:
+                report.actions.append(_described(kind, survivor, others))
+            folds.append(
+                decisions.Fold(
+                    survivor=survivor,
+                    others=others,
+                    edges=plan_edges(group.edges, memories),
+                    action="collapse" if kind == "collapse" else "merge",
+                    reason="exact duplicate" if kind == "collapse" else "near-identical",
+                )
+            )
+    refused = []
+    if folds and not options.dry_run:
+        # One set-based write for the whole namespace (decisions.fold_many).
+        _, refused = decisions.fold_many(folds, actor=options.actor, run_id=run.pk if run else None)
+    for fold, reason in refused:
+        report.failed += 1
+        logger.warning(
+            "DEDUP_FAIL %s: %s", _described(fold.action, fold.survivor, fold.others), reason
+        )
+    left_out = {id(fold) for fold, _ in refused}
+    for fold in folds:
+        if id(fold) in left_out:
+            continue
+        if fold.action == "collapse":
+            report.exact_collapsed += len(fold.others)
+        else:
+            report.auto_merged += len(fold.others)
+    if folds and not options.dry_run:
+        logger.info(
+            "DEDUP_MERGE namespace=%s collapsed=%d merged=%d failed=%d run=%s",
+            namespace.name,
+            report.exact_collapsed,
+            report.auto_merged,
+            report.failed,
+            run.pk if run else None,
+        )
     _apply_reviews(plan, memories, namespace, options, report)
+
+
+def _described(kind: str, survivor: Memory, others: list[Memory]) -> str:
+    return f"{kind} {', '.join(m.external_id for m in others)} into {survivor.external_id}"
 
 
 def _apply_reviews(plan, memories, namespace, options, report) -> None:

@@ -50,7 +50,9 @@ from memadmin.curation.decisions.memories import (
     undo_forget,
 )
 from memadmin.curation.decisions.merges import (
+    Fold,
     accept_proposal,
+    fold_many,
     fold_memories,
     keep_survivor,
     unmerge,
@@ -60,6 +62,7 @@ from memadmin.curation.decisions.verdicts import record_verdict, remember_apart
 __all__ = [
     "UNDOABLE_ACTIONS",
     "DecisionError",
+    "Fold",
     "ImportResult",
     "ProposedCluster",
     "StaleDecision",
@@ -69,6 +72,7 @@ __all__ = [
     "dismiss_cluster",
     "embed_multilingual",
     "exclude_member",
+    "fold_many",
     "fold_memories",
     "forget_memory",
     "import_records",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
@@ -44,6 +45,18 @@ logger = logging.getLogger("memadmin.curation")
 FOLDED_FIELDS = ["tags", "provenance", "importance", "confidence", "access_count"]
 
 
+@dataclass
+class Fold:
+    """One fold to make: `others` into `survivor` (see fold_memories)."""
+
+    survivor: Memory
+    others: Sequence[Memory]
+    edges: list[dict]
+    action: str  # collapse | merge
+    reason: str
+    into: Cluster | None = None  # a reviewed cluster a curator folded (else a new one)
+
+
 def fold_memories(
     *,
     survivor: Memory,
@@ -64,75 +77,141 @@ def fold_memories(
     Cluster whose events an unmerge reads. Refuses (DecisionError, nothing changed) when
     any memory is no longer active.
     """
+    fold = Fold(survivor, others, edges, action, reason, into)
+    (cluster,), refused = fold_many([fold], actor=actor, run_id=run_id)
+    if refused:
+        raise DecisionError(refused[0][1])
+    return cluster
+
+
+def fold_many(
+    folds: Sequence[Fold], *, actor: str, run_id: int | None = None
+) -> tuple[list[Cluster], list[tuple[Fold, str]]]:
+    """Make many folds at once, in order, as fold_memories would one by one, with
+    set-based statements: one lock of every memory involved, then bulk updates and bulk
+    inserts (a batch run folds thousands: a transaction and a few queries for each took
+    most of its time). A fold whose memories are no longer active (or were folded by an
+    earlier fold of the batch) is left out, with the reason; the others are made all
+    together or not at all.
+
+    Returns the clusters recording the folds made, and the (fold, reason) left out."""
     now = timezone.now()
     with transaction.atomic():
-        locked = lock_active([survivor.pk, *(m.pk for m in others)])
-        survivor, others = locked[survivor.pk], [locked[m.pk] for m in others]
-        before = snapshot(survivor)
-        for other in others:
-            survivor.tags = survivor.tags + [t for t in other.tags if t not in survivor.tags]
-            survivor.provenance = survivor.provenance + [
-                entry for entry in other.provenance if entry not in survivor.provenance
-            ]
-            survivor.importance = max(survivor.importance, other.importance)
-            survivor.confidence = max(survivor.confidence, other.confidence)
-            survivor.access_count = capped_sum([survivor.access_count, other.access_count])
-        # updated_at stays: what the run itself changed is no news for the next
-        # incremental run (else a survivor would be compared again and chain merges).
-        survivor.save(update_fields=FOLDED_FIELDS)
-        if into is not None:
-            cluster = into  # a reviewed cluster a curator folded: its caller closes it
-        else:
-            cluster = Cluster.objects.create(
-                namespace_id=survivor.namespace_id,
-                status=ClusterStatus.AUTO_MERGED,
-                edges=edges,
-                min_similarity=min((e["similarity"] for e in edges), default=1.0),
-                weakest_link=weakest(edges),
-                flags=[action],
-                decided_at=now,
+        ids = {m.pk for fold in folds for m in (fold.survivor, *fold.others)}
+        locked = {
+            m.pk: m
+            for m in Memory.objects.select_for_update()
+            .defer("embedding", "embedding_multi")
+            .filter(pk__in=ids)
+            .order_by("pk")
+        }
+        made, refused, events, superseded = [], [], [], []
+        survivors: dict[int, Memory] = {}
+        new_clusters: list[tuple[Cluster, list[Memory]]] = []
+        for fold in folds:
+            involved = [fold.survivor.pk, *(m.pk for m in fold.others)]
+            gone = sorted(
+                locked[pk].external_id if pk in locked else "missing rows"
+                for pk in involved
+                if pk not in locked or locked[pk].status != MemoryStatus.ACTIVE
             )
-            ClusterMember.objects.bulk_create(
-                ClusterMember(cluster=cluster, memory=m) for m in [survivor, *others]
-            )
-        befores = {other.pk: snapshot(other) for other in others}
-        Memory.objects.filter(pk__in=befores).update(
-            status=MemoryStatus.SUPERSEDED, superseded_by=survivor, updated_at=now
+            if gone:
+                refused.append((fold, f"no longer active: {', '.join(gone)}"))
+                continue
+            survivor, others = locked[fold.survivor.pk], [locked[m.pk] for m in fold.others]
+            cluster = fold.into
+            if cluster is None:
+                cluster = _auto_merged_cluster(survivor, fold, now)
+                new_clusters.append((cluster, [survivor, *others]))
+            events.extend(_fold_one(survivor, others, fold, cluster, actor))
+            survivors[survivor.pk] = survivor
+            superseded.extend(others)
+            made.append(cluster)
+        # updated_at stays on survivors: what the run itself changed is no news for the
+        # next incremental run (else a survivor would be compared again and chain merges).
+        Memory.objects.bulk_update(list(survivors.values()), FOLDED_FIELDS, batch_size=1000)
+        for other in superseded:
+            other.updated_at = now
+        Memory.objects.bulk_update(
+            superseded, ["status", "superseded_by", "updated_at"], batch_size=1000
         )
-        events = [
+        Cluster.objects.bulk_create([cluster for cluster, _ in new_clusters], batch_size=1000)
+        ClusterMember.objects.bulk_create(
+            (
+                ClusterMember(cluster=cluster, memory=m)
+                for cluster, members in new_clusters
+                for m in members
+            ),
+            batch_size=1000,
+        )
+        HistoryEvent.objects.bulk_create(events, batch_size=1000)
+    for fold in folds:
+        if all(fold is not left for left, _ in refused):
+            logger.debug(
+                "DEDUP_MERGE namespace=%s action=%s survivor=%s folded=%s run=%s",
+                fold.survivor.namespace_id,
+                fold.action,
+                fold.survivor.external_id,
+                ",".join(m.external_id for m in fold.others),
+                run_id,
+            )
+    return made, refused
+
+
+def _auto_merged_cluster(survivor: Memory, fold: Fold, now) -> Cluster:
+    """The (unsaved) cluster that records an automatic fold, for unmerge to read."""
+    return Cluster(
+        namespace_id=survivor.namespace_id,
+        status=ClusterStatus.AUTO_MERGED,
+        edges=fold.edges,
+        min_similarity=min((e["similarity"] for e in fold.edges), default=1.0),
+        weakest_link=weakest(fold.edges),
+        flags=[fold.action],
+        decided_at=now,
+    )
+
+
+def _fold_one(
+    survivor: Memory, others: list[Memory], fold: Fold, cluster: Cluster, actor: str
+) -> list[HistoryEvent]:
+    """One fold on the locked memories, in memory (the caller writes them): the survivor
+    gains the others' tags, provenance, maximum importance and confidence, and summed
+    access counts; the others are superseded by it. Returns its history events."""
+    before = snapshot(survivor)
+    for other in others:
+        survivor.tags = survivor.tags + [t for t in other.tags if t not in survivor.tags]
+        survivor.provenance = survivor.provenance + [
+            entry for entry in other.provenance if entry not in survivor.provenance
+        ]
+        survivor.importance = max(survivor.importance, other.importance)
+        survivor.confidence = max(survivor.confidence, other.confidence)
+        survivor.access_count = capped_sum([survivor.access_count, other.access_count])
+    events = [
+        event(
+            survivor,
+            fold.action,
+            actor=actor,
+            before=before,
+            reason=fold.reason,
+            related_memory_ids=[m.pk for m in others],
+            cluster=cluster,
+        )
+    ]
+    for other in others:
+        other_before = snapshot(other)
+        other.status, other.superseded_by_id = MemoryStatus.SUPERSEDED, survivor.pk
+        events.append(
             event(
-                survivor,
-                action,
+                other,
+                HistoryEvent.Action.SUPERSEDE,
                 actor=actor,
-                before=before,
-                reason=reason,
-                related_memory_ids=[m.pk for m in others],
+                before=other_before,
+                reason=fold.reason,
+                related_memory_ids=[survivor.pk],
                 cluster=cluster,
             )
-        ]
-        for other in others:
-            other.status, other.superseded_by_id = MemoryStatus.SUPERSEDED, survivor.pk
-            events.append(
-                event(
-                    other,
-                    HistoryEvent.Action.SUPERSEDE,
-                    actor=actor,
-                    before=befores[other.pk],
-                    reason=reason,
-                    related_memory_ids=[survivor.pk],
-                    cluster=cluster,
-                )
-            )
-        HistoryEvent.objects.bulk_create(events)
-    logger.info(
-        "DEDUP_MERGE namespace=%s action=%s survivor=%s folded=%s run=%s",
-        survivor.namespace_id,
-        action,
-        survivor.external_id,
-        ",".join(m.external_id for m in others),
-        run_id,
-    )
-    return cluster
+        )
+    return events
 
 
 def keep_survivor(*, cluster: Cluster, survivor_id: int, user) -> Cluster:

@@ -182,3 +182,15 @@ def test_only_curators_open_clusters_by_hand(client):
     assert client.post("/clusters/open", {"selected": [p.pk, q.pk]}).status_code == 403
     assert 'form="hand-picked"' not in client.get("/memories/").content.decode()
     assert not Cluster.objects.exists()
+
+
+@pytest.mark.parametrize("path", ["/clusters/open", "/clusters/selected", "/conflicts/selected"])
+def test_selected_ids_that_are_no_row_ids_are_ignored_not_a_500(client, path):
+    client.force_login(person("ada", "admin"))
+
+    answer = client.post(
+        path, {"selected": ["9" * 5000, "9" * 19, "-1", "x", "0"], "action": "dismiss"}
+    )
+
+    assert answer.status_code in (200, 302)
+    assert not Cluster.objects.exists()

@@ -92,6 +92,25 @@ def query_without_page(request: HttpRequest):
     return query
 
 
+# The most rows one "selected" action takes; an id is a positive bigint.
+MAX_SELECTED = 500
+MAX_ROW_ID = 2**63 - 1
+
+
+def selected_ids(values: list[str]) -> list[int]:
+    """The row ids ticked on a page (`selected` boxes), in order, without repeats: what
+    is not a row id (a word, a 5,000-digit number) is ignored, as a stale box would be."""
+    ids = []
+    for value in values:
+        try:
+            found = validation.whole_number(value, "selected", low=1, high=MAX_ROW_ID)
+        except validation.Invalid:
+            continue
+        if found not in ids:
+            ids.append(found)
+    return ids[:MAX_SELECTED]
+
+
 def filter_value(request: HttpRequest, name: str, parse, **limits) -> object | None:
     """A query-string filter parsed by `parse(text, name, **limits)` (a validation
     function), or None when absent or invalid: a bad filter is ignored, never an error."""

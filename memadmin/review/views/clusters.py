@@ -22,6 +22,7 @@ from memadmin.review.views.answers import (
     query_without_page,
     role_required,
     safe_next,
+    selected_ids,
 )
 from memadmin.store import validation
 from memadmin.store.models import Memory, Namespace
@@ -337,7 +338,7 @@ def selected(request: HttpRequest) -> HttpResponse:
     if action not in SELECTED_ACTIONS:
         messages.error(request, "Choose accept or dismiss for the selected clusters.")
         return redirect("clusters")
-    ids = [int(value) for value in source.getlist("selected") if value.isdigit()][:500]
+    ids = selected_ids(source.getlist("selected"))
     found = list(
         Cluster.objects.select_related("namespace")
         .filter(pk__in=ids, status=ClusterStatus.OPEN)
@@ -396,7 +397,7 @@ def open_by_hand(request: HttpRequest) -> HttpResponse:
         back = safe_next(request, reverse("memories"))
     except UnsafeNext as problem:
         return render(request, "400.html", {"message": str(problem)}, status=400)
-    ids = [int(value) for value in request.POST.getlist("selected") if value.isdigit()]
+    ids = selected_ids(request.POST.getlist("selected"))
     try:
         found = decisions.open_cluster_by_hand(memory_ids=ids, user=request.user)
         # Always a fresh proposal: a grown cluster's earlier one misses the new members.

@@ -20,6 +20,7 @@ from memadmin.review.views.answers import (
     query_without_page,
     role_required,
     safe_next,
+    selected_ids,
 )
 from memadmin.store.models import Memory, Namespace
 
@@ -161,7 +162,7 @@ def selected(request: HttpRequest) -> HttpResponse:
     """ "Not a conflict" for the conflicts ticked in the queue: GET previews exactly those
     still open, POST settles each (refused one by one if someone settled it since)."""
     source = request.POST if request.method == "POST" else request.GET
-    ids = [int(value) for value in source.getlist("selected") if value.isdigit()][:500]
+    ids = selected_ids(source.getlist("selected"))
     found = list(
         Conflict.objects.select_related("namespace", "memory_a", "memory_b")
         .filter(pk__in=ids)

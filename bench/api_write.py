@@ -84,6 +84,18 @@ def setup(size: int, *, random_vectors: bool, multi: bool = False) -> None:
     )
 
 
+def prepared_namespace(size: int, *, reuse: bool, random_vectors: bool = False, multi=False):
+    """The bench namespace of `size` memories: the one already loaded with `reuse` (when
+    it is big enough), else loaded now (setup)."""
+    from memadmin.store.models import Memory, Namespace
+
+    namespace = Namespace.objects.filter(name=NAMESPACE).first()
+    if not reuse or namespace is None or Memory.objects.filter(namespace=namespace).count() < size:
+        setup(size, random_vectors=random_vectors, multi=multi)
+        namespace = Namespace.objects.get(name=NAMESPACE)
+    return namespace
+
+
 def add_multilingual(texts: list[str], cursor) -> None:
     """The multilingual vectors (cached), their index, and the namespace's flag."""
     import numpy as np
@@ -240,16 +252,11 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     from memadmin.api.models import ApiToken
-    from memadmin.store.models import Memory, Namespace
+    from memadmin.store.models import Memory
 
-    namespace = Namespace.objects.filter(name=NAMESPACE).first()
-    if (
-        not args.reuse
-        or namespace is None
-        or Memory.objects.filter(namespace=namespace).count() < args.size
-    ):
-        setup(args.size, random_vectors=args.random_vectors, multi=args.multilingual)
-        namespace = Namespace.objects.get(name=NAMESPACE)
+    namespace = prepared_namespace(
+        args.size, reuse=args.reuse, random_vectors=args.random_vectors, multi=args.multilingual
+    )
     print(
         f"namespace {NAMESPACE}: {Memory.objects.filter(namespace=namespace).count():,} "
         f"memories, multilingual={namespace.multilingual}"

@@ -32,7 +32,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
 os.environ.setdefault("MEMADMIN_DATA_DIR", str(ROOT / "var" / "bench"))
 os.environ.setdefault("MEMADMIN_LOG_LEVEL", "WARNING")
 
-from api_write import NAMESPACE, new_texts, percentile, setup  # noqa: E402
+from api_write import NAMESPACE, new_texts, percentile, prepared_namespace  # noqa: E402
 
 
 def serve() -> tuple[subprocess.Popen, str]:
@@ -124,16 +124,9 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     from memadmin.api.models import ApiToken
-    from memadmin.store.models import Memory, Namespace
+    from memadmin.store.models import Memory
 
-    namespace = Namespace.objects.filter(name=NAMESPACE).first()
-    if (
-        not args.reuse
-        or namespace is None
-        or Memory.objects.filter(namespace=namespace).count() < args.size
-    ):
-        setup(args.size, random_vectors=False)
-        namespace = Namespace.objects.get(name=NAMESPACE)
+    namespace = prepared_namespace(args.size, reuse=args.reuse)
     print(f"namespace {NAMESPACE}: {Memory.objects.filter(namespace=namespace).count():,} memories")
     token = ApiToken.issue(namespace=namespace, name="bench-mcp")[1]
     server, base = serve()

@@ -1,8 +1,6 @@
 """Database connections do not pile up under `runserver` (a thread per request)."""
 
 import json
-import socket
-import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
@@ -11,7 +9,7 @@ from django.db import connection
 
 from memadmin.api.models import ApiToken
 from tests.factories import namespace
-from tests.processes import start
+from tests.processes import free_port, start, wait_for_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,18 +23,9 @@ def connections_to_this_database() -> int:
 @pytest.fixture
 def runserver():
     """`manage.py runserver` against the test database, as `make serve` starts it."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     server = start("runserver", "--noreload", f"127.0.0.1:{port}")
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            assert time.monotonic() < deadline and server.poll() is None
-            time.sleep(0.1)
+    wait_for_port(port, server)
     yield f"http://127.0.0.1:{port}"
     server.terminate()
     server.wait(timeout=30)

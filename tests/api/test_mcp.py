@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 
@@ -22,7 +20,7 @@ from memadmin.api.models import ApiToken
 from memadmin.curation.models import Conflict, HistoryEvent
 from memadmin.store.models import Memory
 from tests.factories import hosting_change, line, namespace, person, store
-from tests.processes import environment
+from tests.processes import environment, free_port, wait_for_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,9 +32,7 @@ def asgi_server():
     server = {}
 
     def start():
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        port = free_port()
         process = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "memadmin.asgi:application", "--port", str(port)],
             cwd=settings.BASE_DIR,
@@ -44,14 +40,7 @@ def asgi_server():
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline and process.poll() is None
-                time.sleep(0.2)
+        wait_for_port(port, process)
         server.update(process=process, url=f"http://127.0.0.1:{port}")
         return server["url"]
 

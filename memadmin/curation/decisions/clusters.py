@@ -18,7 +18,7 @@ from memadmin.curation.decisions.history import (
     lock_open_cluster,
     log_cluster_decision,
 )
-from memadmin.curation.decisions.verdicts import remember_apart
+from memadmin.curation.decisions.verdicts import forget_verdict, remember_apart
 from memadmin.curation.models import (
     Cluster,
     ClusterMember,
@@ -456,12 +456,10 @@ def _forget_verdicts(cluster: Cluster, ones, others, reason: str) -> None:
         for b in others
         if a.pk != b.pk
     }
-    for low, high in pairs:
-        PairVerdict.objects.filter(
+    for pair in pairs:
+        forget_verdict(
             namespace_id=cluster.namespace_id,
-            hash_low=low,
-            hash_high=high,
-            decided_by="human",
+            hashes=pair,
             verdict=PairVerdict.Verdict.NOT_DUPLICATE,
             reason=reason,
-        ).delete()
+        )

@@ -18,7 +18,7 @@ from memadmin.curation.decisions.history import (
     unused_external_id,
 )
 from memadmin.curation.decisions.memories import embed_text
-from memadmin.curation.decisions.verdicts import record_verdict
+from memadmin.curation.decisions.verdicts import forget_verdict, record_verdict
 from memadmin.curation.models import (
     Conflict,
     ConflictResolution,
@@ -218,29 +218,20 @@ def undo_resolution(*, conflict: Conflict, user) -> Conflict:
                     "superseded_by_id": undone.before["superseded_by_id"],
                     "valid_until": undone.before["valid_until"],
                 }
-            before = snapshot(memory)
-            for name, value in restored.items():
-                setattr(memory, name, value)
-            memory.save(update_fields=[*restored, "updated_at"])
-            log(
+            change(
                 memory,
                 HistoryEvent.Action.UNDO,
                 actor=actor_of(user),
                 user=user,
-                before=before,
                 reason=f"settlement of conflict {conflict.pk} undone",
-                conflict=conflict,
-                undoes=undone,
+                links={"conflict": conflict, "undoes": undone},
+                **restored,
             )
-        older, newer = conflict.memory_a, conflict.memory_b
-        low, high = sorted((older.content_hash, newer.content_hash))
-        PairVerdict.objects.filter(
+        forget_verdict(
             namespace_id=conflict.namespace_id,
-            hash_low=low,
-            hash_high=high,
-            decided_by="human",
+            hashes=(conflict.memory_a.content_hash, conflict.memory_b.content_hash),
             verdict=PairVerdict.Verdict.BOTH_VALID,
-        ).delete()
+        )
         conflict.status, conflict.resolution, conflict.scope_note = ConflictStatus.OPEN, "", ""
         conflict.resolver, conflict.resolved_at = None, None
         conflict.save()

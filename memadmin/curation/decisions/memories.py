@@ -450,19 +450,15 @@ def undo_forget(*, forgotten: HistoryEvent, user) -> Memory:
         memory = lock_memory(forgotten.memory)
         if memory.status != MemoryStatus.DELETED:
             raise DecisionError(f"{memory.external_id} changed since it was forgotten")
-        before = snapshot(memory)
-        memory.status = forgotten.before["status"]
-        memory.save(update_fields=["status", "updated_at"])
-        log(
+        return change(
             memory,
             HistoryEvent.Action.UNDO,
             actor=actor_of(user),
             user=user,
-            before=before,
             reason=f"forget undone by {user.get_username()}",
-            undoes=forgotten,
+            links={"undoes": forgotten},
+            status=forgotten.before["status"],
         )
-        return memory
 
 
 def insert_written(

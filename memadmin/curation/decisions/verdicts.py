@@ -40,6 +40,23 @@ def record_verdict(
     return pair_verdict
 
 
+def forget_verdict(
+    *, namespace_id: int, hashes: tuple[str, str], verdict: str, reason: str | None = None
+) -> None:
+    """Take back a person's verdict on a pair (an undone dismissal, exclusion, split or
+    settlement): the pair may be proposed again. `reason` narrows it to the verdict one
+    decision wrote. Side effects: deletes that PairVerdict."""
+    low, high = sorted(hashes)
+    PairVerdict.objects.filter(
+        namespace_id=namespace_id,
+        hash_low=low,
+        hash_high=high,
+        decided_by="human",
+        verdict=verdict,
+        **({"reason": reason} if reason is not None else {}),
+    ).delete()
+
+
 def remember_apart(
     namespace: Namespace,
     memory: Memory,

@@ -315,6 +315,12 @@ DECAY_FLOOR = env_float("MEMADMIN_DECAY_FLOOR", 0.05)
 # each), and the work (queries x vectors) from which they are worth starting.
 DEDUP_WORKERS = env_int("MEMADMIN_DEDUP_WORKERS", 2, minimum=1)
 DEDUP_PARALLEL_MIN_WORK = env_int("MEMADMIN_DEDUP_PARALLEL_MIN_WORK", 200_000_000, minimum=0)
+# find_duplicates reads, judges and writes namespaces in batches of up to this many active
+# memories and namespaces (a few queries and one transaction a batch, not a dozen queries
+# a namespace); the worker processes take a batch at a time. A namespace of
+# DEDUP_BATCH_MEMORIES or more is a batch of its own, its vector layer in the workers.
+DEDUP_BATCH_MEMORIES = env_int("MEMADMIN_DEDUP_BATCH_MEMORIES", 20_000, minimum=1)
+DEDUP_BATCH_NAMESPACES = env_int("MEMADMIN_DEDUP_BATCH_NAMESPACES", 200, minimum=1)
 # Incremental runs take the HNSW route (k nearest per new memory, from the index) instead
 # of loading every vector, when the namespace has at least this many memories and at
 # most this many are new (bench/find_duplicates.py measures both routes).

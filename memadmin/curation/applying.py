@@ -1,19 +1,25 @@
-"""Applying one namespace's plan (curation.planning) through curation.decisions: exact
-collapses and automatic merges within the run's cap of operations, then the clusters for
-review and the conflicts, each proposed once. A dry run writes nothing and lists what it
-would do."""
+"""Applying namespaces' plans (curation.planning) through curation.decisions: exact
+collapses and automatic merges within each namespace's cap of operations, then the
+clusters for review and the conflicts, each proposed once.
+
+In two steps, so that a batch of namespaces is written with a few set-based statements:
+`collect` turns one namespace's plan into what it would write (a dry run stops there and
+lists it), `write` writes the collected decisions of a batch in one transaction."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from memadmin.curation import decisions, queries
+from django.db import transaction
+
+from memadmin.curation import decisions
 from memadmin.curation.planning import Plan
-from memadmin.store.models import Memory, Namespace
+from memadmin.store.models import Memory
 
 if TYPE_CHECKING:
-    from memadmin.curation.models import DedupRun
     from memadmin.curation.runs import NamespaceReport, Options
 
 logger = logging.getLogger("memadmin.curation")
@@ -32,17 +38,35 @@ def plan_edges(group_edges, memories: list[Memory]) -> list[dict]:
     ]
 
 
-def apply_plan(
-    plan: Plan,
-    memories: list[Memory],
-    namespace: Namespace,
-    options: Options,
-    report: NamespaceReport,
-    run: DedupRun | None,
-) -> None:
-    """Apply `plan` (see the module's docstring); counts go on `report`."""
+@dataclass
+class Known:
+    """What a batch's namespaces were proposed before: clusters' member sets (open or
+    decided, under each member) and conflict pairs. Nothing is proposed twice."""
+
+    member_sets: dict[int, list[frozenset[int]]]
+    conflict_pairs: set[frozenset[int]]
+
+
+@dataclass
+class Writes:
+    """One namespace's decisions, collected and not yet written."""
+
+    folds: list[decisions.Fold] = field(default_factory=list)
+    clusters: list[decisions.ProposedCluster] = field(default_factory=list)
+    conflicts: list[tuple[Memory, Memory, dict]] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.folds or self.clusters or self.conflicts)
+
+
+def collect(
+    plan: Plan, memories: list[Memory], options: Options, report: NamespaceReport, known: Known
+) -> Writes:
+    """What `plan` writes: the folds within --max-ops (the rest counted as deferred), the
+    clusters and conflicts not proposed before. A dry run writes nothing: the actions are
+    listed and counted on `report` instead, and the Writes come back empty."""
+    writes = Writes()
     ops_left = options.max_ops
-    folds = []
     for kind, groups in (("collapse", plan.collapses), ("merge", plan.auto_merges)):
         for group in groups:
             survivor = memories[group.representative]
@@ -53,55 +77,21 @@ def apply_plan(
             ops_left -= len(others)
             if options.dry_run:
                 report.actions.append(_described(kind, survivor, others))
-            folds.append(
+                _count_fold(report, kind, len(others))
+                continue
+            writes.folds.append(
                 decisions.Fold(
                     survivor=survivor,
                     others=others,
                     edges=plan_edges(group.edges, memories),
-                    action="collapse" if kind == "collapse" else "merge",
+                    action=kind,
                     reason="exact duplicate" if kind == "collapse" else "near-identical",
                 )
             )
-    refused = []
-    if folds and not options.dry_run:
-        # One set-based write for the whole namespace (decisions.fold_many).
-        _, refused = decisions.fold_many(folds, actor=options.actor, run_id=run.pk if run else None)
-    for fold, reason in refused:
-        report.failed += 1
-        logger.warning(
-            "DEDUP_FAIL %s: %s", _described(fold.action, fold.survivor, fold.others), reason
-        )
-    left_out = {id(fold) for fold, _ in refused}
-    for fold in folds:
-        if id(fold) in left_out:
-            continue
-        if fold.action == "collapse":
-            report.exact_collapsed += len(fold.others)
-        else:
-            report.auto_merged += len(fold.others)
-    if folds and not options.dry_run:
-        logger.info(
-            "DEDUP_MERGE namespace=%s collapsed=%d merged=%d failed=%d run=%s",
-            namespace.name,
-            report.exact_collapsed,
-            report.auto_merged,
-            report.failed,
-            run.pk if run else None,
-        )
-    _apply_reviews(plan, memories, namespace, options, report)
-
-
-def _described(kind: str, survivor: Memory, others: list[Memory]) -> str:
-    return f"{kind} {', '.join(m.external_id for m in others)} into {survivor.external_id}"
-
-
-def _apply_reviews(plan, memories, namespace, options, report) -> None:
-    existing_sets = queries.existing_member_sets(namespace)
-    proposed = []
     for cluster in plan.clusters:
         members = [memories[p] for p in cluster.members]
         ids = frozenset(m.pk for m in members)
-        if any(ids <= known for known in existing_sets.get(members[0].pk, ())):
+        if any(ids <= earlier for earlier in known.member_sets.get(members[0].pk, ())):
             continue  # already proposed (open or decided): never proposed twice
         if options.dry_run:
             report.actions.append(
@@ -110,19 +100,12 @@ def _apply_reviews(plan, memories, namespace, options, report) -> None:
             )
             report.clusters_opened += 1
             continue
-        proposed.append(
+        writes.clusters.append(
             decisions.ProposedCluster(members, plan_edges(cluster.edges, memories), cluster.flags)
         )
-    if proposed:
-        for _, created in decisions.open_clusters(namespace=namespace, proposed=proposed):
-            if created:
-                report.clusters_opened += 1
-            else:
-                report.clusters_grown += 1
-    known_conflicts = queries.existing_conflict_pairs(namespace)
     for candidate in plan.conflicts:
         older, newer = memories[candidate.older], memories[candidate.newer]
-        if frozenset((older.pk, newer.pk)) in known_conflicts:
+        if frozenset((older.pk, newer.pk)) in known.conflict_pairs:
             continue
         judgement = candidate.judgement
         if options.dry_run:
@@ -132,7 +115,57 @@ def _apply_reviews(plan, memories, namespace, options, report) -> None:
             )
             report.conflicts_opened += 1
             continue
-        _, created = decisions.open_conflict(
-            older=older, newer=newer, **judgement.conflict_fields()
-        )
+        writes.conflicts.append((older, newer, judgement.conflict_fields()))
+    return writes
+
+
+def write(batch: Sequence[tuple[NamespaceReport, Writes]], *, actor: str) -> None:
+    """Write the collected decisions of a batch of namespaces, all in one transaction
+    (decisions.fold_many, open_clusters, open_conflicts: set-based statements), then
+    count them on each namespace's report. A fold whose memories changed since they were
+    read is left out alone (counted as failed, logged DEDUP_FAIL); any other error
+    writes nothing of the batch and propagates (the caller retries the namespaces one by
+    one, so that one namespace's failure leaves the others done)."""
+    folds = [(report, fold) for report, writes in batch for fold in writes.folds]
+    clusters = [(report, cluster) for report, writes in batch for cluster in writes.clusters]
+    conflicts = [(report, found) for report, writes in batch for found in writes.conflicts]
+    namespace_ids = {m.namespace_id for _, c in clusters for m in c.memories[:1]}
+    refused, opened, conflicts_opened = [], [], []
+    with transaction.atomic():
+        if folds:
+            _, refused = decisions.fold_many([fold for _, fold in folds], actor=actor)
+        if clusters:
+            opened = decisions.open_clusters(
+                proposed=[cluster for _, cluster in clusters], namespace_ids=sorted(namespace_ids)
+            )
+        if conflicts:
+            conflicts_opened = decisions.open_conflicts([found for _, found in conflicts])
+    left_out = {id(fold): reason for fold, reason in refused}
+    for report, fold in folds:
+        if id(fold) in left_out:
+            report.failed += 1
+            logger.warning(
+                "DEDUP_FAIL %s: %s",
+                _described(fold.action, fold.survivor, fold.others),
+                left_out[id(fold)],
+            )
+        else:
+            _count_fold(report, fold.action, len(fold.others))
+    for (report, _), (_, created) in zip(clusters, opened, strict=True):
+        if created:
+            report.clusters_opened += 1
+        else:
+            report.clusters_grown += 1
+    for (report, _), created in zip(conflicts, conflicts_opened, strict=True):
         report.conflicts_opened += int(created)
+
+
+def _count_fold(report: NamespaceReport, kind: str, folded: int) -> None:
+    if kind == "collapse":
+        report.exact_collapsed += folded
+    else:
+        report.auto_merged += folded
+
+
+def _described(kind: str, survivor: Memory, others: list[Memory]) -> str:
+    return f"{kind} {', '.join(m.external_id for m in others)} into {survivor.external_id}"

@@ -32,7 +32,7 @@ class KeyToken:
     written: str = field(default="", compare=False)  # as the text has it ("30 days")
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Word:
     raw: str
     lower: str
@@ -75,7 +75,9 @@ def _tables() -> dict[str, dict[str, str]]:
     return tables
 
 
-def _words_of(text: str) -> list[_Word]:
+@lru_cache(maxsize=65536)
+def _words_of(text: str) -> tuple[_Word, ...]:
+    # Cached: one judgement reads a text's words several times (subject, stance, names).
     found = []
     sentence_start = True
     for match in _TOKEN.finditer(text):
@@ -86,7 +88,7 @@ def _words_of(text: str) -> list[_Word]:
         at_start = sentence_start or before.endswith(_SENTENCE_END)
         sentence_start = False
         found.append(_Word(raw, fold(raw), at_start, match.start(), match.end()))
-    return found
+    return tuple(found)
 
 
 @lru_cache(maxsize=65536)
@@ -603,23 +605,27 @@ NEGATION_REACH = 3
 def _shared_object(text_a: str, text_b: str) -> bool:
     """Whether the texts share a content word besides stance words and their first word:
     a stance is about something ("likes cilantro" / "hates cilantro")."""
-    positive, negative, phrases = _polarity()
-    stance = positive | negative | {word for phrase in phrases for word in phrase.split()}
     # Who holds the stance is not what it is about: the first word ("Alice likes..." /
     # "Alice hates..."). Not subject(): in a short sentence that is the object ("uses
     # Docker").
     subjects = {words[0].lower for words in (_words_of(text_a), _words_of(text_b)) if words}
+    left_out = _stance_stems() | {s[:5] for s in subjects if s}
+    stop = stop_words()
 
     def content(text: str) -> set[str]:
-        return {
-            stem
-            for stem in (w[:5] for w in text_words(text) if w not in stop_words())
-            if stem not in {s[:5] for s in stance} and stem not in {s[:5] for s in subjects if s}
-        }
+        return {w[:5] for w in text_words(text) if w not in stop} - left_out
 
     return bool(content(text_a) & content(text_b)) or any(
         "\u3400" <= char <= "\u9fff" for char in text_a + text_b
     )
+
+
+@cache
+def _stance_stems() -> frozenset[str]:
+    """The stems of every stance word (what a stance is about is something else)."""
+    positive, negative, phrases = _polarity()
+    stance = positive | negative | {word for phrase in phrases for word in phrase.split()}
+    return frozenset(word[:5] for word in stance)
 
 
 _CLAUSE_END = (".", ",", ";", ":", "!", "?", "。", "，", "；", "！", "？")

@@ -64,14 +64,17 @@ def cjk_share(text: str) -> float:
 def terms(text: str) -> tuple[str, ...]:
     """The terms of `text` for the lexical signal: stems of content words, numbers, and
     character bigrams of CJK runs."""
-    text = unicodedata.normalize("NFKC", text).casefold()
+    # Every memory's terms are computed once a run (the namespace's IDF): ASCII text,
+    # most of it, skips the normalisation and the CJK test (NFKC leaves ASCII as it is).
+    ascii_only = text.isascii()
+    text = text.lower() if ascii_only else unicodedata.normalize("NFKC", text).casefold()
     found: list[str] = []
     for token in _WORD.findall(text):
-        if any(is_cjk(char) for char in token):
+        if not ascii_only and _CJK.search(token):
             found.extend(_cjk_bigrams(token))
             continue
         # "port-forwarded" and "ports are forwarded" should meet: split compounds.
-        for word in token.split("-") if token[0].isalpha() else [token]:
+        for word in token.split("-") if "-" in token and token[0].isalpha() else (token,):
             word = word.strip("'")
             if word.endswith("'s"):
                 word = word[:-2]

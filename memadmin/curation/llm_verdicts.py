@@ -5,11 +5,12 @@ grouping. Answers are cached by (hash, hash, prompt version): never asked twice.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from memadmin.curation import decisions, llm, planning, prompts, queries
+from memadmin.curation import decisions, llm, planning
 from memadmin.curation.detect import PairJudgement, Verdict
 from memadmin.store.models import Namespace
 
@@ -20,15 +21,22 @@ logger = logging.getLogger("memadmin.curation")
 
 
 def ask_band(
-    judged: planning.Judged, namespace: Namespace, options: Options, report: NamespaceReport
+    judged: planning.Judged,
+    namespace: Namespace,
+    options: Options,
+    report: NamespaceReport,
+    *,
+    cached: Callable[[], dict],
 ) -> None:
     """Ask the LLM about the band (planning.llm_band) and apply its answers to `judged`.
-    Side effects: records each new verdict (not in a dry run); counts on `report`."""
+    `cached()` gives the namespace's earlier answers by (hash, hash) (read only when the
+    band holds a pair). Side effects: records each new verdict (not in a dry run); counts
+    on `report`."""
     band = planning.llm_band(judged, low=settings.LLM_BAND_LOW)
     if not band:
         return
     memories = judged.memories
-    cached = queries.cached_llm_verdicts(namespace, prompts.VERDICT_VERSION)
+    cached = cached()
     session = options.llm_session
     before = session.usage() if session else {}
     for i, j in band:

@@ -153,37 +153,40 @@ FINAL_VERDICTS = (
 )
 
 
-def human_judged_pairs(namespace: Namespace) -> set[tuple[str, str]]:
-    """(hash, hash) pairs a person judged apart: never proposed again."""
-    return set(
-        PairVerdict.objects.filter(
-            namespace=namespace, decided_by="human", verdict__in=FINAL_VERDICTS
-        ).values_list("hash_low", "hash_high")
-    )
+def human_judged_pairs(namespace_ids: Sequence[int]) -> dict[int, set[tuple[str, str]]]:
+    """(hash, hash) pairs a person judged apart, per namespace: never proposed again."""
+    found: dict[int, set[tuple[str, str]]] = {pk: set() for pk in namespace_ids}
+    for namespace_id, low, high in PairVerdict.objects.filter(
+        namespace_id__in=list(namespace_ids), decided_by="human", verdict__in=FINAL_VERDICTS
+    ).values_list("namespace_id", "hash_low", "hash_high"):
+        found[namespace_id].add((low, high))
+    return found
 
 
-def cached_llm_verdicts(namespace: Namespace, prompt_version: str) -> dict:
-    """The LLM's earlier verdicts of this prompt version, by (hash, hash)."""
-    return {
-        (v.hash_low, v.hash_high): v
-        for v in PairVerdict.objects.filter(
-            namespace=namespace, decided_by="llm", prompt_version=prompt_version
-        )
-    }
+def cached_llm_verdicts(
+    namespace_ids: Sequence[int], prompt_version: str
+) -> dict[int, dict[tuple[str, str], PairVerdict]]:
+    """The LLM's earlier verdicts of this prompt version, per namespace, by (hash, hash)."""
+    found: dict[int, dict[tuple[str, str], PairVerdict]] = {pk: {} for pk in namespace_ids}
+    for verdict in PairVerdict.objects.filter(
+        namespace_id__in=list(namespace_ids), decided_by="llm", prompt_version=prompt_version
+    ):
+        found[verdict.namespace_id][(verdict.hash_low, verdict.hash_high)] = verdict
+    return found
 
 
-def absorbed_by(namespace: Namespace, survivor_ids: Sequence[int]) -> dict[int, list[Memory]]:
+def absorbed_by(namespace_id: int, survivor_ids: Sequence[int]) -> dict[int, list[Memory]]:
     """The memories each survivor absorbed in earlier automatic folds (collapses, merges,
     write-time replacements), with their vectors: the all-pairs condition of a later fold
     takes them into account, so merges never chain across runs."""
     if not survivor_ids:
         return {}
     folded = ClusterMember.objects.filter(
-        cluster__namespace=namespace, cluster__status=ClusterStatus.AUTO_MERGED
+        cluster__namespace_id=namespace_id, cluster__status=ClusterStatus.AUTO_MERGED
     ).values("memory_id")
     absorbed: dict[int, list[Memory]] = {}
     for memory in Memory.objects.filter(
-        namespace=namespace,
+        namespace_id=namespace_id,
         status=MemoryStatus.SUPERSEDED,
         superseded_by_id__in=list(survivor_ids),
         pk__in=folded,
@@ -192,12 +195,30 @@ def absorbed_by(namespace: Namespace, survivor_ids: Sequence[int]) -> dict[int, 
     return absorbed
 
 
-def existing_member_sets(namespace: Namespace) -> dict[int, list[frozenset[int]]]:
-    """The member sets of the namespace's clusters (open or decided), under each member:
+def absorbing_ids(namespace_ids: Sequence[int]) -> set[int]:
+    """The memories of these namespaces that absorbed any in an earlier automatic fold
+    (ids only, one query): only a fold that holds one of them reads absorbed_by."""
+    return set(
+        Memory.objects.filter(
+            namespace_id__in=list(namespace_ids),
+            status=MemoryStatus.SUPERSEDED,
+            superseded_by__isnull=False,
+            pk__in=ClusterMember.objects.filter(
+                cluster__namespace_id__in=list(namespace_ids),
+                cluster__status=ClusterStatus.AUTO_MERGED,
+            ).values("memory_id"),
+        )
+        .values_list("superseded_by_id", flat=True)
+        .distinct()
+    )
+
+
+def existing_member_sets(namespace_ids: Sequence[int]) -> dict[int, list[frozenset[int]]]:
+    """The member sets of these namespaces' clusters (open or decided), under each member:
     a proposal is already known when a set under its first member holds all of it."""
     members: dict[int, set[int]] = {}
     rows = (
-        Cluster.objects.filter(namespace=namespace)
+        Cluster.objects.filter(namespace_id__in=list(namespace_ids))
         .exclude(status__in=[ClusterStatus.SPLIT, ClusterStatus.UNMERGED])
         .values_list("id", "memberships__memory_id")
     )
@@ -210,10 +231,11 @@ def existing_member_sets(namespace: Namespace) -> dict[int, list[frozenset[int]]
     return by_member
 
 
-def existing_conflict_pairs(namespace: Namespace) -> set[frozenset[int]]:
+def existing_conflict_pairs(namespace_ids: Sequence[int]) -> set[frozenset[int]]:
+    """The memory pairs of these namespaces' conflicts (open or decided)."""
     return {
         frozenset(pair)
-        for pair in Conflict.objects.filter(namespace=namespace).values_list(
+        for pair in Conflict.objects.filter(namespace_id__in=list(namespace_ids)).values_list(
             "memory_a_id", "memory_b_id"
         )
     }

@@ -1,7 +1,12 @@
 """One find_duplicates run: which namespaces are due, the shard a namespace belongs to,
-the advisory lock that keeps two runs apart, the DedupRun record, and running namespaces
-side by side in worker processes. What a run does inside a namespace is load
-(store.queries), judge (planning, llm_verdicts), and apply (applying)."""
+the advisory locks that keep two runs apart, the DedupRun records, and batches of
+namespaces run side by side in worker processes.
+
+Most deployments are many small namespaces (one per agent or user), so the unit of work
+is a batch of them: read in a few queries (store.queries.detection_batch), each judged
+on its own (planning, llm_verdicts), and their decisions written with set-based
+statements in one transaction (applying). A namespace large enough to fill a batch runs
+alone, its vector layer in worker processes."""
 
 from __future__ import annotations
 
@@ -18,10 +23,10 @@ from functools import partial
 import numpy as np
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, connections
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from memadmin.curation import decisions, llm, llm_verdicts, planning, queries
-from memadmin.curation.applying import apply_plan
+from memadmin.curation import applying, decisions, llm, llm_verdicts, planning, prompts, queries
 from memadmin.curation.detect import Thresholds
 from memadmin.curation.models import DedupRun
 from memadmin.store import embeddings, multilingual
@@ -32,10 +37,6 @@ from memadmin.store.text import first_line
 logger = logging.getLogger("memadmin.curation")
 
 ACTOR = "command:find_duplicates"
-
-
-class RunLocked(Exception):
-    """Another find_duplicates run holds this namespace."""
 
 
 @dataclass
@@ -113,46 +114,66 @@ def shard_of(name: str, shards: int) -> int:
 def namespaces_to_run(
     *, name: str | None, if_due: bool, shard: tuple[int, int] | None, now: datetime
 ) -> list[Namespace]:
+    """The namespaces a run takes, by name; with `if_due` only those due: more than
+    DEDUP_MIN_MEMORIES active memories and no finished run within DEDUP_INTERVAL_HOURS
+    (one query for every namespace, not two each)."""
     namespaces = Namespace.objects.order_by("name")
     if name:
         namespaces = namespaces.filter(name=name)
+    if if_due:
+        last_started = (
+            DedupRun.objects.filter(
+                namespace=OuterRef("pk"), status=DedupRun.Status.DONE, dry_run=False
+            )
+            .order_by("-started_at")
+            .values("started_at")[:1]
+        )
+        namespaces = namespaces.annotate(
+            active=store_queries.count_per_namespace(Memory, status=MemoryStatus.ACTIVE),
+            last_started=Subquery(last_started),
+        )
     chosen = [ns for ns in namespaces if shard is None or shard_of(ns.name, shard[1]) == shard[0]]
     if if_due:
-        chosen = [ns for ns in chosen if is_due(ns, now)]
+        recent = now - timedelta(hours=settings.DEDUP_INTERVAL_HOURS)
+        chosen = [
+            ns
+            for ns in chosen
+            if ns.active > settings.DEDUP_MIN_MEMORIES
+            and (ns.last_started is None or ns.last_started < recent)
+        ]
     return chosen
 
 
-def is_due(namespace: Namespace, now: datetime) -> bool:
-    """More than DEDUP_MIN_MEMORIES active memories and no finished run within
-    DEDUP_INTERVAL_HOURS."""
-    active = Memory.objects.filter(namespace=namespace, status=MemoryStatus.ACTIVE).count()
-    if active <= settings.DEDUP_MIN_MEMORIES:
-        return False
-    last = last_run(namespace)
-    return last is None or last.started_at < now - timedelta(hours=settings.DEDUP_INTERVAL_HOURS)
+def last_complete_starts(namespaces: list[Namespace]) -> dict[int, datetime]:
+    """When each namespace's last run that left nothing for later (no change deferred by
+    --max-ops, none failed) started: what an incremental run compares from, so that
+    deferred work is picked up again. Namespaces without one are missing."""
+    return dict(
+        DedupRun.objects.filter(
+            namespace__in=namespaces,
+            status=DedupRun.Status.DONE,
+            dry_run=False,
+            counts__deferred=0,
+            counts__failed=0,
+        )
+        .order_by("namespace_id", "-started_at")
+        .distinct("namespace_id")
+        .values_list("namespace_id", "started_at")
+    )
 
 
-def last_run(namespace: Namespace, *, complete: bool = False) -> DedupRun | None:
-    """The namespace's last finished run; with `complete`, the last one that left nothing
-    for later (no change deferred by --max-ops, none failed): what an incremental run
-    compares from, so that deferred work is picked up again."""
-    runs = DedupRun.objects.filter(namespace=namespace, status=DedupRun.Status.DONE, dry_run=False)
-    if complete:
-        runs = runs.filter(counts__deferred=0, counts__failed=0)
-    return runs.order_by("-started_at").first()
-
-
-def close_interrupted(namespace: Namespace) -> int:
-    """Runs of the namespace still marked running when its lock is free died (kill -9, a
-    lost database): they are marked failed, so none stays "running" forever."""
-    return DedupRun.objects.filter(namespace=namespace, status=DedupRun.Status.RUNNING).update(
+def close_interrupted(namespaces: list[Namespace]) -> int:
+    """Runs of these namespaces still marked running while this run holds their locks
+    died (kill -9, a lost database): they are marked failed, so none stays "running"
+    forever."""
+    return DedupRun.objects.filter(namespace__in=namespaces, status=DedupRun.Status.RUNNING).update(
         status=DedupRun.Status.FAILED,
         finished_at=timezone.now(),
         error="interrupted: the process ended before the run finished",
     )
 
 
-# --- The lock ------------------------------------------------------------------------------
+# --- The locks -----------------------------------------------------------------------------
 
 
 def _lock_key(namespace: Namespace) -> int:
@@ -161,19 +182,31 @@ def _lock_key(namespace: Namespace) -> int:
     return zlib.crc32(f"memadmin.find_duplicates:{namespace.pk}".encode()) - 2**31
 
 
-def _try_lock(namespace: Namespace) -> bool:
+def _try_locks(namespaces: list[Namespace]) -> list[Namespace]:
+    """Take each namespace's advisory lock that is free (one query); returns those held."""
     # Commits stay synchronous: a decision reported as done (DEDUP_MERGE) is on disk.
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s)", [_lock_key(namespace)])
-        return bool(cursor.fetchone()[0])
+        cursor.execute(
+            "SELECT pg_try_advisory_lock(key) FROM unnest(%s::bigint[]) WITH ORDINALITY "
+            "AS keys(key, position) ORDER BY position",
+            [[_lock_key(ns) for ns in namespaces]],
+        )
+        taken = [row[0] for row in cursor.fetchall()]
+    return [ns for ns, held in zip(namespaces, taken, strict=True) if held]
 
 
-def _unlock(namespace: Namespace) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_unlock(%s)", [_lock_key(namespace)])
+def _unlock(namespaces: list[Namespace]) -> None:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_unlock(key) FROM unnest(%s::bigint[]) AS key",
+                [[_lock_key(ns) for ns in namespaces]],
+            )
+    except (OperationalError, InterfaceError):
+        pass  # the session is gone, and its locks with it
 
 
-# --- One namespace -------------------------------------------------------------------------
+# --- Routes inside a namespace -------------------------------------------------------------
 
 
 def use_index(memories: list[Memory], changed: list[int] | None) -> bool:
@@ -215,13 +248,16 @@ def multilingual_vectors(
     namespace: Namespace, memories: list[Memory], options: Options
 ) -> np.ndarray | None:
     """The multilingual model's vectors of a namespace whose memories are in more than one
-    language (None for any other: it never pays for them). A namespace found to be
-    multilingual here (memories stored before this version) is marked so, and memories
-    without the vector get it first (a dry run computes them without storing)."""
+    language (None for any other: it never pays for them). Every write notes the
+    language of what it brings (decisions.note_languages), so only a namespace whose
+    language was never noted (memories stored before this version) is read here, once;
+    found multilingual, it is marked so, and memories without the vector get it first (a
+    dry run computes them without storing)."""
     if not namespace.multilingual:
-        if not multilingual.needs_multilingual(memory.content for memory in memories):
+        if namespace.language:
             return None
-        decisions.note_languages(namespace, [memory.content for memory in memories])
+        if not decisions.note_languages(namespace, [memory.content for memory in memories]):
+            return None
     if not options.dry_run:
         decisions.embed_multilingual(namespace, actor="command:find_duplicates")
     vectors = store_queries.active_vectors(namespace, memories, column="embedding_multi")
@@ -233,117 +269,297 @@ def multilingual_vectors(
     return vectors
 
 
-def changed_positions(
-    memories: list[Memory], namespace: Namespace, options: Options, now: datetime
-) -> list[int] | None:
-    """Positions to compare against the whole namespace: everything with --full or on a
-    first run, else what was added or changed since the last run (or the --since window)."""
-    if options.full:
+def changed_positions(memories: list[Memory], since: datetime | None) -> list[int] | None:
+    """Positions to compare against the whole namespace: those added or changed since
+    `since`, or every one (None) when there is no `since` (--full, a first run)."""
+    if since is None:
         return None
-    if options.since is not None:
-        since = now - options.since
-    else:
-        previous = last_run(namespace, complete=True)
-        if previous is None:
-            return None
-        since = previous.started_at
     return [index for index, memory in enumerate(memories) if memory.updated_at >= since]
 
 
-def run_namespace(
-    namespace: Namespace,
+def _since(options: Options, now: datetime, last_complete: datetime | None) -> datetime | None:
+    if options.full:
+        return None
+    if options.since is not None:
+        return now - options.since
+    return last_complete
+
+
+# --- One batch of namespaces ---------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What happened to one namespace in a run."""
+
+    namespace: str
+    report: NamespaceReport | None = None
+    locked: str = ""  # the message, when another run held the namespace
+    failed: str = ""  # the error, when its detection or its writes failed
+
+
+@dataclass
+class _Part:
+    """One namespace's share of a batch."""
+
+    namespace: Namespace
+    report: NamespaceReport
+    run: DedupRun | None = None
+    writes: applying.Writes | None = None
+    seconds: float = 0.0  # its own detection time
+    error: str = ""
+
+    def fail(self, error: Exception, what: str) -> None:
+        logger.exception("DEDUP_FAIL namespace=%s %s failed: %s", self.namespace.name, what, error)
+        self.error, self.writes = f"{what} failed: {error}", None
+
+
+def run_batch(
+    namespace_ids: list[int],
     options: Options,
     *,
     on_progress: Callable[[int, int], None] | None = None,
     vector_workers: int | None = None,
-) -> NamespaceReport:
-    """Detect and apply for one namespace, holding its advisory lock. Raises RunLocked
-    when another run holds it. `on_progress(done, total)`: pairs compared so far;
-    `vector_workers`: processes of the exact vector layer (None: DEDUP_WORKERS)."""
-    if not _try_lock(namespace):
-        raise RunLocked(f"another find_duplicates run is working on namespace {namespace.name}")
-    try:
-        return _run_locked(namespace, options, on_progress, vector_workers)
-    finally:
-        _unlock(namespace)
+) -> list[Outcome]:
+    """Detect and apply for a batch of namespaces, each holding its advisory lock (one
+    that another run holds is skipped, its Outcome saying so). `on_progress(done, total)`:
+    pairs compared so far in a namespace run alone; `vector_workers`: processes of the
+    exact vector layer (None: DEDUP_WORKERS).
+
+    Side effects: a DedupRun per namespace (running until the batch ends: one left
+    running by a process that died is closed by the next run); every decision through
+    curation.decisions, the batch's in one transaction. A namespace whose detection or
+    writes fail is recorded failed (DEDUP_FAIL in the log) and the others are done. A
+    lost database propagates (OperationalError, InterfaceError)."""
+    namespaces = list(Namespace.objects.filter(pk__in=namespace_ids).order_by("name"))
+    held = _try_locks(namespaces)
+    busy = "another find_duplicates run is working on namespace {}"
+    outcomes = {ns.pk: Outcome(ns.name, locked=busy.format(ns.name)) for ns in namespaces}
+    if held:
+        try:
+            parts = _run_held(held, options, on_progress, vector_workers)
+        finally:
+            _unlock(held)
+        for part in parts:
+            outcomes[part.namespace.pk] = Outcome(
+                part.namespace.name, report=part.report, failed=part.error
+            )
+    return [outcomes[ns.pk] for ns in namespaces]
 
 
-def _run_locked(namespace, options, on_progress, vector_workers) -> NamespaceReport:
+def _run_held(held, options, on_progress, vector_workers) -> list[_Part]:
     started = time.perf_counter()
     now = timezone.now()
-    report = NamespaceReport(namespace=namespace.name)
-    run = None
-    close_interrupted(namespace)  # this run holds the lock: no other one is alive
+    close_interrupted(held)  # this run holds their locks: no other one is alive
+    parts = [_Part(ns, NamespaceReport(namespace=ns.name)) for ns in held]
     if not options.dry_run:
-        run = DedupRun.objects.create(
-            namespace=namespace,
-            parameters=_parameters(options),
-            dry_run=False,
+        created = DedupRun.objects.bulk_create(
+            DedupRun(namespace=part.namespace, parameters=_parameters(options), dry_run=False)
+            for part in parts
         )
+        for part, run in zip(parts, created, strict=True):
+            part.run = run
     try:
-        memories = store_queries.active_memories(namespace)
-        changed = changed_positions(memories, namespace, options, now)
-        thresholds = Thresholds.from_settings()
-        vector_pairs = None
-        if use_index(memories, changed):
-            vectors, index_pairs = index_candidates(namespace, memories, changed, thresholds)
-            vector_pairs = lambda *_: index_pairs  # noqa: E731
-            report.route = "hnsw"
-        else:
-            vectors = store_queries.active_vectors(namespace, memories)
-        report.memories = len(memories)
-        report.changed = len(memories) if changed is None else len(changed)
-        judged = planning.judge_namespace(
-            memories,
-            vectors,
-            changed=changed,
-            thresholds=thresholds,
-            vector_pairs=vector_pairs,
-            on_progress=on_progress,
-            workers=vector_workers,
-            multi_vectors=multilingual_vectors(namespace, memories, options),
-        )
-        llm_verdicts.ask_band(judged, namespace, options, report)
-        plan = planning.group(
-            judged,
-            judged_pairs=queries.human_judged_pairs(namespace),
-            absorbed=lambda ids: queries.absorbed_by(namespace, ids),
-        )
-        report.pairs_checked = plan.pairs_checked
-        logger.info(
-            "DEDUP_CHECK namespace=%s memories=%d changed=%d pairs=%d route=%s",
-            namespace.name,
-            report.memories,
-            report.changed,
-            report.pairs_checked,
-            report.route,
-        )
-        apply_plan(plan, memories, namespace, options, report, run)
+        _detect(parts, options, now, on_progress, vector_workers)
+        _write(parts, options)
     except (OperationalError, InterfaceError) as error:
-        # The database went away: one line, and the run stays "running" until the next
-        # run finds it (close_interrupted); writing to a lost database would only fail.
+        # The database went away: one line, and the runs stay "running" until the next
+        # run finds them (close_interrupted); writing to a lost database would only fail.
         logger.error(
-            "DEDUP_FAIL namespace=%s database error: %s", namespace.name, first_line(error)
+            "DEDUP_FAIL namespaces=%s database error: %s",
+            ",".join(part.namespace.name for part in parts),
+            first_line(error),
         )
+        raise
+    _finish(parts, time.perf_counter() - started)
+    return parts
+
+
+def _detect(parts: list[_Part], options: Options, now, on_progress, vector_workers) -> None:
+    """Read the batch (a few queries for all of it) and judge each namespace, collecting
+    what it would write."""
+    namespaces = [part.namespace for part in parts]
+    ids = [ns.pk for ns in namespaces]
+    last_complete = last_complete_starts(namespaces)
+    since = {ns.pk: _since(options, now, last_complete.get(ns.pk)) for ns in namespaces}
+    # A large namespace with few changes may take the HNSW route, which reads no vectors:
+    # its rows are read without them, and its vectors only if the matrix route is taken.
+    sizes = store_queries.active_counts(ids) if len(ids) == 1 else {}
+    maybe_index = {
+        pk
+        for pk in ids
+        if since[pk] is not None and sizes.get(pk, 0) >= settings.DEDUP_INDEX_MIN_MEMORIES
+    }
+    inputs = store_queries.detection_batch([pk for pk in ids if pk not in maybe_index])
+    if maybe_index:
+        inputs.update(store_queries.detection_batch(sorted(maybe_index), with_vectors=False))
+    judged_apart = queries.human_judged_pairs(ids)
+    known = applying.Known(
+        member_sets=queries.existing_member_sets(ids),
+        conflict_pairs=queries.existing_conflict_pairs(ids),
+    )
+    absorbing = queries.absorbing_ids(ids)
+    llm_answers: dict = {}
+
+    def cached(namespace_id: int) -> dict:
+        if not llm_answers:  # read once for the batch, when a band first needs it
+            llm_answers.update(queries.cached_llm_verdicts(ids, prompts.VERDICT_VERSION))
+        return llm_answers[namespace_id]
+
+    for part in parts:
+        started = time.perf_counter()
+        namespace, report = part.namespace, part.report
+        found = inputs[namespace.pk]
+        try:
+            plan = _plan(
+                namespace,
+                found,
+                changed_positions(found.memories, since[namespace.pk]),
+                options,
+                report,
+                judged_apart=judged_apart[namespace.pk],
+                absorbing=absorbing,
+                cached=partial(cached, namespace.pk),
+                on_progress=on_progress,
+                vector_workers=vector_workers,
+            )
+            part.writes = applying.collect(plan, found.memories, options, report, known)
+        except (OperationalError, InterfaceError):
+            raise
+        except Exception as error:
+            part.fail(error, "detection")
+        part.seconds = time.perf_counter() - started
+
+
+def _plan(
+    namespace: Namespace,
+    found: store_queries.DetectionInput,
+    changed: list[int] | None,
+    options: Options,
+    report: NamespaceReport,
+    *,
+    judged_apart: set[tuple[str, str]],
+    absorbing: set[int],
+    cached: Callable[[], dict],
+    on_progress,
+    vector_workers,
+) -> planning.Plan:
+    memories, vectors = found.memories, found.vectors
+    thresholds = Thresholds.from_settings()
+    vector_pairs = None
+    if use_index(memories, changed):
+        vectors, index_pairs = index_candidates(namespace, memories, changed, thresholds)
+        vector_pairs = lambda *_: index_pairs  # noqa: E731
+        report.route = "hnsw"
+    elif vectors is None and memories:
+        vectors = store_queries.active_vectors(namespace, memories)  # read without them
+    report.memories = len(memories)
+    report.changed = len(memories) if changed is None else len(changed)
+    judged = planning.judge_namespace(
+        memories,
+        vectors,
+        changed=changed,
+        thresholds=thresholds,
+        vector_pairs=vector_pairs,
+        on_progress=on_progress,
+        workers=vector_workers,
+        multi_vectors=multilingual_vectors(namespace, memories, options),
+    )
+    llm_verdicts.ask_band(judged, namespace, options, report, cached=cached)
+
+    def absorbed(memory_ids: list[int]) -> dict[int, list]:
+        # Only a fold holding a memory that absorbed others before asks the database.
+        if not absorbing.intersection(memory_ids):
+            return {}
+        return queries.absorbed_by(namespace.pk, memory_ids)
+
+    plan = planning.group(judged, judged_pairs=judged_apart, absorbed=absorbed)
+    report.pairs_checked = plan.pairs_checked
+    logger.info(
+        "DEDUP_CHECK namespace=%s memories=%d changed=%d pairs=%d route=%s",
+        namespace.name,
+        report.memories,
+        report.changed,
+        report.pairs_checked,
+        report.route,
+    )
+    return plan
+
+
+def _write(parts: list[_Part], options: Options) -> None:
+    """Write every namespace's collected decisions in one transaction; when that fails,
+    again one namespace at a time, so that only the failing one is left undone."""
+    pending = [part for part in parts if part.writes]
+    if options.dry_run or not pending:
+        return
+    try:
+        applying.write([(part.report, part.writes) for part in pending], actor=options.actor)
+    except (OperationalError, InterfaceError):
         raise
     except Exception as error:
-        logger.exception("DEDUP_FAIL namespace=%s run failed: %s", namespace.name, error)
-        if run:
-            run.status, run.error = DedupRun.Status.FAILED, str(error)
-            _finish(run, report, started)
-        raise
-    if report.removal_rate > settings.DEDUP_ALERT_REMOVAL_RATE:
-        alert = (
-            f"removal rate {report.removal_rate:.0%} exceeds "
-            f"{settings.DEDUP_ALERT_REMOVAL_RATE:.0%} in namespace {namespace.name}"
-        )
-        report.alerts.append(alert)
-        logger.warning("DEDUP_ALERT %s", alert)
-    report.duration_s = time.perf_counter() - started
-    if run:
-        run.status = DedupRun.Status.DONE
-        _finish(run, report, started)
-    return report
+        if len(pending) == 1:
+            pending[0].fail(error, "writing")
+            return
+        for part in pending:
+            try:
+                applying.write([(part.report, part.writes)], actor=options.actor)
+            except (OperationalError, InterfaceError):
+                raise
+            except Exception as error:
+                part.fail(error, "writing")
+
+
+def _finish(parts: list[_Part], batch_seconds: float) -> None:
+    """Alerts, and each namespace's DedupRun closed (one statement for the batch). A
+    namespace's duration is its own detection time and an equal share of what the batch
+    spent reading and writing for all."""
+    shared = max(batch_seconds - sum(part.seconds for part in parts), 0.0) / len(parts)
+    finished_at = timezone.now()
+    for part in parts:
+        report, namespace = part.report, part.namespace
+        report.duration_s = part.seconds + shared
+        if part.error:
+            report.failed += 1
+        elif report.exact_collapsed or report.auto_merged or report.failed:
+            logger.info(
+                "DEDUP_MERGE namespace=%s collapsed=%d merged=%d failed=%d run=%s",
+                namespace.name,
+                report.exact_collapsed,
+                report.auto_merged,
+                report.failed,
+                part.run.pk if part.run else None,
+            )
+        if report.removal_rate > settings.DEDUP_ALERT_REMOVAL_RATE:
+            alert = (
+                f"removal rate {report.removal_rate:.0%} exceeds "
+                f"{settings.DEDUP_ALERT_REMOVAL_RATE:.0%} in namespace {namespace.name}"
+            )
+            report.alerts.append(alert)
+            logger.warning("DEDUP_ALERT %s", alert)
+        run = part.run
+        if run is None:
+            continue
+        run.status = DedupRun.Status.FAILED if part.error else DedupRun.Status.DONE
+        run.error = part.error
+        run.finished_at = finished_at
+        run.duration_s = report.duration_s
+        run.counts = report.counts()
+        run.parameters = {**run.parameters, "route": report.route}
+        run.removal_rate = report.removal_rate
+        run.alerts = report.alerts
+    decisions.update_rows(
+        [part.run for part in parts if part.run],
+        [
+            "status",
+            "error",
+            "finished_at",
+            "duration_s",
+            "counts",
+            "parameters",
+            "removal_rate",
+            "alerts",
+        ],
+    )
 
 
 def _parameters(options: Options) -> dict:
@@ -358,26 +574,29 @@ def _parameters(options: Options) -> dict:
     }
 
 
-def _finish(run: DedupRun, report: NamespaceReport, started: float) -> None:
-    run.finished_at = timezone.now()
-    run.duration_s = time.perf_counter() - started
-    run.counts = report.counts()
-    run.parameters = {**run.parameters, "route": report.route}
-    run.removal_rate = report.removal_rate
-    run.alerts = report.alerts
-    run.save()
-
-
 # --- Many namespaces -----------------------------------------------------------------------
 
 
-@dataclass
-class Outcome:
-    """What happened to one namespace in a multi-namespace run."""
-
-    namespace: str
-    report: NamespaceReport | None = None
-    locked: str = ""  # the message, when another run held the namespace
+def batches(namespaces: list[Namespace], sizes: dict[int, int]) -> list[list[int]]:
+    """The namespaces in batches, in order: up to DEDUP_BATCH_MEMORIES active memories
+    and DEDUP_BATCH_NAMESPACES namespaces each; a namespace that fills a batch alone is
+    one."""
+    found: list[list[int]] = []
+    current: list[int] = []
+    memories = 0
+    for namespace in namespaces:
+        size = sizes.get(namespace.pk, 0)
+        if current and (
+            memories + size > settings.DEDUP_BATCH_MEMORIES
+            or len(current) >= settings.DEDUP_BATCH_NAMESPACES
+        ):
+            found.append(current)
+            current, memories = [], 0
+        current.append(namespace.pk)
+        memories += size
+    if current:
+        found.append(current)
+    return found
 
 
 def run_many(
@@ -388,46 +607,38 @@ def run_many(
     on_done: Callable[[Outcome], None],
     on_progress: Callable[[str, int, int], None] | None = None,
 ) -> None:
-    """Run every namespace, in `workers` processes when there are several namespaces.
-    `on_progress(namespace, done, total)` follows the pairs compared inside a namespace
-    when they run one at a time (the case of one large namespace; worker processes report
-    only through `on_done`).
+    """Run every namespace, in batches (see batches), batches side by side in `workers`
+    processes. A namespace that fills a batch alone runs afterwards in this process, its
+    vector layer in the `workers` processes; `on_progress(namespace, done, total)` follows
+    the pairs compared inside such a namespace. `on_done` hears of every namespace.
 
-    Namespaces share nothing (each has its own advisory lock and transactions), so they
-    run side by side; each worker opens its own database connection, and inside a worker
-    the vector layer stays in one process so the two levels do not fight for the cores.
-    """
+    Batches share nothing (each namespace has its own advisory lock, each batch its own
+    transactions), so they run side by side; each worker opens its own database
+    connection, and inside a worker the vector layer stays in one process so the two
+    levels do not fight for the cores."""
+    sizes = store_queries.active_counts([ns.pk for ns in namespaces])
+    by_pk = {ns.pk: ns for ns in namespaces}
+    all_batches = batches(namespaces, sizes)
+    large = [b for b in all_batches if len(b) == 1 and sizes[b[0]] >= settings.DEDUP_BATCH_MEMORIES]
+    small = [b for b in all_batches if b not in large]
     # Worker processes could not see a caller's uncommitted transaction: stay serial then;
     # and LLM calls go one at a time, within one run's budget.
-    serial = workers <= 1 or len(namespaces) <= 1 or options.llm_session is not None
+    serial = workers <= 1 or len(small) <= 1 or options.llm_session is not None
     if serial or connection.in_atomic_block:
-        for namespace in namespaces:
-            follow = partial(on_progress, namespace.name) if on_progress is not None else None
-            on_done(_run_one(namespace.pk, options, follow, vector_workers=workers))
-        return
-    connections.close_all()  # a forked child must not share the parent's socket
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=connections.close_all
-    ) as pool:
-        # This process is one of the workers already: its vector layer stays in it.
-        run_one = partial(_run_one, on_progress=None, vector_workers=1)
-        for outcome in pool.map(run_one, [ns.pk for ns in namespaces], [options] * len(namespaces)):
+        large, small = all_batches, []
+    if small:
+        connections.close_all()  # a forked child must not share the parent's socket
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=context, initializer=connections.close_all
+        ) as pool:
+            # Each worker process is busy with its own batch: its vector layer stays in it.
+            run = partial(run_batch, options=options, vector_workers=1)
+            for outcomes in pool.map(run, small):
+                for outcome in outcomes:
+                    on_done(outcome)
+    for batch in large:
+        alone = len(batch) == 1 and on_progress is not None
+        follow = partial(on_progress, by_pk[batch[0]].name) if alone else None
+        for outcome in run_batch(batch, options, on_progress=follow, vector_workers=workers):
             on_done(outcome)
-
-
-def _run_one(
-    namespace_id: int,
-    options: Options,
-    on_progress: Callable[[int, int], None] | None = None,
-    *,
-    vector_workers: int | None = None,
-) -> Outcome:
-    namespace = Namespace.objects.get(pk=namespace_id)
-    try:
-        report = run_namespace(
-            namespace, options, on_progress=on_progress, vector_workers=vector_workers
-        )
-    except RunLocked as error:
-        return Outcome(namespace.name, locked=str(error))
-    return Outcome(namespace.name, report=report)

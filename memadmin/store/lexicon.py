@@ -69,28 +69,43 @@ def language_of(text: str) -> str:
     """The text's language as a code: zh, ja, ko, ru by script; en, de, fr, es by their
     function words (English when nothing tells: short technical notes are mostly that).
     """
-    letters = len(_LETTER.findall(text))
-    if letters and len(_CJK.findall(text)) / letters >= 0.3:
-        if _KANA.search(text):
-            return "ja"
-        if _HANGUL.search(text) and not _HAN.search(text):
-            return "ko"
-        return "zh"
-    if letters and len(_CYRILLIC.findall(text)) / letters >= 0.3:
-        return "ru"
-    found = [fold(word) for word in _WORD.findall(text)]
+    # It runs on every memory of a detection run: ASCII text (most) has no other script
+    # to count and folds by lower().
+    ascii_only = text.isascii()
+    if not ascii_only:
+        letters = len(_LETTER.findall(text))
+        if letters and len(_CJK.findall(text)) / letters >= 0.3:
+            if _KANA.search(text):
+                return "ja"
+            if _HANGUL.search(text) and not _HAN.search(text):
+                return "ko"
+            return "zh"
+        if letters and len(_CYRILLIC.findall(text)) / letters >= 0.3:
+            return "ru"
+    found = _WORD.findall(text.lower() if ascii_only else text)
     if not found:
         return ENGLISH
-    scores = {
-        language: sum(word in markers for word in found)
-        for language, markers in _language_markers().items()
-    }
+    languages_of = _marker_languages()
+    scores = dict.fromkeys(_language_markers(), 0)
+    for word in found:
+        for language in languages_of.get(word if ascii_only else fold(word), ()):
+            scores[language] += 1
     best = max(scores, key=lambda language: (scores[language], language == ENGLISH))
     # A German or French note must say so at least twice (one "die" or "la" in English
     # text is a name or a loan word), or as often as English does and more.
-    if best != ENGLISH and (scores[best] < 2 or scores[best] <= scores[ENGLISH]):
+    if best != ENGLISH and (scores[best] < 2 or scores[best] <= scores.get(ENGLISH, 0)):
         return ENGLISH
     return best
+
+
+@cache
+def _marker_languages() -> dict[str, tuple[str, ...]]:
+    """Function word -> the languages it marks (one dictionary look-up a word)."""
+    found: dict[str, list[str]] = {}
+    for language, markers in _language_markers().items():
+        for word in markers:
+            found.setdefault(word, []).append(language)
+    return {word: tuple(languages) for word, languages in found.items()}
 
 
 @cache

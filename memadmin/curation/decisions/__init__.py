@@ -26,6 +26,7 @@ from memadmin.curation.decisions.clusters import (
 )
 from memadmin.curation.decisions.conflicts import (
     open_conflict,
+    open_conflicts,
     resolve_conflict,
     undo_resolution,
 )
@@ -34,6 +35,7 @@ from memadmin.curation.decisions.history import (
     StaleDecision,
     refuse_if_decided,
     snapshot,
+    update_rows,
 )
 from memadmin.curation.decisions.memories import (
     ImportResult,
@@ -84,6 +86,7 @@ __all__ = [
     "open_cluster_by_hand",
     "open_clusters",
     "open_conflict",
+    "open_conflicts",
     "pin_memory",
     "record_proposal",
     "record_repeat",
@@ -98,4 +101,5 @@ __all__ = [
     "undo_forget",
     "undo_resolution",
     "unmerge",
+    "update_rows",
 ]

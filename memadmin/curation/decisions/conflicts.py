@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -57,6 +59,38 @@ def open_conflict(
             differing_tokens=differing_tokens,
         )
     return conflict, True
+
+
+def open_conflicts(found: Sequence[tuple[Memory, Memory, dict]]) -> list[bool]:
+    """open_conflict for a batch run's conflicts at once: (older, newer, the conflict's
+    fields) each; a pair that has a conflict already (open or decided, either way round)
+    is left as it is. Side effects, in one transaction: the new Conflict rows, inserted in
+    bulk. Returns, per item, whether it opened a conflict."""
+    with transaction.atomic():
+        ids = {m.pk for older, newer, _ in found for m in (older, newer)}
+        known = {
+            frozenset(pair)
+            for pair in Conflict.objects.filter(
+                memory_a_id__in=ids, memory_b_id__in=ids
+            ).values_list("memory_a_id", "memory_b_id")
+        }
+        new, opened = [], []
+        for older, newer, fields in found:
+            pair = frozenset((older.pk, newer.pk))
+            opened.append(pair not in known)
+            if pair in known:
+                continue
+            known.add(pair)
+            new.append(
+                Conflict(
+                    namespace_id=older.namespace_id,
+                    memory_a_id=older.pk,
+                    memory_b_id=newer.pk,
+                    **fields,
+                )
+            )
+        Conflict.objects.bulk_create(new, batch_size=1000)
+    return opened
 
 
 def resolve_conflict(

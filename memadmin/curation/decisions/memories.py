@@ -258,7 +258,8 @@ def embed_text(memory: Memory) -> None:
     model's in a multilingual namespace. Sets them on the unsaved memory."""
     memory.embedding = embeddings.encode([memory.content])[0]
     memory.embedding_model = embeddings.MODEL_ID
-    if memory.namespace.multilingual:
+    # Every text written notes its language, so detection never has to read them all.
+    if note_languages(memory.namespace, [memory.content]):
         memory.embedding_multi = multilingual.encode([memory.content])[0]
         memory.embedding_multi_model = multilingual.MODEL_ID
 

@@ -23,6 +23,7 @@ from memadmin.curation.decisions.history import (
     merged_text,
     snapshot,
     unused_external_id,
+    update_rows,
 )
 from memadmin.curation.decisions.memories import embed_text
 from memadmin.curation.decisions.verdicts import remember_apart
@@ -129,12 +130,10 @@ def fold_many(
             made.append(cluster)
         # updated_at stays on survivors: what the run itself changed is no news for the
         # next incremental run (else a survivor would be compared again and chain merges).
-        Memory.objects.bulk_update(list(survivors.values()), FOLDED_FIELDS, batch_size=1000)
+        update_rows(list(survivors.values()), FOLDED_FIELDS)
         for other in superseded:
             other.updated_at = now
-        Memory.objects.bulk_update(
-            superseded, ["status", "superseded_by", "updated_at"], batch_size=1000
-        )
+        update_rows(superseded, ["status", "superseded_by", "updated_at"])
         Cluster.objects.bulk_create([cluster for cluster, _ in new_clusters], batch_size=1000)
         ClusterMember.objects.bulk_create(
             (
@@ -145,8 +144,11 @@ def fold_many(
             batch_size=1000,
         )
         HistoryEvent.objects.bulk_create(events, batch_size=1000)
-    for fold in folds:
-        if all(fold is not left for left, _ in refused):
+    left_out = {id(fold) for fold, _ in refused}
+    # One line per fold at DEBUG only: a batch run makes tens of thousands (the INFO
+    # summary per namespace is find_duplicates'), and their arguments cost if built.
+    for fold in folds if logger.isEnabledFor(logging.DEBUG) else ():
+        if id(fold) not in left_out:
             logger.debug(
                 "DEDUP_MERGE namespace=%s action=%s survivor=%s folded=%s run=%s",
                 fold.survivor.namespace_id,

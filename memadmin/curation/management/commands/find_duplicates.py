@@ -71,7 +71,7 @@ class Command(MemadminCommand):
             dry_run=dry_run, max_ops=max_ops, full=full, since=since, llm_session=session
         )
         totals = runs.NamespaceReport(namespace="all")
-        locked = []
+        locked, failed = [], []
         with progress_bar(total=len(namespaces), desc="find_duplicates", unit="namespaces") as bar:
 
             def done(outcome: runs.Outcome) -> None:
@@ -80,6 +80,9 @@ class Command(MemadminCommand):
                     locked.append(outcome.namespace)
                     self.stderr.write(outcome.locked)
                     return
+                if outcome.failed:
+                    failed.append(outcome.namespace)
+                    self.stderr.write(f"DEDUP_FAIL namespace {outcome.namespace}: {outcome.failed}")
                 for line in outcome.report.actions:
                     self.stdout.write(f"{outcome.namespace}: would {line}")
                 for alert in outcome.report.alerts:
@@ -126,7 +129,15 @@ class Command(MemadminCommand):
                 f"{session.input_tokens + session.output_tokens} tokens"
             )
         self.stdout.write(summary)
+        problems = []
         if locked:
-            raise CommandError(
+            problems.append(
                 f"skipped {len(locked)} namespace(s) another run holds: {', '.join(locked)}"
             )
+        if failed:
+            problems.append(
+                f"{len(failed)} namespace(s) failed and changed nothing: {', '.join(failed)} "
+                "(the others are done)"
+            )
+        if problems:
+            raise CommandError("; ".join(problems))

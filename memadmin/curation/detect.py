@@ -122,7 +122,7 @@ def vector_pairs_exact(
     query_positions: np.ndarray,
     *,
     floor: float,
-    block_size: int = 1024,
+    block_size: int | None = None,
     workers: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> np.ndarray:
@@ -134,6 +134,10 @@ def vector_pairs_exact(
     are compared (blocks differ in cost: the triangle's first rows are the longest)."""
     query_positions = np.asarray(query_positions, dtype=np.int64)
     triangle = len(query_positions) == len(vectors)
+    if block_size is None:
+        # Blocks of 1,024 rows, but at least eight in a small namespace: the triangle
+        # only saves work with several blocks (1,000 memories: 5.2 ms instead of 8.5).
+        block_size = min(1024, max(128, len(query_positions) // 8))
     tasks = [
         (start, min(start + block_size, len(query_positions)), triangle, floor)
         for start in range(0, len(query_positions), block_size)
@@ -149,7 +153,7 @@ def vector_pairs_exact(
         if workers > 1 and len(query_positions) * len(vectors) >= settings.DEDUP_PARALLEL_MIN_WORK:
             context = multiprocessing.get_context("fork")
             with ProcessPoolExecutor(
-                max_workers=workers, mp_context=context, initializer=_one_blas_thread
+                max_workers=workers, mp_context=context, initializer=one_blas_thread
             ) as pool:
                 for part in pool.map(_block_pairs, tasks):
                     parts.append(part)
@@ -171,8 +175,9 @@ def _report(on_progress: Callable[[int, int], None] | None, work: list[int], don
         on_progress(sum(work[:done]), sum(work))
 
 
-def _one_blas_thread() -> None:
-    # Each worker does its own matrix products: BLAS threads would only compete.
+def one_blas_thread() -> None:
+    """For a worker process that does its own matrix products: BLAS threads would only
+    compete with the other workers (and OpenBLAS's idle threads spin on the cores)."""
     from threadpoolctl import threadpool_limits
 
     _SHARED["limits"] = threadpool_limits(1)

@@ -53,6 +53,7 @@ _LABEL_NUMBER = re.compile(r"\d{1,3}")
 _YEAR = re.compile(r"(19|20)\d{2}")
 _DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th|er|e|\.)?")
 _CHINESE_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?")
+_HAN = re.compile("[\u3400-\u9fff]")
 _SENTENCE_END = (".", "!", "?", "。", "！", "？", ":", ";")
 # Capitalised words that are not names: pronouns and the words that start a sentence
 # inside one (after a colon).
@@ -80,14 +81,19 @@ def _words_of(text: str) -> tuple[_Word, ...]:
     # Cached: one judgement reads a text's words several times (subject, stance, names).
     found = []
     sentence_start = True
+    last_end = 0  # the end of the previous token (never white space)
     for match in _TOKEN.finditer(text):
         raw = match.group().strip(".-/:'")
+        start = match.start()
         if not raw:
             continue
-        before = text[: match.start()].rstrip()
+        # What text[:start].rstrip() ends with, without copying the text before every word.
+        gap = text[last_end:start].rstrip()
+        before = gap or text[max(last_end - 1, 0) : last_end]
         at_start = sentence_start or before.endswith(_SENTENCE_END)
         sentence_start = False
-        found.append(_Word(raw, fold(raw), at_start, match.start(), match.end()))
+        found.append(_Word(raw, fold(raw), at_start, start, match.end()))
+        last_end = match.end()
     return tuple(found)
 
 
@@ -615,9 +621,7 @@ def _shared_object(text_a: str, text_b: str) -> bool:
     def content(text: str) -> set[str]:
         return {w[:5] for w in text_words(text) if w not in stop} - left_out
 
-    return bool(content(text_a) & content(text_b)) or any(
-        "\u3400" <= char <= "\u9fff" for char in text_a + text_b
-    )
+    return bool(content(text_a) & content(text_b)) or bool(_HAN.search(text_a + text_b))
 
 
 @cache

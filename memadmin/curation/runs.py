@@ -10,12 +10,14 @@ alone, its vector layer in worker processes."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import multiprocessing
 import time
 import zlib
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
@@ -26,7 +28,16 @@ from django.db import InterfaceError, OperationalError, connection, connections
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from memadmin.curation import applying, decisions, llm, llm_verdicts, planning, prompts, queries
+from memadmin.curation import (
+    applying,
+    decisions,
+    detect,
+    llm,
+    llm_verdicts,
+    planning,
+    prompts,
+    queries,
+)
 from memadmin.curation.detect import Thresholds
 from memadmin.curation.models import DedupRun
 from memadmin.store import embeddings, multilingual
@@ -337,7 +348,8 @@ def run_batch(
     outcomes = {ns.pk: Outcome(ns.name, locked=busy.format(ns.name)) for ns in namespaces}
     if held:
         try:
-            parts = _run_held(held, options, on_progress, vector_workers)
+            with _fewer_collections():
+                parts = _run_held(held, options, on_progress, vector_workers)
         finally:
             _unlock(held)
         for part in parts:
@@ -345,6 +357,19 @@ def run_batch(
                 part.namespace.name, report=part.report, failed=part.error
             )
     return [outcomes[ns.pk] for ns in namespaces]
+
+
+@contextmanager
+def _fewer_collections():
+    """A batch makes hundreds of thousands of small objects that live until it ends: at
+    the garbage collector's default pace (a collection every 700 allocations) walking
+    them took a fifth of a worker's time (bench/find_duplicates.py, scenario b)."""
+    before = gc.get_threshold()
+    gc.set_threshold(50_000, 20, 20)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def _run_held(held, options, on_progress, vector_workers) -> list[_Part]:
@@ -628,17 +653,30 @@ def run_many(
         large, small = all_batches, []
     if small:
         connections.close_all()  # a forked child must not share the parent's socket
+        # What this process holds is the workers' to read, never to collect: frozen, the
+        # garbage collector of a worker does not walk (and copy) it all.
+        gc.freeze()
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(
-            max_workers=workers, mp_context=context, initializer=connections.close_all
+            max_workers=workers, mp_context=context, initializer=_start_worker
         ) as pool:
             # Each worker process is busy with its own batch: its vector layer stays in it.
             run = partial(run_batch, options=options, vector_workers=1)
-            for outcomes in pool.map(run, small):
-                for outcome in outcomes:
-                    on_done(outcome)
+            try:
+                for outcomes in pool.map(run, small):
+                    for outcome in outcomes:
+                        on_done(outcome)
+            finally:
+                gc.unfreeze()
     for batch in large:
         alone = len(batch) == 1 and on_progress is not None
         follow = partial(on_progress, by_pk[batch[0]].name) if alone else None
         for outcome in run_batch(batch, options, on_progress=follow, vector_workers=workers):
             on_done(outcome)
+
+
+def _start_worker() -> None:
+    connections.close_all()  # its own connection, opened on first use
+    # Each worker judges its own batch: two BLAS threads per worker on two cores made the
+    # run slower than one process (measured: bench/find_duplicates.py, scenario b).
+    detect.one_blas_thread()

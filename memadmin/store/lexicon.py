@@ -21,6 +21,8 @@ ENGLISH = "en"
 
 def fold(text: str) -> str:
     """The form every word list is matched in: NFKC, case-folded."""
+    if text.isascii():  # NFKC leaves ASCII as it is, and casefold() is lower() there
+        return text.lower()
     return unicodedata.normalize("NFKC", text).casefold()
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 
 import numpy as np
 import psycopg
@@ -14,6 +15,8 @@ from django.db import connection, transaction
 from django.db.models import Count, IntegerField, OuterRef, Subquery
 from django.db.models.base import ModelState
 from django.db.models.functions import Coalesce
+from psycopg.types import TypeInfo
+from psycopg.types.string import ByteaBinaryLoader
 
 from memadmin.store import embeddings, multilingual
 from memadmin.store.models import Memory, MemoryStatus, Namespace
@@ -230,31 +233,38 @@ def detection_batch(
     """DetectionInput of every given namespace, read in one query (a run over thousands
     of small namespaces paid a round trip, a query plan and the ORM per namespace)."""
     vector = "CASE WHEN embedding_model = %s THEN embedding END" if with_vectors else "NULL"
+    # No ORDER BY: sorting rows of 1.8 KB in the server cost more than the rest of the
+    # query (bench/find_duplicates.py); they are put in order here, by reference.
     sql = (
         f"SELECT {', '.join(DETECTION_FIELDS)}, {vector} FROM store_memory "
-        "WHERE namespace_id = ANY(%s) AND status = 'active' "
-        "ORDER BY namespace_id, created_at, id"
+        "WHERE namespace_id = ANY(%s) AND status = 'active'"
     )
     params = [embeddings.MODEL_ID] if with_vectors else []
-    found: dict[int, tuple[list[Memory], list]] = {pk: ([], []) for pk in namespace_ids}
-    namespace_column = DETECTION_FIELDS.index("namespace_id")
     connection.ensure_connection()
-    # Binary results: pgvector's format (2-byte dimension, 2 unused bytes, big-endian
-    # float32s) goes straight into numpy, no text of 384 numbers per row.
     with psycopg.Cursor(connection.connection) as cursor:
+        if with_vectors:
+            # The vectors as pgvector sends them (2-byte dimension, 2 unused bytes,
+            # big-endian float32s), as bytes, whatever loader the connection has: they
+            # go into numpy in one piece.
+            vector_type = TypeInfo.fetch(connection.connection, "vector")
+            cursor.adapters.register_loader(vector_type.oid, ByteaBinaryLoader)
         cursor.execute(sql, [*params, list(namespace_ids)], binary=True)
-        while batch := cursor.fetchmany(10_000):
-            for row in batch:
-                memories, raws = found[row[namespace_column]]
-                memories.append(_detection_memory(row))
-                raws.append(row[-1])
+        rows = cursor.fetchall()
+    namespace, created, key = map(DETECTION_FIELDS.index, ("namespace_id", "created_at", "id"))
+    rows.sort(key=itemgetter(namespace, created, key))
+    alias = connection.alias  # read once: each read goes through a thread-local look-up
+    found: dict[int, tuple[list[Memory], list]] = {pk: ([], []) for pk in namespace_ids}
+    for row in rows:
+        memories, raws = found[row[namespace]]
+        memories.append(_detection_memory(row, alias))
+        raws.append(row[-1])
     return {
         pk: DetectionInput(memories, _vector_matrix(raws) if with_vectors else None)
         for pk, (memories, raws) in found.items()
     }
 
 
-def _detection_memory(row) -> Memory:
+def _detection_memory(row, alias: str) -> Memory:
     """A Memory holding DETECTION_FIELDS (the others load on access, as with .only()).
     Model.__init__ costs about 8 µs a row, and a run over a million memories builds a
     million of them: the instance is filled directly (1 µs), as Django's own from_db
@@ -263,23 +273,28 @@ def _detection_memory(row) -> Memory:
     # The row ends with the vector column, which zip leaves out.
     memory.__dict__.update(zip(DETECTION_FIELDS, row, strict=False))
     memory._state = ModelState()
-    memory._state.adding, memory._state.db = False, connection.alias
+    memory._state.adding, memory._state.db = False, alias
     return memory
 
 
+# pgvector's binary form of one vector: a 2-byte dimension, 2 unused bytes, big-endian
+# float32s.
+_SENT_VECTOR = np.dtype([("header", "V4"), ("values", ">f4", (embeddings.DIMENSIONS,))])
+
+
 def _vector_matrix(raws: list) -> np.ndarray | None:
+    """Vectors as pgvector sends them, as one float32 matrix (rows of zeros for None);
+    None when every one is None. Joined and read in one go: a million rows one at a time
+    cost seconds."""
+    present = [index for index, raw in enumerate(raws) if raw is not None]
+    if not present:
+        return None
+    read = np.frombuffer(b"".join(raws[index] for index in present), dtype=_SENT_VECTOR)
+    if len(present) == len(raws):
+        return read["values"].astype(np.float32)
     vectors = np.zeros((len(raws), embeddings.DIMENSIONS), dtype=np.float32)
-    found = False
-    for index, raw in enumerate(raws):
-        if raw is None:
-            continue
-        vectors[index] = (
-            np.frombuffer(raw, dtype=">f4", offset=4)
-            if isinstance(raw, bytes)
-            else raw.to_numpy()  # pgvector's loader is registered on this connection
-        )
-        found = True
-    return vectors if found else None
+    vectors[present] = read["values"]
+    return vectors
 
 
 def active_counts(namespace_ids: Sequence[int]) -> dict[int, int]:

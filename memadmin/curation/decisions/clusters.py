@@ -14,6 +14,7 @@ from memadmin.curation import clustering
 from memadmin.curation.decisions.history import (
     DecisionError,
     actor_of,
+    insert_rows,
     lock_active,
     lock_open_cluster,
     log_cluster_decision,
@@ -84,16 +85,14 @@ def open_clusters(
             ).values_list("memory_id", "cluster_id")
         )
         fresh = [p for p in proposed if not any(m.pk in open_cluster_of for m in p.memories)]
-        created = Cluster.objects.bulk_create(
-            (_unsaved_cluster(p.memories[0].namespace_id, p) for p in fresh), batch_size=1000
-        )
-        ClusterMember.objects.bulk_create(
-            (
+        created = [_unsaved_cluster(p.memories[0].namespace_id, p) for p in fresh]
+        insert_rows(created)
+        insert_rows(
+            [
                 ClusterMember(cluster=cluster, memory=m)
                 for cluster, p in zip(created, fresh, strict=True)
                 for m in p.memories
-            ),
-            batch_size=1000,
+            ]
         )
         new_cluster = {id(p): cluster for p, cluster in zip(fresh, created, strict=True)}
         results = []

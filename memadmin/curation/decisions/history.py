@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+import psycopg
 from django.db import connection, models
 
 from memadmin.curation.models import Cluster, ClusterStatus, HistoryEvent
@@ -180,8 +181,9 @@ def refuse_if_decided(cluster: Cluster) -> None:
 
 def update_rows(rows: Sequence[models.Model], fields: Sequence[str], *, batch_size=1000) -> None:
     """Write `fields` of many rows of one model, one UPDATE ... FROM (VALUES ...) per
-    `batch_size` rows. Django's bulk_update builds a CASE expression per field and row: it
-    took most of a batch run's time (bench/find_duplicates.py, scenario b)."""
+    `batch_size` rows, the values sent apart from the statement (no quoting). Django's
+    bulk_update builds a CASE expression per field and row: it took most of a batch
+    run's time (bench/find_duplicates.py, scenario b)."""
     if not rows:
         return
     meta = type(rows[0])._meta
@@ -191,7 +193,8 @@ def update_rows(rows: Sequence[models.Model], fields: Sequence[str], *, batch_si
     row_sql = "(" + ", ".join(f"%s::{field.db_type(connection)}" for field in every) + ")"
     assignments = ", ".join(f'"{field.column}" = v."{field.column}"' for field in columns)
     names = ", ".join(f'"{field.column}"' for field in every)
-    with connection.cursor() as cursor:
+    connection.ensure_connection()
+    with psycopg.Cursor(connection.connection) as cursor:
         for start in range(0, len(rows), batch_size):
             chunk = rows[start : start + batch_size]
             cursor.execute(
@@ -204,3 +207,62 @@ def update_rows(rows: Sequence[models.Model], fields: Sequence[str], *, batch_si
                     for field in every
                 ],
             )
+
+
+def insert_rows(rows: Sequence[models.Model]) -> None:
+    """Insert new rows of one model with COPY, each given its primary key from the
+    table's sequence first (so that rows inserted next can point at it). Django's
+    bulk_create quotes every value into the statement; for the history events, clusters
+    and members of a batch run that was most of the writing time. Side effects: sets
+    each row's pk, and marks it saved."""
+    if not rows:
+        return
+    meta = type(rows[0])._meta
+    fields = meta.concrete_fields
+    values = [_copy_value(field) for field in fields]
+    connection.ensure_connection()
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+            [meta.db_table, meta.pk.column, len(rows)],
+        )
+        for row, (key,) in zip(rows, cursor.fetchall(), strict=True):
+            row.pk = key
+        columns = ", ".join(f'"{field.column}"' for field in fields)
+        with cursor.copy(f'COPY "{meta.db_table}" ({columns}) FROM STDIN') as copy:
+            for row in rows:
+                copy.write_row([value(row) for value in values])
+    for row in rows:
+        row._state.adding, row._state.db = False, connection.alias
+
+
+def _copy_value(field: models.Field):
+    """How COPY reads a field of a row: JSON adapted, automatic times set, any other value
+    as it is (psycopg writes strings, numbers, times and lists itself). Django's own
+    get_db_prep_save for every field cost more than the COPY (measured in
+    bench/find_duplicates.py --profile)."""
+    if isinstance(field, models.JSONField):
+
+        def json_value(row):
+            value = getattr(row, field.attname)
+            if value is None:  # SQL NULL or JSON null, as Django decides for the field
+                return field.get_db_prep_save(value, connection)
+            return connection.ops.adapt_json_value(value, field.encoder)
+
+        return json_value
+    if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+        return lambda row: field.pre_save(row, add=True)
+    if field.many_to_one:
+
+        def key_value(row):
+            # A row made before what it points at was inserted (an event of a new
+            # cluster) holds the object, not yet its key: as Django's bulk_create does.
+            value = getattr(row, field.attname)
+            if value is None and field.is_cached(row):
+                target = field.get_cached_value(row)
+                value = None if target is None else target.pk
+                setattr(row, field.attname, value)
+            return value
+
+        return key_value
+    return lambda row: getattr(row, field.attname)

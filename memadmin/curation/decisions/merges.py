@@ -17,6 +17,7 @@ from memadmin.curation.decisions.history import (
     StaleDecision,
     actor_of,
     event,
+    insert_rows,
     lock_active,
     lock_open_cluster,
     log_undo,
@@ -108,6 +109,7 @@ def fold_many(
         }
         made, refused, events, superseded = [], [], [], []
         survivors: dict[int, Memory] = {}
+        befores: dict[int, dict] = {}
         new_clusters: list[tuple[Cluster, list[Memory]]] = []
         for fold in folds:
             involved = [fold.survivor.pk, *(m.pk for m in fold.others)]
@@ -124,26 +126,27 @@ def fold_many(
             if cluster is None:
                 cluster = _auto_merged_cluster(survivor, fold, now)
                 new_clusters.append((cluster, [survivor, *others]))
+            befores.setdefault(survivor.pk, {f: getattr(survivor, f) for f in FOLDED_FIELDS})
             events.extend(_fold_one(survivor, others, fold, cluster, actor))
             survivors[survivor.pk] = survivor
             superseded.extend(others)
             made.append(cluster)
         # updated_at stays on survivors: what the run itself changed is no news for the
         # next incremental run (else a survivor would be compared again and chain merges).
-        update_rows(list(survivors.values()), FOLDED_FIELDS)
+        # A survivor that gains nothing (same tags, no new provenance...) is not rewritten.
+        update_rows([m for m in survivors.values() if _gained(m, befores[m.pk])], FOLDED_FIELDS)
         for other in superseded:
             other.updated_at = now
         update_rows(superseded, ["status", "superseded_by", "updated_at"])
-        Cluster.objects.bulk_create([cluster for cluster, _ in new_clusters], batch_size=1000)
-        ClusterMember.objects.bulk_create(
-            (
+        insert_rows([cluster for cluster, _ in new_clusters])
+        insert_rows(
+            [
                 ClusterMember(cluster=cluster, memory=m)
                 for cluster, members in new_clusters
                 for m in members
-            ),
-            batch_size=1000,
+            ]
         )
-        HistoryEvent.objects.bulk_create(events, batch_size=1000)
+        insert_rows(events)
     left_out = {id(fold) for fold, _ in refused}
     # One line per fold at DEBUG only: a batch run makes tens of thousands (the INFO
     # summary per namespace is find_duplicates'), and their arguments cost if built.
@@ -158,6 +161,10 @@ def fold_many(
                 run_id,
             )
     return made, refused
+
+
+def _gained(survivor: Memory, before: dict) -> bool:
+    return any(getattr(survivor, name) != value for name, value in before.items())
 
 
 def _auto_merged_cluster(survivor: Memory, fold: Fold, now) -> Cluster:

@@ -322,7 +322,9 @@ class _Part:
 
     def fail(self, error: Exception, what: str) -> None:
         logger.exception("DEDUP_FAIL namespace=%s %s failed: %s", self.namespace.name, what, error)
-        self.error, self.writes = f"{what} failed: {error}", None
+        # The run records the first line: a database error goes on with its context
+        # (the statement, rows of data), which the log above keeps.
+        self.error, self.writes = f"{what} failed: {first_line(error)}", None
 
 
 def run_batch(

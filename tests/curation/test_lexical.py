@@ -1,4 +1,9 @@
+import unicodedata
+
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from memadmin.curation import lexical
 
@@ -35,3 +40,33 @@ def test_containment_is_one_when_the_shorter_text_is_inside_the_longer():
 def test_cjk_share_tells_chinese_from_latin_text():
     assert lexical.cjk_share("林悦喜欢喝乌龙茶") == 1.0
     assert lexical.cjk_share("Lin likes oolong tea") == 0.0
+
+
+def terms_as_first_written(text: str) -> tuple[str, ...]:
+    """lexical.terms as it read before its ASCII fast path."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    found = []
+    for token in lexical._WORD.findall(text):
+        if any(lexical.is_cjk(char) for char in token):
+            found.extend(lexical._cjk_bigrams(token))
+            continue
+        for word in token.split("-") if token[0].isalpha() else [token]:
+            word = word.strip("'")
+            if word.endswith("'s"):
+                word = word[:-2]
+            if not word or word in lexical.STOP_WORDS or (len(word) == 1 and not word.isdigit()):
+                continue
+            found.append(word[: lexical.STEM_LENGTH] if word.isalpha() else word)
+    return tuple(found)
+
+
+@given(
+    st.one_of(
+        st.text(alphabet=st.characters(max_codepoint=127), max_size=80),
+        st.text(max_size=80),
+        st.sampled_from(["port-forwarded", "Alice's cat", "林悦喜欢喝乌龙茶", "x-ray-3 4-5"]),
+    )
+)
+@hypothesis_settings(max_examples=300, deadline=None)
+def test_terms_agree_with_the_general_reading_for_every_text(text):
+    assert lexical.terms(text) == terms_as_first_written(text)

@@ -1,10 +1,15 @@
 """The language of a memory, told cheaply: which namespaces need the second model."""
 
+import re
 import time
+import unicodedata
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
-from memadmin.store.lexicon import language_of
+from memadmin.store.lexicon import fold, language_of, lexicon
 from memadmin.store.multilingual import needs_multilingual
 
 
@@ -41,3 +46,50 @@ def test_telling_the_language_costs_microseconds():
         language_of(text)
     per_text = (time.perf_counter() - started) / len(texts)
     assert per_text < 200e-6  # measured about 10 µs (bench/embed.py)
+
+
+# --- The fast paths for ASCII text agree with the general one ------------------------------
+
+TEXTS = st.one_of(
+    st.text(alphabet=st.characters(max_codepoint=127), max_size=80),
+    st.text(max_size=80),
+    st.sampled_from(["Ana arbeitet aus Lissabon und mag die Stadt.", "ﬁle Ｆｕｌｌ", "İstanbul"]),
+)
+
+
+@given(TEXTS)
+@hypothesis_settings(max_examples=300, deadline=None)
+def test_fold_is_nfkc_casefold_for_every_text(text):
+    assert fold(text) == unicodedata.normalize("NFKC", text).casefold()
+
+
+def language_as_first_written(text: str) -> str:
+    """language_of as it read before its ASCII fast path: every script counted, every
+    word folded, every language's markers scanned."""
+    letters = len(re.findall(r"[^\W\d_]", text))
+    if (
+        letters
+        and len(re.findall("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", text)) / letters >= 0.3
+    ):
+        if re.search("[\u3040-\u30ff]", text):
+            return "ja"
+        if re.search("[\uac00-\ud7af]", text) and not re.search("[\u3400-\u9fff]", text):
+            return "ko"
+        return "zh"
+    if letters and len(re.findall("[\u0400-\u04ff]", text)) / letters >= 0.3:
+        return "ru"
+    found = [fold(w) for w in re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text)]
+    if not found:
+        return "en"
+    markers = {language: set(words) for language, words in lexicon()["languages"].items()}
+    scores = {language: sum(w in words for w in found) for language, words in markers.items()}
+    best = max(scores, key=lambda language: (scores[language], language == "en"))
+    if best != "en" and (scores[best] < 2 or scores[best] <= scores["en"]):
+        return "en"
+    return best
+
+
+@given(TEXTS)
+@hypothesis_settings(max_examples=300, deadline=None)
+def test_language_of_agrees_with_the_general_reading(text):
+    assert language_of(text) == language_as_first_written(text)

@@ -12,9 +12,11 @@ functions of text, shared by detection, the API, the lost-fact check and calibra
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import cache, lru_cache
+from typing import NamedTuple
 
 from memadmin.curation import quantities
 from memadmin.store.lexicon import fold, language_of, lexicon, stop_words, words
@@ -32,8 +34,9 @@ class KeyToken:
     written: str = field(default="", compare=False)  # as the text has it ("30 days")
 
 
-@dataclass(frozen=True)
-class _Word:
+class _Word(NamedTuple):
+    # A named tuple: a text's words are made for every memory a run judges, and a frozen
+    # dataclass took three times as long to build.
     raw: str
     lower: str
     at_start: bool
@@ -44,6 +47,8 @@ class _Word:
 # Words and their spans in the folded text; identifiers, hosts, IPs, dates and times keep
 # their inner punctuation.
 _TOKEN = re.compile(r"[\w#][\w.\-/:%°³²']*[\w%°³²\"]|[\w%]", re.UNICODE)
+_DIGIT = re.compile(r"\d")
+_TEXT_WORD = re.compile(r"[\w'\-]+")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?")
 _HOST = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+")
@@ -109,13 +114,14 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
     found: set[KeyToken] = set()
     taken: list[tuple[int, int]] = []  # spans read as a date or a label
     words_ = _words_of(text)
-    position = {word.start: index for index, word in enumerate(words_)}
+    starts = [word.start for word in words_]  # ascending: the words are in text order
     values = quantities.read(text)
     # Spans of measured values ("12.5 N"): their words (the unit) are no names.
     measured = [(v.start, v.end) for v in values if v.measure not in ("number", "version")]
 
     def word_at(offset: int) -> int:
-        return next((i for start, i in position.items() if start >= offset), len(words_))
+        """The index of the first word that starts at `offset` or after it."""
+        return bisect_left(starts, offset)
 
     def inside(word: _Word, spans) -> bool:
         return any(start <= word.start < end for start, end in spans)
@@ -163,6 +169,9 @@ def _date_at(words_: list[_Word], index: int) -> tuple[str | None, int]:
     "May 2026", "2025-09-03") as ISO-like text (unknown parts left empty), and how many
     words it took."""
     months = _tables()["months"]
+    first = words_[index].lower
+    if not first[:1].isdigit() and first not in months:
+        return None, 0  # every date opens with a digit (a day, an ISO date) or a month
 
     def lower(offset: int) -> str:
         return words_[index + offset].lower if index + offset < len(words_) else ""
@@ -203,7 +212,10 @@ def _label_at(words_: list[_Word], index: int) -> str | None:
 def _classify(word: _Word, index: int) -> list[KeyToken]:
     raw, lower = word.raw, word.lower
     tables = _tables()
-    if _IP.fullmatch(lower):
+    # IPs and identifiers hold a digit, hosts a dot: most words have neither, and skip
+    # those expressions (this runs for every word of every memory a run judges).
+    has_digit = _DIGIT.search(lower) is not None
+    if has_digit and _IP.fullmatch(lower):
         return [KeyToken("ip", lower, index)]
     if lower in tables["weekdays"]:
         return [KeyToken("weekday", tables["weekdays"][lower], index)]
@@ -215,12 +227,15 @@ def _classify(word: _Word, index: int) -> list[KeyToken]:
         return []  # a value: read by curation.quantities
     top_level = lower.rsplit(".", 1)[-1]
     if (
-        _HOST.fullmatch(lower)
+        "." in lower
+        and _HOST.fullmatch(lower)
         and any(c.isalpha() for c in top_level)
         and (not _IDENTIFIER.fullmatch(lower) or lower.count(".") > 1)
     ):
         return [KeyToken("host", lower, index)]
-    if _IDENTIFIER.fullmatch(lower) or (not word.at_start and raw[0].isupper() and "-" in raw):
+    if (has_digit and _IDENTIFIER.fullmatch(lower)) or (
+        not word.at_start and raw[0].isupper() and "-" in raw
+    ):
         # Identifiers (R-118, pve2, m5.large) and hyphenated names (Contact-GraspNet) say
         # which entity a fact is about, like names do.
         return [KeyToken("name", lower, index)]
@@ -539,9 +554,11 @@ def _until_value(frame: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
     return frame
 
 
-def text_words(text: str) -> set[str]:
-    """The words of a text, case-folded (hyphenated words kept whole)."""
-    return set(re.findall(r"[\w'\-]+", fold(text)))
+@lru_cache(maxsize=65536)
+def text_words(text: str) -> frozenset[str]:
+    """The words of a text, case-folded (hyphenated words kept whole). Cached: one
+    judgement reads them several times."""
+    return frozenset(_TEXT_WORD.findall(fold(text)))
 
 
 # --- Polarity, negation, change ---------------------------------------------------------

@@ -16,6 +16,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import chain
 
 # Words that carry no fact, in the languages agents' memories come in, plus the words
 # categories and agents use for everything ("user", "prefers").
@@ -64,23 +65,27 @@ def cjk_share(text: str) -> float:
 def terms(text: str) -> tuple[str, ...]:
     """The terms of `text` for the lexical signal: stems of content words, numbers, and
     character bigrams of CJK runs."""
-    # Every memory's terms are computed once a run (the namespace's IDF): ASCII text,
-    # most of it, skips the normalisation and the CJK test (NFKC leaves ASCII as it is).
-    ascii_only = text.isascii()
-    text = text.lower() if ascii_only else unicodedata.normalize("NFKC", text).casefold()
-    found: list[str] = []
-    for token in _WORD.findall(text):
-        if not ascii_only and _CJK.search(token):
-            found.extend(_cjk_bigrams(token))
+    # Every memory's terms are computed once a run (the namespace's IDF), and a
+    # namespace's words repeat from memory to memory: each word's terms are worked out
+    # once (_word_terms). NFKC leaves ASCII as it is, and casefold() is lower() there.
+    text = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
+    return tuple(chain.from_iterable(map(_word_terms, _WORD.findall(text))))
+
+
+@lru_cache(maxsize=262144)
+def _word_terms(token: str) -> tuple[str, ...]:
+    """The terms of one token of a folded text."""
+    if _CJK.search(token):
+        return tuple(_cjk_bigrams(token))
+    found = []
+    # "port-forwarded" and "ports are forwarded" should meet: split compounds.
+    for word in token.split("-") if token[0].isalpha() else (token,):
+        word = word.strip("'")
+        if word.endswith("'s"):
+            word = word[:-2]
+        if not word or word in STOP_WORDS or (len(word) == 1 and not word.isdigit()):
             continue
-        # "port-forwarded" and "ports are forwarded" should meet: split compounds.
-        for word in token.split("-") if "-" in token and token[0].isalpha() else (token,):
-            word = word.strip("'")
-            if word.endswith("'s"):
-                word = word[:-2]
-            if not word or word in STOP_WORDS or (len(word) == 1 and not word.isdigit()):
-                continue
-            found.append(word[:STEM_LENGTH] if word.isalpha() else word)
+        found.append(word[:STEM_LENGTH] if word.isalpha() else word)
     return tuple(found)
 
 

@@ -243,9 +243,11 @@ def scenario_b(namespaces: int, size: int, *, profile: bool) -> None:
     load(data)
     seconds, summary = run_find_duplicates()
     print(f"  find_duplicates --full: {seconds:.1f} s ({summary})")
+    # The ratio's target is set for the typical deployment, 1,000 namespaces of 1,000.
+    ratio_target = " (target <= 15)" if (namespaces, size) == (1000, 1000) else ""
     print(
         f"  => end to end {seconds:.1f} s (target <= 60 s); numpy brute force {brute:.1f} s; "
-        f"ratio {seconds / brute:.1f} (target <= 15)"
+        f"ratio {seconds / brute:.1f}{ratio_target}"
     )
     if profile:
         reset()

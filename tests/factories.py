@@ -4,6 +4,8 @@ holding a role, and clusters opened through curation.decisions."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 NAMESPACE = "alice"
@@ -177,3 +179,85 @@ def extreme(external_id: str, content: str, vector=None, **fields) -> dict:
         "provenance": [deep(validation.MAX_DEPTH - 1)],
     }
     return line(external_id, content, vector, **{**values, **fields})
+
+
+def run_state(prefix: str = "") -> dict:
+    """What a run left in the namespaces whose names start with `prefix`, by external ids
+    and namespace names without the prefix (row ids and times differ between runs): what
+    two ways of running detection over the same memories must leave alike."""
+    from memadmin.curation.models import Cluster, Conflict, DedupRun, HistoryEvent
+    from memadmin.store.models import Memory
+
+    memories = Memory.objects.filter(namespace__name__startswith=prefix)
+    name = dict(memories.values_list("pk", "external_id"))
+
+    def named(values):
+        if values is None:
+            return None
+        kept = {k: v for k, v in values.items() if k not in ("created_at", "updated_at")}
+        kept["superseded_by_id"] = name.get(kept.get("superseded_by_id"))
+        return kept
+
+    def members(cluster):
+        return tuple(sorted(name[m] for m in cluster.memberships.values_list("memory", flat=True)))
+
+    def space(row):
+        return row.namespace.name.removeprefix(prefix)
+
+    return {
+        "memories": sorted(
+            (
+                space(m),
+                m.external_id,
+                m.status,
+                name.get(m.superseded_by_id),
+                m.tags,
+                m.provenance,
+                m.importance,
+                m.confidence,
+                m.access_count,
+            )
+            for m in memories.select_related("namespace")
+        ),
+        "clusters": sorted(
+            (
+                space(c),
+                members(c),
+                c.status,
+                c.flags,
+                c.min_similarity,
+                sorted((name[e["a"]], name[e["b"]], e["similarity"], e["method"]) for e in c.edges),
+            )
+            for c in Cluster.objects.filter(namespace__name__startswith=prefix).select_related(
+                "namespace"
+            )
+        ),
+        "conflicts": sorted(
+            (space(c), name[c.memory_a_id], name[c.memory_b_id], c.kind, c.reason, c.status)
+            for c in Conflict.objects.filter(namespace__name__startswith=prefix).select_related(
+                "namespace"
+            )
+        ),
+        "history": sorted(
+            (
+                space(e),
+                e.action,
+                name.get(e.memory_id),
+                e.actor,
+                e.reason,
+                repr(named(e.before)),
+                repr(named(e.after)),
+                sorted(name[i] for i in e.related_memory_ids),
+                members(e.cluster) if e.cluster_id else None,
+            )
+            for e in HistoryEvent.objects.filter(namespace__name__startswith=prefix).select_related(
+                "cluster", "namespace"
+            )
+        ),
+        "runs": sorted(
+            (space(r), r.status, json.dumps({**r.counts}, sort_keys=True))
+            for r in DedupRun.objects.filter(namespace__name__startswith=prefix).select_related(
+                "namespace"
+            )
+        ),
+    }

@@ -8,7 +8,9 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 
+import psycopg
 from django.conf import settings
 from django.db import connection
 
@@ -67,3 +69,22 @@ def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 60) -> 
         except OSError:
             assert time.monotonic() < deadline and process.poll() is None
             time.sleep(0.1)
+
+
+@contextmanager
+def another_session_holding(lock_key: int):
+    """A second database session (as another cron run would be) holding an advisory lock
+    until the block ends."""
+    found = connection.settings_dict
+    other = psycopg.connect(
+        dbname=found["NAME"],
+        user=found["USER"],
+        host=found["HOST"],
+        port=found["PORT"] or None,
+        password=found["PASSWORD"] or None,
+    )
+    try:
+        other.execute("SELECT pg_advisory_lock(%s)", [lock_key])
+        yield
+    finally:
+        other.close()

@@ -6,96 +6,18 @@ writing nothing), and let one namespace fail alone."""
 import json
 import logging
 
-import psycopg
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from memadmin.curation import runs
-from memadmin.curation.models import Cluster, Conflict, DedupRun, HistoryEvent
+from memadmin.curation.models import Cluster, DedupRun, HistoryEvent
 from memadmin.store.models import Memory, Namespace
-from tests.factories import line, near, unit
+from tests.factories import line, near, run_state, unit
+from tests.processes import another_session_holding
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def state(prefix: str) -> dict:
-    """What a run left in the namespaces whose names start with `prefix`, by external ids
-    and namespace names without the prefix (row ids and times differ between runs)."""
-    memories = Memory.objects.filter(namespace__name__startswith=prefix)
-    name = dict(memories.values_list("pk", "external_id"))
-
-    def named(values):
-        if values is None:
-            return None
-        kept = {k: v for k, v in values.items() if k not in ("created_at", "updated_at")}
-        kept["superseded_by_id"] = name.get(kept.get("superseded_by_id"))
-        return kept
-
-    def members(cluster):
-        return tuple(sorted(name[m] for m in cluster.memberships.values_list("memory", flat=True)))
-
-    def space(row):
-        return row.namespace.name.removeprefix(prefix)
-
-    return {
-        "memories": sorted(
-            (
-                space(m),
-                m.external_id,
-                m.status,
-                name.get(m.superseded_by_id),
-                m.tags,
-                m.provenance,
-                m.importance,
-                m.confidence,
-                m.access_count,
-            )
-            for m in memories.select_related("namespace")
-        ),
-        "clusters": sorted(
-            (
-                space(c),
-                members(c),
-                c.status,
-                c.flags,
-                c.min_similarity,
-                sorted((name[e["a"]], name[e["b"]], e["similarity"], e["method"]) for e in c.edges),
-            )
-            for c in Cluster.objects.filter(namespace__name__startswith=prefix).select_related(
-                "namespace"
-            )
-        ),
-        "conflicts": sorted(
-            (space(c), name[c.memory_a_id], name[c.memory_b_id], c.kind, c.reason, c.status)
-            for c in Conflict.objects.filter(namespace__name__startswith=prefix).select_related(
-                "namespace"
-            )
-        ),
-        "history": sorted(
-            (
-                space(e),
-                e.action,
-                name.get(e.memory_id),
-                e.actor,
-                e.reason,
-                repr(named(e.before)),
-                repr(named(e.after)),
-                sorted(name[i] for i in e.related_memory_ids),
-                members(e.cluster) if e.cluster_id else None,
-            )
-            for e in HistoryEvent.objects.filter(namespace__name__startswith=prefix).select_related(
-                "cluster", "namespace"
-            )
-        ),
-        "runs": sorted(
-            (space(r), r.status, json.dumps({**r.counts}, sort_keys=True))
-            for r in DedupRun.objects.filter(namespace__name__startswith=prefix).select_related(
-                "namespace"
-            )
-        ),
-    }
 
 
 def run_all(prefix: str, **options) -> list[runs.Outcome]:
@@ -129,28 +51,36 @@ def test_batches_in_worker_processes_leave_what_one_namespace_at_a_time_leaves(
     run_all("batched-")
     run_all("batched-", full=True)
 
-    reference, batched = state("one-"), state("batched-")
+    reference, batched = run_state("one-"), run_state("batched-")
     assert len(reference["runs"]) == 10 and {r[1] for r in reference["runs"]} == {"done"}
     assert len(reference["clusters"]) > 10 and len(reference["conflicts"]) > 10
     assert len([h for h in reference["history"] if h[1] == "collapse"]) > 5
     assert batched == reference
 
 
-def two_namespaces_with_folds(load):
-    for name in ("ns-a", "ns-b", "ns-c"):
+def namespaces_with_folds(load, names=("ns-a", "ns-b", "ns-c"), *, near_copy: float = 0.99):
+    """Namespaces of four memories: an exact copy, and a near one (`near_copy`)."""
+    for name in names:
         load(
             line("tea", "Prefers tea.", unit(1), namespace=name),
             line("tea-again", "prefers tea", unit(1), namespace=name),
             line("cat", "Has a cat called Miso.", unit(2), namespace=name),
-            line("cat-again", "Has a cat named Miso.", near(2, 0.99), namespace=name),
+            line("cat-again", "Has a cat named Miso.", near(2, near_copy), namespace=name),
             name=f"{name}.jsonl",
         )
+
+
+def copy_statuses() -> dict[str, str]:
+    """The status of each namespace's exact copy."""
+    return dict(
+        Memory.objects.filter(external_id="tea-again").values_list("namespace__name", "status")
+    )
 
 
 def test_a_namespace_whose_writes_fail_fails_alone_and_the_rest_of_its_batch_is_done(
     run_command, load, caplog
 ):
-    two_namespaces_with_folds(load)
+    namespaces_with_folds(load)
     broken = Namespace.objects.get(name="ns-b")
     # A fault in the database itself: any history event of ns-b is refused.
     with connection.cursor() as cursor:
@@ -175,10 +105,7 @@ def test_a_namespace_whose_writes_fail_fails_alone_and_the_rest_of_its_batch_is_
     )
     assert "DEDUP_FAIL namespace ns-b: writing failed: disk full" in result.stderr
     assert any("DEDUP_FAIL namespace=ns-b writing failed" in r.message for r in caplog.records)
-    statuses = dict(
-        Memory.objects.filter(external_id="tea-again").values_list("namespace__name", "status")
-    )
-    assert statuses == {"ns-a": "superseded", "ns-b": "active", "ns-c": "superseded"}
+    assert copy_statuses() == {"ns-a": "superseded", "ns-b": "active", "ns-c": "superseded"}
     assert not Cluster.objects.filter(namespace=broken).exists()
     assert not HistoryEvent.objects.filter(
         namespace=broken, actor="command:find_duplicates"
@@ -195,33 +122,20 @@ def test_a_namespace_whose_writes_fail_fails_alone_and_the_rest_of_its_batch_is_
 def test_a_namespace_another_run_holds_is_skipped_and_the_rest_of_its_batch_is_done(
     run_command, load
 ):
-    two_namespaces_with_folds(load)
+    namespaces_with_folds(load)
     held = Namespace.objects.get(name="ns-b")
-    found = connection.settings_dict
-    other = psycopg.connect(
-        dbname=found["NAME"],
-        user=found["USER"],
-        host=found["HOST"],
-        port=found["PORT"] or None,
-        password=found["PASSWORD"] or None,
-    )
-    try:
-        other.execute("SELECT pg_advisory_lock(%s)", [runs._lock_key(held)])
+
+    with another_session_holding(runs._lock_key(held)):
         result = run_command("find_duplicates")
-    finally:
-        other.close()
 
     assert "skipped 1 namespace(s) another run holds: ns-b" in str(result.error)
     assert "2 namespace(s), 8 memories" in result.stdout
-    statuses = dict(
-        Memory.objects.filter(external_id="tea-again").values_list("namespace__name", "status")
-    )
-    assert statuses == {"ns-a": "superseded", "ns-b": "active", "ns-c": "superseded"}
+    assert copy_statuses() == {"ns-a": "superseded", "ns-b": "active", "ns-c": "superseded"}
     assert sorted(DedupRun.objects.values_list("namespace__name", flat=True)) == ["ns-a", "ns-c"]
 
 
 def test_max_ops_is_counted_per_namespace_in_a_batch(run_command, load):
-    two_namespaces_with_folds(load)
+    namespaces_with_folds(load)
 
     result = run_command("find_duplicates", "--max-ops", "1")
 
@@ -231,7 +145,7 @@ def test_max_ops_is_counted_per_namespace_in_a_batch(run_command, load):
 
 
 def test_a_dry_run_over_a_batch_writes_nothing(run_command, load):
-    two_namespaces_with_folds(load)
+    namespaces_with_folds(load)
     before = Memory.objects.filter(status="active").count()
 
     result = run_command("find_duplicates", "--dry-run")
@@ -250,14 +164,7 @@ def test_a_batch_makes_as_many_orm_queries_for_six_namespaces_as_for_two(load, s
     counts = {}
     for size in (2, 6):
         names = [f"q{size}-{i}" for i in range(size)]
-        for name in names:
-            load(
-                line("tea", "Prefers tea.", unit(1), namespace=name),
-                line("tea-again", "prefers tea", unit(1), namespace=name),
-                line("miso", "Has a cat called Miso.", unit(2), namespace=name),
-                line("miso-2", "Has a cat named Miso.", near(2, 0.8), namespace=name),
-                name=f"{name}.jsonl",
-            )
+        namespaces_with_folds(load, names, near_copy=0.8)  # the near copy: for review
         namespaces = list(Namespace.objects.filter(name__in=names))
         with CaptureQueriesContext(connection) as queries:
             runs.run_many(namespaces, runs.Options(), workers=1, on_done=lambda _: None)
@@ -270,7 +177,7 @@ def test_a_batch_makes_as_many_orm_queries_for_six_namespaces_as_for_two(load, s
 def test_the_merge_log_is_one_info_line_per_namespace_and_a_debug_line_per_fold(
     run_command, load, caplog
 ):
-    two_namespaces_with_folds(load)
+    namespaces_with_folds(load)
 
     with caplog.at_level(logging.DEBUG, logger="memadmin.curation"):
         run_command("find_duplicates")
@@ -285,7 +192,7 @@ def test_the_merge_log_is_one_info_line_per_namespace_and_a_debug_line_per_fold(
 
 def test_if_due_is_decided_for_every_namespace_in_one_query(load, settings):
     settings.DEDUP_MIN_MEMORIES = 1
-    two_namespaces_with_folds(load)
+    namespaces_with_folds(load)
     DedupRun.objects.create(namespace=Namespace.objects.get(name="ns-a"), status="done")
 
     with CaptureQueriesContext(connection) as queries:
@@ -293,3 +200,49 @@ def test_if_due_is_decided_for_every_namespace_in_one_query(load, settings):
 
     assert [ns.name for ns in due] == ["ns-b", "ns-c"]
     assert len(queries) == 1
+
+
+def test_a_namespace_that_fills_a_batch_runs_alone_after_the_others_with_its_progress(
+    load, settings
+):
+    settings.DEDUP_BATCH_MEMORIES, settings.DEDUP_WORKERS = 5, 2
+    namespaces_with_folds(load)  # three namespaces of four memories
+    load(
+        *[
+            line(f"m{i}", f"Fact number {i} about the lab.", unit(10 + i), namespace="big")
+            for i in range(5)
+        ],
+        line("m0-again", "Fact number 0 about the lab.", unit(10), namespace="big"),
+        name="big.jsonl",
+    )
+    namespaces = list(Namespace.objects.order_by("name"))
+    assert runs.batches(namespaces, store_sizes(namespaces)) == [
+        [namespaces[0].pk],  # big: six memories, more than a batch holds
+        [namespaces[1].pk],
+        [namespaces[2].pk],
+        [namespaces[3].pk],
+    ]
+    done, progress = [], []
+
+    runs.run_many(
+        namespaces,
+        runs.Options(),
+        workers=2,
+        on_done=done.append,
+        on_progress=lambda name, compared, total: progress.append((name, compared, total)),
+    )
+
+    assert [outcome.namespace for outcome in done] == ["ns-a", "ns-b", "ns-c", "big"]
+    assert all(outcome.report and not outcome.failed for outcome in done)
+    assert progress and {name for name, _, _ in progress} == {"big"}
+    assert progress[-1][1] == progress[-1][2]  # every pair compared
+    assert Memory.objects.get(namespace__name="big", external_id="m0-again").status == (
+        "superseded"
+    )
+    assert Memory.objects.filter(external_id="tea-again", status="superseded").count() == 3
+
+
+def store_sizes(namespaces) -> dict[int, int]:
+    from memadmin.store.queries import active_counts
+
+    return active_counts([ns.pk for ns in namespaces])

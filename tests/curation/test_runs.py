@@ -5,7 +5,6 @@ import signal
 import time
 from datetime import timedelta
 
-import psycopg
 import pytest
 from django.db import connection
 from django.utils import timezone
@@ -14,7 +13,7 @@ from memadmin.curation import runs
 from memadmin.curation.models import Cluster, DedupRun
 from memadmin.store.models import Memory, Namespace
 from tests.factories import line, near, unit
-from tests.processes import manage, start
+from tests.processes import another_session_holding, manage, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -22,24 +21,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_a_second_run_is_refused_while_the_first_holds_the_lock(run_command, load):
     load(line("a", "Prefers tea.", unit(1)), line("b", "prefers tea", unit(1)))
     namespace = Namespace.objects.get()
-    settings = connection.settings_dict
-    other = psycopg.connect(
-        dbname=settings["NAME"],
-        user=settings["USER"],
-        host=settings["HOST"],
-        port=settings["PORT"] or None,
-        password=settings["PASSWORD"] or None,
-    )
-    try:
-        other.execute("SELECT pg_advisory_lock(%s)", [runs._lock_key(namespace)])
 
+    with another_session_holding(runs._lock_key(namespace)):
         result = run_command("find_duplicates")
 
-        assert "another find_duplicates run is working on namespace alice" in result.stderr
-        assert "skipped 1 namespace(s) another run holds: alice" in str(result.error)
-        assert Memory.objects.filter(status="superseded").count() == 0
-    finally:
-        other.close()
+    assert "another find_duplicates run is working on namespace alice" in result.stderr
+    assert "skipped 1 namespace(s) another run holds: alice" in str(result.error)
+    assert Memory.objects.filter(status="superseded").count() == 0
 
 
 def test_if_due_runs_only_big_enough_namespaces_without_a_recent_run(run_command, load, settings):

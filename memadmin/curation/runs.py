@@ -411,11 +411,9 @@ def _detect(parts: list[_Part], options: Options, now, on_progress, vector_worke
     since = {ns.pk: _since(options, now, last_complete.get(ns.pk)) for ns in namespaces}
     # A large namespace with few changes may take the HNSW route, which reads no vectors:
     # its rows are read without them, and its vectors only if the matrix route is taken.
-    sizes = store_queries.active_counts(ids) if len(ids) == 1 else {}
+    sizes = store_queries.active_counts(ids)
     maybe_index = {
-        pk
-        for pk in ids
-        if since[pk] is not None and sizes.get(pk, 0) >= settings.DEDUP_INDEX_MIN_MEMORIES
+        pk for pk in ids if since[pk] is not None and sizes[pk] >= settings.DEDUP_INDEX_MIN_MEMORIES
     }
     inputs = store_queries.detection_batch([pk for pk in ids if pk not in maybe_index])
     if maybe_index:
@@ -659,17 +657,17 @@ def run_many(
         # garbage collector of a worker does not walk (and copy) it all.
         gc.freeze()
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(
-            max_workers=workers, mp_context=context, initializer=_start_worker
-        ) as pool:
-            # Each worker process is busy with its own batch: its vector layer stays in it.
-            run = partial(run_batch, options=options, vector_workers=1)
-            try:
+        try:
+            with ProcessPoolExecutor(
+                max_workers=workers, mp_context=context, initializer=_start_worker
+            ) as pool:
+                # Each worker is busy with its own batch: its vector layer stays in it.
+                run = partial(run_batch, options=options, vector_workers=1)
                 for outcomes in pool.map(run, small):
                     for outcome in outcomes:
                         on_done(outcome)
-            finally:
-                gc.unfreeze()
+        finally:
+            gc.unfreeze()
     for batch in large:
         alone = len(batch) == 1 and on_progress is not None
         follow = partial(on_progress, by_pk[batch[0]].name) if alone else None

@@ -18,7 +18,13 @@ AWKWARD = 'Tab\there, new\nline, back\\slash \\N, "quotes", \\., ü 林 🙂'
 def test_a_fold_of_awkward_text_reads_back_exactly_from_its_history():
     survivor, copy = store(
         line("a", AWKWARD, unit(1), tags=["t\tab", "\\N"], metadata={"k\n": AWKWARD}),
-        line("b", AWKWARD.lower(), unit(1), tags=["new\\tag"], metadata={"x": [None, 1.5]}),
+        line(
+            "b",
+            AWKWARD.lower(),
+            unit(1),
+            tags=["new\\tag", "{a,b}", '"q"', "NULL"],
+            metadata={"x": [None, 1.5]},
+        ),
     )
 
     decisions.fold_many(
@@ -36,7 +42,7 @@ def test_a_fold_of_awkward_text_reads_back_exactly_from_its_history():
 
     survivor.refresh_from_db()
     copy.refresh_from_db()
-    assert survivor.tags == ["t\tab", "\\N", "new\\tag"]
+    assert survivor.tags == ["t\tab", "\\N", "new\\tag", "{a,b}", '"q"', "NULL"]
     assert copy.status == "superseded" and copy.superseded_by_id == survivor.pk
     collapse = HistoryEvent.objects.get(action="collapse")
     supersede = HistoryEvent.objects.get(action="supersede")

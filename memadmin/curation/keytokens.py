@@ -19,7 +19,7 @@ from functools import cache, lru_cache
 from typing import NamedTuple
 
 from memadmin.curation import quantities
-from memadmin.store.lexicon import fold, language_of, lexicon, stop_words, words
+from memadmin.store.lexicon import HAN, fold, language_of, lexicon, stop_words, words
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,6 @@ _LABEL_NUMBER = re.compile(r"\d{1,3}")
 _YEAR = re.compile(r"(19|20)\d{2}")
 _DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th|er|e|\.)?")
 _CHINESE_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?")
-_HAN = re.compile("[\u3400-\u9fff]")
 _SENTENCE_END = (".", "!", "?", "。", "！", "？", ":", ";")
 # Capitalised words that are not names: pronouns and the words that start a sentence
 # inside one (after a colon).
@@ -638,7 +637,7 @@ def _shared_object(text_a: str, text_b: str) -> bool:
     def content(text: str) -> set[str]:
         return {w[:5] for w in text_words(text) if w not in stop} - left_out
 
-    return bool(content(text_a) & content(text_b)) or bool(_HAN.search(text_a + text_b))
+    return bool(content(text_a) & content(text_b)) or bool(HAN.search(text_a + text_b))
 
 
 @cache

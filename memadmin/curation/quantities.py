@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from memadmin.store.lexicon import fold, language_of, lexicon, words
+from memadmin.store.lexicon import HAN, fold, language_of, lexicon, words
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,6 @@ _TOKEN = re.compile(
     r"|(?P<sign>mm/s|m/s|km/h|[%\"°€$£~])"
     r"|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)?|[\u3400-\u9fff]+)",
 )
-# Han characters (a regular expression: a loop over the characters cost microseconds).
-_HAN = re.compile("[\u3400-\u9fff]")
 _CJK_NUMBER = re.compile(r"([零〇一二两三四五六七八九十百千万]+|\d+(?:\.\d+)?)")
 # The longest time, date, or number a value is read from (a 5,000-digit number is not).
 _MAX_DIGITS = 18
@@ -135,7 +133,7 @@ def read(text: str) -> tuple[Value, ...]:
     folded = fold(text)
     language = language_of(text)
     found = list(_read_latin(folded, language))
-    if not folded.isascii() and _HAN.search(folded):
+    if not folded.isascii() and HAN.search(folded):
         chinese = list(_read_chinese(folded))
         # "3点" is read as a time there: its digit is not a number of its own here.
         found = [v for v in found if not any(c.start <= v.start < c.end for c in chinese)]

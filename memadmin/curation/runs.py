@@ -346,8 +346,13 @@ def run_batch(
     lost database propagates (OperationalError, InterfaceError)."""
     namespaces = list(Namespace.objects.filter(pk__in=namespace_ids).order_by("name"))
     held = _try_locks(namespaces)
-    busy = "another find_duplicates run is working on namespace {}"
-    outcomes = {ns.pk: Outcome(ns.name, locked=busy.format(ns.name)) for ns in namespaces}
+    # Until its part of the batch is done, a namespace's outcome is the lock it lacked.
+    outcomes = {
+        ns.pk: Outcome(
+            ns.name, locked=f"another find_duplicates run is working on namespace {ns.name}"
+        )
+        for ns in namespaces
+    }
     if held:
         try:
             with _fewer_collections():
@@ -380,8 +385,9 @@ def _run_held(held, options, on_progress, vector_workers) -> list[_Part]:
     close_interrupted(held)  # this run holds their locks: no other one is alive
     parts = [_Part(ns, NamespaceReport(namespace=ns.name)) for ns in held]
     if not options.dry_run:
+        parameters = _parameters(options)
         created = DedupRun.objects.bulk_create(
-            DedupRun(namespace=part.namespace, parameters=_parameters(options), dry_run=False)
+            DedupRun(namespace=part.namespace, parameters=dict(parameters), dry_run=False)
             for part in parts
         )
         for part, run in zip(parts, created, strict=True):

@@ -58,7 +58,8 @@ def stop_words() -> frozenset[str]:
 
 
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-_HAN = re.compile("[\u3400-\u9fff]")
+# Han characters (Chinese, and the kanji of Japanese).
+HAN = re.compile("[\u3400-\u9fff]")
 _KANA = re.compile("[\u3040-\u30ff]")
 _HANGUL = re.compile("[\uac00-\ud7af]")
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
@@ -79,7 +80,7 @@ def language_of(text: str) -> str:
         if letters and len(_CJK.findall(text)) / letters >= 0.3:
             if _KANA.search(text):
                 return "ja"
-            if _HANGUL.search(text) and not _HAN.search(text):
+            if _HANGUL.search(text) and not HAN.search(text):
                 return "ko"
             return "zh"
         if letters and len(_CYRILLIC.findall(text)) / letters >= 0.3:

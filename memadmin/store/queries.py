@@ -240,14 +240,7 @@ def detection_batch(
         "WHERE namespace_id = ANY(%s) AND status = 'active'"
     )
     params = [embeddings.MODEL_ID] if with_vectors else []
-    connection.ensure_connection()
-    with psycopg.Cursor(connection.connection) as cursor:
-        if with_vectors:
-            # The vectors as pgvector sends them (2-byte dimension, 2 unused bytes,
-            # big-endian float32s), as bytes, whatever loader the connection has: they
-            # go into numpy in one piece.
-            vector_type = TypeInfo.fetch(connection.connection, "vector")
-            cursor.adapters.register_loader(vector_type.oid, ByteaBinaryLoader)
+    with _vector_cursor() as cursor:
         cursor.execute(sql, [*params, list(namespace_ids)], binary=True)
         rows = cursor.fetchall()
     namespace, created, key = map(DETECTION_FIELDS.index, ("namespace_id", "created_at", "id"))
@@ -280,6 +273,17 @@ def _detection_memory(row, alias: str) -> Memory:
 # pgvector's binary form of one vector: a 2-byte dimension, 2 unused bytes, big-endian
 # float32s.
 _SENT_VECTOR = np.dtype([("header", "V4"), ("values", ">f4", (embeddings.DIMENSIONS,))])
+
+
+def _vector_cursor() -> psycopg.Cursor:
+    """A cursor on Django's connection that reads vector columns as the bytes pgvector
+    sends (binary results), whatever loader the connection has: they go into numpy in one
+    piece (_vector_matrix), no text of 384 numbers per row."""
+    connection.ensure_connection()
+    cursor = psycopg.Cursor(connection.connection)
+    vector_type = TypeInfo.fetch(connection.connection, "vector")
+    cursor.adapters.register_loader(vector_type.oid, ByteaBinaryLoader)
+    return cursor
 
 
 def _vector_matrix(raws: list) -> np.ndarray | None:
@@ -321,7 +325,6 @@ def active_vectors(
     float32 matrix in their order (zeros where a memory has no vector of the column's
     model, or is not in `only_ids`); None if none has one."""
     model_column, model = VECTOR_COLUMNS[column]
-    vectors = np.zeros((len(memories), embeddings.DIMENSIONS), dtype=np.float32)
     position = {memory.pk: index for index, memory in enumerate(memories)}
     sql = (
         f"SELECT id, {column} FROM store_memory WHERE namespace_id = %s "
@@ -331,23 +334,13 @@ def active_vectors(
     if only_ids is not None:
         sql += " AND id = ANY(%s)"
         params.append(list(only_ids))
-    found = False
-    connection.ensure_connection()
-    # pgvector's binary format (2-byte dimension, 2 unused bytes, big-endian float32s),
-    # read straight into numpy: no text formatting or parsing of 384 numbers per row.
-    with psycopg.Cursor(connection.connection) as cursor:
+    raws: list[bytes | None] = [None] * len(memories)
+    with _vector_cursor() as cursor:
         cursor.execute(sql, params, binary=True)
-        while batch := cursor.fetchmany(5000):
-            for memory_id, raw in batch:
-                if memory_id not in position:
-                    continue  # became active after the memories were read
-                vectors[position[memory_id]] = (
-                    np.frombuffer(raw, dtype=">f4", offset=4)
-                    if isinstance(raw, bytes)
-                    else raw.to_numpy()  # pgvector's loader is registered on this connection
-                )
-            found = True
-    return vectors if found else None
+        for memory_id, raw in cursor:
+            if memory_id in position:  # else it became active after the memories were read
+                raws[position[memory_id]] = raw
+    return _vector_matrix(raws)
 
 
 def without_multilingual_vector(namespace: Namespace) -> list[Memory]:

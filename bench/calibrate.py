@@ -79,7 +79,7 @@ def plan_outputs(rows, namespace, thresholds, vectors_by_id, multi_by_id):
 
 
 def score_outputs(labels, outputs, ids):
-    from memadmin.curation import evaluation
+    from memadmin.curation.detection import evaluation
 
     clusters, automatic, conflicts = [], [], []
     for found_clusters, found_automatic, found_conflicts in outputs:
@@ -171,7 +171,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from memadmin.curation.detect import Thresholds
+    from memadmin.curation.detection.detect import Thresholds
     from memadmin.store import embeddings, multilingual
 
     rows, labels = load(args.data)

@@ -172,7 +172,7 @@ def brute_force(vectors, floor: float) -> tuple[float, int]:
 def vector_layer(vectors, floor: float, workers: int) -> tuple[float, int]:
     import numpy as np
 
-    from memadmin.curation.detect import vector_pairs_exact
+    from memadmin.curation.detection.detect import vector_pairs_exact
 
     started = time.perf_counter()
     pairs = vector_pairs_exact(vectors, np.arange(len(vectors)), floor=floor, workers=workers)
@@ -334,7 +334,7 @@ def scenario_c(size: int, new: int, repeat: int) -> None:
     from django.db import connection
 
     from memadmin.curation import runs
-    from memadmin.curation.detect import Thresholds, vector_pairs_exact
+    from memadmin.curation.detection.detect import Thresholds, vector_pairs_exact
     from memadmin.curation.models import DedupRun
     from memadmin.store import queries as store_queries
     from memadmin.store.models import Namespace

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memadmin.curation import clustering, detect, guards, lexical
-from memadmin.curation.detect import PairJudgement, Thresholds, Verdict
-from memadmin.curation.representative import representative
+from memadmin.curation.detection import clustering, detect, guards, lexical
+from memadmin.curation.detection.detect import PairJudgement, Thresholds, Verdict
+from memadmin.curation.detection.representative import representative
 
 
 @dataclass

@@ -7,8 +7,9 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from memadmin.curation import keytokens, llm
-from memadmin.curation.representative import representative
+from memadmin.curation import llm
+from memadmin.curation.detection import keytokens
+from memadmin.curation.detection.representative import representative
 
 logger = logging.getLogger("memadmin.curation")
 

@@ -15,6 +15,7 @@ from django.contrib.postgres.search import SearchQuery
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 
+from memadmin.curation.detection.representative import representative
 from memadmin.curation.models import (
     Cluster,
     ClusterMember,
@@ -27,7 +28,6 @@ from memadmin.curation.models import (
     PairVerdict,
     ProposalStatus,
 )
-from memadmin.curation.representative import representative
 from memadmin.store.models import Memory, MemoryStatus, Namespace
 from memadmin.store.queries import count_per_namespace
 

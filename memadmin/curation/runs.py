@@ -31,14 +31,14 @@ from django.utils import timezone
 from memadmin.curation import (
     applying,
     decisions,
-    detect,
     llm,
     llm_verdicts,
     planning,
     prompts,
     queries,
 )
-from memadmin.curation.detect import Thresholds
+from memadmin.curation.detection import detect
+from memadmin.curation.detection.detect import Thresholds
 from memadmin.curation.models import DedupRun
 from memadmin.store import embeddings, multilingual
 from memadmin.store import queries as store_queries

@@ -1,6 +1,6 @@
 """Write-time dedup: the policy that decides what an agent's new memory becomes, before
 it is stored (the API calls this). It reads with the same judgement as find_duplicates
-(curation.detect) and writes only through curation.decisions.
+(curation.detection) and writes only through curation.decisions.
 
 Exact repeat: no new row; the existing memory gains this session/source in its
 provenance and the higher confidence (`duplicate`). Near-identical with every guard
@@ -21,7 +21,8 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from memadmin.curation import decisions, detect, lexical, llm, proposals
+from memadmin.curation import decisions, llm, proposals
+from memadmin.curation.detection import detect, lexical
 from memadmin.curation.models import HistoryEvent
 from memadmin.store import embeddings, multilingual, queries
 from memadmin.store.importing import Record

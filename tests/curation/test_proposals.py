@@ -3,7 +3,7 @@
 import pytest
 
 from memadmin.curation import llm, proposals
-from memadmin.curation.representative import representative
+from memadmin.curation.detection.representative import representative
 from tests.factories import unsaved
 from tests.fake_anthropic import error, text_message
 

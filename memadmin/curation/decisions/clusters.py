@@ -10,7 +10,6 @@ import numpy
 from django.db import transaction
 from django.utils import timezone
 
-from memadmin.curation import clustering
 from memadmin.curation.decisions.history import (
     DecisionError,
     actor_of,
@@ -20,6 +19,7 @@ from memadmin.curation.decisions.history import (
     log_cluster_decision,
 )
 from memadmin.curation.decisions.verdicts import forget_verdict, remember_apart
+from memadmin.curation.detection import clustering
 from memadmin.curation.models import (
     Cluster,
     ClusterMember,

@@ -7,8 +7,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from memadmin.curation import decisions, llm, proposals, queries
+from memadmin.curation.detection.representative import representative
 from memadmin.curation.models import Cluster, ClusterStatus, MergeProposal
-from memadmin.curation.representative import representative
 from memadmin.review.diff import word_diff
 from memadmin.review.roles import CURATOR, VIEWER
 from memadmin.review.views.answers import (

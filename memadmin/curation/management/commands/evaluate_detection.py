@@ -2,7 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from memadmin.curation import evaluation, queries
+from memadmin.curation import queries
+from memadmin.curation.detection import evaluation
 from memadmin.store.commands import MemadminCommand
 from memadmin.store.models import Namespace
 

@@ -3,7 +3,7 @@ German, French and Chinese."""
 
 import pytest
 
-from memadmin.curation import keytokens, quantities
+from memadmin.curation.detection import keytokens, quantities
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from memadmin.curation import evaluation, queries
+from memadmin.curation import queries
+from memadmin.curation.detection import evaluation
 from memadmin.store.models import Namespace
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from memadmin.curation import lexical
+from memadmin.curation.detection import lexical
 
 
 def test_terms_drop_stop_words_and_stem():

@@ -3,7 +3,7 @@ negation and change cues."""
 
 import pytest
 
-from memadmin.curation import keytokens
+from memadmin.curation.detection import keytokens
 
 
 def kinds(text_a, text_b):

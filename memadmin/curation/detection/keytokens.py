@@ -18,7 +18,7 @@ from difflib import SequenceMatcher
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from memadmin.curation import quantities
+from memadmin.curation.detection import quantities
 from memadmin.store.lexicon import HAN, fold, language_of, lexicon, stop_words, words
 
 

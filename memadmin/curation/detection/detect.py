@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.conf import settings
 
-from memadmin.curation import alignment, guards, keytokens, lexical
+from memadmin.curation.detection import alignment, guards, keytokens, lexical
 from memadmin.store.lexicon import language_of
 
 

@@ -7,8 +7,8 @@ from django.test import Client
 
 from memadmin.api.models import ApiToken
 from memadmin.curation import planning, proposals
-from memadmin.curation.detect import Thresholds
-from memadmin.curation.representative import representative
+from memadmin.curation.detection.detect import Thresholds
+from memadmin.curation.detection.representative import representative
 from tests.factories import cluster, line, namespace, store, unit, unsaved
 
 pytestmark = pytest.mark.django_db

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from memadmin.curation import detect
+from memadmin.curation.detection import detect
 
 
 def brute_force_pairs(vectors, queries, floor):

@@ -171,7 +171,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from memadmin.curation.detection.detect import Thresholds
+    from memadmin.curation.detection.judgement import Thresholds
     from memadmin.store import embeddings, multilingual
 
     rows, labels = load(args.data)

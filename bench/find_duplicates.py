@@ -334,7 +334,8 @@ def scenario_c(size: int, new: int, repeat: int) -> None:
     from django.db import connection
 
     from memadmin.curation import runs
-    from memadmin.curation.detection.detect import Thresholds, vector_pairs_exact
+    from memadmin.curation.detection.detect import vector_pairs_exact
+    from memadmin.curation.detection.judgement import Thresholds
     from memadmin.curation.models import DedupRun
     from memadmin.store import queries as store_queries
     from memadmin.store.models import Namespace

@@ -281,8 +281,6 @@ DEDUP_CONFLICT_THRESHOLD = env_float("MEMADMIN_DEDUP_CONFLICT_THRESHOLD", 0.42)
 # key-token difference reads as one fact changed rather than two facts.
 DEDUP_CONFLICT_SLOT = env_float("MEMADMIN_DEDUP_CONFLICT_SLOT", 0.35)
 DEDUP_NEIGHBOURS = env_int("MEMADMIN_DEDUP_NEIGHBOURS", 20, minimum=1)
-# Two memories that both carry topic tags but share none are not proposed as duplicates.
-DEDUP_REQUIRE_SHARED_TAG = env_bool("MEMADMIN_DEDUP_REQUIRE_SHARED_TAG", True)
 # From this share of Chinese/Japanese/Korean letters, text is compared lexically (the
 # English embedding model cannot read it).
 DEDUP_CJK_SHARE = env_float("MEMADMIN_DEDUP_CJK_SHARE", 0.3)
@@ -293,7 +291,7 @@ DEDUP_CJK_SHARE = env_float("MEMADMIN_DEDUP_CJK_SHARE", 0.3)
 DEDUP_MULTI_CANDIDATE_THRESHOLD = env_float("MEMADMIN_DEDUP_MULTI_CANDIDATE_THRESHOLD", 0.8)
 DEDUP_MULTI_REVIEW_THRESHOLD = env_float("MEMADMIN_DEDUP_MULTI_REVIEW_THRESHOLD", 0.87)
 DEDUP_MULTI_CROSS_THRESHOLD = env_float("MEMADMIN_DEDUP_MULTI_CROSS_THRESHOLD", 0.86)
-DEDUP_MULTI_SUBJECT_THRESHOLD = env_float("MEMADMIN_DEDUP_MULTI_SUBJECT_THRESHOLD", 0.85)
+DEDUP_MULTI_SUBJECT_THRESHOLD = env_float("MEMADMIN_DEDUP_MULTI_SUBJECT_THRESHOLD", 0.88)
 # A pair proposed with a similarity below DEDUP_ALIGN_UNTIL must also pair up the words
 # each side adds (curation.alignment: near-synonyms in a paraphrase, other attributes in
 # two facts about one subject) at DEDUP_ALIGN_FLOOR or more.

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from memadmin.curation import decisions, llm, planning
-from memadmin.curation.detection.detect import PairJudgement, Verdict
+from memadmin.curation.detection.judgement import PairJudgement, Verdict
 from memadmin.store.models import Namespace
 
 if TYPE_CHECKING:

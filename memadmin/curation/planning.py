@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memadmin.curation.detection import clustering, detect, guards, lexical
-from memadmin.curation.detection.detect import PairJudgement, Thresholds, Verdict
+from memadmin.curation.detection.judgement import (
+    PairJudgement,
+    Thresholds,
+    Verdict,
+    judge_pair,
+    user_names,
+)
 from memadmin.curation.detection.representative import representative
 
 
@@ -61,6 +67,8 @@ class Judged:
     # The multilingual model's vectors (rows of zeros where a memory has none); None in a
     # namespace of one language.
     multi_vectors: np.ndarray | None = None
+    # The names the namespace's user goes by (detection.judgement.user_names).
+    user_names: frozenset[str] = frozenset()
 
     def judge(self, i: int, j: int, cosine: float | None = None) -> PairJudgement:
         """The judgement of any pair (computed on first use: grouping asks for pairs the
@@ -72,13 +80,14 @@ class Judged:
             if cosine is None:
                 vectors = self.vectors
                 cosine = float(vectors[i] @ vectors[j]) if vectors is not None else 0.0
-            self.judgements[key] = detect.judge_pair(
+            self.judgements[key] = judge_pair(
                 memories[older],
                 memories[newer],
                 cosine=cosine,
                 tfidf=self.tfidf,
                 thresholds=self.thresholds,
                 multi=self.multi(i, j),
+                user_names=self.user_names,
             )
         return self.judgements[key]
 
@@ -123,7 +132,8 @@ def judge_namespace(
     models'), so a paraphrase in another language is found.
     """
     tfidf = lexical.TfIdf(m.content for m in memories)
-    judged = Judged(memories, vectors, thresholds, tfidf, {}, multi_vectors)
+    names = user_names(memories)
+    judged = Judged(memories, vectors, thresholds, tfidf, {}, multi_vectors, names)
     count = len(memories)
     queries = np.arange(count) if changed is None else np.asarray(sorted(changed), dtype=np.int64)
     if not count or not len(queries):
@@ -288,8 +298,13 @@ def hold_across_runs(
                     return False
                 cosine = float(np.asarray(ghost.embedding, dtype=np.float32) @ vectors[other])
                 older, newer = sorted((ghost, memories[other]), key=lambda m: m.created_at)
-                verdict = detect.judge_pair(
-                    older, newer, cosine=cosine, tfidf=judged.tfidf, thresholds=judged.thresholds
+                verdict = judge_pair(
+                    older,
+                    newer,
+                    cosine=cosine,
+                    tfidf=judged.tfidf,
+                    thresholds=judged.thresholds,
+                    user_names=judged.user_names,
                 ).verdict
                 if verdict not in (Verdict.AUTO_MERGE, Verdict.EXACT):
                     return False

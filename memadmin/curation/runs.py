@@ -38,7 +38,7 @@ from memadmin.curation import (
     queries,
 )
 from memadmin.curation.detection import detect
-from memadmin.curation.detection.detect import Thresholds
+from memadmin.curation.detection.judgement import Thresholds
 from memadmin.curation.models import DedupRun
 from memadmin.store import embeddings, multilingual
 from memadmin.store import queries as store_queries

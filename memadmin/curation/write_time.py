@@ -22,7 +22,14 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from memadmin.curation import decisions, llm, proposals
-from memadmin.curation.detection import detect, lexical
+from memadmin.curation.detection import lexical
+from memadmin.curation.detection.judgement import (
+    PairJudgement,
+    Thresholds,
+    Verdict,
+    judge_pair,
+    user_names,
+)
 from memadmin.curation.models import HistoryEvent
 from memadmin.store import embeddings, multilingual, queries
 from memadmin.store.importing import Record
@@ -135,28 +142,29 @@ def _check_write(memory: Memory, namespace: Namespace, vector, multi_vector) -> 
     )
     if multi_vector is not None:
         neighbours = _with_multilingual_cosines(neighbours, multi_vector)
-    thresholds = detect.Thresholds.from_settings()
+    thresholds = Thresholds.from_settings()
     # IDF over the neighbourhood: a whole-namespace IDF per write would cost more than
     # the rest of the request; the neighbours share the subject, which is what it weighs.
     tfidf = lexical.TfIdf([memory.content, *(n.memory.content for n in neighbours)])
+    # Likewise the names the user goes by, read from the neighbourhood.
+    names = user_names([memory, *(n.memory for n in neighbours)])
     judged = []
     for n in neighbours:
         candidate = n.similarity >= thresholds.candidate or (
             n.multi is not None and n.multi >= thresholds.multi_candidate
         )
         if candidate or n.memory.content_hash == memory.content_hash:
-            judgement = detect.judge_pair(
+            judgement = judge_pair(
                 n.memory,
                 memory,
                 cosine=n.similarity,
                 tfidf=tfidf,
                 thresholds=thresholds,
                 multi=n.multi,
+                user_names=names,
             )
         else:  # below the vector layer's floor: only listed as similar
-            judgement = detect.PairJudgement(
-                detect.Verdict.DISTINCT, n.similarity, n.similarity, 0.0, "vector"
-            )
+            judgement = PairJudgement(Verdict.DISTINCT, n.similarity, n.similarity, 0.0, "vector")
         judged.append((n, judgement))
     return judged
 
@@ -183,20 +191,20 @@ def _act_on_write(memory: Memory, judged: list, actor: str, llm_session, result:
     """Act on the nearest decisive judgement (merge, conflict or review); list the rest
     as `similar`."""
     decided = False
-    auto_merge = detect.Thresholds.from_settings().auto_merge
+    auto_merge = Thresholds.from_settings().auto_merge
     for neighbour, judgement in judged:
         older = neighbour.memory
         decisive = judgement.verdict in (
-            detect.Verdict.AUTO_MERGE,
-            detect.Verdict.CONFLICT,
-            detect.Verdict.REVIEW,
+            Verdict.AUTO_MERGE,
+            Verdict.CONFLICT,
+            Verdict.REVIEW,
         )
         if not decided and decisive and not _still_active(older):
             # A concurrent write folded or changed this neighbour after the check: act on
             # nothing against it. The new memory is stored all the same; the next run of
             # find_duplicates judges it against what stands now.
             continue
-        if not decided and judgement.verdict == detect.Verdict.AUTO_MERGE:
+        if not decided and judgement.verdict == Verdict.AUTO_MERGE:
             cluster = decisions.fold_memories(
                 survivor=memory,
                 others=[older],
@@ -208,12 +216,12 @@ def _act_on_write(memory: Memory, judged: list, actor: str, llm_session, result:
             result.action, result.cluster_id, decided = "replaced", cluster.pk, True
             memory.refresh_from_db()
             continue
-        if not decided and judgement.verdict == detect.Verdict.CONFLICT:
+        if not decided and judgement.verdict == Verdict.CONFLICT:
             conflict, _ = decisions.open_conflict(
                 older=older, newer=memory, **judgement.conflict_fields()
             )
             result.conflict_id, decided = conflict.pk, True
-        elif not decided and judgement.verdict == detect.Verdict.REVIEW:
+        elif not decided and judgement.verdict == Verdict.REVIEW:
             cluster, _ = decisions.open_cluster(
                 namespace=memory.namespace,
                 memories=[older, memory],

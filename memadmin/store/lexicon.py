@@ -93,12 +93,38 @@ def language_of(text: str) -> str:
     for word in found:
         for language in languages_of.get(word if ascii_only else fold(word), ()):
             scores[language] += 1
+    if not ascii_only:
+        # Letters only one of them writes: "A visité Lisbonne", "Ist Österreicher".
+        scores["fr"] += bool(_FRENCH_LETTERS.search(text))
+        scores["de"] += bool(_GERMAN_LETTERS.search(text))
     best = max(scores, key=lambda language: (scores[language], language == ENGLISH))
-    # A German or French note must say so at least twice (one "die" or "la" in English
-    # text is a name or a loan word), or as often as English does and more.
-    if best != ENGLISH and (scores[best] < 2 or scores[best] <= scores.get(ENGLISH, 0)):
+    if best == ENGLISH and not scores[ENGLISH]:
+        # No function word at all ("Liebt Sushi.", "Raucht."): the dictionaries decide.
+        return _by_dictionary(text)
+    # A German or French note must say so twice (one "die" or "la" in English text is a
+    # name or a loan word), or once where English says nothing; and more than English.
+    if best != ENGLISH and (
+        scores[best] < (2 if scores[ENGLISH] else 1) or scores[best] <= scores[ENGLISH]
+    ):
         return ENGLISH
     return best
+
+
+_FRENCH_LETTERS = re.compile("[éèêàçùâîôûœë]", re.IGNORECASE)
+_GERMAN_LETTERS = re.compile("[äöüß]", re.IGNORECASE)
+
+
+def _by_dictionary(text: str) -> str:
+    """The language whose dictionary (simplemma's) knows most of the text's words, English
+    on a tie: for the short notes that have no function word."""
+    import simplemma
+
+    scores = dict(simplemma.langdetect(text, lang=("en", "de", "fr")))
+    ranked = sorted((-score, language != ENGLISH, language) for language, score in scores.items())
+    best = ranked[0]
+    if best[2] == "unk" or -best[0] == 0 or -best[0] == -ranked[1][0]:
+        return ENGLISH
+    return best[2]
 
 
 @cache

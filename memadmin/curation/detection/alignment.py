@@ -86,3 +86,12 @@ def word_alignment(text_a: str, text_b: str) -> float | None:
     vectors_a, vectors_b = _vectors.of(only_a), _vectors.of(only_b)
     similarity = vectors_a @ vectors_b.T
     return float((similarity.max(axis=1).mean() + similarity.max(axis=0).mean()) / 2)
+
+
+def kinship(words_a: list[str], words_b: list[str]) -> float:
+    """How alike two short lists of words are in kind (0-1): the mean best cosine of each
+    word's MiniLM vector to the other list's, both ways. Two cities, two job titles or
+    two nationalities score high; "vegetarian" and "single" (two attributes) low."""
+    vectors_a, vectors_b = _vectors.of(words_a), _vectors.of(words_b)
+    similarity = vectors_a @ vectors_b.T
+    return float((similarity.max(axis=1).mean() + similarity.max(axis=0).mean()) / 2)

@@ -98,6 +98,7 @@ def restrict(labels: dict, ids: Iterable[str]) -> dict:
         "hard_negatives": [p for p in labels.get("hard_negatives", []) if set(p) <= keep],
         "guarded_pairs": [p for p in labels.get("guarded_pairs", []) if set(p) <= keep],
         "protected_ids": [i for i in labels.get("protected_ids", []) if i in keep],
+        "unscored_pairs": [p for p in labels.get("unscored_pairs", []) if set(p) <= keep],
     }
 
 
@@ -110,8 +111,10 @@ def score(
 ) -> Score:
     """`clusters`: every cluster's external ids (automatic and open); `automatic_clusters`:
     those merged without a person; `conflicts`: (a, b) external ids."""
-    truth = _pairs(labels["duplicate_groups"])
-    found = _pairs(clusters)
+    # Pairs that count neither way (a guard the store no longer has: calibration).
+    unscored = {frozenset(p) for p in labels.get("unscored_pairs", [])}
+    truth = _pairs(labels["duplicate_groups"]) - unscored
+    found = _pairs(clusters) - unscored
     correct = truth & found
     labelled_conflicts = {frozenset((c["a"], c["b"])) for c in labels["conflicts"]}
     proposed_conflicts = {frozenset(pair) for pair in conflicts}

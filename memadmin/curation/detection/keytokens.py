@@ -129,13 +129,15 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
     while index < len(words_):
         date, used = _date_at(words_, index)
         if date:
-            found.add(KeyToken("date", date, index))
-            taken.append((words_[index].start, words_[index + used - 1].end))
+            span = (words_[index].start, words_[index + used - 1].end)
+            found.add(KeyToken("date", date, index, text[span[0] : span[1]]))
+            taken.append(span)
             index += used
             continue
-        label = _label_at(words_, index)
+        label = _label_at(words_, index, text)
         if label and not inside(words_[index + 1], measured):
-            found.add(KeyToken("name", label, index))
+            span = text[words_[index].start : words_[index + 1].end]
+            found.add(KeyToken("name", label, index, span))
             taken.append((words_[index].start, words_[index + 1].end))
             index += 2
             continue
@@ -195,12 +197,15 @@ def _date_at(words_: list[_Word], index: int) -> tuple[str | None, int]:
     return (f"{year}-{month}-{day:02d}" if day else f"{year}-{month}"), used
 
 
-def _label_at(words_: list[_Word], index: int) -> str | None:
+def _label_at(words_: list[_Word], index: int, text: str) -> str | None:
     """A capitalised word and a small number after it, naming one of several things
-    ("Joint 4", "Plant 3", "Sprint 31"): the label "joint 4", the same as "j4"."""
+    ("Joint 4", "Plant 3", "Sprint 31"): the label "joint 4", the same as "j4". Only a
+    space may stand between them ("the VMs: 24 hourly" is no label)."""
     if index + 1 >= len(words_):
         return None
     word, number = words_[index], words_[index + 1]
+    if text[word.end : number.start].strip():
+        return None
     if not word.raw[0].isupper() or not word.raw.isalpha() or word.lower in NAME_STOPWORDS:
         return None
     if word.lower in _tables()["months"] or not _LABEL_NUMBER.fullmatch(number.raw):

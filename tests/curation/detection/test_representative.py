@@ -7,7 +7,7 @@ from django.test import Client
 
 from memadmin.api.models import ApiToken
 from memadmin.curation import planning, proposals
-from memadmin.curation.detection.detect import Thresholds
+from memadmin.curation.detection.judgement import Thresholds
 from memadmin.curation.detection.representative import representative
 from tests.factories import cluster, line, namespace, store, unit, unsaved
 

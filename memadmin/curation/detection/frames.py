@@ -1,0 +1,511 @@
+"""What two readings of memories (curation.detection.reading) are to each other: one
+statement (maybe with detail added), one statement asserted and denied, one slot with
+two values, or two facts (another subject, another predicate, another value of a slot
+that holds several, two events).
+
+The comparison aligns the content words of the two texts (same lemma, same canonical
+value, a name in another form, an acronym and its expansion) and looks at what is left
+over on each side and where: in the subject ("the unit-test job" / "the integration
+job": two things), at the predicate ("enjoys" / "dislikes": a stance reversed), or after
+it ("lives in Porto" / "lives in Lyon": a new value of a slot that holds one; "likes tea"
+/ "likes cocoa": two values of a slot that holds several).
+
+When the readings say nothing sure (no predicate found, or two different verbs the
+lexicon does not know), the relation is UNREAD and the judgement falls back on its
+similarity signals.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memadmin.curation.detection import alignment, keytokens
+from memadmin.curation.detection.reading import PredicateClass, Reading, Token
+from memadmin.curation.detection.reading import class_of as reading_class
+from memadmin.curation.detection.reading import relation_word as reading_relation
+from memadmin.store.lexicon import lexicon
+
+SAME = "same"  # every content word of each side has its counterpart
+REFINES = "refines"  # one side says the other's statement with detail added
+OPPOSITE = "opposite"  # one statement asserted and denied, liked and disliked
+NEW_VALUE = "new_value"  # one slot that holds one value, two values: a conflict
+OTHER_VALUE = "other_value"  # a slot that holds several, or another attribute: two facts
+OTHER_SUBJECT = "other_subject"  # two things or people: two facts
+OTHER_PREDICATE = "other_predicate"  # the same subject, something else said of it
+EVENTS = "events"  # two events of one kind: two facts
+UNREAD = "unread"  # nothing sure: the similarity decides
+
+# Relations that are two facts: never a conflict, never in one cluster.
+TWO_FACTS = frozenset({OTHER_VALUE, OTHER_SUBJECT, OTHER_PREDICATE, EVENTS})
+# A subject longer than this many words is more likely an opening the reading took for
+# one ("After ~40 min of nonstop cycling the J4 ..."): it decides nothing.
+SUBJECT_WORDS = 4
+# The most words that may differ on a side for the difference to be one slot's value
+# ("a data analyst" / "a product manager"); more is rewording, for the similarity.
+RESIDUE_WORDS = 3
+# Two words of one slot are of one kind (two cities, two job titles) from this MiniLM
+# cosine of the words alone; below it they name two attributes ("vegetarian" / "single").
+KIN = 0.3
+
+
+@dataclass(frozen=True)
+class Relation:
+    kind: str
+    detail: str = ""
+    update: bool = False  # for a conflict: the newer changes the older
+
+    @property
+    def two_facts(self) -> bool:
+        return self.kind in TWO_FACTS
+
+
+def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = frozenset()):
+    """The relation of two memories' readings (`older` written first). `user_names`: the
+    names the namespace's user goes by (a subject with such a name is the user)."""
+    if older.recommended != newer.recommended:
+        return Relation(OTHER_PREDICATE, "a recommendation is not a preference")
+    across = older.language != newer.language
+    subjects = _other_subjects(older, newer, user_names, across=across)
+    if subjects:
+        return Relation(OTHER_SUBJECT, subjects)
+    if across:
+        return _compare_across(older, newer)
+    withdrawn = _withdrawn(older, newer)
+    if withdrawn:
+        return withdrawn
+    predicates = _predicates(older, newer)
+    if predicates is not None:
+        return predicates
+    return _compare_objects(older, newer)
+
+
+# --- Subjects -------------------------------------------------------------------------------
+
+
+def _other_subjects(older, newer, user_names, *, across: bool) -> str:
+    """A description of the two subjects when they are two things or people, else ""."""
+    subject_a = [t for t in older.subject_words if t.lemma not in user_names]
+    subject_b = [t for t in newer.subject_words if t.lemma not in user_names]
+    if across:
+        names_a = [t.lemma for t in subject_a if t.kind == "name"]
+        names_b = [t.lemma for t in subject_b if t.kind == "name"]
+        if names_a and names_b and not keytokens.keeps_name(names_a[0], newer.text, across=True):
+            return f"{names_a[0]} / {names_b[0]}"
+        return ""
+    if max(len(subject_a), len(subject_b)) > SUBJECT_WORDS:
+        return ""  # a long opening is no subject read with confidence
+    if subject_a and subject_b:
+        only_a = [t for t in subject_a if not _found_in(t, newer)]
+        only_b = [t for t in subject_b if not _found_in(t, older)]
+        if only_a and only_b and not _crossed(older, newer):
+            return f"{_words(only_a)} / {_words(only_b)}"
+        return ""
+    # One names someone or something, the other is about the user: two subjects when
+    # the other text has none of those words and says the same of its own subject
+    # ("Ada lives in Chicago" / "Lives in Denver"; "Lin's sister lives in Chengdu" /
+    # "Lin moved to Futian"), unless that name is the user's (`user_names`).
+    named, holder, other = (subject_a, older, newer) if subject_a else (subject_b, newer, older)
+    if not named or any(_found_in(t, other) for t in named):
+        return ""
+    someone = any(
+        t.kind == "name" or reading_relation(t, holder.language) for t in named
+    )  # "Tom", "her son", "Lin's sister"
+    parallel = named[0].upper and (
+        _one_class(older.predicate, newer.predicate)
+        or (
+            older.predicate_at >= 0
+            and newer.predicate_at >= 0
+            and older.tokens[older.predicate_at].lemma == newer.tokens[newer.predicate_at].lemma
+        )
+    )  # "Ada lives in Chicago" / "Lives in Denver"
+    if someone or parallel:
+        return f"{_words(named)} / the user"
+    return ""
+
+
+def _crossed(older: Reading, newer: Reading) -> bool:
+    """Two copulas whose sides swapped: the subject of each is said in the other's
+    complement ("PO of CEMS: Jana Vogel" / "Jana Vogel is the PO of CEMS")."""
+    if not _copulas(older, newer):
+        return False
+
+    def said_after(token: Token, reading: Reading) -> bool:
+        return any(_match(token, other) for other in reading.objects)
+
+    return any(said_after(t, older) for t in newer.subject_words) and any(
+        said_after(t, newer) for t in older.subject_words
+    )
+
+
+def _found_in(token: Token, reading: Reading) -> bool:
+    """Whether the reading has this word (any form the alignment accepts), or spells it
+    out when it is an acronym ("DB" / "database", "PO" / "product owner")."""
+    content = reading.content
+    if any(_match(token, other) for other in content):
+        return True
+    return token.caps and (
+        bool(_expansion(token.text, list(content))) or _abbreviation(token.text, content)
+    )
+
+
+def _abbreviation(short: str, tokens) -> bool:
+    """ "db" / "database": the letters in order within one word that starts with them."""
+    for token in tokens:
+        word = token.text
+        if word[:1] == short[:1] and len(word) > len(short):
+            rest = iter(word[1:])
+            if all(letter in rest for letter in short[1:]):
+                return True
+    return False
+
+
+# --- Predicates -----------------------------------------------------------------------------
+
+
+def _predicates(older: Reading, newer: Reading) -> Relation | None:
+    """Two facts when the predicates differ in a way the readings are sure of; None when
+    they are one predicate (or unsure), for the objects to decide."""
+    class_a, class_b = older.predicate, newer.predicate
+    if older.predicate_at < 0 or newer.predicate_at < 0:
+        return Relation(UNREAD) if not (older.stance and newer.stance) else None
+    if _one_class(class_a, class_b) or (older.stance and newer.stance):
+        return None
+    verb_a, verb_b = older.tokens[older.predicate_at], newer.tokens[newer.predicate_at]
+    if verb_a.lemma == verb_b.lemma:
+        return None
+    if older.event != newer.event and not (newer.change or older.change):
+        return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}: an event and a state")
+    if class_a is not None and class_b is not None:
+        if "be" in (class_a.name, class_b.name):
+            return Relation(UNREAD)  # "the cache is Redis" / "uses Redis as its cache"
+        return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}")
+    if older.stance or newer.stance:
+        # "Loves dogs" / "Has a dog": a liking and something else.
+        return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}")
+    return Relation(UNREAD)
+
+
+def _one_class(class_a: PredicateClass | None, class_b: PredicateClass | None) -> bool:
+    """One predicate: the same class, or an event that sets the other ("moved to" sets
+    where one lives)."""
+    if class_a is None or class_b is None:
+        return False
+    if class_a is class_b:
+        return True
+    return bool({class_a.name, "*"} & set(class_b.sets) or {class_b.name, "*"} & set(class_a.sets))
+
+
+# --- Objects ----------------------------------------------------------------------------------
+
+
+def _compare_objects(older: Reading, newer: Reading) -> Relation:
+    objects_a, objects_b = older.objects, newer.objects
+    if _copulas(older, newer) or _subject_said_after(older, newer):
+        # "PO of the CEMS project: Jana Vogel" / "Jana Vogel is the product owner";
+        # "Grasp planner uses X" / "Switched the grasp planner to Y": what one says as
+        # its subject the other says after its verb. Compare all that is said.
+        objects_a = older.subject_words + objects_a
+        objects_b = newer.subject_words + objects_b
+    only_a = [t for t in objects_a if not any(_match(t, o) for o in objects_b)]
+    only_b = [t for t in objects_b if not any(_match(t, o) for o in objects_a)]
+    only_a, only_b = _without_acronyms(only_a, only_b)
+    shared = len(objects_a) - len(only_a)
+    update = newer.change
+    if older.sign != newer.sign and (shared or not (objects_a or objects_b)):
+        return Relation(OPPOSITE, _sign_detail(older, newer), update=update)
+    swapped = _swapped(older, newer)
+    if swapped:
+        return Relation(NEW_VALUE, swapped, update=update)
+    if not only_a and not only_b:
+        return Relation(SAME)
+    if not only_a or not only_b:
+        return Relation(REFINES, _words(only_a or only_b))
+    if (older.event or newer.event) and not newer.change:
+        return Relation(EVENTS, f"{_words(only_a)} / {_words(only_b)}")
+    detail = f"{_words(only_a)} / {_words(only_b)}"
+    if max(len(only_a), len(only_b)) > RESIDUE_WORDS:
+        # Several words differ on each side: reworded details, not one slot changed.
+        return Relation(UNREAD)
+    replaced = _replaced(older, newer)
+    if replaced:
+        # "Uses npm for the frontend" / "Uses pnpm now instead of npm".
+        return Relation(NEW_VALUE, f"{replaced} replaced", update=True)
+    if not update and _scoped_in_time(only_a) != _scoped_in_time(only_b):
+        # "a backend developer" / "the on-call lead for January": a role for a time.
+        return Relation(OTHER_VALUE, detail)
+    slot = _slot(older, newer, only_a, only_b)
+    changes = any(c is not None and c.changes for c in (older.predicate, newer.predicate))
+    if slot == "one" and _of_one_kind(only_a, only_b):
+        return Relation(NEW_VALUE, detail, update=update or changes)
+    return Relation(OTHER_VALUE, detail)
+
+
+def _replaced(older: Reading, newer: Reading) -> str:
+    """The older's value that the newer names as replaced ("instead of npm", "switched
+    from Vim"), or ""."""
+    if not newer.change:
+        return ""
+    replaced = lexicon()["markers"]["replaced"]
+    tokens_b = newer.tokens
+    for index, token in enumerate(tokens_b):
+        if token.text not in replaced:
+            continue
+        for later in tokens_b[index + 1 : index + 4]:
+            if later.content and any(_match(later, o) for o in older.objects):
+                return later.text
+    return ""
+
+
+def _scoped_in_time(tokens) -> bool:
+    return any(t.value.split(":")[0] in ("date", "month", "weekday") for t in tokens)
+
+
+def _subject_said_after(older: Reading, newer: Reading) -> bool:
+    """One side has no subject and names the other's subject after its verb."""
+    for with_subject, without in ((older, newer), (newer, older)):
+        if with_subject.subject_words and not without.subject_words:
+            objects = without.objects
+            if all(any(_match(t, o) for o in objects) for t in with_subject.subject_words):
+                return True
+    return False
+
+
+def _copulas(older: Reading, newer: Reading) -> bool:
+    return all(r.predicate is not None and r.predicate.name == "be" for r in (older, newer))
+
+
+def _slot(older: Reading, newer: Reading, only_a, only_b) -> str:
+    """Whether the slot where the texts differ holds one value or several."""
+    if _measures(only_a) & _measures(only_b):
+        return "one"  # a measured value: the same measure of one thing has one value
+    if _values_only(only_a) and _values_only(only_b):
+        # Numbers, dates, times of a thing both name ("meetings on Tuesday" / "meetings
+        # on Thursday", "port 8080" / "port 9100"): one value at a time.
+        return "one"
+    for reading, only in ((older, only_a), (newer, only_b)):
+        if _after_role_marker(reading, only[0]):
+            return "one"
+    if any(_before_shared_purpose(older, newer, t) for t in only_a):
+        return "one"
+    for reading in (older, newer):
+        found = reading.predicate
+        if found is not None and found.slot and _first_after_predicate(reading, only_a + only_b):
+            return found.slot
+        if found is not None and found.sets:
+            return "one"  # "moved to", "switched to": gives one slot a new value
+    if older.predicate is not None and older.predicate.name == "be":
+        return "one"
+    return "many"
+
+
+def _first_after_predicate(reading: Reading, residue: list[Token]) -> bool:
+    """Whether the first object of the reading is a word the other side lacks: the
+    predicate's own slot differs ("lives in north London" / "in south London"), not a
+    word further on ("is allergic to X")."""
+    objects = reading.objects
+    return bool(objects) and objects[0] in residue
+
+
+def _after_role_marker(reading: Reading, token: Token) -> bool:
+    """ "works at Acme as a data analyst": the word after "as" fills the role."""
+    role = lexicon()["markers"]["role"]
+    index = reading.tokens.index(token)
+    before = [t for t in reading.tokens[:index] if t.kind != "function"]
+    return bool(before) and before[-1].kind == "marker" and before[-1].text in role
+
+
+def _before_shared_purpose(older: Reading, newer: Reading, token: Token) -> bool:
+    """ "uses Docker for local development" / "uses Podman for ...": the word before a
+    purpose both texts give fills one slot."""
+    purpose = lexicon()["markers"]["purpose"]
+    tokens_a = older.tokens
+    index = tokens_a.index(token)
+    following = [t for t in tokens_a[index + 1 : older.clause_end] if t.kind != "function"]
+    if not following or following[0].text not in purpose:
+        return False
+    return any(_found_in(t, newer) for t in following[1:] if t.content)
+
+
+def _values_only(tokens) -> bool:
+    """Only values that are no names: numbers, dates, times, quantities, versions."""
+    return all(t.kind == "value" for t in tokens)
+
+
+def _measures(tokens) -> set[str]:
+    return {t.value.split(":")[0] for t in tokens if t.kind == "value"} - {"number"}
+
+
+def _of_one_kind(only_a: list[Token], only_b: list[Token]) -> bool:
+    """Two values of one kind (two names, two dates, two job titles), not two attributes
+    ("vegetarian" / "allergic to cats")."""
+    kinds_a = {t.value.split(":")[0] for t in only_a if t.value}
+    kinds_b = {t.value.split(":")[0] for t in only_b if t.value}
+    if kinds_a & kinds_b:
+        return True
+    words_a = [t.text for t in only_a if t.kind == "word"]
+    words_b = [t.text for t in only_b if t.kind == "word"]
+    if not words_a or not words_b:
+        return bool(kinds_a and kinds_b)
+    return alignment.kinship(words_a, words_b) >= KIN
+
+
+def _swapped(older: Reading, newer: Reading) -> str:
+    """ "Prefers tea over coffee" / "Prefers coffee over tea": the same words either side
+    of a contrast, in the other order."""
+    contrast = lexicon()["markers"]["contrast"]
+    for reading in (older, newer):
+        if not any(t.kind == "marker" and t.text in contrast for t in reading.tokens):
+            return ""
+    keys_a = [t.key for t in older.content]
+    keys_b = [t.key for t in newer.content]
+    if sorted(keys_a) == sorted(keys_b) and keys_a != keys_b:
+        return "the same choice the other way round"
+    return ""
+
+
+def _withdrawn(older: Reading, newer: Reading) -> Relation | None:
+    """ "Prefers light theme" / "Actually I changed my mind, the light theme is too
+    bright", "Likes a summary on top" / "Stop putting a summary on top": the newer takes
+    back what the older says of the same thing."""
+    if not newer.ceased or older.ceased:
+        return None
+    objects = [t for t in older.objects if t.kind != "value"]
+    if objects and all(_found_in(t, newer) for t in objects):
+        return Relation(OPPOSITE, "withdrawn", update=True)
+    return None
+
+
+def _sign_detail(older: Reading, newer: Reading) -> str:
+    def said(reading: Reading) -> str:
+        verb = reading.tokens[reading.predicate_at].text if reading.predicate_at >= 0 else ""
+        return ("not " if reading.sign < 0 else "") + verb
+
+    return f"{said(older)} / {said(newer)}".strip()
+
+
+# --- Across languages -----------------------------------------------------------------------
+
+
+def _compare_across(older: Reading, newer: Reading) -> Relation:
+    """Two languages: the words cannot be aligned, but the predicate classes, stances and
+    canonical values can. Whether the objects are one thing is the multilingual model's
+    to say (the judgement's), so the relation only names what the classes are sure of."""
+    if older.sign != newer.sign and (
+        older.stance or newer.stance or older.negated or newer.negated
+    ):
+        return Relation(OPPOSITE, _sign_detail(older, newer), update=newer.change)
+    class_a, class_b = older.predicate, newer.predicate
+    if class_a is None or class_b is None or not _one_class(class_a, class_b):
+        return Relation(UNREAD)
+    values_a = {t.value for t in older.objects if t.value}
+    values_b = {t.value for t in newer.objects if t.value}
+    changed = _changed_values(values_a, values_b, newer.text, older.text)
+    if changed:
+        slot = class_a.slot or class_b.slot or ("one" if class_b.sets else "many")
+        if slot == "one":
+            return Relation(NEW_VALUE, changed, update=newer.change or class_a.changes)
+        return Relation(OTHER_VALUE, changed)
+    return Relation(UNREAD)
+
+
+def _changed_values(values_a: set[str], values_b: set[str], text_b: str, text_a: str) -> str:
+    """A kind of value both sides give, with no value of it in common (names compared in
+    any spelling of the other language)."""
+    for kind in sorted({v.split(":")[0] for v in values_a} & {v.split(":")[0] for v in values_b}):
+        of_a = {v.split(":", 1)[1] for v in values_a if v.startswith(kind + ":")}
+        of_b = {v.split(":", 1)[1] for v in values_b if v.startswith(kind + ":")}
+        if of_a & of_b:
+            continue
+        if kind == "name" and (
+            any(keytokens.keeps_name(n, text_b, across=True) for n in of_a)
+            or any(keytokens.keeps_name(n, text_a, across=True) for n in of_b)
+        ):
+            continue
+        if kind == "date" and any(keytokens.same_date(d, of_b) for d in of_a):
+            continue
+        return f"{kind}: {', '.join(sorted(of_a))} / {', '.join(sorted(of_b))}"
+    return ""
+
+
+# --- Words ----------------------------------------------------------------------------------
+
+
+def _match(a: Token, b: Token) -> bool:
+    """One word in two texts: the same lemma or canonical value, a name in a longer or
+    shorter form (Postgres / PostgreSQL, J4 / Joint 4), or a date in a fuller form."""
+    if a.key == b.key or a.text == b.text:
+        return True
+    if a.kind == b.kind == "word" and _same_stem(a.lemma, b.lemma):
+        return True  # "meeting" / "meet", "scripting" / "script": lemmas disagree at times
+    if ("-" in a.text or "_" in a.text) and b.text in re.split(r"[-_]", a.text):
+        return True  # "cems-ingest" / "the ingest service"
+    if ("-" in b.text or "_" in b.text) and a.text in re.split(r"[-_]", b.text):
+        return True
+    if a.kind == "name" and b.kind in ("name", "word"):
+        return keytokens.keeps_name(a.lemma, b.text, across=False)
+    if b.kind == "name" and a.kind == "word":
+        return keytokens.keeps_name(b.lemma, a.text, across=False)
+    if a.value.startswith("date:") and b.value.startswith("date:"):
+        return keytokens.same_date(a.value[5:], {b.value[5:]})
+    return False
+
+
+def _same_stem(lemma_a: str, lemma_b: str) -> bool:
+    short, long = sorted((lemma_a, lemma_b), key=len)
+    return len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 3
+
+
+def _words(tokens) -> str:
+    return " ".join(t.text for t in tokens)
+
+
+def _same_class(a: Token, b: Token) -> bool:
+    """Two words of one class of predicate ("loves" / "enjoys", "wohnt" / "lives")."""
+    class_a, class_b = reading_class(a), reading_class(b)
+    return class_a is not None and class_a is class_b
+
+
+def words_in_order(older: Reading, newer: Reading) -> bool:
+    """Whether every content word of each text has its counterpart in the other, in the
+    same order (a word of the same class of predicate counts: "loves" / "enjoys")."""
+    words_a, words_b = older.content, newer.content
+    if len(words_a) != len(words_b) or not words_a:
+        return False
+    return all(_match(a, b) or _same_class(a, b) for a, b in zip(words_a, words_b, strict=True))
+
+
+# An acronym is two to six letters.
+_ACRONYM = re.compile(r"[a-zé]{2,6}")
+
+
+def _without_acronyms(only_a: list[Token], only_b: list[Token]):
+    """The leftovers of each side less an acronym on one and its expansion on the other
+    ("UCL" / "University College London", "PI" / "principal investigator", "TU" /
+    "Technischen Universität"): the initials of a run of words."""
+    for short, long in ((only_a, only_b), (only_b, only_a)):
+        for token in list(short):
+            if token.kind not in ("word", "name") or not _ACRONYM.fullmatch(token.text):
+                continue
+            run = _expansion(token.text, long)
+            if run:
+                short.remove(token)
+                for word in run:
+                    long.remove(word)
+    return only_a, only_b
+
+
+def _expansion(acronym: str, tokens: list[Token]) -> list[Token]:
+    """The run of tokens whose initials spell the acronym (hyphenated words give one
+    initial a part), or []."""
+    for start in range(len(tokens)):
+        initials, run = "", []
+        for token in tokens[start:]:
+            parts = [p for p in re.split(r"[-_]", token.text) if p]
+            initials += "".join(p[0] for p in parts)
+            run.append(token)
+            if len(initials) >= len(acronym):
+                break
+        if initials == acronym:
+            return run
+    return []

@@ -1,0 +1,711 @@
+"""Reading a memory as one clause: who it is about, what is said of them (the predicate
+and what follows it), whether it is asserted or denied, whether it announces a change,
+and whether it tells an event or a state.
+
+Memories are short: "Loves cheese pizza" (no subject: the user), "I don't like jazz",
+"User works at Globex as a backend engineer", "The cache is Redis", "On 3 May the user
+said that Tom works at Siemens". There is no parser that runs offline here, so the reading
+is built from lemmas (simplemma for English, German and French; jieba's words for
+Chinese), the values curation.detection.keytokens finds (canonical numbers, dates, names)
+and the classes of predicate in store/lexicon.toml (where one lives, works, what one
+likes, the verbs that change those). What no class names is read by its form: the first
+word of a memory with no subject ("Plays chess", "Took Rex camping"), or the word after a
+named or pronoun subject, is its predicate.
+
+Pure functions of text, cached: every memory is read once a run.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from memadmin.curation.detection import keytokens, quantities
+from memadmin.store.lexicon import HAN, fold, language_of, lexicon, words
+
+# --- The lexicon, indexed -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PredicateClass:
+    name: str
+    slot: str = ""  # one | many | "" (not a slot of its own)
+    changes: bool = False  # a new value updates the old one
+    sets: str = ""  # the class an event of this class gives a new value ("*": any)
+    stance: int = 0  # +1 liking, -1 disliking
+    preps: frozenset[str] = frozenset()  # the words that must follow it (when given)
+
+
+@cache
+def _classes() -> tuple[dict[str, PredicateClass], dict[str, PredicateClass], list]:
+    """(word -> class, noun -> class, [(phrase, class)]) for every predicate class."""
+    by_word: dict[str, PredicateClass] = {}
+    by_noun: dict[str, PredicateClass] = {}
+    phrases = []
+    for name, entry in lexicon()["predicates"].items():
+        found = PredicateClass(
+            name,
+            entry.get("slot", ""),
+            entry.get("changes", False),
+            entry.get("sets", ""),
+            entry.get("stance", 0),
+            frozenset(entry.get("preps", [])),
+        )
+        for word in entry.get("words", []):
+            by_word.setdefault(word, found)
+        for noun in entry.get("nouns", []):
+            by_noun.setdefault(noun, found)
+        phrases.extend((phrase, found) for phrase in entry.get("phrases", []))
+    return by_word, by_noun, phrases
+
+
+def predicate_class(name: str) -> PredicateClass:
+    return next(c for c in _classes()[0].values() if c.name == name)
+
+
+@cache
+def _preambles() -> tuple[re.Pattern, ...]:
+    return tuple(re.compile(pattern) for pattern in lexicon()["preamble"]["patterns"])
+
+
+# Words that carry no fact besides the stop words, per language.
+_EXTRA_FUNCTION_WORDS = {
+    "en": "the a an this that these those some any every each really very also still just "
+    "always usually often quite so too new again",
+    "de": "der die das den dem des ein eine einen einem einer sehr auch noch immer schon",
+    "fr": "le la les un une des du de l d très aussi encore toujours",
+    "zh": "的 了 是 在 很 也 都 就 一名 一个 一只 一条 个 着 过 吧 呢 啊 "
+    "到 给 对 从 向 把 被 上 里",
+}
+
+
+@cache
+def _function_words(language: str) -> frozenset[str]:
+    """Words of a language that carry no fact: its stop words, intensifiers, and the
+    adverbs of change ("now", "actually", "jetzt", "désormais", "已经": read apart)."""
+    language = language if language in _EXTRA_FUNCTION_WORDS else "en"
+    change = lexicon()["change"]["words"]
+    adverbs = {w for w in change if w not in _classes()[0]} - set(lexicon()["cessation"]["words"])
+    stop = lexicon()["stop_words"].get(language, "").split()
+    found = set(stop) | adverbs | set(_EXTRA_FUNCTION_WORDS[language].split())
+    return frozenset(found) - words("negation") - _markers()
+
+
+@cache
+def _people_words(language: str) -> tuple[frozenset[str], ...]:
+    """(user words, pronouns, possessives, relations) of a language ("son" is French for
+    "his" and English for a child: each language's own lists)."""
+    section = lexicon()["user"].get(language if language in ("de", "fr", "zh") else "en")
+    return tuple(
+        frozenset(section[key]) for key in ("words", "pronouns", "possessives", "relations")
+    )
+
+
+def relation_word(token: Token, language: str) -> bool:
+    """ "son", "sister", "Kollegin", "女儿": someone named by their relation to the user."""
+    relations = _people_words(language)[3]
+    return token.lemma in relations or token.text in relations
+
+
+@cache
+def _markers() -> frozenset[str]:
+    section = lexicon()["markers"]
+    return frozenset(section["role"]) | frozenset(section["contrast"])
+
+
+# --- Tokens ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str  # folded, as written
+    lemma: str
+    start: int  # character offset in the body
+    # word | name | value (content); verb (a copula or an auxiliary: be, have, does);
+    # function | negator | user | pronoun | possessive | marker
+    kind: str
+    value: str = ""  # a value's canonical form ("length:2", "date:2026-05-09", "name:lyon")
+    upper: bool = False  # written with a capital
+    caps: bool = False  # written in capitals, a short word: an acronym ("UCL", "DB", "PO")
+
+    @property
+    def content(self) -> bool:
+        return self.kind in ("word", "name", "value")
+
+    @property
+    def key(self) -> str:
+        """What two tokens must share to be one word: a value's canonical form, a word's
+        lemma."""
+        return self.value or self.lemma
+
+
+# A word as written: letters and digits, with inner apostrophes, hyphens, dots and
+# slashes (Fly.io, Europe/Berlin, unit-test, don't, l'interface).
+_WORD = re.compile(r"[\w][\w'’\-./]*[\w]|[\w]|[%€$£°]|(?<=\w)[:：](?=\s|$)")
+_ENGLISH_CONTRACTIONS = {
+    "n't": "not",
+    "'m": "am",
+    "'re": "are",
+    "'ve": "have",
+    "'ll": "will",
+    "'d": "would",
+}
+_IRREGULAR_NOT = {"can't": "can", "won't": "will", "cannot": "can", "shan't": "shall"}
+_FRENCH_ELISION = re.compile(r"^(l|d|j|n|qu|s|c|m|t|jusqu|lorsqu|puisqu)['’](.+)$")
+
+
+@lru_cache(maxsize=65536)
+def lemma(word: str, language: str) -> str:
+    """A word's dictionary form (simplemma), folded; Chinese words as they are."""
+    if language not in ("en", "de", "fr", "es") or HAN.search(word):
+        return fold(word)
+    import simplemma
+
+    return fold(simplemma.lemmatize(word, lang=language))
+
+
+def _pieces(raw: str, language: str) -> list[tuple[str, int]]:
+    """A written word split where a contraction or an elision joins two ("doesn't" ->
+    "does", "not"; "l'interface" -> "l", "interface"), with offsets within it."""
+    folded = fold(raw).replace("’", "'")
+    if folded in _IRREGULAR_NOT:
+        return [(_IRREGULAR_NOT[folded], 0), ("not", len(raw) - 3)]
+    if language == "en" or language not in ("fr", "de"):
+        for suffix, word in _ENGLISH_CONTRACTIONS.items():
+            if folded.endswith(suffix) and len(folded) > len(suffix):
+                cut = len(folded) - len(suffix)
+                return [(folded[:cut], 0), (word, cut)]
+        if folded.endswith("'s") and len(folded) > 2:
+            return [(folded[:-2], 0), ("'s", len(folded) - 2)]
+    if language == "fr":
+        match = _FRENCH_ELISION.match(folded)
+        if match:
+            head = {"n": "ne", "qu": "que", "j": "je", "l": "le", "d": "de"}.get(
+                match.group(1), match.group(1)
+            )
+            return [(head, 0), (match.group(2), len(match.group(1)) + 1)]
+    return [(folded, 0)]
+
+
+def _words_with_offsets(body: str, language: str) -> list[tuple[str, str, int]]:
+    """(as written, folded piece, offset) for every word of the body."""
+    if language in ("zh", "ja"):
+        return _chinese_words(body)
+    found = []
+    for match in _WORD.finditer(body):
+        raw = match.group()
+        for piece, offset in _pieces(raw, language):
+            # German lemmas need the word's case (nouns are capitalised).
+            written = raw[offset : offset + len(piece)]
+            if fold(written).replace("’", "'") != piece:
+                written = piece
+            found.append((written, piece, match.start() + offset))
+    return found
+
+
+def _chinese_words(body: str) -> list[tuple[str, str, int]]:
+    import jieba
+
+    _quiet_jieba()
+    found, offset = [], 0
+    for word in jieba.lcut(body, HMM=False):
+        start = body.find(word, offset)
+        offset = start + len(word)
+        if word.strip() and (_WORD.fullmatch(word) or HAN.search(word)):
+            found.append((word, fold(word), start))
+    return found
+
+
+@cache
+def _quiet_jieba() -> None:
+    import logging
+
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    # Its dictionary cache goes to the system's temporary folder by default; build it in
+    # memory instead (0.6 s once per process), nothing written outside the app.
+    jieba.dt.cache_file = None
+    jieba.dt.tmp_dir = None
+
+
+def _value_spans(body: str) -> list[tuple[int, int, str]]:
+    """(start, end, canonical value) of the body's measured values, numbers and dates, in
+    the body's own offsets."""
+    folded = fold(body)
+    spans = []
+    for value in quantities.read(body):
+        start, end = value.start, value.end
+        if len(folded) != len(body):  # ß, ligatures: map back by proportion
+            start = round(start * len(body) / len(folded))
+            end = round(end * len(body) / len(folded))
+        spans.append((start, end, f"{value.measure}:{value.value}"))
+    text_words = keytokens._words_of(body)
+    for token in keytokens.key_tokens(body):
+        if token.kind in ("date", "weekday", "month", "env") and token.position < len(text_words):
+            start = text_words[token.position].start
+            end = start + len(token.written) if token.written else text_words[token.position].end
+            spans.append((start, end, f"{token.kind}:{token.value}"))
+    return spans
+
+
+@lru_cache(maxsize=65536)
+def tokens(body: str, language: str) -> tuple[Token, ...]:
+    """The body's tokens, each with its kind; the words of one value are one token."""
+    spans = _value_spans(body)
+    text_words = keytokens._words_of(body)
+    names, name_spans = {}, []
+    for token in keytokens.key_tokens(body):
+        if token.kind in ("name", "host", "ip") and token.position < len(text_words):
+            start = text_words[token.position].start
+            names[start] = token.value
+            if token.written:  # a label of two words ("Joint 4"): its number is no value
+                name_spans.append((start, start + len(token.written)))
+    spans = [s for s in spans if not any(a <= s[0] < b for a, b in name_spans)]
+    function = _function_words(language)
+    users, pronouns, possessives, _ = _people_words(language)
+    negators, markers = words("negation"), _markers()
+    auxiliaries = words("markers", "auxiliaries")
+    by_word = _classes()[0]
+    found: list[Token] = []
+    spans_taken: set[int] = set()
+    for written, piece, start in _words_with_offsets(body, language):
+        if any(a < start < b for a, b in name_spans):
+            continue  # the rest of a two-word label
+        span = max(
+            (i for i, (s, e, _) in enumerate(spans) if s <= start < e),
+            key=lambda i: spans[i][1] - spans[i][0],
+            default=None,
+        )
+        if span is not None:
+            if span not in spans_taken:  # a value's words are one token
+                spans_taken.add(span)
+                found.append(Token(piece, piece, start, "value", spans[span][2]))
+            continue
+        if piece in (":", "："):
+            # "Package manager: pnpm": a colon between a name and its value is a copula.
+            found.append(Token(piece, "be", start, "verb"))
+            continue
+        lemma_ = lemma(written if language == "de" else piece, language)
+        known = by_word.get(lemma_) or by_word.get(piece)
+        if piece in negators or piece == "not" or lemma_ in negators:
+            kind = "negator"
+        elif piece in users:
+            kind = "user"
+        elif piece in possessives:
+            kind = "possessive"
+        elif piece in pronouns:
+            kind = "pronoun"
+        elif piece in markers:
+            kind = "marker"
+        elif start in names and not (language == "de" and _german_word(written)):
+            # Before the classes: "the Proxmox VE cluster" has no verb "ve".
+            found.append(
+                Token(
+                    piece, names[start], start, "name", f"name:{names[start]}", True, _caps(written)
+                )
+            )
+            continue
+        elif (known is not None and known.name in ("be", "have")) or piece in auxiliaries:
+            kind = "verb"
+        elif known is not None:
+            kind = "word"  # "use", "used": stop words to the lexical signal, predicates here
+        elif piece in function or lemma_ in function or piece == "'s" or _ne_plus(found, piece):
+            kind = "function"
+        else:
+            kind = "word"
+        found.append(
+            Token(piece, lemma_, start, kind, upper=written[:1].isupper(), caps=_caps(written))
+        )
+    return tuple(found)
+
+
+def _caps(written: str) -> bool:
+    return 2 <= len(written) <= 6 and written.isalpha() and written.isupper()
+
+
+def _ne_plus(before: list[Token], piece: str) -> bool:
+    """French "plus" after "ne": the "no longer" of "ne ... plus", not "more"."""
+    return piece == "plus" and any(t.text == "ne" for t in before[-3:])
+
+
+def _german_word(written: str) -> bool:
+    """A capitalised German word the dictionary knows is a noun, not a name ("Kaffee")."""
+    import simplemma
+
+    return simplemma.is_known(written, lang="de")
+
+
+# --- The reading ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reading:
+    text: str
+    language: str
+    body: str  # the text without its reporting preamble
+    said_when: str  # the preamble set aside ("as of 2026-02-01,")
+    label: str  # a label before the clause ("Safety rule:"), part of the body
+    tokens: tuple[Token, ...]
+    predicate_at: int  # index into tokens; -1 when no predicate was found
+    predicate: PredicateClass | None
+    subject_end: int  # tokens[:subject_end] hold the subject (before the predicate)
+    stance: int  # +1 liking, -1 disliking, 0 neither (before negation)
+    negated: bool
+    ceased: bool  # quit, sold, gave up, changed one's mind
+    change: bool  # the text announces a change
+    event: bool  # something happened (past tense), not a state
+    recommended: bool  # someone else's suggestion or gift
+    clause_end: int  # tokens[:clause_end] are the main clause
+
+    @property
+    def sign(self) -> int:
+        """+1 asserted, -1 denied. A negation or a cessation denies (both at once, as in
+        "decided against", still once); a negative stance flips ("doesn't hate")."""
+        sign = -1 if self.negated or self.ceased else 1
+        return -sign if self.stance < 0 else sign
+
+    @property
+    def subject(self) -> tuple[Token, ...]:
+        """The tokens before the predicate (none when no predicate was found)."""
+        return tuple(
+            t for t in self.tokens[: self.subject_end] if t.kind not in ("function", "marker")
+        )
+
+    @property
+    def subject_words(self) -> tuple[Token, ...]:
+        """The subject's content words, less a word that only names the predicate ("her
+        home is in Lyon": lives; "Mum's birthday": born)."""
+        nouns = _classes()[1]
+        return tuple(
+            t
+            for t in self.subject
+            if t.content
+            and not (self.predicate is not None and nouns.get(t.lemma) is self.predicate)
+        )
+
+    @property
+    def about_user(self) -> bool:
+        """No subject, the user, or a pronoun: the namespace's user (or someone the text
+        does not name)."""
+        return not self.subject_words
+
+    @property
+    def objects(self) -> tuple[Token, ...]:
+        """The content tokens of the main clause after the predicate."""
+        return tuple(
+            t
+            for index, t in enumerate(self.tokens[: self.clause_end])
+            if index >= self.subject_end
+            and index != self.predicate_at
+            and t.content
+            and not _is_class_word(t, self.predicate)
+        )
+
+    @property
+    def content(self) -> tuple[Token, ...]:
+        """Every content token of the body (all clauses)."""
+        return tuple(t for t in self.tokens if t.content)
+
+
+def _is_class_word(token: Token, predicate: PredicateClass | None) -> bool:
+    """A word that only says which predicate it is (the stance word, "home" of "lives")."""
+    if predicate is None:
+        return False
+    return class_of(token) is predicate
+
+
+def strip_preamble(text: str) -> tuple[str, str]:
+    """(the text without its reporting preamble, the preamble): "On 3 May the user said
+    that" is two patterns, taken one after the other."""
+    body = text
+    while True:
+        folded = fold(body[:120])
+        match = next(
+            (m for p in _preambles() if (m := p.match(folded)) and m.end() < len(folded)), None
+        )
+        # Folding keeps the length of everything but ß and ligatures: cut by proportion.
+        cut = match.end() * len(body[:120]) // len(folded) if match else 0
+        if not match or not body[cut:].strip(" .。"):
+            return body, text[: len(text) - len(body)]
+        body = body[cut:].lstrip(" ,:;，：")
+
+
+_CLAUSE_BREAK = re.compile(r"[;；!?！？，]|\.\s|。|\s—\s|\s-\s|,\s(?:but|aber|mais)\s|\(")
+
+
+@lru_cache(maxsize=65536)
+def read(text: str) -> Reading:
+    """The reading of one memory's text (see the module's docstring)."""
+    language = language_of(text)
+    body, said = strip_preamble(text.strip())
+    clause, label = _without_label(body, language)
+    found = tokens(clause, language)
+    clause_break = _CLAUSE_BREAK.search(clause)
+    clause_end = len(found)
+    if clause_break and clause_break.start() < len(clause.rstrip(" .。;")) - 1:
+        clause_end = sum(1 for t in found if t.start < clause_break.start())
+    main = found[:clause_end]
+    folded = fold(clause)
+    predicate_at, predicate = _predicate(main, language)
+    stance = _stance(main, folded)
+    if predicate is None and stance:
+        predicate = predicate_class("like" if stance > 0 else "dislike")
+    ceased = _ceased(main, predicate_at, folded)
+    recommendation = lexicon()["recommendation"]
+    recommended = any(
+        t.lemma in recommendation["words"] or t.text in recommendation["words"] for t in main
+    ) or any(phrase in folded for phrase in recommendation["phrases"])
+    negated = any(t.kind == "negator" for t in main) and not _negation_only_of_objects(main)
+    change = (
+        keytokens.announces_change(clause)
+        or ceased
+        or bool(predicate and predicate.sets)
+        or bool(_NO_LONGER_FRENCH.search(folded))
+    )
+    return Reading(
+        text=text,
+        language=language,
+        body=body,
+        said_when=said,
+        label=label,
+        tokens=found,
+        predicate_at=predicate_at,
+        predicate=predicate,
+        subject_end=_subject_end(main, predicate_at, language, said),
+        stance=stance,
+        negated=negated,
+        ceased=ceased,
+        change=change,
+        event=_is_event(main, predicate_at, predicate, language, folded),
+        recommended=recommended,
+        clause_end=clause_end,
+    )
+
+
+_LABEL = re.compile(r"^([^:：;.。]{1,60}?)\s*[:：]\s+")
+
+
+def _without_label(body: str, language: str) -> tuple[str, str]:
+    """ "Safety rule: TCP speed is capped...", "Postmortem 2025-11-04: ingest lost...": a
+    label with no verb before a clause that has one is set aside, like a preamble. Where
+    no verb follows ("Package manager: pnpm"), the colon stays, as a copula."""
+    match = _LABEL.match(body)
+    if not match:
+        return body, ""
+    rest = body[match.end() :]
+    clause = _CLAUSE_BREAK.search(rest)
+    before = tokens(match.group(1), language)
+    after = tokens(rest[: clause.start()] if clause else rest, language)
+    if _predicate(before, language)[0] < 0 and _predicate(after, language)[0] >= 0:
+        return body[match.end() :], body[: match.end()]
+    return body, ""
+
+
+def _ceased(main, predicate_at: int, folded: str) -> bool:
+    """The clause ends what it names: a cessation phrase ("gave up", "changed my mind"),
+    or a cessation verb as its predicate or before it ("quit the band", "sold the Golf";
+    not "latency dropped" said of a thing)."""
+    cessation = lexicon()["cessation"]
+    if any(phrase in folded for phrase in cessation["phrases"]):
+        return True
+    if predicate_at < 0:
+        return False
+    return any(
+        t.lemma in cessation["words"] or t.text in cessation["words"]
+        for t in main[: predicate_at + 1]
+        if t.kind == "word"
+    ) and not any(t.content for t in main[:predicate_at])
+
+
+# "n'aime plus", "ne fume plus": no longer.
+_NO_LONGER_FRENCH = re.compile(r"\bn(?:e\s+|')\S+\s+plus\b")
+
+
+def _subject_end(main, predicate_at: int, language: str, said: str) -> int:
+    """Where the subject ends: at the predicate, but in a German clause after "dass" (the
+    verb comes last: "dass Jonas in Wien wohnt") after its first person or name."""
+    if predicate_at < 0:
+        return 0
+    if language == "de" and "dass" in fold(said):
+        for index, token in enumerate(main[:predicate_at]):
+            if token.kind in ("user", "pronoun", "name") or token.upper:
+                return index + 1
+    return predicate_at
+
+
+def _negation_only_of_objects(main: tuple[Token, ...]) -> bool:
+    """ "without sugar", "ohne Zucker", "sans sucre": the negation is of a thing, not of
+    what is said."""
+    negators = [t for t in main if t.kind == "negator"]
+    return all(t.text in ("without", "ohne", "sans", "无") for t in negators)
+
+
+def _stance(main: tuple[Token, ...], folded: str) -> int:
+    """+1 or -1 from the first word of liking or disliking in the main clause."""
+    by_word, _, phrases = _classes()
+    for phrase, found in phrases:
+        if phrase in folded:
+            return found.stance
+    for token in main:
+        found = by_word.get(token.lemma) or by_word.get(token.text)
+        if found is not None and found.stance:
+            return found.stance
+    if HAN.search(folded):
+        for word, found in by_word.items():
+            if found.stance and HAN.search(word) and word in folded:
+                return found.stance
+    return 0
+
+
+def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateClass | None]:
+    """The index of the main clause's predicate, and its class when the lexicon knows it.
+
+    A class word (lives, works, loves...) is the predicate; a copula or an auxiliary gives
+    way to a verb right after it ("is learning", "does not smoke", "was lowered"), and a
+    copula with none names what its subject names ("her home is in Lyon": lives). A
+    memory with no subject starts with its predicate ("Plays chess", "Took Rex camping");
+    after a subject (a user word, a pronoun, a name) the next verb is ("Ana swam")."""
+    by_noun = _classes()[1]
+    seen: list[Token] = []  # what came before: the subject
+    for index, token in enumerate(main):
+        if token.kind in ("function", "negator", "marker", "possessive"):
+            continue
+        found = class_of(token)
+        if token.kind == "verb":
+            is_copula = found is not None
+            main_verb = _verb_after(main, index, language, any_word=not is_copula)
+            if main_verb is not None:
+                later = class_of(main[main_verb])
+                return main_verb, later and _with_preposition(later, main, main_verb, language)
+            if is_copula:
+                return index, _subject_noun_class(seen, by_noun) or found
+            continue  # a modal whose verb was not found
+        if token.kind == "word" and found is not None:
+            return index, _with_preposition(found, main, index, language)
+        if token.kind == "word" and _starts_predicate(main, index, seen, language):
+            return index, None
+        seen.append(token)
+    return -1, None
+
+
+def _with_preposition(found: PredicateClass, main, index: int, language: str):
+    """The class, when the word after the predicate is one it takes ("lives in", "works
+    at", "runs on"); None when another follows ("works on a MacBook", "runs 10 km").
+    Chinese, and a verb at the end of its clause, are taken as they are."""
+    if not found.preps or language == "zh" or index + 1 >= len(main):
+        return found
+    following = main[index + 1]
+    return found if following.text in found.preps else None
+
+
+def class_of(token: Token) -> PredicateClass | None:
+    """The class of predicate a word belongs to, or None."""
+    by_word = _classes()[0]
+    return by_word.get(token.lemma) or by_word.get(token.text)
+
+
+def _subject_noun_class(subject: list[Token], by_noun) -> PredicateClass | None:
+    """ "Her home is...", "User's name is...", "Mum's birthday is...": the class the last
+    word of the subject names."""
+    for token in reversed(subject):
+        if token.content:
+            return by_noun.get(token.lemma) or by_noun.get(token.text)
+    return None
+
+
+def _starts_predicate(main, index: int, seen: list[Token], language: str) -> bool:
+    token = main[index]
+    content_before = [t for t in seen if t.content]
+    if not content_before and not seen:
+        # The first word of the memory: a verb when it reads as one and the next word
+        # does not ("Plays chess"; not "Ana swam", "Alerts are routed").
+        following = main[index + 1] if index + 1 < len(main) else None
+        return _verb_form(token, language) and not (
+            following is not None and (following.kind == "verb" or _verb_form(following, language))
+        )
+    if seen and seen[-1].kind in ("user", "pronoun"):
+        return True  # "I collect", "she wants"
+    if len(content_before) == 1 and (seen[-1].kind == "name" or seen[-1].upper):
+        return _verb_form(token, language) or language == "zh"  # "Ana swam", "Tom works"
+    # After a noun phrase, an English verb by its ending: "the unit-test job takes".
+    return (
+        language == "en"
+        and bool(content_before)
+        and seen[-1].kind in ("word", "name")
+        and token.text.endswith(("s", "ed"))
+        and token.lemma != token.text
+    )
+
+
+def _verb_after(main, index: int, language: str, *, any_word: bool) -> int | None:
+    """The main verb after an auxiliary ("does not smoke", "can swim": any word) or a
+    copula ("is now training", "was lowered": a participle or a class word), within two
+    words; or None."""
+    skipped = 0
+    for position in range(index + 1, len(main)):
+        token = main[position]
+        if token.kind == "negator" or token.text in (
+            "now",
+            "still",
+            "also",
+            "no",
+            "longer",
+            "never",
+        ):
+            continue
+        if token.kind not in ("word", "verb") or skipped >= 2:
+            return None
+        found = class_of(token)
+        if any_word or (found is not None and found.name != "be") or _participle(token, language):
+            return position
+        skipped += 1
+    return None
+
+
+def _participle(token: Token, language: str) -> bool:
+    text = token.text
+    if language == "en":
+        return text.endswith(("ing", "ed")) and token.lemma != text
+    if language == "de":
+        return text.startswith("ge") and text.endswith(("t", "en")) and token.lemma != text
+    if language == "fr":
+        return text.endswith(("é", "ée", "és", "ées", "i", "u", "is", "it")) and token.lemma != text
+    return False
+
+
+def _verb_form(token: Token, language: str) -> bool:
+    """A word that reads as a conjugated verb by its form: "plays", "took", "visited",
+    "wohnt", "habite" (its lemma differs), never "hiking" (a gerund)."""
+    if token.kind != "word" or token.text.endswith("ing"):
+        return False
+    return token.lemma != token.text or class_of(token) is not None
+
+
+def _is_event(main, predicate_at: int, predicate, language: str, folded: str) -> bool:
+    """Something that happened (a past tense of a predicate other than "be"), not a
+    state that holds: "Swam 2 km on Monday", "Visited Rome in 2019", "A visité Lisbonne",
+    "周一跑了5公里"."""
+    if predicate_at < 0 or (predicate is not None and predicate.name == "be"):
+        return False
+    verb = main[predicate_at]
+    before = {t.text for t in main[max(0, predicate_at - 3) : predicate_at]}
+    if language == "en":
+        if verb.text in ("had", "did", "got", "was", "were") or (
+            verb.lemma != verb.text and not verb.text.endswith(("s", "ing"))
+        ):
+            return not before & {"is", "are", "am", "be"}  # "is learning" is no event
+        return False
+    past_auxiliaries = words("markers", "past_auxiliaries")
+    if language in ("de", "fr"):
+        participles = [t for t in main[predicate_at:] if _participle(t, language)]
+        has_auxiliary = bool(before & past_auxiliaries) or any(
+            t.text in past_auxiliaries for t in main[:predicate_at]
+        )
+        if language == "de" and verb.text.endswith(("te", "ten")) and verb.lemma != verb.text:
+            return True
+        return has_auxiliary and bool(participles or _participle(verb, language))
+    if language == "zh":
+        return "了" in folded or "过" in folded
+    return False

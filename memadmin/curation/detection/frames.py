@@ -38,9 +38,6 @@ UNREAD = "unread"  # nothing sure: the similarity decides
 
 # Relations that are two facts: never a conflict, never in one cluster.
 TWO_FACTS = frozenset({OTHER_VALUE, OTHER_SUBJECT, OTHER_PREDICATE, EVENTS})
-# A subject longer than this many words is more likely an opening the reading took for
-# one ("After ~40 min of nonstop cycling the J4 ..."): it decides nothing.
-SUBJECT_WORDS = 4
 # The most words that may differ on a side for the difference to be one slot's value
 # ("a data analyst" / "a product manager"); more is rewording, for the similarity.
 RESIDUE_WORDS = 3
@@ -93,8 +90,8 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
         if names_a and names_b and not keytokens.keeps_name(names_a[0], newer.text, across=True):
             return f"{names_a[0]} / {names_b[0]}"
         return ""
-    if max(len(subject_a), len(subject_b)) > SUBJECT_WORDS:
-        return ""  # a long opening is no subject read with confidence
+    if older.opening or newer.opening:
+        return ""  # "After ~40 min of nonstop cycling the J4 ...": no subject read first
     if subject_a and subject_b:
         only_a = [t for t in subject_a if not _found_in(t, newer)]
         only_b = [t for t in subject_b if not _found_in(t, older)]
@@ -140,24 +137,11 @@ def _crossed(older: Reading, newer: Reading) -> bool:
 
 def _found_in(token: Token, reading: Reading) -> bool:
     """Whether the reading has this word (any form the alignment accepts), or spells it
-    out when it is an acronym ("DB" / "database", "PO" / "product owner")."""
+    out when it is an acronym ("PO" / "product owner")."""
     content = reading.content
     if any(_match(token, other) for other in content):
         return True
-    return token.caps and (
-        bool(_expansion(token.text, list(content))) or _abbreviation(token.text, content)
-    )
-
-
-def _abbreviation(short: str, tokens) -> bool:
-    """ "db" / "database": the letters in order within one word that starts with them."""
-    for token in tokens:
-        word = token.text
-        if word[:1] == short[:1] and len(word) > len(short):
-            rest = iter(word[1:])
-            if all(letter in rest for letter in short[1:]):
-                return True
-    return False
+    return token.caps and bool(_expansion(token.text, list(content)))
 
 
 # --- Predicates -----------------------------------------------------------------------------
@@ -169,7 +153,7 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
     class_a, class_b = older.predicate, newer.predicate
     if older.predicate_at < 0 or newer.predicate_at < 0:
         return Relation(UNREAD) if not (older.stance and newer.stance) else None
-    if _one_class(class_a, class_b) or (older.stance and newer.stance):
+    if _one_class(class_a, class_b) or (_stance_class(class_a) and _stance_class(class_b)):
         return None
     verb_a, verb_b = older.tokens[older.predicate_at], newer.tokens[newer.predicate_at]
     if verb_a.lemma == verb_b.lemma:
@@ -184,6 +168,10 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
         # "Loves dogs" / "Has a dog": a liking and something else.
         return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}")
     return Relation(UNREAD)
+
+
+def _stance_class(found: PredicateClass | None) -> bool:
+    return found is not None and found.stance != 0
 
 
 def _one_class(class_a: PredicateClass | None, class_b: PredicateClass | None) -> bool:
@@ -442,10 +430,8 @@ def _match(a: Token, b: Token) -> bool:
         return True  # "cems-ingest" / "the ingest service"
     if ("-" in b.text or "_" in b.text) and a.text in re.split(r"[-_]", b.text):
         return True
-    if a.kind == "name" and b.kind in ("name", "word"):
+    if a.kind == "name" and b.kind == "name":
         return keytokens.keeps_name(a.lemma, b.text, across=False)
-    if b.kind == "name" and a.kind == "word":
-        return keytokens.keeps_name(b.lemma, a.text, across=False)
     if a.value.startswith("date:") and b.value.startswith("date:"):
         return keytokens.same_date(a.value[5:], {b.value[5:]})
     return False

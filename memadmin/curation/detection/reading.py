@@ -358,6 +358,7 @@ class Reading:
     event: bool  # something happened (past tense), not a state
     recommended: bool  # someone else's suggestion or gift
     clause_end: int  # tokens[:clause_end] are the main clause
+    opening: bool  # the clause opens with a preposition ("After 40 min, ..."): no subject first
 
     @property
     def sign(self) -> int:
@@ -481,6 +482,7 @@ def read(text: str) -> Reading:
         event=_is_event(main, predicate_at, predicate, language, folded),
         recommended=recommended,
         clause_end=clause_end,
+        opening=bool(main) and (main[0].text in words("markers", "openings")),
     )
 
 
@@ -583,6 +585,11 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
                 return index, _subject_noun_class(seen, by_noun) or found
             continue  # a modal whose verb was not found
         if token.kind == "word" and found is not None:
+            if any(
+                t.kind == "verb" and class_of(t) is not None for t in main[index + 1 : index + 3]
+            ):
+                seen.append(token)  # "Alice's favourite film is...", "Preferred slot is..."
+                continue
             return index, _with_preposition(found, main, index, language)
         if token.kind == "word" and _starts_predicate(main, index, seen, language):
             return index, None

@@ -158,6 +158,8 @@ def judge_namespace(
         )
         for i, j, _ in pairs:
             judged.judge(int(i), int(j))
+    for i, j in detect.frame_pairs([m.content for m in memories], queries.tolist()):
+        judged.judge(i, j)
     cjk_queries = [
         p
         for p in queries.tolist()

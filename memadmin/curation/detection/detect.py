@@ -16,7 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 from django.conf import settings
 
-from memadmin.curation.detection import lexical
+from memadmin.curation.detection import lexical, reading
 
 # --- Candidate pairs ---------------------------------------------------------------------
 
@@ -158,4 +158,32 @@ def lexical_pairs(
             for other in others:
                 if other != position:
                     pairs.add((min(position, other), max(position, other)))
+    return pairs
+
+
+# A memory this short is read for the slot it fills (frame_pairs); longer ones share
+# enough words for the vector layer to find their pairs.
+FRAME_WORDS = 12
+# A slot that this many memories fill pairs only its newest with one another.
+FRAME_BUCKET = 200
+
+
+def frame_pairs(texts: Sequence[str], query_positions: Sequence[int]) -> set[tuple[int, int]]:
+    """Pairs (low, high) of short memories that give one slot a value (where one lives,
+    works, a service deploys: reading.slot_keys), at least one of them a query, whatever
+    their cosine: in "Lives in Porto" / "Moved to Lyon in 2024" the values are most of
+    the words, and MiniLM puts them at 0.32."""
+    slots: dict[str, list[int]] = defaultdict(list)
+    for position, text in enumerate(texts):
+        if len(text.split()) <= FRAME_WORDS:
+            for key in reading.slot_keys(text):
+                slots[key].append(position)
+    queries = set(query_positions)
+    pairs: set[tuple[int, int]] = set()
+    for members in slots.values():
+        members = members[-FRAME_BUCKET:]
+        for index, i in enumerate(members):
+            for j in members[index + 1 :]:
+                if i in queries or j in queries:
+                    pairs.add((min(i, j), max(i, j)))
     return pairs

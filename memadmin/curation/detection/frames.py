@@ -224,9 +224,16 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
         return Relation(OTHER_VALUE, detail)
     slot = _slot(older, newer, only_a, only_b)
     changes = any(c is not None and c.changes for c in (older.predicate, newer.predicate))
-    if slot == "one" and _of_one_kind(only_a, only_b):
+    if slot == "one" and (_attribute_of_a_thing(older, newer) or _of_one_kind(only_a, only_b)):
         return Relation(NEW_VALUE, detail, update=update or changes)
     return Relation(OTHER_VALUE, detail)
+
+
+def _attribute_of_a_thing(older: Reading, newer: Reading) -> bool:
+    """ "The cache is Redis", "Package manager: pnpm": a copula after a named thing gives
+    its one value, whatever words the two values are. (Of the user, "is vegetarian" /
+    "is single" are two attributes: their kinship decides.)"""
+    return _copulas(older, newer) and bool(older.subject_words) and bool(newer.subject_words)
 
 
 def _replaced(older: Reading, newer: Reading) -> str:
@@ -296,11 +303,16 @@ def _first_after_predicate(reading: Reading, residue: list[Token]) -> bool:
 
 
 def _after_role_marker(reading: Reading, token: Token) -> bool:
-    """ "works at Acme as a data analyst": the word after "as" fills the role."""
+    """ "works at Acme as a data analyst": the words of the phrase after "as" fill the
+    role."""
     role = lexicon()["markers"]["role"]
     index = reading.tokens.index(token)
-    before = [t for t in reading.tokens[:index] if t.kind != "function"]
-    return bool(before) and before[-1].kind == "marker" and before[-1].text in role
+    for before in reversed(reading.tokens[:index]):
+        if before.kind == "marker":
+            return before.text in role
+        if not (before.content or before.kind == "function"):
+            return False
+    return False
 
 
 def _before_shared_purpose(older: Reading, newer: Reading, token: Token) -> bool:

@@ -417,6 +417,24 @@ def _is_class_word(token: Token, predicate: PredicateClass | None) -> bool:
     return class_of(token) is predicate
 
 
+@lru_cache(maxsize=65536)
+def slot_keys(text: str) -> frozenset[str]:
+    """The slots a memory gives a value to, as "class:subject" ("live:" for "Lives in
+    Porto" and for "Moved to Lyon"; "work:tom" for "Tom works at Initech"): memories that
+    share one are compared whatever their cosine. Only classes whose slot holds one value
+    (or the events that set them)."""
+    found = read(text)
+    predicate = found.predicate
+    if predicate is None:
+        return frozenset()
+    classes = [predicate.name] if predicate.slot == "one" else []
+    classes += [c for c in predicate.sets if c != "*"]
+    if not classes:
+        return frozenset()
+    subject = found.subject_words[-1].lemma if found.subject_words else ""
+    return frozenset(f"{name}:{subject}" for name in classes)
+
+
 def strip_preamble(text: str) -> tuple[str, str]:
     """(the text without its reporting preamble, the preamble): "On 3 May the user said
     that" is two patterns, taken one after the other."""
@@ -458,7 +476,11 @@ def read(text: str) -> Reading:
     recommended = any(
         t.lemma in recommendation["words"] or t.text in recommendation["words"] for t in main
     ) or any(phrase in folded for phrase in recommendation["phrases"])
-    negated = any(t.kind == "negator" for t in main) and not _negation_only_of_objects(main)
+    negated = (
+        any(t.kind == "negator" for t in main)
+        and not _negation_only_of_objects(main)
+        and not _stance_phrase(folded)
+    )
     change = (
         keytokens.announces_change(clause)
         or ceased
@@ -544,6 +566,11 @@ def _negation_only_of_objects(main: tuple[Token, ...]) -> bool:
     return all(t.text in ("without", "ohne", "sans", "无") for t in negators)
 
 
+def _stance_phrase(folded: str) -> bool:
+    """ "can't stand", "ne supporte pas": a stance whose negation is part of it."""
+    return any(phrase in folded for phrase, _ in _classes()[2])
+
+
 def _stance(main: tuple[Token, ...], folded: str) -> int:
     """+1 or -1 from the first word of liking or disliking in the main clause."""
     by_word, _, phrases = _classes()
@@ -598,13 +625,32 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
 
 
 def _with_preposition(found: PredicateClass, main, index: int, language: str):
-    """The class, when the word after the predicate is one it takes ("lives in", "works
-    at", "runs on"); None when another follows ("works on a MacBook", "runs 10 km").
-    Chinese, and a verb at the end of its clause, are taken as they are."""
+    """The class, when the first preposition after the predicate (past its object) is
+    one it takes, and not before a time ("lives in Lyon", "works at Acme", "host the
+    docs on Netlify"); None otherwise ("works on a MacBook", "lives with two cats", "ran
+    10 km on Saturday"). Chinese, and a verb that ends its clause, are taken as they
+    are."""
     if not found.preps or language == "zh" or index + 1 >= len(main):
         return found
-    following = main[index + 1]
-    return found if following.text in found.preps else None
+    for position in range(index + 1, min(index + 5, len(main))):
+        token = main[position]
+        if token.content or token.text in _ARTICLES:
+            continue  # the verb's object ("host the docs on ...")
+        if token.text in found.preps:
+            following = next((t for t in main[position + 1 :] if t.content), None)
+            timely = following is not None and following.value.split(":")[0] in (
+                "date",
+                "weekday",
+                "month",
+                "time",
+            )
+            return None if timely else found
+        if token.kind in ("function", "marker"):
+            return None  # another preposition first
+    return None
+
+
+_ARTICLES = frozenset("the a an der die das den dem ein eine einen le la les un une l".split())
 
 
 def class_of(token: Token) -> PredicateClass | None:

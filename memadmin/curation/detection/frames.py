@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from memadmin.curation.detection import alignment, keytokens
-from memadmin.curation.detection.reading import PredicateClass, Reading, Token
+from memadmin.curation.detection.reading import PredicateClass, Reading, Token, same_class
 from memadmin.curation.detection.reading import class_of as reading_class
 from memadmin.curation.detection.reading import relation_word as reading_relation
 from memadmin.store.lexicon import lexicon
@@ -162,6 +162,13 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
         return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}: an event and a state")
     if class_a is not None and class_b is not None:
         if "be" in (class_a.name, class_b.name):
+            noun_named = [
+                c for c, verb in ((class_a, verb_a), (class_b, verb_b)) if verb.kind == "verb"
+            ]
+            if len(noun_named) == 2 and not {c.name for c in noun_named} & {"have"}:
+                # "User's name is Kenji" / "User is a data scientist": what the subject's
+                # noun names against a bare copula, two attributes.
+                return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")
             return Relation(UNREAD)  # "the cache is Redis" / "uses Redis as its cache"
         return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}")
     if older.stance or newer.stance:
@@ -179,7 +186,7 @@ def _one_class(class_a: PredicateClass | None, class_b: PredicateClass | None) -
     where one lives)."""
     if class_a is None or class_b is None:
         return False
-    if class_a is class_b:
+    if same_class(class_a, class_b):
         return True
     return bool({class_a.name, "*"} & set(class_b.sets) or {class_b.name, "*"} & set(class_a.sets))
 
@@ -222,11 +229,61 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     if not update and _scoped_in_time(only_a) != _scoped_in_time(only_b):
         # "a backend developer" / "the on-call lead for January": a role for a time.
         return Relation(OTHER_VALUE, detail)
+    if not _same_predicate(older, newer):
+        return Relation(UNREAD)  # "prefers answers in English" / "wants replies in English"
+    if _shared_values(objects_a, only_a) and not any(t.kind != "word" for t in only_a + only_b):
+        # Names and values kept, other words changed ("a trip to Japan in April" / "to
+        # visit Japan in April"): rewording, for the similarity to judge.
+        return Relation(UNREAD)
     slot = _slot(older, newer, only_a, only_b)
     changes = any(c is not None and c.changes for c in (older.predicate, newer.predicate))
-    if slot == "one" and (_attribute_of_a_thing(older, newer) or _of_one_kind(only_a, only_b)):
+    if slot == "one" and (
+        _attribute_of_a_thing(older, newer) or _alike(older, newer, only_a, only_b, shared)
+    ):
         return Relation(NEW_VALUE, detail, update=update or changes)
     return Relation(OTHER_VALUE, detail)
+
+
+def _shared_values(objects, leftover) -> bool:
+    return any(t.kind != "word" for t in objects if t not in leftover)
+
+
+def _same_predicate(older: Reading, newer: Reading) -> bool:
+    """One predicate: one class (or one sets the other), or one verb."""
+    if _one_class(older.predicate, newer.predicate):
+        return True
+    if older.predicate_at < 0 or newer.predicate_at < 0:
+        return False
+    return older.tokens[older.predicate_at].lemma == newer.tokens[newer.predicate_at].lemma
+
+
+def _alike(older: Reading, newer: Reading, only_a, only_b, shared: int) -> bool:
+    """Two values of one slot, not two attributes: of one kind, and said the same way
+    ("is a nurse" / "is a doctor"; not "is vegetarian" / "is allergic to shellfish", nor
+    "prefers concise answers" / "prefers dark mode", where nothing but the verb is
+    shared and more than one word differs)."""
+    if not _of_one_kind(only_a, only_b):
+        return False
+    if not shared and max(len(only_a), len(only_b)) > 1 and not _values_only(only_a + only_b):
+        names = [t for t in only_a + only_b if t.kind != "word"]
+        if len(names) < len(only_a + only_b) - 1:
+            return False
+    return _shape(older, only_a) == _shape(newer, only_b)
+
+
+def _shape(reading: Reading, residue: list[Token]) -> tuple[bool, bool]:
+    """(an article before the value, a preposition inside or after it): "a nurse" and
+    "a doctor" have one shape, "vegetarian" and "allergic to shellfish" two."""
+    tokens = reading.tokens
+    start = tokens.index(residue[0])
+    before = tokens[start - 1] if start else None
+    article = before is not None and before.text in ("a", "an", "ein", "eine", "un", "une")
+    end = tokens.index(residue[-1])
+    inside = any(
+        t.kind == "function" and t.text not in ("a", "an", "the")
+        for t in tokens[start : min(end + 2, reading.clause_end)]
+    )
+    return article, inside
 
 
 def _attribute_of_a_thing(older: Reading, newer: Reading) -> bool:
@@ -281,6 +338,8 @@ def _slot(older: Reading, newer: Reading, only_a, only_b) -> str:
     for reading, only in ((older, only_a), (newer, only_b)):
         if _after_role_marker(reading, only[0]):
             return "one"
+    if _only(older) or _only(newer):
+        return "one"  # "I only work day shifts now", "uses Postgres as the only datastore"
     if any(_before_shared_purpose(older, newer, t) for t in only_a):
         return "one"
     for reading in (older, newer):
@@ -294,12 +353,28 @@ def _slot(older: Reading, newer: Reading, only_a, only_b) -> str:
     return "many"
 
 
+def _only(reading: Reading) -> bool:
+    """A word that makes a value exclusive: "only", "nur", "seulement", "只"."""
+    only = lexicon()["markers"]["exclusive"]
+    return any(t.text in only for t in reading.tokens[: reading.clause_end])
+
+
 def _first_after_predicate(reading: Reading, residue: list[Token]) -> bool:
-    """Whether the first object of the reading is a word the other side lacks: the
-    predicate's own slot differs ("lives in north London" / "in south London"), not a
-    word further on ("is allergic to X")."""
+    """Whether the predicate's own slot is where the texts differ: its first object
+    ("lives in north London" / "in south London"), or for a class that takes a
+    preposition the first word after it ("deploy the side project to Fly.io" / "to
+    Render"); not a word further on ("is allergic to X")."""
     objects = reading.objects
-    return bool(objects) and objects[0] in residue
+    if not objects:
+        return False
+    preps = reading.predicate.preps if reading.predicate is not None else frozenset()
+    if preps:
+        tokens = reading.tokens[reading.predicate_at + 1 : reading.clause_end]
+        after = next((i for i, t in enumerate(tokens) if t.text in preps), None)
+        if after is not None:
+            value = next((t for t in tokens[after + 1 :] if t.content), None)
+            return value is not None and value in residue
+    return objects[0] in residue
 
 
 def _after_role_marker(reading: Reading, token: Token) -> bool:
@@ -460,8 +535,7 @@ def _words(tokens) -> str:
 
 def _same_class(a: Token, b: Token) -> bool:
     """Two words of one class of predicate ("loves" / "enjoys", "wohnt" / "lives")."""
-    class_a, class_b = reading_class(a), reading_class(b)
-    return class_a is not None and class_a is class_b
+    return same_class(reading_class(a), reading_class(b))
 
 
 def words_in_order(older: Reading, newer: Reading) -> bool:

@@ -35,6 +35,7 @@ class PredicateClass:
     sets: str = ""  # the class an event of this class gives a new value ("*": any)
     stance: int = 0  # +1 liking, -1 disliking
     preps: frozenset[str] = frozenset()  # the words that must follow it (when given)
+    needs_subject: bool = False  # only said of a named thing ("CI runs on ...")
 
 
 @cache
@@ -45,12 +46,13 @@ def _classes() -> tuple[dict[str, PredicateClass], dict[str, PredicateClass], li
     phrases = []
     for name, entry in lexicon()["predicates"].items():
         found = PredicateClass(
-            name,
+            entry.get("as", name),
             entry.get("slot", ""),
             entry.get("changes", False),
             entry.get("sets", ""),
             entry.get("stance", 0),
             frozenset(entry.get("preps", [])),
+            entry.get("needs_subject", False),
         )
         for word in entry.get("words", []):
             by_word.setdefault(word, found)
@@ -62,6 +64,11 @@ def _classes() -> tuple[dict[str, PredicateClass], dict[str, PredicateClass], li
 
 def predicate_class(name: str) -> PredicateClass:
     return next(c for c in _classes()[0].values() if c.name == name)
+
+
+def same_class(a: PredicateClass | None, b: PredicateClass | None) -> bool:
+    """Two classes of one name ("run on" is a way to say "deploy")."""
+    return a is not None and b is not None and a.name == b.name
 
 
 @cache
@@ -278,6 +285,8 @@ def tokens(body: str, language: str) -> tuple[Token, ...]:
             key=lambda i: spans[i][1] - spans[i][0],
             default=None,
         )
+        if span is not None and spans[span][2].startswith("env:") and by_word.get(piece):
+            span = None  # "I live in Leeds": the verb, not the "live" environment
         if span is not None:
             if span not in spans_taken:  # a value's words are one token
                 spans_taken.add(span)
@@ -414,7 +423,7 @@ def _is_class_word(token: Token, predicate: PredicateClass | None) -> bool:
     """A word that only says which predicate it is (the stance word, "home" of "lives")."""
     if predicate is None:
         return False
-    return class_of(token) is predicate
+    return same_class(class_of(token), predicate)
 
 
 @lru_cache(maxsize=65536)
@@ -617,6 +626,8 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
             ):
                 seen.append(token)  # "Alice's favourite film is...", "Preferred slot is..."
                 continue
+            if found.needs_subject and not any(t.content for t in seen):
+                return index, None
             return index, _with_preposition(found, main, index, language)
         if token.kind == "word" and _starts_predicate(main, index, seen, language):
             return index, None
@@ -634,6 +645,8 @@ def _with_preposition(found: PredicateClass, main, index: int, language: str):
         return found
     for position in range(index + 1, min(index + 5, len(main))):
         token = main[position]
+        if token.kind == "value" and not token.value.startswith("name:"):
+            return None  # "runs 2 replicas in production", "ran 10 km": no place
         if token.content or token.text in _ARTICLES:
             continue  # the verb's object ("host the docs on ...")
         if token.text in found.preps:

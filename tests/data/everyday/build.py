@@ -9,7 +9,6 @@ STORES = {
     "sam": [
         ("name", "Name is Sam Okoro"),
         ("job", "Is a software engineer"),
-        ("employer", "Works at Globex"),
         ("city", "Lives in Denver"),
         ("hike", "Loves hiking"),
         ("dog", "Has a dog named Max"),
@@ -117,7 +116,7 @@ STORES = {
         ("beer2", "User drinks beer on weekends"),
         ("kyoto", "Visited Kyoto in 2023"),
         ("kyoto2", "Visited Kyoto in 2025"),
-        ("nihongo", "ユーザーは大阪に住んでいる"),
+        ("chinese", "用户住在大阪。"),
         ("de", "Kenji mag kein Koriander"),
         ("coriander", "User hates coriander"),
         ("fr", "Kenji joue de la basse dans un groupe"),
@@ -133,7 +132,6 @@ DUPLICATES = {
         ["japan", "japan2"],
         ["chess", "chess2"],
         ["shellfish", "shellfish2"],
-        ["employer", "title"],
         ["dark", "dark2"],
     ],
     "priya": [
@@ -149,7 +147,7 @@ DUPLICATES = {
         ["ramen", "ramen2"],
         ["lang", "lang2"],
         ["trip", "trip2"],
-        ["city", "nihongo"],
+        ["city", "chinese"],
         ["de", "coriander"],
     ],
 }
@@ -174,7 +172,7 @@ CONFLICTS = {
         ["deploy", "deploy2", "update"],
         ["db", "db2", "update"],
         ["city", "city2", "update"],
-        ["nihongo", "city2", "update"],
+        ["chinese", "city2", "update"],
         ["standup", "standup2", "update"],
         ["beer", "beer2", "contradiction"],
     ],

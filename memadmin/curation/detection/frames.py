@@ -231,16 +231,20 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
         return Relation(OTHER_VALUE, detail)
     if not _same_predicate(older, newer):
         return Relation(UNREAD)  # "prefers answers in English" / "wants replies in English"
-    if _shared_values(objects_a, only_a) and not any(t.kind != "word" for t in only_a + only_b):
-        # Names and values kept, other words changed ("a trip to Japan in April" / "to
-        # visit Japan in April"): rewording, for the similarity to judge.
-        return Relation(UNREAD)
     slot = _slot(older, newer, only_a, only_b)
     changes = any(c is not None and c.changes for c in (older.predicate, newer.predicate))
     if slot == "one" and (
         _attribute_of_a_thing(older, newer) or _alike(older, newer, only_a, only_b, shared)
     ):
         return Relation(NEW_VALUE, detail, update=update or changes)
+    if (
+        slot != "one"
+        and _shared_values(objects_a, only_a)
+        and all(t.kind == "word" for t in only_a + only_b)
+    ):
+        # Names and values kept, other words changed ("a trip to Japan in April" / "to
+        # visit Japan in April"): rewording, for the similarity to judge.
+        return Relation(UNREAD)
     return Relation(OTHER_VALUE, detail)
 
 
@@ -268,7 +272,9 @@ def _alike(older: Reading, newer: Reading, only_a, only_b, shared: int) -> bool:
         names = [t for t in only_a + only_b if t.kind != "word"]
         if len(names) < len(only_a + only_b) - 1:
             return False
-    return _shape(older, only_a) == _shape(newer, only_b)
+    if _copulas(older, newer):
+        return _shape(older, only_a) == _shape(newer, only_b)
+    return True
 
 
 def _shape(reading: Reading, residue: list[Token]) -> tuple[bool, bool]:

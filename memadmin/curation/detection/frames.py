@@ -154,7 +154,9 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
     if older.predicate_at < 0 or newer.predicate_at < 0:
         return Relation(UNREAD) if not (older.stance and newer.stance) else None
     if _one_class(class_a, class_b) or (_stance_class(class_a) and _stance_class(class_b)):
-        return None
+        return _valued(older, newer)
+    if any(c is not None and "*" in c.sets for c in (class_a, class_b)):
+        return None  # "switched", "migrated", "rescheduled": whatever the other says
     verb_a, verb_b = older.tokens[older.predicate_at], newer.tokens[newer.predicate_at]
     if verb_a.lemma == verb_b.lemma:
         return None
@@ -175,6 +177,18 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
         # "Loves dogs" / "Has a dog": a liking and something else.
         return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}")
     return Relation(UNREAD)
+
+
+def _valued(older: Reading, newer: Reading) -> Relation | None:
+    """ "Is single" / "Got married": in a class whose words are its values, two words are
+    two values."""
+    found = older.predicate
+    if found is None or not found.valued or not same_class(found, newer.predicate):
+        return None
+    word_a, word_b = older.tokens[older.predicate_at], newer.tokens[newer.predicate_at]
+    if word_a.lemma == word_b.lemma:
+        return None
+    return Relation(NEW_VALUE, f"{word_a.text} / {word_b.text}", update=True)
 
 
 def _stance_class(found: PredicateClass | None) -> bool:
@@ -452,8 +466,9 @@ def _withdrawn(older: Reading, newer: Reading) -> Relation | None:
     if not newer.ceased or older.ceased:
         return None
     objects = [t for t in older.objects if t.kind != "value"]
-    if objects and all(_found_in(t, newer) for t in objects):
-        return Relation(OPPOSITE, "withdrawn", update=True)
+    found = [t for t in objects if _found_in(t, newer)]
+    if found and 2 * len(found) >= len(objects):
+        return Relation(OPPOSITE, f"withdrawn: {_words(found)}", update=True)
     return None
 
 

@@ -36,6 +36,7 @@ class PredicateClass:
     stance: int = 0  # +1 liking, -1 disliking
     preps: frozenset[str] = frozenset()  # the words that must follow it (when given)
     needs_subject: bool = False  # only said of a named thing ("CI runs on ...")
+    valued: bool = False  # its words are its values ("single" / "married")
 
 
 @cache
@@ -53,6 +54,7 @@ def _classes() -> tuple[dict[str, PredicateClass], dict[str, PredicateClass], li
             entry.get("stance", 0),
             frozenset(entry.get("preps", [])),
             entry.get("needs_subject", False),
+            entry.get("valued", False),
         )
         for word in entry.get("words", []):
             by_word.setdefault(word, found)
@@ -96,7 +98,21 @@ def _function_words(language: str) -> frozenset[str]:
     adverbs = {w for w in change if w not in _classes()[0]} - set(lexicon()["cessation"]["words"])
     stop = lexicon()["stop_words"].get(language, "").split()
     found = set(stop) | adverbs | set(_EXTRA_FUNCTION_WORDS[language].split())
+    found |= set(lexicon()["markers"]["past_time"]) | set(lexicon()["markers"]["new"])
     return frozenset(found) - words("negation") - _markers()
+
+
+@cache
+def _per_language(key: str, language: str) -> frozenset[str]:
+    """A list of store/lexicon.toml's [markers] kept per language ("auxiliaries_fr")."""
+    return frozenset(lexicon()["markers"].get(f"{key}_{language}", ()))
+
+
+@cache
+def _seasons() -> dict[str, str]:
+    return {
+        word: season for season, found in lexicon()["markers"]["seasons"].items() for word in found
+    }
 
 
 @cache
@@ -273,7 +289,7 @@ def tokens(body: str, language: str) -> tuple[Token, ...]:
     function = _function_words(language)
     users, pronouns, possessives, _ = _people_words(language)
     negators, markers = words("negation"), _markers()
-    auxiliaries = words("markers", "auxiliaries")
+    auxiliaries = _per_language("auxiliaries", language)
     by_word = _classes()[0]
     found: list[Token] = []
     spans_taken: set[int] = set()
@@ -295,6 +311,9 @@ def tokens(body: str, language: str) -> tuple[Token, ...]:
         if piece in (":", "："):
             # "Package manager: pnpm": a colon between a name and its value is a copula.
             found.append(Token(piece, "be", start, "verb"))
+            continue
+        if piece in _seasons():
+            found.append(Token(piece, piece, start, "value", f"season:{_seasons()[piece]}"))
             continue
         lemma_ = lemma(written if language == "de" else piece, language)
         known = by_word.get(lemma_) or by_word.get(piece)
@@ -493,6 +512,7 @@ def read(text: str) -> Reading:
     change = (
         keytokens.announces_change(clause)
         or ceased
+        or any(t.text in lexicon()["markers"]["new"] for t in main[: max(predicate_at, 0)])
         or bool(predicate and predicate.sets)
         or bool(_NO_LONGER_FRENCH.search(folded))
     )
@@ -743,10 +763,17 @@ def _participle(token: Token, language: str) -> bool:
 
 def _verb_form(token: Token, language: str) -> bool:
     """A word that reads as a conjugated verb by its form: "plays", "took", "visited",
-    "wohnt", "habite" (its lemma differs), never "hiking" (a gerund)."""
+    "wohnt", "habite" (its lemma differs), a class word or a verb of cessation ("quit"),
+    never "hiking" (a gerund)."""
     if token.kind != "word" or token.text.endswith("ing"):
         return False
-    return token.lemma != token.text or class_of(token) is not None
+    cessation = lexicon()["cessation"]["words"]
+    return (
+        token.lemma != token.text
+        or class_of(token) is not None
+        or token.text in cessation
+        or token.lemma in cessation
+    )
 
 
 def _is_event(main, predicate_at: int, predicate, language: str, folded: str) -> bool:
@@ -763,7 +790,7 @@ def _is_event(main, predicate_at: int, predicate, language: str, folded: str) ->
         ):
             return not before & {"is", "are", "am", "be"}  # "is learning" is no event
         return False
-    past_auxiliaries = words("markers", "past_auxiliaries")
+    past_auxiliaries = _per_language("past_auxiliaries", language)
     if language in ("de", "fr"):
         participles = [t for t in main[predicate_at:] if _participle(t, language)]
         has_auxiliary = bool(before & past_auxiliaries) or any(

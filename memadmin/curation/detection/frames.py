@@ -21,9 +21,15 @@ import re
 from dataclasses import dataclass
 
 from memadmin.curation.detection import alignment, keytokens
-from memadmin.curation.detection.reading import PredicateClass, Reading, Token, same_class
-from memadmin.curation.detection.reading import class_of as reading_class
-from memadmin.curation.detection.reading import relation_word as reading_relation
+from memadmin.curation.detection.reading import (
+    PredicateClass,
+    Reading,
+    Token,
+    class_of,
+    relation_word,
+    same_class,
+    slot_nouns,
+)
 from memadmin.store.lexicon import lexicon
 
 SAME = "same"  # every content word of each side has its counterpart
@@ -106,7 +112,7 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     if not named or any(_found_in(t, other) for t in named):
         return ""
     someone = any(
-        t.kind == "name" or reading_relation(t, holder.language) for t in named
+        t.kind == "name" or relation_word(t, holder.language) for t in named
     )  # "Tom", "her son", "Lin's sister"
     parallel = named[0].upper and (
         _one_class(older.predicate, newer.predicate)
@@ -282,7 +288,12 @@ def _alike(older: Reading, newer: Reading, only_a, only_b, shared: int) -> bool:
     shared and more than one word differs)."""
     if not _of_one_kind(only_a, only_b):
         return False
-    if not shared and max(len(only_a), len(only_b)) > 1 and not _values_only(only_a + only_b):
+    if (
+        not _copulas(older, newer)
+        and not shared
+        and max(len(only_a), len(only_b)) > 1
+        and not _values_only(only_a + only_b)
+    ):
         names = [t for t in only_a + only_b if t.kind != "word"]
         if len(names) < len(only_a + only_b) - 1:
             return False
@@ -366,11 +377,22 @@ def _slot(older: Reading, newer: Reading, only_a, only_b) -> str:
         found = reading.predicate
         if found is not None and found.slot and _first_after_predicate(reading, only_a + only_b):
             return found.slot
+        if _names_one_slot(reading):
+            return "one"  # "has Irish citizenship": a noun of a slot that holds one
         if found is not None and found.sets:
             return "one"  # "moved to", "switched to": gives one slot a new value
     if older.predicate is not None and older.predicate.name == "be":
         return "one"
     return "many"
+
+
+def _names_one_slot(reading: Reading) -> bool:
+    """Whether the predicate's first object phrase has a noun of a class that holds one
+    value ("citizenship", "job", "address")."""
+    nouns = slot_nouns()
+    start = reading.predicate_at + 1 if reading.predicate_at >= 0 else 0
+    phrase = _phrase(reading.tokens[start : reading.clause_end])
+    return any((found := nouns.get(t.lemma)) is not None and found.slot == "one" for t in phrase)
 
 
 def _only(reading: Reading) -> bool:
@@ -387,14 +409,22 @@ def _first_after_predicate(reading: Reading, residue: list[Token]) -> bool:
     objects = reading.objects
     if not objects:
         return False
+    tokens = reading.tokens[reading.predicate_at + 1 : reading.clause_end]
     preps = reading.predicate.preps if reading.predicate is not None else frozenset()
-    if preps:
-        tokens = reading.tokens[reading.predicate_at + 1 : reading.clause_end]
-        after = next((i for i, t in enumerate(tokens) if t.text in preps), None)
-        if after is not None:
-            value = next((t for t in tokens[after + 1 :] if t.content), None)
-            return value is not None and value in residue
-    return objects[0] in residue
+    start = next((i + 1 for i, t in enumerate(tokens) if t.text in preps), 0) if preps else 0
+    return any(t in residue for t in _phrase(tokens[start:]))
+
+
+def _phrase(tokens) -> list[Token]:
+    """The first run of content words (articles inside it): "a Toyota Corolla", "north
+    London", "the side project"."""
+    phrase: list[Token] = []
+    for token in tokens:
+        if token.content:
+            phrase.append(token)
+        elif phrase and token.text not in ("a", "an", "the"):
+            break
+    return phrase
 
 
 def _after_role_marker(reading: Reading, token: Token) -> bool:
@@ -556,7 +586,7 @@ def _words(tokens) -> str:
 
 def _same_class(a: Token, b: Token) -> bool:
     """Two words of one class of predicate ("loves" / "enjoys", "wohnt" / "lives")."""
-    return same_class(reading_class(a), reading_class(b))
+    return same_class(class_of(a), class_of(b))
 
 
 def words_in_order(older: Reading, newer: Reading) -> bool:

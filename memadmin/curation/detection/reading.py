@@ -68,6 +68,11 @@ def predicate_class(name: str) -> PredicateClass:
     return next(c for c in _classes()[0].values() if c.name == name)
 
 
+def slot_nouns() -> dict[str, PredicateClass]:
+    """Noun -> the class it names ("home": live, "citizenship": nationality)."""
+    return _classes()[1]
+
+
 def same_class(a: PredicateClass | None, b: PredicateClass | None) -> bool:
     """Two classes of one name ("run on" is a way to say "deploy")."""
     return a is not None and b is not None and a.name == b.name
@@ -480,6 +485,20 @@ def strip_preamble(text: str) -> tuple[str, str]:
 
 
 _CLAUSE_BREAK = re.compile(r"[;；!?！？，]|\.\s|。|\s—\s|\s-\s|,\s(?:but|aber|mais)\s|\(")
+# Abbreviations whose full stop ends no clause ("Dr. Patel", "St. Mary's", "e.g. MA2").
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|ca|no|nr|bzw|z\.b|e\.g|i\.e)|\b\w)$", re.I
+)
+
+
+def clause_break(text: str) -> int | None:
+    """Where the first clause of a text ends (None: it is one clause)."""
+    for match in _CLAUSE_BREAK.finditer(text):
+        if match.group().startswith(".") and _ABBREVIATION.search(text[: match.start()]):
+            continue
+        if match.start() < len(text.rstrip(" .。;")) - 1:
+            return match.start()
+    return None
 
 
 @lru_cache(maxsize=65536)
@@ -489,10 +508,8 @@ def read(text: str) -> Reading:
     body, said = strip_preamble(text.strip())
     clause, label = _without_label(body, language)
     found = tokens(clause, language)
-    clause_break = _CLAUSE_BREAK.search(clause)
-    clause_end = len(found)
-    if clause_break and clause_break.start() < len(clause.rstrip(" .。;")) - 1:
-        clause_end = sum(1 for t in found if t.start < clause_break.start())
+    ends = clause_break(clause)
+    clause_end = len(found) if ends is None else sum(1 for t in found if t.start < ends)
     main = found[:clause_end]
     folded = fold(clause)
     predicate_at, predicate = _predicate(main, language)
@@ -548,9 +565,9 @@ def _without_label(body: str, language: str) -> tuple[str, str]:
     if not match:
         return body, ""
     rest = body[match.end() :]
-    clause = _CLAUSE_BREAK.search(rest)
+    ends = clause_break(rest)
     before = tokens(match.group(1), language)
-    after = tokens(rest[: clause.start()] if clause else rest, language)
+    after = tokens(rest if ends is None else rest[:ends], language)
     if _predicate(before, language)[0] < 0 and _predicate(after, language)[0] >= 0:
         return body[match.end() :], body[: match.end()]
     return body, ""
@@ -628,7 +645,10 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
     by_noun = _classes()[1]
     seen: list[Token] = []  # what came before: the subject
     for index, token in enumerate(main):
-        if token.kind in ("function", "negator", "marker", "possessive"):
+        if token.kind == "possessive":
+            seen.append(token)  # "her best friend": what follows is a noun
+            continue
+        if token.kind in ("function", "negator", "marker"):
             continue
         found = class_of(token)
         if token.kind == "verb":

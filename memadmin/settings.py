@@ -292,6 +292,10 @@ DEDUP_MULTI_CANDIDATE_THRESHOLD = env_float("MEMADMIN_DEDUP_MULTI_CANDIDATE_THRE
 DEDUP_MULTI_REVIEW_THRESHOLD = env_float("MEMADMIN_DEDUP_MULTI_REVIEW_THRESHOLD", 0.87)
 DEDUP_MULTI_CROSS_THRESHOLD = env_float("MEMADMIN_DEDUP_MULTI_CROSS_THRESHOLD", 0.86)
 DEDUP_MULTI_SUBJECT_THRESHOLD = env_float("MEMADMIN_DEDUP_MULTI_SUBJECT_THRESHOLD", 0.88)
+# Across languages, a stance and its opposite ("Mag keinen Koriander" / "Loves cilantro"),
+# read from both texts' words of liking, are one subject from this multilingual cosine (a
+# value that changed in a slot both name needs only to be a candidate).
+DEDUP_MULTI_CONFLICT_THRESHOLD = env_float("MEMADMIN_DEDUP_MULTI_CONFLICT_THRESHOLD", 0.84)
 # A pair proposed with a similarity below DEDUP_ALIGN_UNTIL must also pair up the words
 # each side adds (curation.alignment: near-synonyms in a paraphrase, other attributes in
 # two facts about one subject) at DEDUP_ALIGN_FLOOR or more.

@@ -116,7 +116,17 @@ _GERMAN_LETTERS = re.compile("[äöüß]", re.IGNORECASE)
 
 def _by_dictionary(text: str) -> str:
     """The language whose dictionary (simplemma's) knows most of the text's words, English
-    on a tie: for the short notes that have no function word."""
+    on a tie: for the short notes that have no function word. Another language must win
+    on the words that are no names too ("Supports Olympique Lyonnais" is English)."""
+    best = _dictionary_best(text)
+    if best == ENGLISH:
+        return best
+    words_ = text.split()
+    plain = " ".join(words_[:1] + [w for w in words_[1:] if not w[:1].isupper()])
+    return best if _dictionary_best(plain) == best else ENGLISH
+
+
+def _dictionary_best(text: str) -> str:
     import simplemma
 
     scores = dict(simplemma.langdetect(text, lang=("en", "de", "fr")))

@@ -45,6 +45,7 @@ class Thresholds:
     multi_review: float  # a same-language pair it proposes for review
     multi_cross: float  # a pair across languages it proposes for review
     multi_subject: float  # a pair across languages it calls one subject
+    multi_conflict: float  # across languages, a stance and its opposite: one subject
     # Below align_until, a pair proposed by similarity must also pair up the words each
     # side adds (curation.detection.alignment) at align_floor or more.
     align_until: float
@@ -66,6 +67,7 @@ class Thresholds:
             multi_review=settings.DEDUP_MULTI_REVIEW_THRESHOLD,
             multi_cross=settings.DEDUP_MULTI_CROSS_THRESHOLD,
             multi_subject=settings.DEDUP_MULTI_SUBJECT_THRESHOLD,
+            multi_conflict=settings.DEDUP_MULTI_CONFLICT_THRESHOLD,
             align_until=settings.DEDUP_ALIGN_UNTIL,
             align_floor=settings.DEDUP_ALIGN_FLOOR,
         )
@@ -153,7 +155,14 @@ def judge_pair(
         judgement.never_together = True
         return judgement
     if relation.kind in (frames.OPPOSITE, frames.NEW_VALUE):
-        if not cross or (multi is not None and multi >= thresholds.multi_subject):
+        # Across languages the words cannot be matched: the multilingual model must
+        # place both on one subject (a changed value of a slot both name, less so).
+        floor = (
+            thresholds.multi_conflict
+            if relation.kind == frames.OPPOSITE
+            else thresholds.multi_candidate
+        )
+        if not cross or (multi is not None and multi >= floor):
             return _conflict(judgement, relation, reading_b)
         relation = frames.Relation(frames.UNREAD)
     body_a, body_b = reading_a.body, reading_b.body

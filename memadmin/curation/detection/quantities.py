@@ -178,6 +178,10 @@ def _read_latin(folded: str, language: str):
         # A unit may follow after a space, a hyphen ("90-minute") or glued ("12.5n").
         unit = _unit_of(following, folded, end, token) if following else None
         taken = 2 if unit is not None else 1
+        if unit is not None and _french_hour(number, tokens, position, language):
+            yield Value("time", f"{int(number):02d}:00", start, following[3])  # "à 10 h"
+            position += 2
+            continue
         time = _clock_time(number, tokens, position + taken, language)
         if time:
             yield Value("time", time, start, end)
@@ -249,6 +253,16 @@ def _time_of_day(token: str, language: str) -> str | None:
     if int(hours) > 24 or int(minutes) > 59:
         return None
     return f"{int(hours):02d}:{minutes}"
+
+
+def _french_hour(number: float, tokens, position: int, language: str) -> bool:
+    """ "Le stand-up est à 10 h": a French hour after "à" or "vers" is a time of day, not
+    ten hours."""
+    if language != "fr" or not float(number).is_integer() or not 0 <= number <= 24:
+        return False
+    unit = tokens[position + 1][1] if position + 1 < len(tokens) else ""
+    before = tokens[position - 1][1] if position else ""
+    return unit == "h" and before in ("à", "vers", "dès")
 
 
 def _clock_time(number: float, tokens, position: int, language: str) -> str | None:

@@ -87,8 +87,10 @@ def _preambles() -> tuple[re.Pattern, ...]:
 _EXTRA_FUNCTION_WORDS = {
     "en": "the a an this that these those some any every each really very also still just "
     "always usually often quite so too new again",
-    "de": "der die das den dem des ein eine einen einem einer sehr auch noch immer schon",
-    "fr": "le la les un une des du de l d très aussi encore toujours",
+    "de": "der die das den dem des ein eine einen einem einer sehr auch noch immer schon "
+    "bei beim nach aus über unter seit vor zum zur bis durch gegen um vom ins",
+    "fr": "le la les un une des du de l d très aussi encore toujours chez sous vers "
+    "entre depuis pendant contre avant après au aux",
     "zh": "的 了 是 在 很 也 都 就 一名 一个 一只 一条 个 着 过 吧 呢 啊 "
     "到 给 对 从 向 把 被 上 里",
 }
@@ -111,6 +113,15 @@ def _function_words(language: str) -> frozenset[str]:
 def _per_language(key: str, language: str) -> frozenset[str]:
     """A list of store/lexicon.toml's [markers] kept per language ("auxiliaries_fr")."""
     return frozenset(lexicon()["markers"].get(f"{key}_{language}", ()))
+
+
+def _chinese_time(word: str) -> str:
+    """A Chinese weekday or month as a value ("weekday:thursday"), or ""."""
+    for kind, table in (("weekday", "weekdays"), ("month", "months")):
+        for value, spelled in lexicon()[table].items():
+            if word in spelled and HAN.search(word):
+                return f"{kind}:{value}"
+    return ""
 
 
 @cache
@@ -319,6 +330,9 @@ def tokens(body: str, language: str) -> tuple[Token, ...]:
             continue
         if piece in _seasons():
             found.append(Token(piece, piece, start, "value", f"season:{_seasons()[piece]}"))
+            continue
+        if language == "zh" and (when := _chinese_time(piece)):
+            found.append(Token(piece, piece, start, "value", when))  # "星期四", "周二"
             continue
         lemma_ = lemma(written if language == "de" else piece, language)
         known = by_word.get(lemma_) or by_word.get(piece)

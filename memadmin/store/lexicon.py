@@ -101,6 +101,10 @@ def language_of(text: str) -> str:
     if best == ENGLISH and not scores[ENGLISH]:
         # No function word at all ("Liebt Sushi.", "Raucht."): the dictionaries decide.
         return _by_dictionary(text)
+    rival = max((lang for lang in scores if lang != ENGLISH), key=lambda lang: scores[lang])
+    if best == ENGLISH and scores[rival] == scores[ENGLISH]:
+        # As many words of each ("A une voiture": "a" is English and French).
+        return rival if _by_dictionary(text) == rival else ENGLISH
     # A German or French note must say so twice (one "die" or "la" in English text is a
     # name or a loan word), or once where English says nothing; and more than English.
     if best != ENGLISH and (
@@ -108,6 +112,28 @@ def language_of(text: str) -> str:
     ):
         return ENGLISH
     return best
+
+
+@lru_cache(maxsize=65536)
+def language_told(text: str) -> bool:
+    """Whether the text's language is told by its script or its function words, not
+    guessed ("Fume." could be English or French, "Raucht." is German by the dictionary
+    alone)."""
+    language = language_of(text)
+    if language in ("zh", "ja", "ko", "ru"):
+        return True
+    found = {w.lower() for w in _WORD.findall(text)}
+    if found & _language_markers().get(language, frozenset()):
+        return True
+    return _dictionary_winner(text) == language  # not a tie of the dictionaries
+
+
+def languages_differ(text_a: str, text_b: str) -> bool:
+    """Two texts in two languages, each told for sure (language_told): a text whose
+    language is a guess is compared word for word like one of the same language."""
+    if language_of(text_a) == language_of(text_b):
+        return False
+    return language_told(text_a) and language_told(text_b)
 
 
 _FRENCH_LETTERS = re.compile("[éèêàçùâîôûœë]", re.IGNORECASE)
@@ -127,14 +153,21 @@ def _by_dictionary(text: str) -> str:
 
 
 def _dictionary_best(text: str) -> str:
+    """The language simplemma's dictionaries know most of the text's words in; English
+    when none wins outright."""
+    return _dictionary_winner(text) or ENGLISH
+
+
+@lru_cache(maxsize=65536)
+def _dictionary_winner(text: str) -> str | None:
     import simplemma
 
     scores = dict(simplemma.langdetect(text, lang=("en", "de", "fr")))
-    ranked = sorted((-score, language != ENGLISH, language) for language, score in scores.items())
+    ranked = sorted((-score, language) for language, score in scores.items())
     best = ranked[0]
-    if best[2] == "unk" or -best[0] == 0 or -best[0] == -ranked[1][0]:
-        return ENGLISH
-    return best[2]
+    if best[1] == "unk" or -best[0] == 0 or best[0] == ranked[1][0]:
+        return None
+    return best[1]
 
 
 @cache

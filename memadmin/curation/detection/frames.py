@@ -30,7 +30,7 @@ from memadmin.curation.detection.reading import (
     same_class,
     slot_nouns,
 )
-from memadmin.store.lexicon import lexicon
+from memadmin.store.lexicon import languages_differ, lexicon
 
 SAME = "same"  # every content word of each side has its counterpart
 REFINES = "refines"  # one side says the other's statement with detail added
@@ -68,7 +68,7 @@ def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = froz
     names the namespace's user goes by (a subject with such a name is the user)."""
     if older.recommended != newer.recommended:
         return Relation(OTHER_PREDICATE, "a recommendation is not a preference")
-    across = older.language != newer.language
+    across = languages_differ(older.text, newer.text)
     subjects = _other_subjects(older, newer, user_names, across=across)
     if subjects:
         return Relation(OTHER_SUBJECT, subjects)
@@ -517,13 +517,18 @@ def _compare_across(older: Reading, newer: Reading) -> Relation:
     """Two languages: the words cannot be aligned, but the predicate classes, stances and
     canonical values can. Whether the objects are one thing is the multilingual model's
     to say (the judgement's), so the relation only names what the classes are sure of."""
-    if older.sign != newer.sign and (
-        older.stance or newer.stance or older.negated or newer.negated
-    ):
-        return Relation(OPPOSITE, _sign_detail(older, newer), update=newer.change)
     class_a, class_b = older.predicate, newer.predicate
-    if class_a is None or class_b is None or not _one_class(class_a, class_b):
+    one_statement = _one_class(class_a, class_b) or (
+        _stance_class(class_a) and _stance_class(class_b)
+    )
+    if older.sign != newer.sign and one_statement:
+        return Relation(OPPOSITE, _sign_detail(older, newer), update=newer.change)
+    if class_a is None or class_b is None:
         return Relation(UNREAD)
+    if not one_statement:
+        if "be" in (class_a.name, class_b.name):
+            return Relation(UNREAD)
+        return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")
     values_a = {t.value for t in older.objects if t.value}
     values_b = {t.value for t in newer.objects if t.value}
     changed = _changed_values(values_a, values_b, newer.text, older.text)

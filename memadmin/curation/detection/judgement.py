@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from memadmin.curation.detection import alignment, frames, guards, keytokens, lexical, reading
+from memadmin.store.lexicon import languages_differ
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ def judge_pair(
     similarity, containment, method = similarity_of(a, b, cosine, tfidf, thresholds)
     judgement = PairJudgement(Verdict.DISTINCT, similarity, cosine, containment, method)
     reading_a, reading_b = reading.read(a.content), reading.read(b.content)
-    cross = reading_a.language != reading_b.language
+    cross = languages_differ(a.content, b.content)
     relation = frames.compare(reading_a, reading_b, user_names=user_names)
     if relation.two_facts:
         judgement.reasons.append(_describe(relation))

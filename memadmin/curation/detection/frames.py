@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from memadmin.curation.detection import alignment, keytokens
 from memadmin.curation.detection.reading import (
@@ -99,9 +100,11 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     if older.opening or newer.opening:
         return ""  # "After ~40 min of nonstop cycling the J4 ...": no subject read first
     if subject_a and subject_b:
+        # Two subjects when each has a word the other text lacks and the rest is said
+        # the same way ("the unit-test job takes..." / "the integration job takes...").
         only_a = [t for t in subject_a if not _found_in(t, newer)]
         only_b = [t for t in subject_b if not _found_in(t, older)]
-        if only_a and only_b and not _crossed(older, newer):
+        if only_a and only_b and _same_predicate(older, newer) and not _crossed(older, newer):
             return f"{_words(only_a)} / {_words(only_b)}"
         return ""
     # One names someone or something, the other is about the user: two subjects when
@@ -114,14 +117,7 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     someone = any(
         t.kind == "name" or relation_word(t, holder.language) for t in named
     )  # "Tom", "her son", "Lin's sister"
-    parallel = named[0].upper and (
-        _one_class(older.predicate, newer.predicate)
-        or (
-            older.predicate_at >= 0
-            and newer.predicate_at >= 0
-            and older.tokens[older.predicate_at].lemma == newer.tokens[newer.predicate_at].lemma
-        )
-    )  # "Ada lives in Chicago" / "Lives in Denver"
+    parallel = named[0].upper and _same_predicate(older, newer)  # "Ada lives" / "Lives"
     if someone or parallel:
         return f"{_words(named)} / the user"
     return ""
@@ -147,7 +143,22 @@ def _found_in(token: Token, reading: Reading) -> bool:
     content = reading.content
     if any(_match(token, other) for other in content):
         return True
-    return token.caps and bool(_expansion(token.text, list(content)))
+    return token.caps and (
+        bool(_expansion(token.text, list(content)))
+        or any(_abbreviates(token.text, other.text) for other in content)
+    )
+
+
+def _abbreviates(short: str, word: str) -> bool:
+    """ "DB" / "database", "TZ" / "timezone": the letters of the short form start the
+    word's syllables (its first letter, or a consonant after a vowel), in order; not
+    "PO" / "project"."""
+    if len(word) <= len(short) or word[0] != short[0]:
+        return False
+    vowels = "aeiouy"
+    starts = [word[0]] + [c for v, c in pairwise(word) if v in vowels and c not in vowels]
+    rest = iter(starts[1:])
+    return all(letter in rest for letter in short[1:])
 
 
 # --- Predicates -----------------------------------------------------------------------------
@@ -197,6 +208,15 @@ def _valued(older: Reading, newer: Reading) -> Relation | None:
     return Relation(NEW_VALUE, f"{word_a.text} / {word_b.text}", update=True)
 
 
+def _noun_named(reading: Reading) -> bool:
+    """A class read from the subject's noun over a copula ("her name is", "his birthday
+    is")."""
+    found = reading.predicate
+    if found is None or found.name in ("be", "have") or reading.predicate_at < 0:
+        return False
+    return reading.tokens[reading.predicate_at].kind == "verb"
+
+
 def _stance_class(found: PredicateClass | None) -> bool:
     return found is not None and found.stance != 0
 
@@ -227,6 +247,9 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     only_a, only_b = _without_acronyms(only_a, only_b)
     shared = len(objects_a) - len(only_a)
     update = newer.change
+    if max(len(only_a), len(only_b)) > RESIDUE_WORDS:
+        # Several words differ on each side: reworded details, not one slot changed.
+        return Relation(UNREAD)
     if older.sign != newer.sign and (shared or not (objects_a or objects_b)):
         return Relation(OPPOSITE, _sign_detail(older, newer), update=update)
     swapped = _swapped(older, newer)
@@ -239,9 +262,6 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     if (older.event or newer.event) and not newer.change:
         return Relation(EVENTS, f"{_words(only_a)} / {_words(only_b)}")
     detail = f"{_words(only_a)} / {_words(only_b)}"
-    if max(len(only_a), len(only_b)) > RESIDUE_WORDS:
-        # Several words differ on each side: reworded details, not one slot changed.
-        return Relation(UNREAD)
     replaced = _replaced(older, newer)
     if replaced:
         # "Uses npm for the frontend" / "Uses pnpm now instead of npm".
@@ -526,9 +546,11 @@ def _compare_across(older: Reading, newer: Reading) -> Relation:
     if class_a is None or class_b is None:
         return Relation(UNREAD)
     if not one_statement:
-        if "be" in (class_a.name, class_b.name):
-            return Relation(UNREAD)
-        return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")
+        # Only an attribute a noun names ("User's name is Kenji") is surely another
+        # predicate than a verb in another language.
+        if _noun_named(older) or _noun_named(newer):
+            return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")
+        return Relation(UNREAD)
     values_a = {t.value for t in older.objects if t.value}
     values_b = {t.value for t in newer.objects if t.value}
     changed = _changed_values(values_a, values_b, newer.text, older.text)

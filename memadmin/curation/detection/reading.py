@@ -670,10 +670,15 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
             main_verb = _verb_after(main, index, language, any_word=not is_copula)
             if main_verb is not None:
                 later = class_of(main[main_verb])
+                if later is not None and later.needs_subject and not any(t.content for t in seen):
+                    later = None  # "don't run zpool upgrade on tank": a command
                 return main_verb, later and _with_preposition(later, main, main_verb, language)
             if is_copula:
                 return index, _subject_noun_class(seen, by_noun) or found
             continue  # a modal whose verb was not found
+        if token.kind == "word" and found is not None and _gerund_subject(main, index, language):
+            seen.append(token)  # "Upgrading tank's pool features breaks...": a subject
+            continue
         if token.kind == "word" and found is not None:
             if any(
                 t.kind == "verb" and class_of(t) is not None for t in main[index + 1 : index + 3]
@@ -724,6 +729,18 @@ def class_of(token: Token) -> PredicateClass | None:
     """The class of predicate a word belongs to, or None."""
     by_word = _classes()[0]
     return by_word.get(token.lemma) or by_word.get(token.text)
+
+
+def _gerund_subject(main, index: int, language: str) -> bool:
+    """An English -ing word that opens a clause whose own verb comes later ("Upgrading
+    the pool breaks replication"), unlike "Planning a trip to Japan"."""
+    token = main[index]
+    if language != "en" or index or not token.text.endswith("ing"):
+        return False
+    return any(
+        t.kind == "verb" or (t.kind == "word" and t.text.endswith("s") and t.lemma + "s" == t.text)
+        for t in main[index + 2 :]
+    )
 
 
 def _subject_noun_class(subject: list[Token], by_noun) -> PredicateClass | None:

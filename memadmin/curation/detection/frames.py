@@ -168,6 +168,8 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
     """Two facts when the predicates differ in a way the readings are sure of; None when
     they are one predicate (or unsure), for the objects to decide."""
     class_a, class_b = older.predicate, newer.predicate
+    if older.predicate_at < 0 and newer.predicate_at < 0:
+        return None  # no verb found on either side ("喝酒" / "不喝酒"): compare all words
     if older.predicate_at < 0 or newer.predicate_at < 0:
         return Relation(UNREAD) if not (older.stance and newer.stance) else None
     if _one_class(class_a, class_b) or (_stance_class(class_a) and _stance_class(class_b)):
@@ -302,6 +304,8 @@ def _same_predicate(older: Reading, newer: Reading) -> bool:
 
 
 def _alike(older: Reading, newer: Reading, only_a, only_b, shared: int) -> bool:
+    if newer.change and newer.predicate is not None and newer.predicate.sets:
+        return True  # "switched to", "moved to": the newer names its new value
     """Two values of one slot, not two attributes: of one kind, and said the same way
     ("is a nurse" / "is a doctor"; not "is vegetarian" / "is allergic to shellfish", nor
     "prefers concise answers" / "prefers dark mode", where nothing but the verb is

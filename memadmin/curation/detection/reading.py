@@ -244,16 +244,62 @@ def _words_with_offsets(body: str, language: str) -> list[tuple[str, str, int]]:
 
 
 def _chinese_words(body: str) -> list[tuple[str, str, int]]:
+    """jieba's words (its dictionary only: guessed words vary), a negation split from the
+    verb it negates ("没有" is "not" + "have", "不喜欢" "not" + "like"), and a run of
+    single characters jieba does not know joined into one word (a name: 微信, 钉钉)."""
     import jieba
 
     _quiet_jieba()
-    found, offset = [], 0
+    pieces, offset = [], 0
     for word in jieba.lcut(body, HMM=False):
         start = body.find(word, offset)
         offset = start + len(word)
-        if word.strip() and (_WORD.fullmatch(word) or HAN.search(word)):
-            found.append((word, fold(word), start))
+        if not word.strip() or not (_WORD.fullmatch(word) or HAN.search(word)):
+            pieces.append(None)  # punctuation: ends a run of characters
+            continue
+        if len(word) > 1 and word[0] in _CHINESE_NEGATORS and word not in _KEPT_WHOLE:
+            pieces += [(word[0], start), (word[1:], start + 1)]
+        else:
+            pieces.append((word, start))
+    function = _function_words("zh")
+    found: list[tuple[str, str, int]] = []
+    run: list[tuple[str, int]] = []
+
+    def flush() -> None:
+        if run:
+            word = "".join(w for w, _ in run)
+            found.append((word, fold(word), run[0][1]))
+            run.clear()
+
+    for piece in pieces:
+        single = piece is not None and len(piece[0]) == 1 and HAN.search(piece[0])
+        if (
+            single
+            and piece[0] not in function
+            and piece[0] not in _CHINESE_NEGATORS
+            and not _known_word(piece[0])
+        ):
+            run.append(piece)
+            continue
+        flush()
+        if piece is not None:
+            found.append((piece[0], fold(piece[0]), piece[1]))
+    flush()
     return found
+
+
+_CHINESE_NEGATORS = "不没别未无"
+# Words that start with a negator and are one word ("不再": no longer, a cue of its own).
+_KEPT_WHOLE = frozenset({"不再", "不要", "无论", "不过", "不同", "不断", "没关系"})
+
+
+def _known_word(char: str) -> bool:
+    """A single character that is a word of the lexicon's (a verb, a class word)."""
+    return class_of_word(char) is not None or char in _CHINESE_VERBS
+
+
+# Single-character verbs memories use; anything else alone is part of a name.
+_CHINESE_VERBS = frozenset("喝吃用住是在有去来做学看听说写读买卖开跑走玩叫养弹打踢")
 
 
 @cache
@@ -680,7 +726,7 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
             seen.append(token)  # "Upgrading tank's pool features breaks...": a subject
             continue
         if token.kind == "word" and found is not None:
-            if any(
+            if found.stance and any(
                 t.kind == "verb" and class_of(t) is not None for t in main[index + 1 : index + 3]
             ):
                 seen.append(token)  # "Alice's favourite film is...", "Preferred slot is..."
@@ -723,6 +769,10 @@ def _with_preposition(found: PredicateClass, main, index: int, language: str):
 
 
 _ARTICLES = frozenset("the a an der die das den dem ein eine einen le la les un une l".split())
+
+
+def class_of_word(word: str) -> PredicateClass | None:
+    return _classes()[0].get(word)
 
 
 def class_of(token: Token) -> PredicateClass | None:

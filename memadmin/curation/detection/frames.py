@@ -295,8 +295,16 @@ def _shared_values(objects, leftover) -> bool:
 
 
 def _same_predicate(older: Reading, newer: Reading) -> bool:
-    """One predicate: one class (or one sets the other), or one verb."""
+    """One predicate: one class (or one sets the other), one verb, or a stance the newer
+    restates as a change ("wants a window seat" / "now prefers an aisle seat")."""
     if _one_class(older.predicate, newer.predicate):
+        return True
+    if (
+        newer.change
+        and _stance_class(older.predicate)
+        and _stance_class(newer.predicate)
+        and older.predicate.stance == newer.predicate.stance
+    ):
         return True
     if older.predicate_at < 0 or newer.predicate_at < 0:
         return False
@@ -397,12 +405,12 @@ def _slot(older: Reading, newer: Reading, only_a, only_b) -> str:
         return "one"  # "I only work day shifts now", "uses Postgres as the only datastore"
     if any(_before_shared_purpose(older, newer, t) for t in only_a):
         return "one"
+    if _names_one_slot(older) or _names_one_slot(newer):
+        return "one"  # "has Irish citizenship": a noun of a slot that holds one
     for reading in (older, newer):
         found = reading.predicate
         if found is not None and found.slot and _first_after_predicate(reading, only_a + only_b):
             return found.slot
-        if _names_one_slot(reading):
-            return "one"  # "has Irish citizenship": a noun of a slot that holds one
         if found is not None and found.sets:
             return "one"  # "moved to", "switched to": gives one slot a new value
     if older.predicate is not None and older.predicate.name == "be":

@@ -167,7 +167,12 @@ def judge_pair(
             return _conflict(judgement, relation, reading_b)
         relation = frames.Relation(frames.UNREAD)
     body_a, body_b = reading_a.body, reading_b.body
-    if relation.kind == frames.UNREAD or keytokens.key_token_differences(body_a, body_b):
+    # The readings compare the first clause; a value another clause gives is the key
+    # tokens' to compare.
+    more_clauses = any(r.clause_end < len(r.tokens) for r in (reading_a, reading_b))
+    if relation.kind == frames.UNREAD or (
+        more_clauses and keytokens.key_token_differences(body_a, body_b)
+    ):
         decided = _by_signals(a, b, judgement, tfidf, thresholds, multi=multi, cross=cross)
         if decided is not None:
             return decided

@@ -138,7 +138,34 @@ def read(text: str) -> tuple[Value, ...]:
         # "3点" is read as a time there: its digit is not a number of its own here.
         found = [v for v in found if not any(c.start <= v.start < c.end for c in chinese)]
         found += chinese
-    return tuple(sorted(found, key=lambda value: value.start))
+    return tuple(_compound_durations(sorted(found, key=lambda value: value.start)))
+
+
+def _compound_durations(values: list[Value]) -> list[Value]:
+    """ "7 h 30 min", "1 h 15", "2 min 30 s": one duration, the sum, where a smaller
+    unit follows a larger one right after it."""
+    merged: list[Value] = []
+    for value in values:
+        last = merged[-1] if merged else None
+        if (
+            last is not None
+            and last.measure == value.measure == "duration"
+            and value.start - last.end <= 2
+            and _smaller_unit(float(last.value), float(value.value))
+        ):
+            total = canonical_number(float(last.value) + float(value.value))
+            merged[-1] = Value("duration", total, last.start, value.end)
+        else:
+            merged.append(value)
+    return merged
+
+
+def _smaller_unit(larger: float, smaller: float) -> bool:
+    """Hours then minutes, or minutes then seconds: the second below the first's unit."""
+    for unit in (3600.0, 60.0):
+        if larger >= unit and larger % unit == 0 and 0 < smaller < unit:
+            return True
+    return False
 
 
 def _read_latin(folded: str, language: str):

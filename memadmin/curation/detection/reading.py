@@ -150,7 +150,9 @@ def relation_word(token: Token, language: str) -> bool:
 @cache
 def _markers() -> frozenset[str]:
     section = lexicon()["markers"]
-    return frozenset(section["role"]) | frozenset(section["contrast"])
+    return frozenset(
+        word for key in ("role", "contrast", "purpose", "replaced") for word in section[key]
+    )
 
 
 # --- Tokens ---------------------------------------------------------------------------------

@@ -421,8 +421,11 @@ def _caps(written: str) -> bool:
 
 
 def _ne_plus(before: list[Token], piece: str) -> bool:
-    """French "plus" after "ne": the "no longer" of "ne ... plus", not "more"."""
-    return piece == "plus" and any(t.text == "ne" for t in before[-3:])
+    """French "plus" after "ne", German "mehr" after "nicht" or "kein": "no longer",
+    not "more"."""
+    if piece == "plus":
+        return any(t.text == "ne" for t in before[-3:])
+    return piece == "mehr" and any(t.kind == "negator" for t in before[-4:])
 
 
 def _german_word(written: str) -> bool:
@@ -651,8 +654,8 @@ def _ceased(main, predicate_at: int, folded: str) -> bool:
     ) and not any(t.content for t in main[:predicate_at])
 
 
-# "n'aime plus", "ne fume plus": no longer.
-_NO_LONGER_FRENCH = re.compile(r"\bn(?:e\s+|')\S+\s+plus\b")
+# "n'aime plus", "ne fume plus", "trinkt keinen Kaffee mehr": no longer.
+_NO_LONGER_FRENCH = re.compile(r"\bn(?:e\s+|')\S+\s+plus\b|\b(?:nicht|kein\w*)\b.*\bmehr\b")
 
 
 def _subject_end(main, predicate_at: int, language: str, said: str) -> int:
@@ -750,24 +753,28 @@ def _with_preposition(found: PredicateClass, main, index: int, language: str):
     are."""
     if not found.preps or language == "zh" or index + 1 >= len(main):
         return found
-    for position in range(index + 1, min(index + 5, len(main))):
+    position = index + 1
+    while position < min(index + 6, len(main)):
         token = main[position]
+        following = main[position + 1] if position + 1 < len(main) else None
+        if token.kind == "function" and following is not None and _timely(following):
+            position += 2  # "wohnt seit März in Bonn": a time on the way
+            continue
+        position += 1
         if token.kind == "value" and not token.value.startswith("name:"):
             return None  # "runs 2 replicas in production", "ran 10 km": no place
         if token.content or token.text in _ARTICLES:
             continue  # the verb's object ("host the docs on ...")
         if token.text in found.preps:
-            following = next((t for t in main[position + 1 :] if t.content), None)
-            timely = following is not None and following.value.split(":")[0] in (
-                "date",
-                "weekday",
-                "month",
-                "time",
-            )
-            return None if timely else found
+            following = next((t for t in main[position:] if t.content), None)
+            return None if following is not None and _timely(following) else found
         if token.kind in ("function", "marker"):
             return None  # another preposition first
     return None
+
+
+def _timely(token: Token) -> bool:
+    return token.value.split(":")[0] in ("date", "weekday", "month", "time", "season")
 
 
 _ARTICLES = frozenset("the a an der die das den dem ein eine einen le la les un une l".split())
@@ -811,9 +818,11 @@ def _starts_predicate(main, index: int, seen: list[Token], language: str) -> boo
         # The first word of the memory: a verb when it reads as one and the next word
         # does not ("Plays chess"; not "Ana swam", "Alerts are routed").
         following = main[index + 1] if index + 1 < len(main) else None
-        return _verb_form(token, language) and not (
-            following is not None and (following.kind == "verb" or _verb_form(following, language))
-        )
+        # A copula just after ("Preferred meeting slot is ...") makes it part of the subject,
+        # and in English a verb right after makes it a name ("Ana swam").
+        copula_soon = any(t.kind == "verb" for t in main[index + 1 : index + 4])
+        named = language == "en" and following is not None and _verb_form(following, language)
+        return _verb_form(token, language) and not copula_soon and not named
     if seen and seen[-1].kind in ("user", "pronoun"):
         return True  # "I collect", "she wants"
     if len(content_before) == 1 and (seen[-1].kind == "name" or seen[-1].upper):
@@ -831,7 +840,14 @@ def _starts_predicate(main, index: int, seen: list[Token], language: str) -> boo
 def _verb_after(main, index: int, language: str, *, any_word: bool) -> int | None:
     """The main verb after an auxiliary ("does not smoke", "can swim": any word) or a
     copula ("is now training", "was lowered": a participle or a class word), within two
-    words; or None."""
+    words; in German at the end of the clause ("ist nach Dresden gezogen"); or None."""
+    if language == "de":
+        for position in range(len(main) - 1, index, -1):
+            token = main[position]
+            if token.kind == "word" and (_participle(token, language) or class_of(token)):
+                return position
+            if token.content:
+                break  # the last content word is no verb: no participle at the end
     skipped = 0
     for position in range(index + 1, len(main)):
         token = main[position]

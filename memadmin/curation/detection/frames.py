@@ -31,7 +31,7 @@ from memadmin.curation.detection.reading import (
     same_class,
     slot_nouns,
 )
-from memadmin.store.lexicon import languages_differ, lexicon
+from memadmin.store.lexicon import HAN, languages_differ, lexicon
 
 SAME = "same"  # every content word of each side has its counterpart
 REFINES = "refines"  # one side says the other's statement with detail added
@@ -263,6 +263,9 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
         return Relation(REFINES, _words(only_a or only_b))
     if (older.event or newer.event) and not newer.change:
         return Relation(EVENTS, f"{_words(only_a)} / {_words(only_b)}")
+    only_a, only_b = _without_lone_times(only_a, only_b)
+    if not only_a or not only_b:
+        return Relation(REFINES, _words(only_a or only_b))
     detail = f"{_words(only_a)} / {_words(only_b)}"
     replaced = _replaced(older, newer)
     if replaced:
@@ -314,6 +317,8 @@ def _same_predicate(older: Reading, newer: Reading) -> bool:
 def _alike(older: Reading, newer: Reading, only_a, only_b, shared: int) -> bool:
     if newer.change and newer.predicate is not None and newer.predicate.sets:
         return True  # "switched to", "moved to": the newer names its new value
+    if newer.change and shared:
+        return True  # "wants a window seat" / "now prefers an aisle seat"
     """Two values of one slot, not two attributes: of one kind, and said the same way
     ("is a nurse" / "is a doctor"; not "is vegetarian" / "is allergic to shellfish", nor
     "prefers concise answers" / "prefers dark mode", where nothing but the verb is
@@ -354,6 +359,26 @@ def _attribute_of_a_thing(older: Reading, newer: Reading) -> bool:
     its one value, whatever words the two values are. (Of the user, "is vegetarian" /
     "is single" are two attributes: their kinship decides.)"""
     return _copulas(older, newer) and bool(older.subject_words) and bool(newer.subject_words)
+
+
+def _without_lone_times(only_a: list[Token], only_b: list[Token]):
+    """Times only one side gives ("wohnt seit März in Bonn", "moved to Lyon in 2024") say
+    when, not what: set aside."""
+    kinds_a = {_time_kind(t) for t in only_a} - {""}
+    kinds_b = {_time_kind(t) for t in only_b} - {""}
+    return (
+        [t for t in only_a if not _time_kind(t) or _time_kind(t) in kinds_b],
+        [t for t in only_b if not _time_kind(t) or _time_kind(t) in kinds_a],
+    )
+
+
+def _time_kind(token: Token) -> str:
+    kind = token.value.split(":")[0]
+    if kind in ("date", "month", "weekday", "season"):
+        return "when"
+    if kind == "number" and len(token.text) == 4 and token.text[:2] in ("19", "20"):
+        return "when"  # a year
+    return ""
 
 
 def _replaced(older: Reading, newer: Reading) -> str:
@@ -504,6 +529,9 @@ def _of_one_kind(only_a: list[Token], only_b: list[Token]) -> bool:
     words_b = [t.text for t in only_b if t.kind == "word"]
     if not words_a or not words_b:
         return bool(kinds_a and kinds_b)
+    if any(HAN.search(w) for w in words_a + words_b):
+        # MiniLM cannot read Chinese words: a word or two in the slot each is the value.
+        return len(only_a) <= 2 and len(only_b) <= 2
     return alignment.kinship(words_a, words_b) >= KIN
 
 

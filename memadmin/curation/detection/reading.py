@@ -667,7 +667,10 @@ def _subject_end(main, predicate_at: int, language: str, said: str) -> int:
         for index, token in enumerate(main[:predicate_at]):
             if token.kind in ("user", "pronoun", "name") or token.upper:
                 return index + 1
-    return predicate_at
+    # An auxiliary before the verb ends the subject ("ist nach Dresden gezogen", "wurde
+    # auf Mittwoch verschoben": what stands between is the verb's).
+    auxiliary = next((i for i, t in enumerate(main[:predicate_at]) if t.kind == "verb"), None)
+    return predicate_at if auxiliary is None else auxiliary
 
 
 def _negation_only_of_objects(main: tuple[Token, ...]) -> bool:
@@ -815,14 +818,11 @@ def _starts_predicate(main, index: int, seen: list[Token], language: str) -> boo
     token = main[index]
     content_before = [t for t in seen if t.content]
     if not content_before and not seen:
-        # The first word of the memory: a verb when it reads as one and the next word
-        # does not ("Plays chess"; not "Ana swam", "Alerts are routed").
-        following = main[index + 1] if index + 1 < len(main) else None
-        # A copula just after ("Preferred meeting slot is ...") makes it part of the subject,
-        # and in English a verb right after makes it a name ("Ana swam").
+        # The first word of the memory: a verb when it reads as one ("Plays chess",
+        # "Took Rex camping"; not "Ana swam", not "Alerts are routed").
+        # A copula just after ("Preferred meeting slot is ...") makes it part of the subject.
         copula_soon = any(t.kind == "verb" for t in main[index + 1 : index + 4])
-        named = language == "en" and following is not None and _verb_form(following, language)
-        return _verb_form(token, language) and not copula_soon and not named
+        return _verb_form(token, language) and not copula_soon
     if seen and seen[-1].kind in ("user", "pronoun"):
         return True  # "I collect", "she wants"
     if len(content_before) == 1 and (seen[-1].kind == "name" or seen[-1].upper):

@@ -263,6 +263,9 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
         return Relation(REFINES, _words(only_a or only_b))
     if (older.event or newer.event) and not newer.change:
         return Relation(EVENTS, f"{_words(only_a)} / {_words(only_b)}")
+    if not update and _scoped_in_time(only_a) != _scoped_in_time(only_b):
+        # "a backend developer" / "the on-call lead for January": a role for a time.
+        return Relation(OTHER_VALUE, f"{_words(only_a)} / {_words(only_b)}")
     only_a, only_b = _without_lone_times(only_a, only_b)
     if not only_a or not only_b:
         return Relation(REFINES, _words(only_a or only_b))
@@ -271,9 +274,6 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     if replaced:
         # "Uses npm for the frontend" / "Uses pnpm now instead of npm".
         return Relation(NEW_VALUE, f"{replaced} replaced", update=True)
-    if not update and _scoped_in_time(only_a) != _scoped_in_time(only_b):
-        # "a backend developer" / "the on-call lead for January": a role for a time.
-        return Relation(OTHER_VALUE, detail)
     if not _same_predicate(older, newer):
         return Relation(UNREAD)  # "prefers answers in English" / "wants replies in English"
     slot = _slot(older, newer, only_a, only_b)
@@ -636,7 +636,9 @@ def _match(a: Token, b: Token) -> bool:
     if ("-" in b.text or "_" in b.text) and a.text in re.split(r"[-_]", b.text):
         return True
     if a.kind == "name" and b.kind == "name":
-        return keytokens.keeps_name(a.lemma, b.text, across=False)
+        return keytokens.keeps_name(a.lemma, b.lemma, across=False)  # "Postgres 16"
+    if (a.caps and _abbreviates(a.text, b.text)) or (b.caps and _abbreviates(b.text, a.text)):
+        return True  # "DB" / "database"
     if a.value.startswith("date:") and b.value.startswith("date:"):
         return keytokens.same_date(a.value[5:], {b.value[5:]})
     return False

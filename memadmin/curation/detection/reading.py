@@ -827,13 +827,16 @@ def _starts_predicate(main, index: int, seen: list[Token], language: str) -> boo
         return True  # "I collect", "she wants"
     if len(content_before) == 1 and (seen[-1].kind == "name" or seen[-1].upper):
         return _verb_form(token, language) or language == "zh"  # "Ana swam", "Tom works"
-    # After a noun phrase, an English verb by its ending: "the unit-test job takes".
+    # After a noun phrase, an English verb by its ending: "the unit-test job takes"; not
+    # a plural before a colon or a copula ("the NAS datasets: ...", "gateways are").
+    following = main[index + 1] if index + 1 < len(main) else None
     return (
         language == "en"
         and bool(content_before)
         and seen[-1].kind in ("word", "name")
         and token.text.endswith(("s", "ed"))
         and token.lemma != token.text
+        and not (following is not None and following.kind == "verb")
     )
 
 

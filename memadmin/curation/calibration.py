@@ -147,24 +147,29 @@ def _shift(stamp: str, delta: timedelta) -> str:
 
 
 def labels_after(labels: dict, before: list[dict], after: list[dict]) -> dict:
-    """The labels a perturbed set is scored by: a guarded pair whose guard was the
-    metadata taken away (its category and source now agree) is no longer guarded and is
-    not scored either way; a memory protected only by a category it lost is no longer
-    protected. Everything else stands."""
+    """The labels a perturbed set is scored by: a pair whose metadata guard was the
+    metadata taken away (another category, source or session before, none now) is no
+    longer guarded and is not scored either way; a memory protected only by a category
+    it lost is no longer protected. Everything else stands."""
     old = {row["id"]: as_memory(row) for row in before}
     new = {row["id"]: as_memory(row) for row in after}
-    still_guarded, unscored = [], list(labels.get("unscored_pairs", []))
-    for a, b in labels.get("guarded_pairs", []):
-        if guards.metadata_guard(new[a], new[b]) or not guards.metadata_guard(old[a], old[b]):
-            still_guarded.append([a, b])
-        else:
-            unscored.append([a, b])
+    namespaces: dict[str, list[str]] = {}
+    for row in before:
+        namespaces.setdefault(row["namespace"], []).append(row["id"])
+    lost = {
+        frozenset((a, b))
+        for ids in namespaces.values()
+        for index, a in enumerate(ids)
+        for b in ids[index + 1 :]
+        if guards.metadata_guard(old[a], old[b]) and not guards.metadata_guard(new[a], new[b])
+    }
+    guarded = [p for p in labels.get("guarded_pairs", []) if frozenset(p) not in lost]
     protected = [i for i in labels.get("protected_ids", []) if guards.is_protected(new[i])]
     return {
         **labels,
-        "guarded_pairs": still_guarded,
+        "guarded_pairs": guarded,
         "protected_ids": protected,
-        "unscored_pairs": unscored,
+        "unscored_pairs": list(labels.get("unscored_pairs", [])) + [sorted(p) for p in lost],
     }
 
 

@@ -18,6 +18,7 @@ similarity signals.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -430,14 +431,14 @@ def _slot(older: Reading, newer: Reading, only_a, only_b) -> str:
         return "one"  # "I only work day shifts now", "uses Postgres as the only datastore"
     if any(_before_shared_purpose(older, newer, t) for t in only_a):
         return "one"
-    if _names_one_slot(older) or _names_one_slot(newer):
-        return "one"  # "has Irish citizenship": a noun of a slot that holds one
+    if _names_one_slot(older) or _names_one_slot(newer) or _shared_role(older, newer):
+        return "one"  # "has Irish citizenship", "als Datenbank nutzen wir X"
+    if any(r.predicate is not None and r.predicate.sets for r in (older, newer)):
+        return "one"  # "moved to", "switched to": gives one slot a new value
     for reading in (older, newer):
         found = reading.predicate
         if found is not None and found.slot and _first_after_predicate(reading, only_a + only_b):
             return found.slot
-        if found is not None and found.sets:
-            return "one"  # "moved to", "switched to": gives one slot a new value
     if older.predicate is not None and older.predicate.name == "be":
         return "one"
     return "many"
@@ -450,6 +451,20 @@ def _names_one_slot(reading: Reading) -> bool:
     start = reading.predicate_at + 1 if reading.predicate_at >= 0 else 0
     phrase = _phrase(reading.tokens[start : reading.clause_end])
     return any((found := nouns.get(t.lemma)) is not None and found.slot == "one" for t in phrase)
+
+
+def _shared_role(older: Reading, newer: Reading) -> bool:
+    """Both give the thing its role ("uses X as the cache", "als Datenbank nutzen wir X"):
+    the value in that role is one."""
+    role = lexicon()["markers"]["role"]
+    for reading, other in ((older, newer), (newer, older)):
+        tokens = reading.tokens[: reading.clause_end]
+        for index, token in enumerate(tokens):
+            if token.kind == "marker" and token.text in role:
+                after = next((t for t in tokens[index + 1 :] if t.content), None)
+                if after is not None and _found_in(after, other):
+                    return True
+    return False
 
 
 def _only(reading: Reading) -> bool:
@@ -644,6 +659,11 @@ def _match(a: Token, b: Token) -> bool:
     return False
 
 
+def _plain(text: str) -> str:
+    """Letters without their accents ("é" -> "e")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def _same_stem(lemma_a: str, lemma_b: str) -> bool:
     short, long = sorted((lemma_a, lemma_b), key=len)
     return len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 3
@@ -689,12 +709,13 @@ def _without_acronyms(only_a: list[Token], only_b: list[Token]):
 
 def _expansion(acronym: str, tokens: list[Token]) -> list[Token]:
     """The run of tokens whose initials spell the acronym (hyphenated words give one
-    initial a part), or []."""
+    initial a part; "École" gives "e"), or []."""
+    acronym = _plain(acronym)
     for start in range(len(tokens)):
         initials, run = "", []
         for token in tokens[start:]:
             parts = [p for p in re.split(r"[-_]", token.text) if p]
-            initials += "".join(p[0] for p in parts)
+            initials += "".join(_plain(p[0]) for p in parts)
             run.append(token)
             if len(initials) >= len(acronym):
                 break

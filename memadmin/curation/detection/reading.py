@@ -106,6 +106,7 @@ def _function_words(language: str) -> frozenset[str]:
     stop = lexicon()["stop_words"].get(language, "").split()
     found = set(stop) | adverbs | set(_EXTRA_FUNCTION_WORDS[language].split())
     found |= set(lexicon()["markers"]["past_time"]) | set(lexicon()["markers"]["new"])
+    found |= set(lexicon()["approximate"]["words"])  # "about 40 min" is 40 min
     return frozenset(found) - words("negation") - _markers()
 
 
@@ -745,6 +746,9 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
         if token.kind == "word" and _starts_predicate(main, index, seen, language):
             return index, None
         seen.append(token)
+    words_ = [i for i, t in enumerate(main) if t.kind == "word"]
+    if len(words_) == 1 and not any(t.kind == "name" for t in main):
+        return words_[0], None  # "Fume.", "Smokes.": one word, the verb
     return -1, None
 
 
@@ -898,6 +902,19 @@ def _verb_form(token: Token, language: str) -> bool:
     )
 
 
+# German verbs in the present whose form is not their lemma's nor ends like a present.
+_GERMAN_MODALS = frozenset({"mag", "kann", "will", "muss", "darf", "soll", "weiß"})
+
+
+def _german_past(verb: Token) -> bool:
+    """ "lief", "schwamm", "wohnte", "spielten": a German simple past (the present ends
+    in -t, -st, -e or -en)."""
+    text = verb.text
+    if verb.lemma == text or text in _GERMAN_MODALS:
+        return False
+    return text.endswith(("te", "ten")) or not text.endswith(("t", "st", "e", "en"))
+
+
 def _is_event(main, predicate_at: int, predicate, language: str, folded: str) -> bool:
     """Something that happened (a past tense of a predicate other than "be"), not a
     state that holds: "Swam 2 km on Monday", "Visited Rome in 2019", "A visité Lisbonne",
@@ -918,7 +935,13 @@ def _is_event(main, predicate_at: int, predicate, language: str, folded: str) ->
         has_auxiliary = bool(before & past_auxiliaries) or any(
             t.text in past_auxiliaries for t in main[:predicate_at]
         )
-        if language == "de" and verb.text.endswith(("te", "ten")) and verb.lemma != verb.text:
+        if (
+            language == "fr"
+            and not has_auxiliary
+            and verb.lemma in lexicon()["markers"]["movement_fr"]
+        ):
+            has_auxiliary = bool(before & {"est", "sont", "suis", "es"})  # "s'est installée"
+        if language == "de" and _german_past(verb):
             return True
         return has_auxiliary and bool(participles or _participle(verb, language))
     if language == "zh":

@@ -650,8 +650,10 @@ def _match(a: Token, b: Token) -> bool:
         return True  # "cems-ingest" / "the ingest service"
     if ("-" in b.text or "_" in b.text) and a.text in re.split(r"[-_]", b.text):
         return True
-    if a.kind == "name" and b.kind == "name":
-        return keytokens.keeps_name(a.lemma, b.lemma, across=False)  # "Postgres 16"
+    if a.kind == "name" and b.kind == "name":  # "Postgres 16" / "PostgreSQL 16"
+        return keytokens.keeps_name(a.lemma, b.lemma, across=False) or keytokens.keeps_name(
+            b.lemma, a.lemma, across=False
+        )
     if (a.caps and _abbreviates(a.text, b.text)) or (b.caps and _abbreviates(b.text, a.text)):
         return True  # "DB" / "database"
     if a.value.startswith("date:") and b.value.startswith("date:"):

@@ -834,11 +834,12 @@ def _starts_predicate(main, index: int, seen: list[Token], language: str) -> boo
     # After a noun phrase, an English verb by its ending: "the unit-test job takes"; not
     # a plural before a colon or a copula ("the NAS datasets: ...", "gateways are").
     following = main[index + 1] if index + 1 < len(main) else None
+    irregular_past = not token.text.endswith(("s", "ing"))  # "the broker ran out of disk"
     return (
         language == "en"
         and bool(content_before)
         and seen[-1].kind in ("word", "name")
-        and token.text.endswith(("s", "ed"))
+        and (token.text.endswith(("s", "ed")) or irregular_past)
         and token.lemma != token.text
         and not (following is not None and following.kind == "verb")
     )

@@ -579,6 +579,9 @@ def read(text: str) -> Reading:
     main = found[:clause_end]
     folded = fold(clause)
     predicate_at, predicate = _predicate(main, language)
+    lone = [i for i, t in enumerate(main) if t.kind == "word"]
+    if predicate_at < 0 and len(lone) == 1 and not any(t.kind == "name" for t in main):
+        predicate_at = lone[0]  # "Fume.", "Smokes.": one word, the verb
     stance = _stance(main, folded)
     if predicate is None and stance:
         predicate = predicate_class("like" if stance > 0 else "dislike")
@@ -746,9 +749,6 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
         if token.kind == "word" and _starts_predicate(main, index, seen, language):
             return index, None
         seen.append(token)
-    words_ = [i for i, t in enumerate(main) if t.kind == "word"]
-    if len(words_) == 1 and not any(t.kind == "name" for t in main):
-        return words_[0], None  # "Fume.", "Smokes.": one word, the verb
     return -1, None
 
 

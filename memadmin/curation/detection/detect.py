@@ -169,21 +169,39 @@ FRAME_BUCKET = 200
 
 
 def frame_pairs(texts: Sequence[str], query_positions: Sequence[int]) -> set[tuple[int, int]]:
-    """Pairs (low, high) of short memories that give one slot a value (where one lives,
-    works, a service deploys: reading.slot_keys), at least one of them a query, whatever
-    their cosine: in "Lives in Porto" / "Moved to Lyon in 2024" the values are most of
-    the words, and MiniLM puts them at 0.32."""
+    """Pairs (low, high) of short memories, at least one of them a query, that the words
+    make a candidate whatever their cosine: two that give one slot a value (where one
+    lives, works, a service deploys: reading.slot_keys; in "Lives in Porto" / "Moved to
+    Lyon in 2024" the values are most of the words, and MiniLM puts them at 0.32), and a
+    memory that ends something with each that names the same thing ("Quit the band
+    last month" / "Plays guitar in a band")."""
     slots: dict[str, list[int]] = defaultdict(list)
+    things: dict[str, list[int]] = defaultdict(list)  # object lemma -> short memories
+    ending: list[int] = []
     for position, text in enumerate(texts):
-        if len(text.split()) <= FRAME_WORDS:
-            for key in reading.slot_keys(text):
-                slots[key].append(position)
+        if len(text.split()) > FRAME_WORDS:
+            continue
+        for key in reading.slot_keys(text):
+            slots[key].append(position)
+        found = reading.read(text)
+        for lemma in {t.lemma for t in found.objects if t.kind == "word"}:
+            things[lemma].append(position)
+        if found.ceased:
+            ending.append(position)
     queries = set(query_positions)
     pairs: set[tuple[int, int]] = set()
+
+    def add(i: int, j: int) -> None:
+        if i != j and (i in queries or j in queries):
+            pairs.add((min(i, j), max(i, j)))
+
     for members in slots.values():
         members = members[-FRAME_BUCKET:]
         for index, i in enumerate(members):
             for j in members[index + 1 :]:
-                if i in queries or j in queries:
-                    pairs.add((min(i, j), max(i, j)))
+                add(i, j)
+    for i in ending:
+        for lemma in {t.lemma for t in reading.read(texts[i]).objects if t.kind == "word"}:
+            for j in things[lemma][-FRAME_BUCKET:]:
+                add(i, j)
     return pairs

@@ -642,8 +642,10 @@ def _changed_values(values_a: set[str], values_b: set[str], text_b: str, text_a:
 def _match(a: Token, b: Token) -> bool:
     """One word in two texts: the same lemma or canonical value, a name in a longer or
     shorter form (Postgres / PostgreSQL, J4 / Joint 4), or a date in a fuller form."""
-    if a.key == b.key or a.text == b.text:
+    if a.key == b.key:
         return True
+    if a.kind == b.kind == "word" and a.text == b.text:
+        return True  # a value or a name is its whole value ("May 9" / "May 6")
     if a.kind == b.kind == "word" and _same_stem(a.lemma, b.lemma):
         return True  # "meeting" / "meet", "scripting" / "script": lemmas disagree at times
     if ("-" in a.text or "_" in a.text) and b.text in re.split(r"[-_]", a.text):

@@ -377,7 +377,9 @@ def tokens(body: str, language: str) -> tuple[Token, ...]:
             # "Package manager: pnpm": a colon between a name and its value is a copula.
             found.append(Token(piece, "be", start, "verb"))
             continue
-        if piece in _seasons():
+        if piece in _seasons() and not (
+            piece == "été" and found and found[-1].text in _per_language("auxiliaries", "fr")
+        ):  # "a été déplacée": the participle, not the summer
             found.append(Token(piece, piece, start, "value", f"season:{_seasons()[piece]}"))
             continue
         if language == "zh" and (when := _chinese_time(piece)):
@@ -528,6 +530,8 @@ def slot_keys(text: str) -> frozenset[str]:
         return frozenset()
     classes = [predicate.name] if predicate.slot == "one" else []
     classes += [c for c in predicate.sets if c != "*"]
+    if predicate.name in ("use", "switch"):
+        classes.append("use")  # "Nutzt Windows" / "Ist auf Linux umgestiegen"
     if not classes:
         return frozenset()
     subject = found.subject_words[-1].lemma if found.subject_words else ""

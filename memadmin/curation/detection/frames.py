@@ -608,13 +608,57 @@ def _compare_across(older: Reading, newer: Reading) -> Relation:
         return Relation(UNREAD)
     values_a = {t.value for t in older.objects if t.value}
     values_b = {t.value for t in newer.objects if t.value}
-    changed = _changed_values(values_a, values_b, newer.text, older.text)
+    changed = _changed_values(values_a, values_b, newer.text, older.text) or _other_word_across(
+        older, newer
+    )
     if changed:
         slot = class_a.slot or class_b.slot or ("one" if class_b.sets else "many")
         if slot == "one":
             return Relation(NEW_VALUE, changed, update=newer.change or class_a.changes)
         return Relation(OTHER_VALUE, changed)
     return Relation(UNREAD)
+
+
+# Two words of two languages are surely not one word below this multilingual cosine
+# (translations score 0.86 and up; "Siemens" / "Bosch" 0.83).
+NOT_A_TRANSLATION = 0.85
+
+
+def _other_word_across(older: Reading, newer: Reading) -> str:
+    """ "Works at Siemens" / "Arbeitet bei Bosch", "Prefers dark mode" / "Préfère le mode
+    clair": the objects of one predicate across languages, word against word with the
+    multilingual model, differ in exactly one word each that is no translation of the
+    other (the rest of them translations); else ""."""
+    objects_a = [t for t in older.objects if t.kind in ("word", "name")]
+    objects_b = [t for t in newer.objects if t.kind in ("word", "name")]
+    if not objects_a or not objects_b or max(len(objects_a), len(objects_b)) > RESIDUE_WORDS:
+        return ""
+    scores = {
+        (a.text, b.text): alignment.across_languages(a.text, b.text)
+        for a in objects_a
+        for b in objects_b
+    }
+    only_a = [a for a in objects_a if max(scores[a.text, b.text] for b in objects_b) < 0.9]
+    only_b = [b for b in objects_b if max(scores[a.text, b.text] for a in objects_a) < 0.9]
+    if len(only_a) == len(only_b) == 1:
+        a, b = only_a[0], only_b[0]
+        # Names keep their spelling across languages ("Siemens" / "Bosch": two firms).
+        names = a.kind == "name" or a.upper, b.kind == "name" or b.upper
+        other_names = all(names) and not keytokens.keeps_name(a.text, b.text, across=True)
+        if other_names or scores[a.text, b.text] < NOT_A_TRANSLATION:
+            return f"{a.text} / {b.text}"
+    return ""
+
+
+def _numbers_differ(names_a: set[str], names_b: set[str]) -> bool:
+    """ "postgresql 15" / "postgresql 16": one name, another number."""
+    numbers_a = {keytokens.name_parts(n) for n in names_a}
+    numbers_b = {keytokens.name_parts(n) for n in names_b}
+    return any(
+        letters == other_letters and number and other_number and number != other_number
+        for letters, number in numbers_a
+        for other_letters, other_number in numbers_b
+    )
 
 
 def _changed_values(values_a: set[str], values_b: set[str], text_b: str, text_a: str) -> str:
@@ -625,9 +669,13 @@ def _changed_values(values_a: set[str], values_b: set[str], text_b: str, text_a:
         of_b = {v.split(":", 1)[1] for v in values_b if v.startswith(kind + ":")}
         if of_a & of_b:
             continue
-        if kind == "name" and (
-            any(keytokens.keeps_name(n, text_b, across=True) for n in of_a)
-            or any(keytokens.keeps_name(n, text_a, across=True) for n in of_b)
+        if (
+            kind == "name"
+            and not _numbers_differ(of_a, of_b)
+            and (
+                any(keytokens.keeps_name(n, text_b, across=True) for n in of_a)
+                or any(keytokens.keeps_name(n, text_a, across=True) for n in of_b)
+            )
         ):
             continue
         if kind == "date" and any(keytokens.same_date(d, of_b) for d in of_a):

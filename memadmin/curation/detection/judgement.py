@@ -156,13 +156,10 @@ def judge_pair(
         judgement.never_together = True
         return judgement
     if relation.kind in (frames.OPPOSITE, frames.NEW_VALUE):
-        # Across languages the words cannot be matched: the multilingual model must
-        # place both on one subject (a changed value of a slot both name, less so).
-        floor = (
-            thresholds.multi_conflict
-            if relation.kind == frames.OPPOSITE
-            else thresholds.multi_candidate
-        )
+        # Across languages the words cannot be matched: the multilingual model must place
+        # a stance and its opposite on one subject.
+        # A value that changed in a slot both name needs no more than the slot.
+        floor = thresholds.multi_conflict if relation.kind == frames.OPPOSITE else 0.0
         if not cross or (multi is not None and multi >= floor):
             return _conflict(judgement, relation, reading_b)
         relation = frames.Relation(frames.UNREAD)

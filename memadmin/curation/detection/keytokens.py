@@ -255,6 +255,11 @@ def _classify(word: _Word, index: int) -> list[KeyToken]:
     return []
 
 
+def name_parts(identifier: str) -> tuple[str, str]:
+    """A name's letters and its number ("postgresql 16" -> ("postgresql", "16"))."""
+    return _parts(identifier)
+
+
 def _parts(identifier: str) -> tuple[str, str]:
     """An identifier's letters and number: "j4" -> ("j", "4"), "joint 4" -> ("joint", "4")."""
     match = re.fullmatch(r"([a-z]+)[\s\-_]?0*(\d+)", identifier)

@@ -312,7 +312,7 @@ def _clock_time(number: float, tokens, position: int, language: str) -> str | No
 # 上午/下午 before for the half of the day.
 _CHINESE_VALUE = re.compile(
     r"(?P<half>上午|下午|凌晨|早上|晚上)?(?P<number>[零〇一二两三四五六七八九十百千万]+|\d+(?:\.\d+)?)"
-    r"\s*(?P<unit>个月|分钟|小时|公里|公斤|千克|厘米|点|秒|天|周|年|米|克|元|个|%)?"
+    r"\s*(?P<unit>个月|分钟|小时|公里|公斤|千克|厘米|点|秒|天|周|年|岁|米|克|元|个|%)?"
 )
 
 

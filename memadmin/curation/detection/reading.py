@@ -583,6 +583,8 @@ def read(text: str) -> Reading:
     main = found[:clause_end]
     folded = fold(clause)
     predicate_at, predicate = _predicate(main, language)
+    if (predicate is None or predicate.name == "be") and _AGE.search(fold(clause)):
+        predicate = predicate_class("age")  # "is 7 years old", "女儿8岁", "a 7 ans"
     lone = [i for i, t in enumerate(main) if t.kind == "word"]
     if predicate_at < 0 and len(lone) == 1 and not any(t.kind == "name" for t in main):
         predicate_at = lone[0]  # "Fume.", "Smokes.": one word, the verb
@@ -660,6 +662,10 @@ def _ceased(main, predicate_at: int, folded: str) -> bool:
         for t in main[: predicate_at + 1]
         if t.kind == "word"
     ) and not any(t.content for t in main[:predicate_at])
+
+
+# An age: "7 years old", "sieben Jahre alt", "a 7 ans", "8岁".
+_AGE = re.compile(r"\d+\s*(?:years?|yrs?)(?:\s+|-)old|\d+\s*jahre\s+alt|\ba\s+\d+\s*ans\b|\d+\s*岁")
 
 
 # "n'aime plus", "ne fume plus", "trinkt keinen Kaffee mehr": no longer.
@@ -774,6 +780,8 @@ def _with_preposition(found: PredicateClass, main, index: int, language: str):
         position += 1
         if token.kind == "value" and not token.value.startswith("name:"):
             return None  # "runs 2 replicas in production", "ran 10 km": no place
+        if found.needs_subject and token.kind == "name" and position == index + 2:
+            return found  # "the database runs PostgreSQL 15": what it runs on
         if token.content or token.text in _ARTICLES:
             continue  # the verb's object ("host the docs on ...")
         if token.text in found.preps:

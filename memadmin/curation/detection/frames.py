@@ -258,6 +258,10 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     swapped = _swapped(older, newer)
     if swapped:
         return Relation(NEW_VALUE, swapped, update=update)
+    replaced = _replaced(older, newer)
+    if replaced:
+        # "Uses npm for the frontend" / "Uses pnpm now instead of npm".
+        return Relation(NEW_VALUE, f"{replaced} replaced", update=True)
     if not only_a and not only_b:
         return Relation(SAME)
     if not only_a or not only_b:
@@ -271,10 +275,6 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     if not only_a or not only_b:
         return Relation(REFINES, _words(only_a or only_b))
     detail = f"{_words(only_a)} / {_words(only_b)}"
-    replaced = _replaced(older, newer)
-    if replaced:
-        # "Uses npm for the frontend" / "Uses pnpm now instead of npm".
-        return Relation(NEW_VALUE, f"{replaced} replaced", update=True)
     if not _same_predicate(older, newer):
         return Relation(UNREAD)  # "prefers answers in English" / "wants replies in English"
     slot = _slot(older, newer, only_a, only_b)
@@ -439,8 +439,6 @@ def _slot(older: Reading, newer: Reading, only_a, only_b) -> str:
         found = reading.predicate
         if found is not None and found.slot and _first_after_predicate(reading, only_a + only_b):
             return found.slot
-    if older.predicate is not None and older.predicate.name == "be":
-        return "one"
     return "many"
 
 

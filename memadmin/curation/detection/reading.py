@@ -92,7 +92,7 @@ _EXTRA_FUNCTION_WORDS = {
     "fr": "le la les un une des du de l d très aussi encore toujours chez sous vers "
     "entre depuis pendant contre avant après au aux",
     "zh": "的 了 是 在 很 也 都 就 一名 一个 一只 一条 个 着 过 吧 呢 啊 "
-    "到 给 对 从 向 把 被 上 里",
+    "到 给 对 从 向 把 被 上 里 今年 今天 现在 每天",
 }
 
 
@@ -302,7 +302,9 @@ def _known_word(char: str) -> bool:
 
 
 # Single-character verbs memories use; anything else alone is part of a name.
-_CHINESE_VERBS = frozenset("喝吃用住是在有去来做学看听说写读买卖开跑走玩叫养弹打踢")
+_CHINESE_VERBS = frozenset("喝吃用住是在有去来做学看听说写读买卖开跑走玩叫养弹打踢") | frozenset(
+    {"需要", "花", "要", "参加", "负责", "管理", "开始", "结束", "到达", "离开"}
+)
 
 
 @cache
@@ -585,6 +587,8 @@ def read(text: str) -> Reading:
     predicate_at, predicate = _predicate(main, language)
     if (predicate is None or predicate.name == "be") and _AGE.search(fold(clause)):
         predicate = predicate_class("age")  # "is 7 years old", "女儿8岁", "a 7 ans"
+        if predicate_at < 0:  # "大儿子今年10岁": what comes before the age is its subject
+            predicate_at = next((i for i, t in enumerate(main) if t.kind == "value"), -1)
     lone = [i for i, t in enumerate(main) if t.kind == "word"]
     if predicate_at < 0 and len(lone) == 1 and not any(t.kind == "name" for t in main):
         predicate_at = lone[0]  # "Fume.", "Smokes.": one word, the verb
@@ -841,6 +845,8 @@ def _starts_predicate(main, index: int, seen: list[Token], language: str) -> boo
         return _verb_form(token, language) and not copula_soon
     if seen and seen[-1].kind in ("user", "pronoun"):
         return True  # "I collect", "she wants"
+    if language == "zh" and token.text in _CHINESE_VERBS:
+        return True  # "前端测试需要5分钟": a verb, wherever it stands
     if len(content_before) == 1 and (seen[-1].kind == "name" or seen[-1].upper):
         return _verb_form(token, language) or language == "zh"  # "Ana swam", "Tom works"
     # After a noun phrase, an English verb by its ending: "the unit-test job takes"; not

@@ -9,6 +9,7 @@ blocked matrix product in numpy, or pgvector's HNSW index for the k nearest), an
 from __future__ import annotations
 
 import multiprocessing
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -161,20 +162,21 @@ def lexical_pairs(
     return pairs
 
 
-# A memory this short is read for the slot it fills (frame_pairs); longer ones share
-# enough words for the vector layer to find their pairs.
-FRAME_WORDS = 12
-# A slot that this many memories fill pairs only its newest with one another.
-FRAME_BUCKET = 200
+# A memory this short is read for the slot it fills (frame_pairs): in so few words the
+# values are most of the text, and MiniLM's cosine says little ("Lives in Porto" /
+# "Moved to Lyon in 2024": 0.32); longer memories share enough words for the vector layer.
+FRAME_WORDS = 8
+# Each memory is paired with at most this many others of its slot, the nearest in time
+# (a slot's value changes one after another).
+FRAME_NEIGHBOURS = 8
 
 
 def frame_pairs(texts: Sequence[str], query_positions: Sequence[int]) -> set[tuple[int, int]]:
     """Pairs (low, high) of short memories, at least one of them a query, that the words
     make a candidate whatever their cosine: two that give one slot a value (where one
-    lives, works, a service deploys: reading.slot_keys; in "Lives in Porto" / "Moved to
-    Lyon in 2024" the values are most of the words, and MiniLM puts them at 0.32), and a
-    memory that ends something with each that names the same thing ("Quit the band
-    last month" / "Plays guitar in a band")."""
+    lives, works, a service deploys: reading.slot_keys), and a memory that ends something
+    with each that names the same thing ("Quit the band last month" / "Plays guitar in a
+    band"). Positions are in time order (as planning gives them)."""
     slots: dict[str, list[int]] = defaultdict(list)
     things: dict[str, list[int]] = defaultdict(list)  # object lemma -> short memories
     ending: list[int] = []
@@ -191,17 +193,18 @@ def frame_pairs(texts: Sequence[str], query_positions: Sequence[int]) -> set[tup
     queries = set(query_positions)
     pairs: set[tuple[int, int]] = set()
 
-    def add(i: int, j: int) -> None:
-        if i != j and (i in queries or j in queries):
-            pairs.add((min(i, j), max(i, j)))
+    def add(i: int, others: list[int]) -> None:
+        # The nearest in time on either side of i (lists are in position order).
+        at = bisect_left(others, i)
+        half = FRAME_NEIGHBOURS // 2
+        for j in others[max(0, at - half) : at + half + 1]:
+            if j != i and (i in queries or j in queries):
+                pairs.add((min(i, j), max(i, j)))
 
     for members in slots.values():
-        members = members[-FRAME_BUCKET:]
-        for index, i in enumerate(members):
-            for j in members[index + 1 :]:
-                add(i, j)
+        for i in members:
+            add(i, members)
     for i in ending:
         for lemma in {t.lemma for t in reading.read(texts[i]).objects if t.kind == "word"}:
-            for j in things[lemma][-FRAME_BUCKET:]:
-                add(i, j)
+            add(i, things[lemma])
     return pairs

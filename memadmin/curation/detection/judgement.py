@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from memadmin.curation.detection import alignment, frames, guards, keytokens, lexical, reading
-from memadmin.store.lexicon import languages_differ
+from memadmin.store.lexicon import fold, languages_differ
 
 
 @dataclass(frozen=True)
@@ -404,23 +404,36 @@ def _added_values(older: str, newer: str) -> list[keytokens.KeyTokenDifference]:
     ]
 
 
+# "User's name is Kenji", "My name is Priya", "Name is Sam Okoro", "Ich heiße Jana".
+_TOLD_NAME = re.compile(
+    r"(?:^|\b(?:my|user'?s|the user'?s|mein|mon)\s+)(?:name|vorname|nom|prénom)\s+(?:is|ist|est)"
+    r"\s+([A-Z][\w\-]+)|\b(?:ich\s+heiße|je\s+m'appelle)\s+([A-Z][\w\-]+)",
+    re.IGNORECASE,
+)
+# A memory that opens with a capitalised word and goes on in lower case: "Alice lives...",
+# "Alice's cat ...".
+_OPENING_NAME = re.compile(r"^([A-Z][a-z\u00c0-\u024f]+)(?:'s|’s)?\s+[a-z]")
+
+
 def user_names(memories) -> frozenset[str]:
-    """The names a namespace's user goes by: what a memory about the user says their name
-    is ("User's name is Kenji"); else the one name that is the subject of at least three
-    memories and of one in twenty, twice as often as any other ("Alice lives in Lyon",
-    "Alice's cat..." in Alice's store; in a team's store, where Jana and Felix are both
-    frequent, nobody). A memory about that name is about the user, as "Lives in Lyon"
-    is."""
+    """The names a namespace's user goes by: what a memory says their name is ("User's
+    name is Kenji"); else the one word that opens at least three memories and one in
+    twenty, twice as often as any other ("Alice lives in Lyon", "Alice's cat..." in
+    Alice's store; in a team's store, where Jana and Felix are both frequent, nobody).
+    A memory about that name is about the user, as "Lives in Lyon" is. Read with two
+    regular expressions: it runs over every memory of a namespace, every run."""
     counts: dict[str, int] = {}
+    told: set[str] = set()
     total = 0
-    told: set[str] = set()  # "User's name is Kenji", "My name is Priya"
     for memory in memories:
         total += 1
-        found = reading.read(memory.content)
-        for name in {t.lemma for t in found.subject_words if t.upper}:
-            counts[name] = counts.get(name, 0) + 1
-        if found.predicate is not None and found.predicate.name == "name" and found.about_user:
-            told.update(t.lemma for t in found.objects if t.kind in ("name", "word"))
+        text = memory.content
+        told_here = "nam" in text or "Nam" in text or "heiß" in text or "appelle" in text
+        if told_here and (match := _TOLD_NAME.search(text)) is not None:
+            told.add(fold(match.group(1) or match.group(2)))
+        if (match := _OPENING_NAME.match(text)) is not None:
+            word = fold(match.group(1))
+            counts[word] = counts.get(word, 0) + 1
     if told:
         return frozenset(told)
     ranked = sorted(counts.items(), key=lambda item: -item[1])

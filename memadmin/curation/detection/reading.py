@@ -210,6 +210,8 @@ def lemma(word: str, language: str) -> str:
 def _pieces(raw: str, language: str) -> list[tuple[str, int]]:
     """A written word split where a contraction or an elision joins two ("doesn't" ->
     "does", "not"; "l'interface" -> "l", "interface"), with offsets within it."""
+    if raw.isalnum():  # most words: no contraction, no elision
+        return [(fold(raw), 0)]
     folded = fold(raw).replace("’", "'")
     if folded in _IRREGULAR_NOT:
         return [(_IRREGULAR_NOT[folded], 0), ("not", len(raw) - 3)]
@@ -361,13 +363,9 @@ def tokens(body: str, language: str) -> tuple[Token, ...]:
     found: list[Token] = []
     spans_taken: set[int] = set()
     for written, piece, start in _words_with_offsets(body, language):
-        if any(a < start < b for a, b in name_spans):
+        if name_spans and any(a < start < b for a, b in name_spans):
             continue  # the rest of a two-word label
-        span = max(
-            (i for i, (s, e, _) in enumerate(spans) if s <= start < e),
-            key=lambda i: spans[i][1] - spans[i][0],
-            default=None,
-        )
+        span = _span_at(spans, start) if spans else None
         if span is not None and spans[span][2].startswith("env:") and by_word.get(piece):
             span = None  # "I live in Leeds": the verb, not the "live" environment
         if span is not None:
@@ -419,6 +417,16 @@ def tokens(body: str, language: str) -> tuple[Token, ...]:
             Token(piece, lemma_, start, kind, upper=written[:1].isupper(), caps=_caps(written))
         )
     return tuple(found)
+
+
+def _span_at(spans: list[tuple[int, int, str]], start: int) -> int | None:
+    """The longest value span a word at `start` falls in (a date over a number), or None.
+    A plain loop: a text has a span or two, and this runs for every word."""
+    best, length = None, -1
+    for index, (begin, end, _) in enumerate(spans):
+        if begin <= start < end and end - begin > length:
+            best, length = index, end - begin
+    return best
 
 
 def _caps(written: str) -> bool:

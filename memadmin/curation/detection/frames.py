@@ -183,15 +183,19 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
     if older.event != newer.event and not (newer.change or older.change):
         return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}: an event and a state")
     if class_a is not None and class_b is not None:
-        if "be" in (class_a.name, class_b.name):
-            noun_named = [
-                c for c, verb in ((class_a, verb_a), (class_b, verb_b)) if verb.kind == "verb"
-            ]
-            if len(noun_named) == 2 and not {c.name for c in noun_named} & {"have"}:
-                # "User's name is Kenji" / "User is a data scientist": what the subject's
-                # noun names against a bare copula, two attributes.
-                return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")
-            return Relation(UNREAD)  # "the cache is Redis" / "uses Redis as its cache"
+        copulas = [c for c, verb in ((class_a, verb_a), (class_b, verb_b)) if verb.kind == "verb"]
+        if (
+            len(copulas) == 2
+            and "be" in (class_a.name, class_b.name)
+            and not {c.name for c in copulas} & {"have"}
+        ):
+            # "User's name is Kenji" / "User is a data scientist": what the subject's
+            # noun names against a bare copula, two attributes.
+            return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")
+        if copulas:
+            # "The cache is Redis" / "uses Redis as its cache", "Her cat Miso is 4 years
+            # old" / "Has a cat called Miso": a copula says too little to tell.
+            return Relation(UNREAD)
         return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}")
     if older.stance or newer.stance:
         # "Loves dogs" / "Has a dog": a liking and something else.
@@ -481,8 +485,11 @@ def _first_after_predicate(reading: Reading, residue: list[Token]) -> bool:
         return False
     tokens = reading.tokens[reading.predicate_at + 1 : reading.clause_end]
     preps = reading.predicate.preps if reading.predicate is not None else frozenset()
-    start = next((i + 1 for i, t in enumerate(tokens) if t.text in preps), 0) if preps else 0
-    return any(t in residue for t in _phrase(tokens[start:]))
+    if not preps:
+        return any(t in residue for t in _phrase(tokens))
+    # Every phrase after one of the class's words ("deployed CEMS to Coolify on Hetzner").
+    starts = [i + 1 for i, t in enumerate(tokens) if t.text in preps] or [0]
+    return any(t in residue for start in starts for t in _phrase(tokens[start:]))
 
 
 def _phrase(tokens) -> list[Token]:
@@ -698,12 +705,14 @@ def _match(a: Token, b: Token) -> bool:
         return True  # "cems-ingest" / "the ingest service"
     if ("-" in b.text or "_" in b.text) and a.text in re.split(r"[-_]", b.text):
         return True
+    if (a.caps and _abbreviates(a.text, b.text)) or (b.caps and _abbreviates(b.text, a.text)):
+        return True  # "DB" / "database"
+    if {a.kind, b.kind} == {"name", "word"}:
+        return a.lemma == b.lemma  # "Her cat Miso" / "Miso, her cat": a name at the start
     if a.kind == "name" and b.kind == "name":  # "Postgres 16" / "PostgreSQL 16"
         return keytokens.keeps_name(a.lemma, b.lemma, across=False) or keytokens.keeps_name(
             b.lemma, a.lemma, across=False
         )
-    if (a.caps and _abbreviates(a.text, b.text)) or (b.caps and _abbreviates(b.text, a.text)):
-        return True  # "DB" / "database"
     if a.value.startswith("date:") and b.value.startswith("date:"):
         return keytokens.same_date(a.value[5:], {b.value[5:]})
     return False

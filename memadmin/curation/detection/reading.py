@@ -634,7 +634,8 @@ def read(text: str) -> Reading:
         negated=negated,
         ceased=ceased,
         change=change,
-        event=_is_event(main, predicate_at, predicate, language, folded),
+        event=_is_event(main, predicate_at, predicate, language, folded)
+        and _event_of(predicate, main),
         recommended=recommended,
         clause_end=clause_end,
         opening=bool(main) and (main[0].text in words("markers", "openings")),
@@ -940,6 +941,15 @@ def _german_past(verb: Token) -> bool:
     if verb.lemma == text or text in _GERMAN_MODALS:
         return False
     return text.endswith(("te", "ten")) or not text.endswith(("t", "st", "e", "en"))
+
+
+def _event_of(predicate: PredicateClass | None, main) -> bool:
+    """Whether a past tense tells an event. Of a slot that holds one value, the past says
+    the state ("deployed CEMS on Hetzner" is where it is deployed) unless a time says when
+    ("worked at Initech in 2019")."""
+    if predicate is None or predicate.slot != "one":
+        return True
+    return any(_timely(t) or (t.value.startswith("number:") and len(t.text) == 4) for t in main)
 
 
 def _is_event(main, predicate_at: int, predicate, language: str, folded: str) -> bool:

@@ -81,7 +81,7 @@ def test_near_identical_memories_merge_automatically_and_the_merge_undoes(run_co
         line("a", "The team prefers squash merges into main.", unit(1), tags=["git"]),
         line(
             "b",
-            "Team prefers squash merges into main branch.",
+            "Team prefers squash merges into main.",
             near(1, 0.97),
             tags=["git", "x"],
             created_at="2026-03-01T00:00:00Z",
@@ -109,8 +109,8 @@ def test_a_key_token_difference_opens_a_conflict_and_never_merges(run_command, l
 
     conflict = Conflict.objects.get()
     assert (conflict.memory_a.external_id, conflict.memory_b.external_id) == ("old", "new")
-    assert conflict.kind == "contradiction"
-    assert conflict.reason == "name: hetzner vs railway"
+    assert conflict.kind == "update"  # where a service deploys changes over time
+    assert conflict.reason == "one slot, two values: hetzner / railway"
     assert (status("old"), status("new")) == ("active", "active")
     assert not Cluster.objects.exists()
     assert "1 conflicts" in result.stdout

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from memadmin.store.lexicon import fold, language_of, lexicon
+from memadmin.store.lexicon import _by_dictionary, fold, language_of, lexicon
 from memadmin.store.multilingual import needs_multilingual
 
 
@@ -83,8 +83,15 @@ def language_as_first_written(text: str) -> str:
         return "en"
     markers = {language: set(words) for language, words in lexicon()["languages"].items()}
     scores = {language: sum(w in words for w in found) for language, words in markers.items()}
+    scores["fr"] += bool(re.search("[éèêàçùâîôûœë]", text, re.IGNORECASE))
+    scores["de"] += bool(re.search("[äöüß]", text, re.IGNORECASE))
     best = max(scores, key=lambda language: (scores[language], language == "en"))
-    if best != "en" and (scores[best] < 2 or scores[best] <= scores["en"]):
+    if best == "en" and not scores["en"]:
+        return _by_dictionary(text)
+    rival = max((lang for lang in scores if lang != "en"), key=lambda lang: scores[lang])
+    if best == "en" and scores[rival] == scores["en"]:
+        return rival if _by_dictionary(text) == rival else "en"
+    if best != "en" and (scores[best] < (2 if scores["en"] else 1) or scores[best] <= scores["en"]):
         return "en"
     return best
 

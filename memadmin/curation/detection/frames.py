@@ -183,12 +183,13 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
     if older.event != newer.event and not (newer.change or older.change):
         return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}: an event and a state")
     if class_a is not None and class_b is not None:
-        copulas = [c for c, verb in ((class_a, verb_a), (class_b, verb_b)) if verb.kind == "verb"]
-        if (
-            len(copulas) == 2
-            and "be" in (class_a.name, class_b.name)
-            and not {c.name for c in copulas} & {"have"}
-        ):
+        # A copula (or a colon): a verb word that is no "have".
+        copulas = [
+            c
+            for c, verb in ((class_a, verb_a), (class_b, verb_b))
+            if verb.kind == "verb" and c.name != "have"
+        ]
+        if len(copulas) == 2 and "be" in (class_a.name, class_b.name):
             # "User's name is Kenji" / "User is a data scientist": what the subject's
             # noun names against a bare copula, two attributes.
             return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")
@@ -701,6 +702,8 @@ def _match(a: Token, b: Token) -> bool:
         return True  # a value or a name is its whole value ("May 9" / "May 6")
     if a.kind == b.kind == "word" and _same_stem(a.lemma, b.lemma):
         return True  # "meeting" / "meet", "scripting" / "script": lemmas disagree at times
+    if a.kind == b.kind == "word" and _same_class(a, b):
+        return True  # "a cat called Miso" / "named Miso": words of one class of predicate
     if ("-" in a.text or "_" in a.text) and b.text in re.split(r"[-_]", a.text):
         return True  # "cems-ingest" / "the ingest service"
     if ("-" in b.text or "_" in b.text) and a.text in re.split(r"[-_]", b.text):

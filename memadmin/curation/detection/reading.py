@@ -315,11 +315,14 @@ def _quiet_jieba() -> None:
 
     import jieba
 
+    from django.conf import settings
+
     jieba.setLogLevel(logging.WARNING)
-    # Its dictionary cache goes to the system's temporary folder by default; build it in
-    # memory instead (0.6 s once per process), nothing written outside the app.
-    jieba.dt.cache_file = None
-    jieba.dt.tmp_dir = None
+    # jieba keeps its dictionary's prefix table in a cache file (0.6 s to build, 0.1 s to
+    # load): in the app's data folder, never the system's temporary one.
+    folder = settings.DATA_DIR / "cache"
+    folder.mkdir(parents=True, exist_ok=True)
+    jieba.dt.tmp_dir = str(folder)
 
 
 def _value_spans(body: str) -> list[tuple[int, int, str]]:

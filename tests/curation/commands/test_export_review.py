@@ -33,6 +33,7 @@ def test_export_review_prints_clusters_and_conflicts(run_command, load):
         "namespace": "alice",
         "a": "c",
         "b": "d",
-        "kind": "contradiction",
+        # Where a service deploys changes over time: the newer is an update.
+        "kind": "update",
         "status": "open",
     }

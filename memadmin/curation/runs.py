@@ -37,7 +37,7 @@ from memadmin.curation import (
     prompts,
     queries,
 )
-from memadmin.curation.detection import detect
+from memadmin.curation.detection import detect, reading
 from memadmin.curation.detection.judgement import Thresholds
 from memadmin.curation.models import DedupRun
 from memadmin.store import embeddings, multilingual
@@ -659,6 +659,9 @@ def run_many(
         large, small = all_batches, []
     if small:
         connections.close_all()  # a forked child must not share the parent's socket
+        # The readers' dictionaries (lemmas, units: about 1.5 s to load) are loaded once
+        # here and shared by the workers, not loaded again in each.
+        reading.warm_up()
         # What this process holds is the workers' to read, never to collect: frozen, the
         # garbage collector of a worker does not walk (and copy) it all.
         gc.freeze()

@@ -56,9 +56,45 @@ def canonical_number(number: float) -> str:
 
 @cache
 def _units() -> dict[str, tuple[str, float]]:
+    """unit word -> (measure, factor to the measure's base unit). pint gives the factor of
+    every unit it knows (store/lexicon.toml names them); the lexicon the rest."""
     return {
-        unit: (measure, float(factor)) for unit, (measure, factor) in lexicon()["units"].items()
+        unit: (measure, _factor(measure, spec))
+        for unit, (measure, spec) in lexicon()["units"].items()
     }
+
+
+# The unit each measure is compared in.
+BASE_UNITS = {
+    "duration": "second",
+    "length": "meter",
+    "mass": "gram",
+    "bytes": "byte",
+    "speed": "meter / second",
+    "force": "newton",
+    "torque": "newton * meter",
+    "voltage": "volt",
+    "current": "ampere",
+    "power": "watt",
+    "energy": "watt_hour",
+    "frequency": "hertz",
+    "rpm": "revolutions_per_minute",
+}
+
+
+def _factor(measure: str, spec) -> float:
+    if not isinstance(spec, str):
+        return float(spec)
+    return float(_registry().Quantity(1, spec).to(BASE_UNITS[measure]).magnitude)
+
+
+@cache
+def _registry():
+    """pint's unit registry (loaded once per process, 0.5 s; only its factors are used,
+    read once into the table above)."""
+    import pint
+
+    return pint.UnitRegistry()
 
 
 @cache
@@ -195,10 +231,14 @@ def _read_latin(folded: str, language: str):
             if written is None and re.fullmatch(r"\d+(?:\.\d+){2,3}", token):
                 yield Value("version", token, start, end)  # 2.3.1
             number = float(written) if written is not None else None
-        elif kind == "word" and token in number_words:
+        elif kind == "word" and (token in number_words or _compound_number(token, language)):
             unit_next = following is not None and _unit_of(following, folded, end, "1") is not None
             if token not in _weak_numbers() or unit_next:
-                number = number_words[token]
+                number, run = _written_number(tokens, position, folded, language)
+                if run > 1:  # "twenty five", "vingt-cinq": one number of several words
+                    end = tokens[position + run - 1][3]
+                    position += run - 1
+                    following = tokens[position + 1] if position + 1 < len(tokens) else None
         if number is None:
             position += 1
             continue
@@ -230,6 +270,47 @@ def _read_latin(folded: str, language: str):
             share = _of_share(number, tokens, position + 1, language)
             if share is not None:
                 yield Value("share", share, start, end)
+
+
+def _written_number(tokens, position: int, folded: str, language: str) -> tuple[float, int]:
+    """A number written in words from `position` on, and how many words it took: text2num
+    reads a run of number words ("twenty five", "vingt-cinq", "fünfundzwanzig"); the
+    lexicon's table gives a single word it does not know."""
+    run = 1
+    while position + run < len(tokens):
+        kind, token, start, _ = tokens[position + run]
+        gap = folded[tokens[position + run - 1][3] : start]
+        # A weak number ("one", "un") goes on a run ("twenty-one") but starts none.
+        number_word = token in _number_words() or _compound_number(token, language)
+        if kind != "word" or gap not in (" ", "-") or not number_word:
+            break
+        run += 1
+    words_ = [tokens[position + i][1] for i in range(run)]
+    while run:
+        value = _text2num(" ".join(words_[:run]), language)
+        if value is not None:
+            return value, run
+        run -= 1
+    return _number_words()[tokens[position][1]], 1
+
+
+@lru_cache(maxsize=65536)
+def _compound_number(token: str, language: str) -> float | None:
+    """A word the table lacks that text2num reads as a number ("fünfundzwanzig",
+    "siebzehn", "seventeen"); None for any other word."""
+    if token in _number_words() or len(token) < 4:
+        return None
+    return _text2num(token, language)
+
+
+@lru_cache(maxsize=65536)
+def _text2num(text: str, language: str) -> float | None:
+    from text_to_num import text2num
+
+    try:
+        return float(text2num(text, language if language in ("en", "de", "fr") else "en"))
+    except (ValueError, IndexError, KeyError):
+        return None
 
 
 def _unit_of(token, folded: str, previous_end: int, number: str) -> tuple[str, float] | None:

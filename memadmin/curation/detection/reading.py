@@ -314,7 +314,6 @@ def _quiet_jieba() -> None:
     import logging
 
     import jieba
-
     from django.conf import settings
 
     jieba.setLogLevel(logging.WARNING)
@@ -529,6 +528,15 @@ def _is_class_word(token: Token, predicate: PredicateClass | None) -> bool:
     if predicate is None:
         return False
     return same_class(class_of(token), predicate)
+
+
+def warm_up() -> None:
+    """Load what reading a text needs (simplemma's dictionaries of the three languages,
+    the unit table), so that worker processes forked after this share it."""
+    for language in ("en", "de", "fr"):
+        lemma("warm", language)
+    read("Lives in Lyon and works 2 h a day.")
+    quantities.read("1,5 km")
 
 
 @lru_cache(maxsize=65536)

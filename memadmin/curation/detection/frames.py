@@ -32,7 +32,7 @@ from memadmin.curation.detection.reading import (
     same_class,
     slot_nouns,
 )
-from memadmin.store.lexicon import HAN, languages_differ, lexicon
+from memadmin.store.lexicon import HAN, languages_differ, words
 
 SAME = "same"  # every content word of each side has its counterpart
 REFINES = "refines"  # one side says the other's statement with detail added
@@ -392,7 +392,7 @@ def _replaced(older: Reading, newer: Reading) -> str:
     from Vim"), or ""."""
     if not newer.change:
         return ""
-    replaced = lexicon()["markers"]["replaced"]
+    replaced = words("markers", "replaced")
     tokens_b = newer.tokens
     for index, token in enumerate(tokens_b):
         if token.text not in replaced:
@@ -459,7 +459,7 @@ def _names_one_slot(reading: Reading) -> bool:
 def _shared_role(older: Reading, newer: Reading) -> bool:
     """Both give the thing its role ("uses X as the cache", "als Datenbank nutzen wir X"):
     the value in that role is one."""
-    role = lexicon()["markers"]["role"]
+    role = words("markers", "role")
     for reading, other in ((older, newer), (newer, older)):
         tokens = reading.tokens[: reading.clause_end]
         for index, token in enumerate(tokens):
@@ -472,7 +472,7 @@ def _shared_role(older: Reading, newer: Reading) -> bool:
 
 def _only(reading: Reading) -> bool:
     """A word that makes a value exclusive: "only", "nur", "seulement", "只"."""
-    only = lexicon()["markers"]["exclusive"]
+    only = words("markers", "exclusive")
     return any(t.text in only for t in reading.tokens[: reading.clause_end])
 
 
@@ -508,7 +508,7 @@ def _phrase(tokens) -> list[Token]:
 def _after_role_marker(reading: Reading, token: Token) -> bool:
     """ "works at Acme as a data analyst": the words of the phrase after "as" fill the
     role."""
-    role = lexicon()["markers"]["role"]
+    role = words("markers", "role")
     index = reading.tokens.index(token)
     for before in reversed(reading.tokens[:index]):
         if before.kind == "marker":
@@ -521,7 +521,7 @@ def _after_role_marker(reading: Reading, token: Token) -> bool:
 def _before_shared_purpose(older: Reading, newer: Reading, token: Token) -> bool:
     """ "uses Docker for local development" / "uses Podman for ...": the word before a
     purpose both texts give fills one slot."""
-    purpose = lexicon()["markers"]["purpose"]
+    purpose = words("markers", "purpose")
     tokens_a = older.tokens
     index = tokens_a.index(token)
     following = [t for t in tokens_a[index + 1 : older.clause_end] if t.kind != "function"]
@@ -559,7 +559,7 @@ def _of_one_kind(only_a: list[Token], only_b: list[Token]) -> bool:
 def _swapped(older: Reading, newer: Reading) -> str:
     """ "Prefers tea over coffee" / "Prefers coffee over tea": the same words either side
     of a contrast, in the other order."""
-    contrast = lexicon()["markers"]["contrast"]
+    contrast = words("markers", "contrast")
     for reading in (older, newer):
         if not any(t.kind == "marker" and t.text in contrast for t in reading.tokens):
             return ""

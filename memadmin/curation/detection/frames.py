@@ -17,17 +17,26 @@ similarity signals.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass
-from itertools import pairwise
 
 from memadmin.curation.detection import alignment, keytokens
-from memadmin.curation.detection.reading import (
+from memadmin.curation.detection.matching import (
+    RESIDUE_WORDS,
+    changed_values,
+    found_in,
+    measures,
+    other_word_across,
+    same_word,
+    scoped_in_time,
+    spelled,
+    time_kind,
+    values_only,
+    without_acronyms,
+)
+from memadmin.curation.detection.reading import Reading
+from memadmin.curation.detection.words import (
     PredicateClass,
-    Reading,
     Token,
-    class_of,
     relation_word,
     same_class,
     slot_nouns,
@@ -46,9 +55,6 @@ UNREAD = "unread"  # nothing sure: the similarity decides
 
 # Relations that are two facts: never a conflict, never in one cluster.
 TWO_FACTS = frozenset({OTHER_VALUE, OTHER_SUBJECT, OTHER_PREDICATE, EVENTS})
-# The most words that may differ on a side for the difference to be one slot's value
-# ("a data analyst" / "a product manager"); more is rewording, for the similarity.
-RESIDUE_WORDS = 3
 # Two words of one slot are of one kind (two cities, two job titles) from this MiniLM
 # cosine of the words alone; below it they name two attributes ("vegetarian" / "single").
 KIN = 0.3
@@ -103,24 +109,24 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     if subject_a and subject_b:
         # Two subjects when each has a word the other text lacks and the rest is said
         # the same way ("the unit-test job takes..." / "the integration job takes...").
-        only_a = [t for t in subject_a if not _found_in(t, newer)]
-        only_b = [t for t in subject_b if not _found_in(t, older)]
+        only_a = [t for t in subject_a if not found_in(t, newer)]
+        only_b = [t for t in subject_b if not found_in(t, older)]
         if only_a and only_b and _same_predicate(older, newer) and not _crossed(older, newer):
-            return f"{_words(only_a)} / {_words(only_b)}"
+            return f"{spelled(only_a)} / {spelled(only_b)}"
         return ""
     # One names someone or something, the other is about the user: two subjects when
     # the other text has none of those words and says the same of its own subject
     # ("Ada lives in Chicago" / "Lives in Denver"; "Lin's sister lives in Chengdu" /
     # "Lin moved to Futian"), unless that name is the user's (`user_names`).
     named, holder, other = (subject_a, older, newer) if subject_a else (subject_b, newer, older)
-    if not named or any(_found_in(t, other) for t in named):
+    if not named or any(found_in(t, other) for t in named):
         return ""
     someone = any(
         t.kind == "name" or relation_word(t, holder.language) for t in named
     )  # "Tom", "her son", "Lin's sister"
     parallel = named[0].upper and _same_predicate(older, newer)  # "Ada lives" / "Lives"
     if someone or parallel:
-        return f"{_words(named)} / the user"
+        return f"{spelled(named)} / the user"
     return ""
 
 
@@ -131,35 +137,11 @@ def _crossed(older: Reading, newer: Reading) -> bool:
         return False
 
     def said_after(token: Token, reading: Reading) -> bool:
-        return any(_match(token, other) for other in reading.objects)
+        return any(same_word(token, other) for other in reading.objects)
 
     return any(said_after(t, older) for t in newer.subject_words) and any(
         said_after(t, newer) for t in older.subject_words
     )
-
-
-def _found_in(token: Token, reading: Reading) -> bool:
-    """Whether the reading has this word (any form the alignment accepts), or spells it
-    out when it is an acronym ("PO" / "product owner")."""
-    content = reading.content
-    if any(_match(token, other) for other in content):
-        return True
-    return token.caps and (
-        bool(_expansion(token.text, list(content)))
-        or any(_abbreviates(token.text, other.text) for other in content)
-    )
-
-
-def _abbreviates(short: str, word: str) -> bool:
-    """ "DB" / "database", "TZ" / "timezone": the letters of the short form start the
-    word's syllables (its first letter, or a consonant after a vowel), in order; not
-    "PO" / "project"."""
-    if len(word) <= len(short) or word[0] != short[0]:
-        return False
-    vowels = "aeiouy"
-    starts = [word[0]] + [c for v, c in pairwise(word) if v in vowels and c not in vowels]
-    rest = iter(starts[1:])
-    return all(letter in rest for letter in short[1:])
 
 
 # --- Predicates -----------------------------------------------------------------------------
@@ -250,9 +232,9 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
         # its subject the other says after its verb. Compare all that is said.
         objects_a = older.subject_words + objects_a
         objects_b = newer.subject_words + objects_b
-    only_a = [t for t in objects_a if not any(_match(t, o) for o in objects_b)]
-    only_b = [t for t in objects_b if not any(_match(t, o) for o in objects_a)]
-    only_a, only_b = _without_acronyms(only_a, only_b)
+    only_a = [t for t in objects_a if not any(same_word(t, o) for o in objects_b)]
+    only_b = [t for t in objects_b if not any(same_word(t, o) for o in objects_a)]
+    only_a, only_b = without_acronyms(only_a, only_b)
     shared = len(objects_a) - len(only_a)
     update = newer.change
     if max(len(only_a), len(only_b)) > RESIDUE_WORDS:
@@ -270,16 +252,16 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     if not only_a and not only_b:
         return Relation(SAME)
     if not only_a or not only_b:
-        return Relation(REFINES, _words(only_a or only_b))
+        return Relation(REFINES, spelled(only_a or only_b))
     if (older.event or newer.event) and not newer.change:
-        return Relation(EVENTS, f"{_words(only_a)} / {_words(only_b)}")
-    if not update and _scoped_in_time(only_a) != _scoped_in_time(only_b):
+        return Relation(EVENTS, f"{spelled(only_a)} / {spelled(only_b)}")
+    if not update and scoped_in_time(only_a) != scoped_in_time(only_b):
         # "a backend developer" / "the on-call lead for January": a role for a time.
-        return Relation(OTHER_VALUE, f"{_words(only_a)} / {_words(only_b)}")
+        return Relation(OTHER_VALUE, f"{spelled(only_a)} / {spelled(only_b)}")
     only_a, only_b = _without_lone_times(only_a, only_b)
     if not only_a or not only_b:
-        return Relation(REFINES, _words(only_a or only_b))
-    detail = f"{_words(only_a)} / {_words(only_b)}"
+        return Relation(REFINES, spelled(only_a or only_b))
+    detail = f"{spelled(only_a)} / {spelled(only_b)}"
     if not _same_predicate(older, newer):
         return Relation(UNREAD)  # "prefers answers in English" / "wants replies in English"
     slot = _slot(older, newer, only_a, only_b)
@@ -335,7 +317,7 @@ def _alike(older: Reading, newer: Reading, only_a, only_b, shared: int) -> bool:
         not _copulas(older, newer)
         and not shared
         and max(len(only_a), len(only_b)) > 1
-        and not _values_only(only_a + only_b)
+        and not values_only(only_a + only_b)
     ):
         names = [t for t in only_a + only_b if t.kind != "word"]
         if len(names) < len(only_a + only_b) - 1:
@@ -370,21 +352,12 @@ def _attribute_of_a_thing(older: Reading, newer: Reading) -> bool:
 def _without_lone_times(only_a: list[Token], only_b: list[Token]):
     """Times only one side gives ("wohnt seit März in Bonn", "moved to Lyon in 2024") say
     when, not what: set aside."""
-    kinds_a = {_time_kind(t) for t in only_a} - {""}
-    kinds_b = {_time_kind(t) for t in only_b} - {""}
+    kinds_a = {time_kind(t) for t in only_a} - {""}
+    kinds_b = {time_kind(t) for t in only_b} - {""}
     return (
-        [t for t in only_a if not _time_kind(t) or _time_kind(t) in kinds_b],
-        [t for t in only_b if not _time_kind(t) or _time_kind(t) in kinds_a],
+        [t for t in only_a if not time_kind(t) or time_kind(t) in kinds_b],
+        [t for t in only_b if not time_kind(t) or time_kind(t) in kinds_a],
     )
-
-
-def _time_kind(token: Token) -> str:
-    kind = token.value.split(":")[0]
-    if kind in ("date", "month", "weekday", "season"):
-        return "when"
-    if kind == "number" and len(token.text) == 4 and token.text[:2] in ("19", "20"):
-        return "when"  # a year
-    return ""
 
 
 def _replaced(older: Reading, newer: Reading) -> str:
@@ -398,13 +371,9 @@ def _replaced(older: Reading, newer: Reading) -> str:
         if token.text not in replaced:
             continue
         for later in tokens_b[index + 1 : index + 4]:
-            if later.content and any(_match(later, o) for o in older.objects):
+            if later.content and any(same_word(later, o) for o in older.objects):
                 return later.text
     return ""
-
-
-def _scoped_in_time(tokens) -> bool:
-    return any(t.value.split(":")[0] in ("date", "month", "weekday") for t in tokens)
 
 
 def _subject_said_after(older: Reading, newer: Reading) -> bool:
@@ -412,7 +381,7 @@ def _subject_said_after(older: Reading, newer: Reading) -> bool:
     for with_subject, without in ((older, newer), (newer, older)):
         if with_subject.subject_words and not without.subject_words:
             objects = without.objects
-            if all(any(_match(t, o) for o in objects) for t in with_subject.subject_words):
+            if all(any(same_word(t, o) for o in objects) for t in with_subject.subject_words):
                 return True
     return False
 
@@ -423,9 +392,9 @@ def _copulas(older: Reading, newer: Reading) -> bool:
 
 def _slot(older: Reading, newer: Reading, only_a, only_b) -> str:
     """Whether the slot where the texts differ holds one value or several."""
-    if _measures(only_a) & _measures(only_b):
+    if measures(only_a) & measures(only_b):
         return "one"  # a measured value: the same measure of one thing has one value
-    if _values_only(only_a) and _values_only(only_b):
+    if values_only(only_a) and values_only(only_b):
         # Numbers, dates, times of a thing both name ("meetings on Tuesday" / "meetings
         # on Thursday", "port 8080" / "port 9100"): one value at a time.
         return "one"
@@ -465,7 +434,7 @@ def _shared_role(older: Reading, newer: Reading) -> bool:
         for index, token in enumerate(tokens):
             if token.kind == "marker" and token.text in role:
                 after = next((t for t in tokens[index + 1 :] if t.content), None)
-                if after is not None and _found_in(after, other):
+                if after is not None and found_in(after, other):
                     return True
     return False
 
@@ -527,16 +496,7 @@ def _before_shared_purpose(older: Reading, newer: Reading, token: Token) -> bool
     following = [t for t in tokens_a[index + 1 : older.clause_end] if t.kind != "function"]
     if not following or following[0].text not in purpose:
         return False
-    return any(_found_in(t, newer) for t in following[1:] if t.content)
-
-
-def _values_only(tokens) -> bool:
-    """Only values that are no names: numbers, dates, times, quantities, versions."""
-    return all(t.kind == "value" for t in tokens)
-
-
-def _measures(tokens) -> set[str]:
-    return {t.value.split(":")[0] for t in tokens if t.kind == "value"} - {"number"}
+    return any(found_in(t, newer) for t in following[1:] if t.content)
 
 
 def _of_one_kind(only_a: list[Token], only_b: list[Token]) -> bool:
@@ -577,9 +537,9 @@ def _withdrawn(older: Reading, newer: Reading) -> Relation | None:
     if not newer.ceased or older.ceased:
         return None
     objects = [t for t in older.objects if t.kind != "value"]
-    found = [t for t in objects if _found_in(t, newer)]
+    found = [t for t in objects if found_in(t, newer)]
     if found and 2 * len(found) >= len(objects):
-        return Relation(OPPOSITE, f"withdrawn: {_words(found)}", update=True)
+        return Relation(OPPOSITE, f"withdrawn: {spelled(found)}", update=True)
     return None
 
 
@@ -614,7 +574,7 @@ def _compare_across(older: Reading, newer: Reading) -> Relation:
         return Relation(UNREAD)
     values_a = {t.value for t in older.objects if t.value}
     values_b = {t.value for t in newer.objects if t.value}
-    changed = _changed_values(values_a, values_b, newer.text, older.text) or _other_word_across(
+    changed = changed_values(values_a, values_b, newer.text, older.text) or other_word_across(
         older, newer
     )
     if changed:
@@ -623,164 +583,3 @@ def _compare_across(older: Reading, newer: Reading) -> Relation:
             return Relation(NEW_VALUE, changed, update=newer.change or class_a.changes)
         return Relation(OTHER_VALUE, changed)
     return Relation(UNREAD)
-
-
-# Two words of two languages are surely not one word below this multilingual cosine
-# (translations score 0.86 and up; "Siemens" / "Bosch" 0.83).
-NOT_A_TRANSLATION = 0.85
-
-
-def _other_word_across(older: Reading, newer: Reading) -> str:
-    """ "Works at Siemens" / "Arbeitet bei Bosch", "Prefers dark mode" / "Préfère le mode
-    clair": the objects of one predicate across languages, word against word with the
-    multilingual model, differ in exactly one word each that is no translation of the
-    other (the rest of them translations); else ""."""
-    objects_a = [t for t in older.objects if t.kind in ("word", "name")]
-    objects_b = [t for t in newer.objects if t.kind in ("word", "name")]
-    if not objects_a or not objects_b or max(len(objects_a), len(objects_b)) > RESIDUE_WORDS:
-        return ""
-    scores = {
-        (a.text, b.text): alignment.across_languages(a.text, b.text)
-        for a in objects_a
-        for b in objects_b
-    }
-    only_a = [a for a in objects_a if max(scores[a.text, b.text] for b in objects_b) < 0.9]
-    only_b = [b for b in objects_b if max(scores[a.text, b.text] for a in objects_a) < 0.9]
-    if len(only_a) == len(only_b) == 1:
-        a, b = only_a[0], only_b[0]
-        # Names keep their spelling across languages ("Siemens" / "Bosch": two firms).
-        names = a.kind == "name" or a.upper, b.kind == "name" or b.upper
-        other_names = all(names) and not keytokens.keeps_name(a.text, b.text, across=True)
-        if other_names or scores[a.text, b.text] < NOT_A_TRANSLATION:
-            return f"{a.text} / {b.text}"
-    return ""
-
-
-def _numbers_differ(names_a: set[str], names_b: set[str]) -> bool:
-    """ "postgresql 15" / "postgresql 16": one name, another number."""
-    numbers_a = {keytokens.name_parts(n) for n in names_a}
-    numbers_b = {keytokens.name_parts(n) for n in names_b}
-    return any(
-        letters == other_letters and number and other_number and number != other_number
-        for letters, number in numbers_a
-        for other_letters, other_number in numbers_b
-    )
-
-
-def _changed_values(values_a: set[str], values_b: set[str], text_b: str, text_a: str) -> str:
-    """A kind of value both sides give, with no value of it in common (names compared in
-    any spelling of the other language)."""
-    for kind in sorted({v.split(":")[0] for v in values_a} & {v.split(":")[0] for v in values_b}):
-        of_a = {v.split(":", 1)[1] for v in values_a if v.startswith(kind + ":")}
-        of_b = {v.split(":", 1)[1] for v in values_b if v.startswith(kind + ":")}
-        if of_a & of_b:
-            continue
-        if (
-            kind == "name"
-            and not _numbers_differ(of_a, of_b)
-            and (
-                any(keytokens.keeps_name(n, text_b, across=True) for n in of_a)
-                or any(keytokens.keeps_name(n, text_a, across=True) for n in of_b)
-            )
-        ):
-            continue
-        if kind == "date" and any(keytokens.same_date(d, of_b) for d in of_a):
-            continue
-        return f"{kind}: {', '.join(sorted(of_a))} / {', '.join(sorted(of_b))}"
-    return ""
-
-
-# --- Words ----------------------------------------------------------------------------------
-
-
-def _match(a: Token, b: Token) -> bool:
-    """One word in two texts: the same lemma or canonical value, a name in a longer or
-    shorter form (Postgres / PostgreSQL, J4 / Joint 4), or a date in a fuller form."""
-    if a.key == b.key:
-        return True
-    if a.kind == b.kind == "word" and a.text == b.text:
-        return True  # a value or a name is its whole value ("May 9" / "May 6")
-    if a.kind == b.kind == "word" and _same_stem(a.lemma, b.lemma):
-        return True  # "meeting" / "meet", "scripting" / "script": lemmas disagree at times
-    if a.kind == b.kind == "word" and _same_class(a, b):
-        return True  # "a cat called Miso" / "named Miso": words of one class of predicate
-    if ("-" in a.text or "_" in a.text) and b.text in re.split(r"[-_]", a.text):
-        return True  # "cems-ingest" / "the ingest service"
-    if ("-" in b.text or "_" in b.text) and a.text in re.split(r"[-_]", b.text):
-        return True
-    if (a.caps and _abbreviates(a.text, b.text)) or (b.caps and _abbreviates(b.text, a.text)):
-        return True  # "DB" / "database"
-    if {a.kind, b.kind} == {"name", "word"}:
-        return a.lemma == b.lemma  # "Her cat Miso" / "Miso, her cat": a name at the start
-    if a.kind == "name" and b.kind == "name":  # "Postgres 16" / "PostgreSQL 16"
-        return keytokens.keeps_name(a.lemma, b.lemma, across=False) or keytokens.keeps_name(
-            b.lemma, a.lemma, across=False
-        )
-    if a.value.startswith("date:") and b.value.startswith("date:"):
-        return keytokens.same_date(a.value[5:], {b.value[5:]})
-    return False
-
-
-def _plain(text: str) -> str:
-    """Letters without their accents ("é" -> "e")."""
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-
-
-def _same_stem(lemma_a: str, lemma_b: str) -> bool:
-    short, long = sorted((lemma_a, lemma_b), key=len)
-    return len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 3
-
-
-def _words(tokens) -> str:
-    return " ".join(t.text for t in tokens)
-
-
-def _same_class(a: Token, b: Token) -> bool:
-    """Two words of one class of predicate ("loves" / "enjoys", "wohnt" / "lives")."""
-    return same_class(class_of(a), class_of(b))
-
-
-def words_in_order(older: Reading, newer: Reading) -> bool:
-    """Whether every content word of each text has its counterpart in the other, in the
-    same order (a word of the same class of predicate counts: "loves" / "enjoys")."""
-    words_a, words_b = older.content, newer.content
-    if len(words_a) != len(words_b) or not words_a:
-        return False
-    return all(_match(a, b) or _same_class(a, b) for a, b in zip(words_a, words_b, strict=True))
-
-
-# An acronym is two to six letters.
-_ACRONYM = re.compile(r"[a-zé]{2,6}")
-
-
-def _without_acronyms(only_a: list[Token], only_b: list[Token]):
-    """The leftovers of each side less an acronym on one and its expansion on the other
-    ("UCL" / "University College London", "PI" / "principal investigator", "TU" /
-    "Technischen Universität"): the initials of a run of words."""
-    for short, long in ((only_a, only_b), (only_b, only_a)):
-        for token in list(short):
-            if token.kind not in ("word", "name") or not _ACRONYM.fullmatch(token.text):
-                continue
-            run = _expansion(token.text, long)
-            if run:
-                short.remove(token)
-                for word in run:
-                    long.remove(word)
-    return only_a, only_b
-
-
-def _expansion(acronym: str, tokens: list[Token]) -> list[Token]:
-    """The run of tokens whose initials spell the acronym (hyphenated words give one
-    initial a part; "École" gives "e"), or []."""
-    acronym = _plain(acronym)
-    for start in range(len(tokens)):
-        initials, run = "", []
-        for token in tokens[start:]:
-            parts = [p for p in re.split(r"[-_]", token.text) if p]
-            initials += "".join(_plain(p[0]) for p in parts)
-            run.append(token)
-            if len(initials) >= len(acronym):
-                break
-        if initials == acronym:
-            return run
-    return []

@@ -23,7 +23,16 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from memadmin.curation.detection import alignment, frames, guards, keytokens, lexical, reading
+from memadmin.curation.detection import (
+    alignment,
+    frames,
+    guards,
+    keytokens,
+    lexical,
+    matching,
+    polarity,
+    reading,
+)
 from memadmin.store.lexicon import fold, languages_differ
 
 
@@ -270,9 +279,9 @@ def automatic_merge(text_a: str, text_b: str, *, cosine: float, thresholds: Thre
         return False
     if keytokens.key_token_differences(reading_a.body, reading_b.body):
         return False
-    if keytokens.polarity_difference(reading_a.body, reading_b.body):
+    if polarity.polarity_difference(reading_a.body, reading_b.body):
         return False
-    if frames.words_in_order(reading_a, reading_b):
+    if matching.words_in_order(reading_a, reading_b):
         return True
     return cosine >= NEAR_EXACT and frames.compare(reading_a, reading_b).kind == frames.SAME
 
@@ -298,8 +307,8 @@ def _by_signals(a, b, judgement, tfidf, thresholds, *, multi, cross) -> PairJudg
         judgement.never_together = True
         return judgement
     differences = keytokens.key_token_differences(body_a, body_b)
-    polarity = keytokens.polarity_difference(body_a, body_b)
-    newer_changes = keytokens.announces_change(body_b)
+    opposed = polarity.polarity_difference(body_a, body_b)
+    newer_changes = polarity.announces_change(body_b)
 
     # "prefers Python for scripts" / "works at Veolia": values differ because the facts
     # do; once the values are set aside, a changed fact still reads the same (one slot).
@@ -314,7 +323,7 @@ def _by_signals(a, b, judgement, tfidf, thresholds, *, multi, cross) -> PairJudg
     added = _added_values(body_a, body_b) if newer_changes else []
     changed = bool(added) and one_slot(added)
     if (
-        (differences or polarity or changed)
+        (differences or opposed or changed)
         and not cross  # parallel wording says nothing across languages
         and (things := keytokens.different_things(body_a, body_b))
     ):
@@ -323,10 +332,10 @@ def _by_signals(a, b, judgement, tfidf, thresholds, *, multi, cross) -> PairJudg
         judgement.reasons.append(f"different things: {things}")
         judgement.never_together = True
         return judgement
-    if same_subject and ((differences and (same_slot or polarity)) or polarity or changed):
+    if same_subject and ((differences and (same_slot or opposed)) or opposed or changed):
         judgement.verdict = Verdict.CONFLICT
         judgement.differing_tokens = [d.describe() for d in differences] + (
-            [polarity] if polarity else []
+            [opposed] if opposed else []
         )
         judgement.conflict_kind = "update" if newer_changes else "contradiction"
         judgement.never_together = True

@@ -19,7 +19,7 @@ from functools import cache, lru_cache
 from typing import NamedTuple
 
 from memadmin.curation.detection import quantities
-from memadmin.store.lexicon import HAN, fold, language_of, lexicon, stop_words, words
+from memadmin.store.lexicon import fold, language_of, lexicon, stop_words, words
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,7 @@ _HOST = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+")
 _IDENTIFIER = re.compile(r"#?(?=.*\d)(?=.*[a-z])[a-z0-9]+(?:[-_.][a-z0-9]+)*")
 _COMPOUND = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
 _LABEL_NUMBER = re.compile(r"\d{1,3}")
+_LETTERS_NUMBER = re.compile(r"([a-z]+)[\s\-_]?0*(\d+)")
 _YEAR = re.compile(r"(19|20)\d{2}")
 _DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th|er|e|\.)?")
 _CHINESE_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?")
@@ -81,14 +82,14 @@ def _tables() -> dict[str, dict[str, str]]:
 
 
 @lru_cache(maxsize=65536)
-def _words_of(text: str) -> tuple[_Word, ...]:
+def words_of(text: str) -> tuple[_Word, ...]:
     # Cached: one judgement reads a text's words several times (subject, stance, names).
     found = []
     sentence_start = True
     last_end = 0  # the end of the previous token (never white space)
     for match in _TOKEN.finditer(text):
         raw = match.group().strip(".-/:'")
-        start = match.start()
+        start, end = match.span()
         if not raw:
             continue
         # What text[:start].rstrip() ends with, without copying the text before every word.
@@ -96,9 +97,14 @@ def _words_of(text: str) -> tuple[_Word, ...]:
         before = gap or text[max(last_end - 1, 0) : last_end]
         at_start = sentence_start or before.endswith(_SENTENCE_END)
         sentence_start = False
-        found.append(_Word(raw, fold(raw), at_start, start, match.end()))
-        last_end = match.end()
+        found.append(_Word(raw, _folded_word(raw), at_start, start, end))
+        last_end = end
     return tuple(found)
+
+
+@lru_cache(maxsize=262144)
+def _folded_word(raw: str) -> str:
+    return fold(raw)
 
 
 @lru_cache(maxsize=65536)
@@ -112,7 +118,7 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
     folded = fold(text)
     found: set[KeyToken] = set()
     taken: list[tuple[int, int]] = []  # spans read as a date or a label
-    words_ = _words_of(text)
+    words_ = words_of(text)
     starts = [word.start for word in words_]  # ascending: the words are in text order
     values = quantities.read(text)
     # Spans of measured values ("12.5 N"): their words (the unit) are no names.
@@ -127,6 +133,9 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
 
     index = 0
     while index < len(words_):
+        if _plain(words_[index].raw):
+            index += 1
+            continue
         date, used = _date_at(words_, index)
         if date:
             span = (words_[index].start, words_[index + used - 1].end)
@@ -158,6 +167,17 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
         else:
             found.add(KeyToken("quantity", f"{value.measure}={value.value}", index, written))
     return frozenset(found)
+
+
+@lru_cache(maxsize=262144)
+def _plain(raw: str) -> bool:
+    """A word no key token starts at, wherever it stands: lower case, no digit first, no
+    month, nothing _classify finds. Most words of most memories are plain, and key_tokens
+    runs for every memory a run judges: they skip the readers below."""
+    lower = fold(raw)
+    if not raw[:1].islower() or lower[:1].isdigit() or lower in _tables()["months"]:
+        return False
+    return not _classify(_Word(raw, lower, False, 0, len(raw)), SUBJECT_WORDS)
 
 
 def _day(lower: str) -> int | None:
@@ -260,9 +280,10 @@ def name_parts(identifier: str) -> tuple[str, str]:
     return _parts(identifier)
 
 
+@lru_cache(maxsize=65536)
 def _parts(identifier: str) -> tuple[str, str]:
     """An identifier's letters and number: "j4" -> ("j", "4"), "joint 4" -> ("joint", "4")."""
-    match = re.fullmatch(r"([a-z]+)[\s\-_]?0*(\d+)", identifier)
+    match = _LETTERS_NUMBER.fullmatch(identifier)
     return (match.group(1), match.group(2)) if match else (identifier, "")
 
 
@@ -279,6 +300,8 @@ def _compatible(kind: str, value: str, others: set[str]) -> bool:
             or value.startswith(o)
             for o in others
         )
+    if value in others:
+        return True
     letters, number = _parts(value)
     for other in others:
         if value == other:
@@ -314,6 +337,13 @@ def keeps_name(name: str, text: str, *, across: bool) -> bool:
     another spelling of it counts)."""
     others = text_words(text) | {t.value for t in key_tokens(text) if t.kind == "name"}
     return (_compatible_across if across else _compatible)("name", name, others)
+
+
+def same_name(name_a: str, name_b: str, *, across: bool = False) -> bool:
+    """Two names (key token values) that name one thing, either way round ("postgres 16"
+    / "postgresql 16", "j4" / "joint 4"; across languages a close spelling too)."""
+    compatible = _compatible_across if across else _compatible
+    return compatible("name", name_a, {name_b}) or compatible("name", name_b, {name_a})
 
 
 def _compatible_across(kind: str, value: str, others: set[str]) -> bool:
@@ -460,7 +490,7 @@ def _one_part_differs(parts_a: list[str], parts_b: list[str]) -> bool:
 def subject(text: str) -> str | None:
     """The entity a text is about when it names one in its first words ("pve1 has 64 GB",
     "Experiment E-041 tested...", "Alice's birthday is..."): its name, or None."""
-    words_ = _words_of(text)
+    words_ = words_of(text)
 
     def opens_the_sentence(position: int) -> bool:
         # Only capitalised words or articles before it: "Experiment E-041 tested",
@@ -500,7 +530,7 @@ def different_things(text_a: str, text_b: str) -> str | None:
     subjects = different_subjects(text_a, text_b)
     if subjects:
         return f"{subjects[0]} / {subjects[1]}"
-    raw_a, raw_b = _words_of(text_a), _words_of(text_b)
+    raw_a, raw_b = words_of(text_a), words_of(text_b)
     first_a, first_b = (raw_a[0].lower, raw_b[0].lower) if raw_a and raw_b else ("", "")
     if (
         len(raw_a) > 1
@@ -522,9 +552,9 @@ def _frame(text: str) -> list[tuple[str, bool]]:
     no change cues (they say when, not what). A name is a value: "deployed on Hetzner"
     / "on Railway" fill one slot two ways."""
     values = {token.position for token in key_tokens(text)}
-    cues, _ = _change_phrases()
+    cues = words("change", "words")
     frame = []
-    for index, word in enumerate(_words_of(text)):
+    for index, word in enumerate(words_of(text)):
         if word.lower in stop_words() or word.lower in cues:
             continue
         frame.append((word.lower[:5], index in values or word.lower[0].isdigit()))
@@ -568,145 +598,3 @@ def text_words(text: str) -> frozenset[str]:
     """The words of a text, case-folded (hyphenated words kept whole). Cached: one
     judgement reads them several times."""
     return frozenset(_TEXT_WORD.findall(fold(text)))
-
-
-# --- Polarity, negation, change ---------------------------------------------------------
-
-
-@cache
-def _polarity() -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
-    section = lexicon()["polarity"]
-    return (
-        frozenset(section["positive"]),
-        frozenset(section["negative"]),
-        tuple(section["negative_phrases"]),
-    )
-
-
-def _stance(text: str) -> tuple[set[str], set[str]]:
-    """The positive and negative stance words of a text (negative phrases included)."""
-    folded = fold(text)
-    positive, negative, phrases = _polarity()
-    found = text_words(folded) | set(_cjk_words(folded, positive | negative))
-    pos, neg = found & positive, found & negative
-    said = {phrase for phrase in phrases if phrase in folded}
-    if said:
-        neg |= said
-        # "doesn't like" holds "like": the phrase, not the word, is the stance.
-        pos -= {word for phrase in said for word in phrase.split()}
-    return pos, neg
-
-
-def _cjk_words(folded: str, vocabulary: frozenset[str]) -> list[str]:
-    """Chinese entries of `vocabulary` found in the text (no spaces to split on); a longer
-    entry hides the shorter one inside it (不喜欢 is no 喜欢)."""
-    hits = [w for w in vocabulary if w and "\u3400" <= w[0] <= "\u9fff" and w in folded]
-    return [w for w in hits if not any(w != other and w in other for other in hits)]
-
-
-def polarity_difference(text_a: str, text_b: str) -> str | None:
-    """Opposite stances ("likes" / "hates", "loves" / "can't stand", "mag" / "mag
-    keine", "aime" / "n'aime pas"), opposite states ("enabled" / "disabled"), or a term
-    one text negates that the other asserts: a description of the clash, or None."""
-    if not _shared_object(text_a, text_b):
-        return None  # "likes coffee" / "hates cilantro": stances on two things
-    pos_a, neg_a = _stance(text_a)
-    pos_b, neg_b = _stance(text_b)
-    if (pos_a and neg_b and not neg_a) or (pos_b and neg_a and not neg_b):
-        return f"polarity: {', '.join(sorted(pos_a | neg_a))} vs {', '.join(sorted(pos_b | neg_b))}"
-    words_a, words_b = text_words(text_a), text_words(text_b)
-    for one, other in lexicon()["polarity"]["opposite_states"]:
-        one, other = set(one), set(other)
-        if (words_a & one and words_b & other and not words_a & other) or (
-            words_b & one and words_a & other and not words_b & other
-        ):
-            side_a = sorted(words_a & (one | other))
-            side_b = sorted(words_b & (one | other))
-            return f"polarity: {', '.join(side_a)} vs {', '.join(side_b)}"
-    negated = _negation_clash(text_a, text_b)
-    if negated:
-        return f"negation: {negated}"
-    return None
-
-
-# How many words after a negation it reaches, within its clause ("does not use X",
-# "nutzt kein X", "decided against X").
-NEGATION_REACH = 3
-
-
-def _shared_object(text_a: str, text_b: str) -> bool:
-    """Whether the texts share a content word besides stance words and their first word:
-    a stance is about something ("likes cilantro" / "hates cilantro")."""
-    # Who holds the stance is not what it is about: the first word ("Alice likes..." /
-    # "Alice hates..."). Not subject(): in a short sentence that is the object ("uses
-    # Docker").
-    subjects = {words[0].lower for words in (_words_of(text_a), _words_of(text_b)) if words}
-    left_out = _stance_stems() | {s[:5] for s in subjects if s}
-    stop = stop_words()
-
-    def content(text: str) -> set[str]:
-        return {w[:5] for w in text_words(text) if w not in stop} - left_out
-
-    return bool(content(text_a) & content(text_b)) or bool(HAN.search(text_a + text_b))
-
-
-@cache
-def _stance_stems() -> frozenset[str]:
-    """The stems of every stance word (what a stance is about is something else)."""
-    positive, negative, phrases = _polarity()
-    stance = positive | negative | {word for phrase in phrases for word in phrase.split()}
-    return frozenset(word[:5] for word in stance)
-
-
-_CLAUSE_END = (".", ",", ";", ":", "!", "?", "。", "，", "；", "！", "？")
-
-
-def _negated_names(text: str) -> tuple[set[str], set[str]]:
-    """(names asserted, names negated): a name or identifier within NEGATION_REACH words
-    after a negation, in the same clause, is negated ("does not use Jenkins", "no Kafka
-    in the pipeline"). Only names: what is negated about ordinary words ("no ports are
-    forwarded" / "nothing is port-forwarded") is too loose to compare."""
-    negators = words("negation")
-    suffixes = tuple(lexicon()["negation"]["suffixes"])
-    names = {t.position: t.value for t in key_tokens(text) if t.kind == "name"}
-    asserted, negated = set(), set()
-    reach = 0
-    for index, word in enumerate(_words_of(text)):
-        gap = text[: word.start].rstrip()
-        if index and gap.endswith(_CLAUSE_END):
-            reach = 0
-        if word.lower in negators or word.lower.endswith(suffixes):
-            reach = NEGATION_REACH
-            continue
-        if index in names:
-            (negated if reach else asserted).add(names[index])
-        reach = max(reach - 1, 0)
-    return asserted, negated
-
-
-def _negation_clash(text_a: str, text_b: str) -> str | None:
-    """A term one text only asserts and the other only negates ("uses Jenkins" / "does
-    not use Jenkins; uses GitHub Actions")."""
-    asserted_a, negated_a = _negated_names(text_a)
-    asserted_b, negated_b = _negated_names(text_b)
-    clash = sorted(
-        ((asserted_a - negated_a) & (negated_b - asserted_b))
-        | ((asserted_b - negated_b) & (negated_a - asserted_a))
-    )
-    return ", ".join(clash) if clash else None
-
-
-@cache
-def _change_phrases() -> tuple[frozenset[str], tuple[str, ...]]:
-    section = lexicon()["change"]
-    return frozenset(section["words"]), tuple(section["phrases"])
-
-
-def announces_change(text: str) -> bool:
-    """Whether a text reads as a change of an earlier fact ("now", "moved to", "since",
-    "nicht mehr", "désormais", "现在")."""
-    folded = fold(text)
-    cue_words, phrases = _change_phrases()
-    if text_words(folded) & cue_words or any(phrase in folded for phrase in phrases):
-        return True
-    return bool(_cjk_words(folded, cue_words))

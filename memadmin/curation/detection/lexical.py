@@ -14,7 +14,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import chain
 
@@ -65,11 +65,14 @@ def cjk_share(text: str) -> float:
 def terms(text: str) -> tuple[str, ...]:
     """The terms of `text` for the lexical signal: stems of content words, numbers, and
     character bigrams of CJK runs."""
-    # Every memory's terms are computed once a run (the namespace's IDF), and a
-    # namespace's words repeat from memory to memory: each word's terms are worked out
+    return tuple(_terms(text))
+
+
+def _terms(text: str) -> Iterator[str]:
+    # A namespace's words repeat from memory to memory: each word's terms are worked out
     # once (_word_terms). NFKC leaves ASCII as it is, and casefold() is lower() there.
     text = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
-    return tuple(chain.from_iterable(map(_word_terms, _WORD.findall(text))))
+    return chain.from_iterable(map(_word_terms, _WORD.findall(text)))
 
 
 @lru_cache(maxsize=262144)
@@ -100,11 +103,11 @@ class TfIdf:
     """Document frequencies of one namespace; `similarity` is the TF-IDF cosine."""
 
     def __init__(self, texts: Iterable[str]):
-        self.document_count = 0
-        self.frequency: Counter[str] = Counter()
-        for text in texts:
-            self.document_count += 1
-            self.frequency.update(set(terms(text)))
+        # Every memory of the namespace counts once, and few are ever compared: their
+        # terms are not kept (terms() keeps those of the texts a pair compares).
+        documents = [set(_terms(text)) for text in texts]
+        self.document_count = len(documents)
+        self.frequency: Counter[str] = Counter(chain.from_iterable(documents))
 
     def weight(self, term: str) -> float:
         # Smoothed IDF: a term seen nowhere else weighs most; one in every memory, least.

@@ -19,439 +19,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache, lru_cache
-from typing import NamedTuple
+from functools import cache, cached_property, lru_cache
 
-from memadmin.curation.detection import keytokens, quantities
-from memadmin.store.lexicon import HAN, fold, language_of, lexicon, words
-
-# --- The lexicon, indexed -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PredicateClass:
-    name: str
-    slot: str = ""  # one | many | "" (not a slot of its own)
-    changes: bool = False  # a new value updates the old one
-    sets: str = ""  # the class an event of this class gives a new value ("*": any)
-    stance: int = 0  # +1 liking, -1 disliking
-    preps: frozenset[str] = frozenset()  # the words that must follow it (when given)
-    needs_subject: bool = False  # only said of a named thing ("CI runs on ...")
-    valued: bool = False  # its words are its values ("single" / "married")
-
-
-@cache
-def _classes() -> tuple[dict[str, PredicateClass], dict[str, PredicateClass], list]:
-    """(word -> class, noun -> class, [(phrase, class)]) for every predicate class."""
-    by_word: dict[str, PredicateClass] = {}
-    by_noun: dict[str, PredicateClass] = {}
-    phrases = []
-    for name, entry in lexicon()["predicates"].items():
-        found = PredicateClass(
-            entry.get("as", name),
-            entry.get("slot", ""),
-            entry.get("changes", False),
-            entry.get("sets", ""),
-            entry.get("stance", 0),
-            frozenset(entry.get("preps", [])),
-            entry.get("needs_subject", False),
-            entry.get("valued", False),
-        )
-        for word in entry.get("words", []):
-            by_word.setdefault(word, found)
-        for noun in entry.get("nouns", []):
-            by_noun.setdefault(noun, found)
-        phrases.extend((phrase, found) for phrase in entry.get("phrases", []))
-    return by_word, by_noun, phrases
-
-
-def predicate_class(name: str) -> PredicateClass:
-    return next(c for c in _classes()[0].values() if c.name == name)
-
-
-def slot_nouns() -> dict[str, PredicateClass]:
-    """Noun -> the class it names ("home": live, "citizenship": nationality)."""
-    return _classes()[1]
-
-
-def same_class(a: PredicateClass | None, b: PredicateClass | None) -> bool:
-    """Two classes of one name ("run on" is a way to say "deploy")."""
-    return a is not None and b is not None and a.name == b.name
-
-
-@cache
-def _preamble() -> re.Pattern:
-    """The lexicon's preamble patterns as one expression (one match a text, not nine)."""
-    return re.compile("|".join(f"(?:{p})" for p in lexicon()["preamble"]["patterns"]))
-
-
-# Words that carry no fact besides the stop words, per language.
-_EXTRA_FUNCTION_WORDS = {
-    "en": "the a an this that these those some any every each really very also still just "
-    "always usually often quite so too new again",
-    "de": "der die das den dem des ein eine einen einem einer sehr auch noch immer schon "
-    "bei beim nach aus über unter seit vor zum zur bis durch gegen um vom ins",
-    "fr": "le la les un une des du de l d très aussi encore toujours chez sous vers "
-    "entre depuis pendant contre avant après au aux",
-    "zh": "的 了 是 在 很 也 都 就 一名 一个 一只 一条 个 着 过 吧 呢 啊 "
-    "到 给 对 从 向 把 被 上 里 今年 今天 现在 每天",
-}
-
-
-@cache
-def _function_words(language: str) -> frozenset[str]:
-    """Words of a language that carry no fact: its stop words, intensifiers, and the
-    adverbs of change ("now", "actually", "jetzt", "désormais", "已经": read apart)."""
-    language = language if language in _EXTRA_FUNCTION_WORDS else "en"
-    change = lexicon()["change"]["words"]
-    adverbs = {w for w in change if w not in _classes()[0]} - set(lexicon()["cessation"]["words"])
-    stop = lexicon()["stop_words"].get(language, "").split()
-    found = set(stop) | adverbs | set(_EXTRA_FUNCTION_WORDS[language].split())
-    found |= set(lexicon()["markers"]["past_time"]) | set(lexicon()["markers"]["new"])
-    found |= set(lexicon()["approximate"]["words"])  # "about 40 min" is 40 min
-    return frozenset(found) - words("negation") - _markers()
-
-
-@cache
-def _per_language(key: str, language: str) -> frozenset[str]:
-    """A list of store/lexicon.toml's [markers] kept per language ("auxiliaries_fr")."""
-    return frozenset(lexicon()["markers"].get(f"{key}_{language}", ()))
-
-
-def _chinese_time(word: str) -> str:
-    """A Chinese weekday or month as a value ("weekday:thursday"), or ""."""
-    for kind, table in (("weekday", "weekdays"), ("month", "months")):
-        for value, spelled in lexicon()[table].items():
-            if word in spelled and HAN.search(word):
-                return f"{kind}:{value}"
-    return ""
-
-
-@cache
-def _seasons() -> dict[str, str]:
-    return {
-        word: season for season, found in lexicon()["markers"]["seasons"].items() for word in found
-    }
-
-
-@cache
-def _people_words(language: str) -> tuple[frozenset[str], ...]:
-    """(user words, pronouns, possessives, relations) of a language ("son" is French for
-    "his" and English for a child: each language's own lists)."""
-    section = lexicon()["user"].get(language if language in ("de", "fr", "zh") else "en")
-    return tuple(
-        frozenset(section[key]) for key in ("words", "pronouns", "possessives", "relations")
-    )
-
-
-def relation_word(token: Token, language: str) -> bool:
-    """ "son", "sister", "Kollegin", "女儿": someone named by their relation to the user."""
-    relations = _people_words(language)[3]
-    return token.lemma in relations or token.text in relations
-
-
-@cache
-def _markers() -> frozenset[str]:
-    section = lexicon()["markers"]
-    return frozenset(
-        word for key in ("role", "contrast", "purpose", "replaced") for word in section[key]
-    )
-
-
-# --- Tokens ---------------------------------------------------------------------------------
-
-
-class Token(NamedTuple):
-    # A named tuple: a run builds one for every word of every memory it reads, and a
-    # frozen dataclass took three times as long to build.
-    text: str  # folded, as written
-    lemma: str
-    start: int  # character offset in the body
-    # word | name | value (content); verb (a copula or an auxiliary: be, have, does);
-    # function | negator | user | pronoun | possessive | marker
-    kind: str
-    value: str = ""  # a value's canonical form ("length:2", "date:2026-05-09", "name:lyon")
-    upper: bool = False  # written with a capital
-    caps: bool = False  # written in capitals, a short word: an acronym ("UCL", "DB", "PO")
-
-    @property
-    def content(self) -> bool:
-        return self.kind in ("word", "name", "value")
-
-    @property
-    def key(self) -> str:
-        """What two tokens must share to be one word: a value's canonical form, a word's
-        lemma."""
-        return self.value or self.lemma
-
-
-# A word as written: letters and digits, with inner apostrophes, hyphens, dots and
-# slashes (Fly.io, Europe/Berlin, unit-test, don't, l'interface).
-_WORD = re.compile(r"[\w][\w'’\-./]*[\w]|[\w]|[%€$£°]|(?<=\w)[:：](?=\s|$)")
-_ENGLISH_CONTRACTIONS = {
-    "n't": "not",
-    "'m": "am",
-    "'re": "are",
-    "'ve": "have",
-    "'ll": "will",
-    "'d": "would",
-}
-_IRREGULAR_NOT = {"can't": "can", "won't": "will", "cannot": "can", "shan't": "shall"}
-_FRENCH_ELISION = re.compile(r"^(l|d|j|n|qu|s|c|m|t|jusqu|lorsqu|puisqu)['’](.+)$")
-
-
-@lru_cache(maxsize=65536)
-def lemma(word: str, language: str) -> str:
-    """A word's dictionary form (simplemma), folded; Chinese words as they are."""
-    if language not in ("en", "de", "fr", "es") or HAN.search(word):
-        return fold(word)
-    import simplemma
-
-    return fold(simplemma.lemmatize(word, lang=language))
-
-
-def _pieces(raw: str, language: str) -> list[tuple[str, int]]:
-    """A written word split where a contraction or an elision joins two ("doesn't" ->
-    "does", "not"; "l'interface" -> "l", "interface"), with offsets within it."""
-    if raw.isalnum():  # most words: no contraction, no elision
-        return [(fold(raw), 0)]
-    folded = fold(raw).replace("’", "'")
-    if folded in _IRREGULAR_NOT:
-        return [(_IRREGULAR_NOT[folded], 0), ("not", len(raw) - 3)]
-    if language == "en" or language not in ("fr", "de"):
-        for suffix, word in _ENGLISH_CONTRACTIONS.items():
-            if folded.endswith(suffix) and len(folded) > len(suffix):
-                cut = len(folded) - len(suffix)
-                return [(folded[:cut], 0), (word, cut)]
-        if folded.endswith("'s") and len(folded) > 2:
-            return [(folded[:-2], 0), ("'s", len(folded) - 2)]
-    if language == "fr":
-        match = _FRENCH_ELISION.match(folded)
-        if match:
-            head = {"n": "ne", "qu": "que", "j": "je", "l": "le", "d": "de"}.get(
-                match.group(1), match.group(1)
-            )
-            return [(head, 0), (match.group(2), len(match.group(1)) + 1)]
-    return [(folded, 0)]
-
-
-def _words_with_offsets(body: str, language: str) -> list[tuple[str, str, int]]:
-    """(as written, folded piece, offset) for every word of the body."""
-    if language in ("zh", "ja"):
-        return _chinese_words(body)
-    found = []
-    for match in _WORD.finditer(body):
-        raw = match.group()
-        for piece, offset in _pieces(raw, language):
-            # German lemmas need the word's case (nouns are capitalised).
-            written = raw[offset : offset + len(piece)]
-            if fold(written).replace("’", "'") != piece:
-                written = piece
-            found.append((written, piece, match.start() + offset))
-    return found
-
-
-def _chinese_words(body: str) -> list[tuple[str, str, int]]:
-    """jieba's words (its dictionary only: guessed words vary), a negation split from the
-    verb it negates ("没有" is "not" + "have", "不喜欢" "not" + "like"), and a run of
-    single characters jieba does not know joined into one word (a name: 微信, 钉钉)."""
-    import jieba
-
-    _quiet_jieba()
-    pieces, offset = [], 0
-    for word in jieba.lcut(body, HMM=False):
-        start = body.find(word, offset)
-        offset = start + len(word)
-        if not word.strip() or not (_WORD.fullmatch(word) or HAN.search(word)):
-            pieces.append(None)  # punctuation: ends a run of characters
-            continue
-        if len(word) > 1 and word[0] in _CHINESE_NEGATORS and word not in _KEPT_WHOLE:
-            pieces += [(word[0], start), (word[1:], start + 1)]
-        else:
-            pieces.append((word, start))
-    function = _function_words("zh")
-    found: list[tuple[str, str, int]] = []
-    run: list[tuple[str, int]] = []
-
-    def flush() -> None:
-        if run:
-            word = "".join(w for w, _ in run)
-            found.append((word, fold(word), run[0][1]))
-            run.clear()
-
-    for piece in pieces:
-        single = piece is not None and len(piece[0]) == 1 and HAN.search(piece[0])
-        if (
-            single
-            and piece[0] not in function
-            and piece[0] not in _CHINESE_NEGATORS
-            and not _known_word(piece[0])
-        ):
-            run.append(piece)
-            continue
-        flush()
-        if piece is not None:
-            found.append((piece[0], fold(piece[0]), piece[1]))
-    flush()
-    return found
-
-
-_CHINESE_NEGATORS = "不没别未无"
-# Words that start with a negator and are one word ("不再": no longer, a cue of its own).
-_KEPT_WHOLE = frozenset({"不再", "不要", "无论", "不过", "不同", "不断", "没关系"})
-
-
-def _known_word(char: str) -> bool:
-    """A single character that is a word of the lexicon's (a verb, a class word)."""
-    return class_of_word(char) is not None or char in _CHINESE_VERBS
-
-
-# Single-character verbs memories use; anything else alone is part of a name.
-_CHINESE_VERBS = frozenset("喝吃用住是在有去来做学看听说写读买卖开跑走玩叫养弹打踢") | frozenset(
-    {"需要", "花", "要", "参加", "负责", "管理", "开始", "结束", "到达", "离开"}
+from memadmin.curation.detection import polarity, quantities
+from memadmin.curation.detection.words import (
+    CHINESE_VERBS,
+    PredicateClass,
+    Token,
+    class_of,
+    classes,
+    lemma,
+    per_language,
+    preamble_pattern,
+    predicate_class,
+    same_class,
+    tokens,
 )
-
-
-@cache
-def _quiet_jieba() -> None:
-    import logging
-
-    import jieba
-    from django.conf import settings
-
-    jieba.setLogLevel(logging.WARNING)
-    # jieba keeps its dictionary's prefix table in a cache file (0.6 s to build, 0.1 s to
-    # load): in the app's data folder, never the system's temporary one.
-    folder = settings.DATA_DIR / "cache"
-    folder.mkdir(parents=True, exist_ok=True)
-    jieba.dt.tmp_dir = str(folder)
-
-
-def _value_spans(body: str) -> list[tuple[int, int, str]]:
-    """(start, end, canonical value) of the body's measured values, numbers and dates, in
-    the body's own offsets."""
-    folded = fold(body)
-    spans = []
-    for value in quantities.read(body):
-        start, end = value.start, value.end
-        if len(folded) != len(body):  # ß, ligatures: map back by proportion
-            start = round(start * len(body) / len(folded))
-            end = round(end * len(body) / len(folded))
-        spans.append((start, end, f"{value.measure}:{value.value}"))
-    text_words = keytokens._words_of(body)
-    for token in keytokens.key_tokens(body):
-        if token.kind in ("date", "weekday", "month", "env") and token.position < len(text_words):
-            start = text_words[token.position].start
-            end = start + len(token.written) if token.written else text_words[token.position].end
-            spans.append((start, end, f"{token.kind}:{token.value}"))
-    return spans
-
-
-@lru_cache(maxsize=65536)
-def tokens(body: str, language: str) -> tuple[Token, ...]:
-    """The body's tokens, each with its kind; the words of one value are one token."""
-    spans = _value_spans(body)
-    text_words = keytokens._words_of(body)
-    names, name_spans = {}, []
-    for token in keytokens.key_tokens(body):
-        if token.kind in ("name", "host", "ip") and token.position < len(text_words):
-            start = text_words[token.position].start
-            names[start] = token.value
-            if token.written:  # a label of two words ("Joint 4"): its number is no value
-                name_spans.append((start, start + len(token.written)))
-    spans = [s for s in spans if not any(a <= s[0] < b for a, b in name_spans)]
-    function = _function_words(language)
-    users, pronouns, possessives, _ = _people_words(language)
-    negators, markers = words("negation"), _markers()
-    auxiliaries = _per_language("auxiliaries", language)
-    by_word = _classes()[0]
-    found: list[Token] = []
-    spans_taken: set[int] = set()
-    for written, piece, start in _words_with_offsets(body, language):
-        if name_spans and any(a < start < b for a, b in name_spans):
-            continue  # the rest of a two-word label
-        span = _span_at(spans, start) if spans else None
-        if span is not None and spans[span][2].startswith("env:") and by_word.get(piece):
-            span = None  # "I live in Leeds": the verb, not the "live" environment
-        if span is not None:
-            if span not in spans_taken:  # a value's words are one token
-                spans_taken.add(span)
-                found.append(Token(piece, piece, start, "value", spans[span][2]))
-            continue
-        if piece in (":", "："):
-            # "Package manager: pnpm": a colon between a name and its value is a copula.
-            found.append(Token(piece, "be", start, "verb"))
-            continue
-        if piece in _seasons() and not (
-            piece == "été" and found and found[-1].text in _per_language("auxiliaries", "fr")
-        ):  # "a été déplacée": the participle, not the summer
-            found.append(Token(piece, piece, start, "value", f"season:{_seasons()[piece]}"))
-            continue
-        if language == "zh" and (when := _chinese_time(piece)):
-            found.append(Token(piece, piece, start, "value", when))  # "星期四", "周二"
-            continue
-        lemma_ = lemma(written if language == "de" else piece, language)
-        known = by_word.get(lemma_) or by_word.get(piece)
-        if piece in negators or piece == "not" or lemma_ in negators:
-            kind = "negator"
-        elif piece in users:
-            kind = "user"
-        elif piece in possessives:
-            kind = "possessive"
-        elif piece in pronouns:
-            kind = "pronoun"
-        elif piece in markers:
-            kind = "marker"
-        elif start in names and not (language == "de" and _german_word(written)):
-            # Before the classes: "the Proxmox VE cluster" has no verb "ve".
-            found.append(
-                Token(
-                    piece, names[start], start, "name", f"name:{names[start]}", True, _caps(written)
-                )
-            )
-            continue
-        elif (known is not None and known.name in ("be", "have")) or piece in auxiliaries:
-            kind = "verb"
-        elif known is not None:
-            kind = "word"  # "use", "used": stop words to the lexical signal, predicates here
-        elif piece in function or lemma_ in function or piece == "'s" or _ne_plus(found, piece):
-            kind = "function"
-        else:
-            kind = "word"
-        found.append(
-            Token(piece, lemma_, start, kind, upper=written[:1].isupper(), caps=_caps(written))
-        )
-    return tuple(found)
-
-
-def _span_at(spans: list[tuple[int, int, str]], start: int) -> int | None:
-    """The longest value span a word at `start` falls in (a date over a number), or None.
-    A plain loop: a text has a span or two, and this runs for every word."""
-    best, length = None, -1
-    for index, (begin, end, _) in enumerate(spans):
-        if begin <= start < end and end - begin > length:
-            best, length = index, end - begin
-    return best
-
-
-def _caps(written: str) -> bool:
-    return 2 <= len(written) <= 6 and written.isalpha() and written.isupper()
-
-
-def _ne_plus(before: list[Token], piece: str) -> bool:
-    """French "plus" after "ne", German "mehr" after "nicht" or "kein": "no longer",
-    not "more"."""
-    if piece == "plus":
-        return any(t.text == "ne" for t in before[-3:])
-    return piece == "mehr" and any(t.kind == "negator" for t in before[-4:])
-
-
-def _german_word(written: str) -> bool:
-    """A capitalised German word the dictionary knows is a noun, not a name ("Kaffee")."""
-    import simplemma
-
-    return simplemma.is_known(written, lang="de")
-
+from memadmin.store.lexicon import HAN, fold, language_of, words
 
 # --- The reading ----------------------------------------------------------------------------
 
@@ -475,6 +59,8 @@ class Reading:
     recommended: bool  # someone else's suggestion or gift
     clause_end: int  # tokens[:clause_end] are the main clause
     opening: bool  # the clause opens with a preposition ("After 40 min, ..."): no subject first
+    # The parts below are worked out once a reading (cached_property writes past the
+    # frozen dataclass): a run compares each reading with several others.
 
     @property
     def sign(self) -> int:
@@ -483,18 +69,18 @@ class Reading:
         sign = -1 if self.negated or self.ceased else 1
         return -sign if self.stance < 0 else sign
 
-    @property
+    @cached_property
     def subject(self) -> tuple[Token, ...]:
         """The tokens before the predicate (none when no predicate was found)."""
         return tuple(
             t for t in self.tokens[: self.subject_end] if t.kind not in ("function", "marker")
         )
 
-    @property
+    @cached_property
     def subject_words(self) -> tuple[Token, ...]:
         """The subject's content words, less a word that only names the predicate ("her
         home is in Lyon": lives; "Mum's birthday": born)."""
-        nouns = _classes()[1]
+        nouns = classes()[1]
         return tuple(
             t
             for t in self.subject
@@ -508,7 +94,7 @@ class Reading:
         does not name)."""
         return not self.subject_words
 
-    @property
+    @cached_property
     def objects(self) -> tuple[Token, ...]:
         """The content tokens of the main clause after the predicate."""
         return tuple(
@@ -520,7 +106,7 @@ class Reading:
             and not _is_class_word(t, self.predicate)
         )
 
-    @property
+    @cached_property
     def content(self) -> tuple[Token, ...]:
         """Every content token of the body (all clauses)."""
         return tuple(t for t in self.tokens if t.content)
@@ -534,10 +120,11 @@ def _is_class_word(token: Token, predicate: PredicateClass | None) -> bool:
 
 
 def warm_up() -> None:
-    """Load what reading a text needs (simplemma's dictionaries of the three languages,
-    the unit table), so that worker processes forked after this share it."""
-    for language in ("en", "de", "fr"):
-        lemma("warm", language)
+    """Load what reading most texts needs (simplemma's English dictionary, the unit
+    table), so that worker processes forked after this share it. The German and French
+    dictionaries (1.0 s and 0.2 s to load) wait for a text in their language: a store
+    in English never loads them, and a worker that meets one loads it once."""
+    lemma("warm", "en")
     read("Lives in Lyon and works 2 h a day.")
     quantities.read("1,5 km")
 
@@ -568,7 +155,7 @@ def strip_preamble(text: str) -> tuple[str, str]:
     body = text
     while True:
         folded = fold(body[:120])
-        match = _preamble().match(folded)
+        match = preamble_pattern().match(folded)
         if match is not None and match.end() >= len(folded):
             match = None
         # Folding keeps the length of everything but ß and ligatures: cut by proportion.
@@ -619,8 +206,8 @@ def read(text: str) -> Reading:
         predicate = predicate_class("like" if stance > 0 else "dislike")
     ceased = _ceased(main, predicate_at, folded)
     recommending = words("recommendation")
-    recommended = any(t.lemma in recommending or t.text in recommending for t in main) or any(
-        phrase in folded for phrase in words("recommendation", "phrases")
+    recommended = any(t.lemma in recommending or t.text in recommending for t in main) or bool(
+        _phrases("recommendation").search(folded)
     )
     negated = (
         any(t.kind == "negator" for t in main)
@@ -628,7 +215,7 @@ def read(text: str) -> Reading:
         and not _stance_phrase(folded)
     )
     change = (
-        keytokens.announces_change(clause)
+        polarity.announces_change(clause)
         or ceased
         or any(t.text in words("markers", "new") for t in main[: max(predicate_at, 0)])
         or bool(predicate and predicate.sets)
@@ -679,7 +266,7 @@ def _ceased(main, predicate_at: int, folded: str) -> bool:
     """The clause ends what it names: a cessation phrase ("gave up", "changed my mind"),
     or a cessation verb as its predicate or before it ("quit the band", "sold the Golf";
     not "latency dropped" said of a thing)."""
-    if any(phrase in folded for phrase in words("cessation", "phrases")):
+    if _phrases("cessation").search(folded):
         return True
     if predicate_at < 0:
         return False
@@ -721,12 +308,23 @@ def _negation_only_of_objects(main: tuple[Token, ...]) -> bool:
 
 def _stance_phrase(folded: str) -> bool:
     """ "can't stand", "ne supporte pas": a stance whose negation is part of it."""
-    return any(phrase in folded for phrase, _ in _classes()[2])
+    return bool(_stance_phrases().search(folded))
+
+
+@cache
+def _stance_phrases() -> re.Pattern:
+    return re.compile("|".join(re.escape(phrase) for phrase, _ in classes()[2]) or "(?!)")
+
+
+@cache
+def _phrases(section: str) -> re.Pattern:
+    """A section's phrases as one expression: one search a text, not one per phrase."""
+    return re.compile("|".join(re.escape(p) for p in words(section, "phrases")) or "(?!)")
 
 
 def _stance(main: tuple[Token, ...], folded: str) -> int:
     """+1 or -1 from the first word of liking or disliking in the main clause."""
-    by_word, _, phrases = _classes()
+    by_word, _, phrases = classes()
     for phrase, found in phrases:
         if phrase in folded:
             return found.stance
@@ -749,7 +347,7 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
     copula with none names what its subject names ("her home is in Lyon": lives). A
     memory with no subject starts with its predicate ("Plays chess", "Took Rex camping");
     after a subject (a user word, a pronoun, a name) the next verb is ("Ana swam")."""
-    by_noun = _classes()[1]
+    by_noun = classes()[1]
     seen: list[Token] = []  # what came before: the subject
     for index, token in enumerate(main):
         if token.kind == "possessive":
@@ -824,16 +422,6 @@ def _timely(token: Token) -> bool:
 _ARTICLES = frozenset("the a an der die das den dem ein eine einen le la les un une l".split())
 
 
-def class_of_word(word: str) -> PredicateClass | None:
-    return _classes()[0].get(word)
-
-
-def class_of(token: Token) -> PredicateClass | None:
-    """The class of predicate a word belongs to, or None."""
-    by_word = _classes()[0]
-    return by_word.get(token.lemma) or by_word.get(token.text)
-
-
 def _gerund_subject(main, index: int, language: str) -> bool:
     """An English -ing word that opens a clause whose own verb comes later ("Upgrading
     the pool breaks replication"), unlike "Planning a trip to Japan"."""
@@ -866,7 +454,7 @@ def _starts_predicate(main, index: int, seen: list[Token], language: str) -> boo
         return _verb_form(token, language) and not copula_soon
     if seen and seen[-1].kind in ("user", "pronoun"):
         return True  # "I collect", "she wants"
-    if language == "zh" and token.text in _CHINESE_VERBS:
+    if language == "zh" and token.text in CHINESE_VERBS:
         return True  # "前端测试需要5分钟": a verb, wherever it stands
     if len(content_before) == 1 and (seen[-1].kind == "name" or seen[-1].upper):
         return _verb_form(token, language) or language == "zh"  # "Ana swam", "Tom works"
@@ -978,7 +566,7 @@ def _is_event(main, predicate_at: int, predicate, language: str, folded: str) ->
         ):
             return not before & {"is", "are", "am", "be"}  # "is learning" is no event
         return False
-    past_auxiliaries = _per_language("past_auxiliaries", language)
+    past_auxiliaries = per_language("past_auxiliaries", language)
     if language in ("de", "fr"):
         participles = [t for t in main[predicate_at:] if _participle(t, language)]
         has_auxiliary = bool(before & past_auxiliaries) or any(

@@ -3,7 +3,7 @@ negation and change cues."""
 
 import pytest
 
-from memadmin.curation.detection import keytokens
+from memadmin.curation.detection import keytokens, polarity
 
 
 def kinds(text_a, text_b):
@@ -51,13 +51,13 @@ def test_added_detail_and_other_spellings_are_no_difference(a, b):
 
 
 def test_opposite_polarity_is_found():
-    assert keytokens.polarity_difference("Likes cilantro in tacos.", "Hates cilantro.") is not None
-    assert keytokens.polarity_difference("Likes cilantro.", "Really likes cilantro.") is None
+    assert polarity.polarity_difference("Likes cilantro in tacos.", "Hates cilantro.") is not None
+    assert polarity.polarity_difference("Likes cilantro.", "Really likes cilantro.") is None
 
 
 def test_a_newer_text_can_announce_a_change():
-    assert keytokens.announces_change("The ingest service now listens on port 9100.")
-    assert not keytokens.announces_change("The ingest service listens on port 9100.")
+    assert polarity.announces_change("The ingest service now listens on port 9100.")
+    assert not polarity.announces_change("The ingest service listens on port 9100.")
 
 
 @pytest.mark.parametrize(
@@ -75,7 +75,7 @@ def test_a_newer_text_can_announce_a_change():
     ],
 )
 def test_opposite_stances_in_four_languages(a, b):
-    assert keytokens.polarity_difference(a, b) is not None
+    assert polarity.polarity_difference(a, b) is not None
 
 
 @pytest.mark.parametrize(
@@ -87,11 +87,11 @@ def test_opposite_stances_in_four_languages(a, b):
     ],
 )
 def test_stances_on_different_things_or_the_same_side_do_not_clash(a, b):
-    assert keytokens.polarity_difference(a, b) is None
+    assert polarity.polarity_difference(a, b) is None
 
 
 def test_a_negated_name_clashes_with_the_same_name_asserted():
-    assert keytokens.polarity_difference(
+    assert polarity.polarity_difference(
         "The build does not use Docker; it uses Podman.", "The build uses Docker."
     ) == ("negation: docker")
 
@@ -108,7 +108,7 @@ def test_a_negated_name_clashes_with_the_same_name_asserted():
     ],
 )
 def test_a_change_is_announced_in_four_languages(text):
-    assert keytokens.announces_change(text)
+    assert polarity.announces_change(text)
 
 
 @pytest.mark.parametrize(
@@ -116,7 +116,7 @@ def test_a_change_is_announced_in_four_languages(text):
     ["CI runs on Jenkins.", "Lena wohnt in Graz.", "Marc habite à Nantes.", "团队使用 Jenkins。"],
 )
 def test_a_plain_statement_announces_no_change(text):
-    assert not keytokens.announces_change(text)
+    assert not polarity.announces_change(text)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,227 @@
+"""Which words of two memories are one word: the same lemma or canonical value, a name
+in another form (Postgres / PostgreSQL, J4 / Joint 4), an acronym and its expansion
+("UCL" / "University College London", from the initials: no list of names), a word of
+the same class of predicate ("called" / "named"), and across languages a translation
+the multilingual model vouches for. curation.detection.frames aligns two readings with
+these; the automatic merge asks words_in_order.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from itertools import pairwise
+
+from memadmin.curation.detection import alignment, keytokens
+from memadmin.curation.detection.reading import Reading
+from memadmin.curation.detection.words import Token, class_of, same_class
+
+# The most words that may differ on a side for the difference to be one slot's value
+# ("a data analyst" / "a product manager"); more is rewording, for the similarity.
+RESIDUE_WORDS = 3
+# An acronym is two to six letters.
+_ACRONYM = re.compile(r"[a-zé]{2,6}")
+
+
+# Two words of two languages are surely not one word below this multilingual cosine
+# (translations score 0.86 and up; "Siemens" / "Bosch" 0.83).
+NOT_A_TRANSLATION = 0.85
+
+
+def other_word_across(older: Reading, newer: Reading) -> str:
+    """ "Works at Siemens" / "Arbeitet bei Bosch", "Prefers dark mode" / "Préfère le mode
+    clair": the objects of one predicate across languages, word against word with the
+    multilingual model, differ in exactly one word each that is no translation of the
+    other (the rest of them translations); else ""."""
+    objects_a = [t for t in older.objects if t.kind in ("word", "name")]
+    objects_b = [t for t in newer.objects if t.kind in ("word", "name")]
+    if not objects_a or not objects_b or max(len(objects_a), len(objects_b)) > RESIDUE_WORDS:
+        return ""
+    scores = {
+        (a.text, b.text): alignment.across_languages(a.text, b.text)
+        for a in objects_a
+        for b in objects_b
+    }
+    only_a = [a for a in objects_a if max(scores[a.text, b.text] for b in objects_b) < 0.9]
+    only_b = [b for b in objects_b if max(scores[a.text, b.text] for a in objects_a) < 0.9]
+    if len(only_a) == len(only_b) == 1:
+        a, b = only_a[0], only_b[0]
+        # Names keep their spelling across languages ("Siemens" / "Bosch": two firms).
+        names = a.kind == "name" or a.upper, b.kind == "name" or b.upper
+        other_names = all(names) and not keytokens.same_name(a.text, b.text, across=True)
+        if other_names or scores[a.text, b.text] < NOT_A_TRANSLATION:
+            return f"{a.text} / {b.text}"
+    return ""
+
+
+def numbers_differ(names_a: set[str], names_b: set[str]) -> bool:
+    """ "postgresql 15" / "postgresql 16": one name, another number."""
+    numbers_a = {keytokens.name_parts(n) for n in names_a}
+    numbers_b = {keytokens.name_parts(n) for n in names_b}
+    return any(
+        letters == other_letters and number and other_number and number != other_number
+        for letters, number in numbers_a
+        for other_letters, other_number in numbers_b
+    )
+
+
+def changed_values(values_a: set[str], values_b: set[str], text_b: str, text_a: str) -> str:
+    """A kind of value both sides give, with no value of it in common (names compared in
+    any spelling of the other language)."""
+    for kind in sorted({v.split(":")[0] for v in values_a} & {v.split(":")[0] for v in values_b}):
+        of_a = {v.split(":", 1)[1] for v in values_a if v.startswith(kind + ":")}
+        of_b = {v.split(":", 1)[1] for v in values_b if v.startswith(kind + ":")}
+        if of_a & of_b:
+            continue
+        if (
+            kind == "name"
+            and not numbers_differ(of_a, of_b)
+            and (
+                any(keytokens.keeps_name(n, text_b, across=True) for n in of_a)
+                or any(keytokens.keeps_name(n, text_a, across=True) for n in of_b)
+            )
+        ):
+            continue
+        if kind == "date" and any(keytokens.same_date(d, of_b) for d in of_a):
+            continue
+        return f"{kind}: {', '.join(sorted(of_a))} / {', '.join(sorted(of_b))}"
+    return ""
+
+
+def same_word(a: Token, b: Token) -> bool:
+    """One word in two texts: the same lemma or canonical value, a name in a longer or
+    shorter form (Postgres / PostgreSQL, J4 / Joint 4), or a date in a fuller form."""
+    if a.key == b.key:
+        return True
+    if a.kind == b.kind == "word" and a.text == b.text:
+        return True  # a value or a name is its whole value ("May 9" / "May 6")
+    if a.kind == b.kind == "word" and same_stem(a.lemma, b.lemma):
+        return True  # "meeting" / "meet", "scripting" / "script": lemmas disagree at times
+    if a.kind == b.kind == "word" and same_word_class(a, b):
+        return True  # "a cat called Miso" / "named Miso": words of one class of predicate
+    if ("-" in a.text or "_" in a.text) and b.text in re.split(r"[-_]", a.text):
+        return True  # "cems-ingest" / "the ingest service"
+    if ("-" in b.text or "_" in b.text) and a.text in re.split(r"[-_]", b.text):
+        return True
+    if (a.caps and abbreviates(a.text, b.text)) or (b.caps and abbreviates(b.text, a.text)):
+        return True  # "DB" / "database"
+    if {a.kind, b.kind} == {"name", "word"}:
+        return a.lemma == b.lemma  # "Her cat Miso" / "Miso, her cat": a name at the start
+    if a.kind == "name" and b.kind == "name":  # "Postgres 16" / "PostgreSQL 16"
+        return keytokens.same_name(a.lemma, b.lemma)
+    if a.value.startswith("date:") and b.value.startswith("date:"):
+        return keytokens.same_date(a.value[5:], {b.value[5:]})
+    return False
+
+
+def _plain(text: str) -> str:
+    """Letters without their accents ("é" -> "e")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def same_stem(lemma_a: str, lemma_b: str) -> bool:
+    short, long = sorted((lemma_a, lemma_b), key=len)
+    return len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 3
+
+
+def spelled(tokens) -> str:
+    """Tokens as written, for a reason people read."""
+    return " ".join(t.text for t in tokens)
+
+
+def same_word_class(a: Token, b: Token) -> bool:
+    """Two words of one class of predicate ("loves" / "enjoys", "wohnt" / "lives")."""
+    return same_class(class_of(a), class_of(b))
+
+
+def words_in_order(older: Reading, newer: Reading) -> bool:
+    """Whether every content word of each text has its counterpart in the other, in the
+    same order (a word of the same class of predicate counts: "loves" / "enjoys")."""
+    words_a, words_b = older.content, newer.content
+    if len(words_a) != len(words_b) or not words_a:
+        return False
+    return all(
+        same_word(a, b) or same_word_class(a, b) for a, b in zip(words_a, words_b, strict=True)
+    )
+
+
+def without_acronyms(only_a: list[Token], only_b: list[Token]):
+    """The leftovers of each side less an acronym on one and its expansion on the other
+    ("UCL" / "University College London", "PI" / "principal investigator", "TU" /
+    "Technischen Universität"): the initials of a run of words."""
+    for short, long in ((only_a, only_b), (only_b, only_a)):
+        for token in list(short):
+            if token.kind not in ("word", "name") or not _ACRONYM.fullmatch(token.text):
+                continue
+            run = expansion(token.text, long)
+            if run:
+                short.remove(token)
+                for word in run:
+                    long.remove(word)
+    return only_a, only_b
+
+
+def expansion(acronym: str, tokens: list[Token]) -> list[Token]:
+    """The run of tokens whose initials spell the acronym (hyphenated words give one
+    initial a part; "École" gives "e"), or []."""
+    acronym = _plain(acronym)
+    for start in range(len(tokens)):
+        initials, run = "", []
+        for token in tokens[start:]:
+            parts = [p for p in re.split(r"[-_]", token.text) if p]
+            initials += "".join(_plain(p[0]) for p in parts)
+            run.append(token)
+            if len(initials) >= len(acronym):
+                break
+        if initials == acronym:
+            return run
+    return []
+
+
+def abbreviates(short: str, word: str) -> bool:
+    """ "DB" / "database", "TZ" / "timezone": the letters of the short form start the
+    word's syllables (its first letter, or a consonant after a vowel), in order; not
+    "PO" / "project"."""
+    if len(word) <= len(short) or word[0] != short[0]:
+        return False
+    vowels = "aeiouy"
+    starts = [word[0]] + [c for v, c in pairwise(word) if v in vowels and c not in vowels]
+    rest = iter(starts[1:])
+    return all(letter in rest for letter in short[1:])
+
+
+def found_in(token: Token, reading: Reading) -> bool:
+    """Whether the reading has this word (any form the alignment accepts), or spells it
+    out when it is an acronym ("PO" / "product owner")."""
+    content = reading.content
+    if any(same_word(token, other) for other in content):
+        return True
+    return token.caps and (
+        bool(expansion(token.text, list(content)))
+        or any(abbreviates(token.text, other.text) for other in content)
+    )
+
+
+# --- Kinds of value ---------------------------------------------------------------------
+
+
+def time_kind(token: Token) -> str:
+    kind = token.value.split(":")[0]
+    if kind in ("date", "month", "weekday", "season"):
+        return "when"
+    if kind == "number" and len(token.text) == 4 and token.text[:2] in ("19", "20"):
+        return "when"  # a year
+    return ""
+
+
+def scoped_in_time(tokens) -> bool:
+    return any(t.value.split(":")[0] in ("date", "month", "weekday") for t in tokens)
+
+
+def values_only(tokens) -> bool:
+    """Only values that are no names: numbers, dates, times, quantities, versions."""
+    return all(t.kind == "value" for t in tokens)
+
+
+def measures(tokens) -> set[str]:
+    return {t.value.split(":")[0] for t in tokens if t.kind == "value"} - {"number"}

@@ -1,0 +1,163 @@
+"""Polarity, negation and change cues of a text, as the key-token readers see them (the
+similarity signals; curation.detection.reading reads the same for one clause): a stance
+and its opposite ("likes" / "hates", "mag" / "mag keine"), a negated name ("not on
+Tuesday"), and the words that announce a change ("now", "moved to", "nicht mehr",
+"désormais", "现在").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache, lru_cache
+
+from memadmin.curation.detection.keytokens import key_tokens, text_words, words_of
+from memadmin.store.lexicon import HAN, fold, lexicon, stop_words, words
+
+
+@cache
+def _polarity() -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
+    section = lexicon()["polarity"]
+    return (
+        frozenset(section["positive"]),
+        frozenset(section["negative"]),
+        tuple(section["negative_phrases"]),
+    )
+
+
+def _stance(text: str) -> tuple[set[str], set[str]]:
+    """The positive and negative stance words of a text (negative phrases included)."""
+    folded = fold(text)
+    positive, negative, phrases = _polarity()
+    found = text_words(folded) | set(cjk_words(folded, positive | negative))
+    pos, neg = found & positive, found & negative
+    said = {phrase for phrase in phrases if phrase in folded}
+    if said:
+        neg |= said
+        # "doesn't like" holds "like": the phrase, not the word, is the stance.
+        pos -= {word for phrase in said for word in phrase.split()}
+    return pos, neg
+
+
+def cjk_words(folded: str, vocabulary: frozenset[str]) -> list[str]:
+    """Chinese entries of `vocabulary` found in the text (no spaces to split on); a longer
+    entry hides the shorter one inside it (不喜欢 is no 喜欢)."""
+    if folded.isascii():
+        return []
+    hits = [w for w in _chinese_entries(vocabulary) if w in folded]
+    return [w for w in hits if not any(w != other and w in other for other in hits)]
+
+
+@lru_cache(maxsize=64)
+def _chinese_entries(vocabulary: frozenset[str]) -> tuple[str, ...]:
+    return tuple(w for w in vocabulary if w and "\u3400" <= w[0] <= "\u9fff")
+
+
+def polarity_difference(text_a: str, text_b: str) -> str | None:
+    """Opposite stances ("likes" / "hates", "loves" / "can't stand", "mag" / "mag
+    keine", "aime" / "n'aime pas"), opposite states ("enabled" / "disabled"), or a term
+    one text negates that the other asserts: a description of the clash, or None."""
+    if not _shared_object(text_a, text_b):
+        return None  # "likes coffee" / "hates cilantro": stances on two things
+    pos_a, neg_a = _stance(text_a)
+    pos_b, neg_b = _stance(text_b)
+    if (pos_a and neg_b and not neg_a) or (pos_b and neg_a and not neg_b):
+        return f"polarity: {', '.join(sorted(pos_a | neg_a))} vs {', '.join(sorted(pos_b | neg_b))}"
+    words_a, words_b = text_words(text_a), text_words(text_b)
+    for one, other in lexicon()["polarity"]["opposite_states"]:
+        one, other = set(one), set(other)
+        if (words_a & one and words_b & other and not words_a & other) or (
+            words_b & one and words_a & other and not words_b & other
+        ):
+            side_a = sorted(words_a & (one | other))
+            side_b = sorted(words_b & (one | other))
+            return f"polarity: {', '.join(side_a)} vs {', '.join(side_b)}"
+    negated = _negation_clash(text_a, text_b)
+    if negated:
+        return f"negation: {negated}"
+    return None
+
+
+# How many words after a negation it reaches, within its clause ("does not use X",
+# "nutzt kein X", "decided against X").
+NEGATION_REACH = 3
+
+
+def _shared_object(text_a: str, text_b: str) -> bool:
+    """Whether the texts share a content word besides stance words and their first word:
+    a stance is about something ("likes cilantro" / "hates cilantro")."""
+    # Who holds the stance is not what it is about: the first word ("Alice likes..." /
+    # "Alice hates..."). Not subject(): in a short sentence that is the object ("uses
+    # Docker").
+    subjects = {words[0].lower for words in (words_of(text_a), words_of(text_b)) if words}
+    left_out = _stance_stems() | {s[:5] for s in subjects if s}
+    stop = stop_words()
+
+    def content(text: str) -> set[str]:
+        return {w[:5] for w in text_words(text) if w not in stop} - left_out
+
+    return bool(content(text_a) & content(text_b)) or bool(HAN.search(text_a + text_b))
+
+
+@cache
+def _stance_stems() -> frozenset[str]:
+    """The stems of every stance word (what a stance is about is something else)."""
+    positive, negative, phrases = _polarity()
+    stance = positive | negative | {word for phrase in phrases for word in phrase.split()}
+    return frozenset(word[:5] for word in stance)
+
+
+_CLAUSE_END = (".", ",", ";", ":", "!", "?", "。", "，", "；", "！", "？")
+
+
+def _negated_names(text: str) -> tuple[set[str], set[str]]:
+    """(names asserted, names negated): a name or identifier within NEGATION_REACH words
+    after a negation, in the same clause, is negated ("does not use Jenkins", "no Kafka
+    in the pipeline"). Only names: what is negated about ordinary words ("no ports are
+    forwarded" / "nothing is port-forwarded") is too loose to compare."""
+    negators = words("negation")
+    suffixes = tuple(lexicon()["negation"]["suffixes"])
+    names = {t.position: t.value for t in key_tokens(text) if t.kind == "name"}
+    asserted, negated = set(), set()
+    reach = 0
+    for index, word in enumerate(words_of(text)):
+        gap = text[: word.start].rstrip()
+        if index and gap.endswith(_CLAUSE_END):
+            reach = 0
+        if word.lower in negators or word.lower.endswith(suffixes):
+            reach = NEGATION_REACH
+            continue
+        if index in names:
+            (negated if reach else asserted).add(names[index])
+        reach = max(reach - 1, 0)
+    return asserted, negated
+
+
+def _negation_clash(text_a: str, text_b: str) -> str | None:
+    """A term one text only asserts and the other only negates ("uses Jenkins" / "does
+    not use Jenkins; uses GitHub Actions")."""
+    asserted_a, negated_a = _negated_names(text_a)
+    asserted_b, negated_b = _negated_names(text_b)
+    clash = sorted(
+        ((asserted_a - negated_a) & (negated_b - asserted_b))
+        | ((asserted_b - negated_b) & (negated_a - asserted_a))
+    )
+    return ", ".join(clash) if clash else None
+
+
+@cache
+def _change_phrases() -> tuple[frozenset[str], re.Pattern]:
+    """The change cue words, and one expression that finds any cue phrase inside a text
+    (as `in` would: one search instead of one per phrase)."""
+    section = lexicon()["change"]
+    phrases = sorted(section["phrases"], key=len, reverse=True)
+    return frozenset(section["words"]), re.compile("|".join(map(re.escape, phrases)) or "(?!)")
+
+
+def announces_change(text: str) -> bool:
+    """Whether a text reads as a change of an earlier fact ("now", "moved to", "since",
+    "nicht mehr", "désormais", "现在")."""
+    folded = fold(text)
+    cue_words, phrases = _change_phrases()
+    if text_words(folded) & cue_words or phrases.search(folded):
+        return True
+    return bool(cjk_words(folded, cue_words))

@@ -1,0 +1,114 @@
+"""What two readings are to each other (curation.detection.frames), the words that are
+one word (matching), and the one rule for merging with nobody looking (judgement.
+automatic_merge): minimal pairs, each changing one thing."""
+
+import pytest
+
+from memadmin.curation.detection import frames, judgement, matching, reading
+
+
+def relation(older: str, newer: str, **options) -> frames.Relation:
+    return frames.compare(reading.read(older), reading.read(newer), **options)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # One statement, or one with detail added.
+        ("Plays chess", "Plays chess with her father on Sundays", frames.REFINES),
+        ("Works at UCL", "Works at University College London", frames.SAME),
+        # Asserted and denied, liked and disliked.
+        ("I like jazz", "I don't like jazz", frames.OPPOSITE),
+        ("Enjoys hiking", "Dislikes hiking", frames.OPPOSITE),
+        ("Mag Koriander", "Mag keinen Koriander", frames.OPPOSITE),
+        # One slot, two values.
+        ("Lives in Porto", "Moved to Lyon in 2024", frames.NEW_VALUE),
+        ("Deploy to Fly.io", "Deploy to Render", frames.NEW_VALUE),
+        ("The cache is Redis", "The cache is Memcached", frames.NEW_VALUE),
+        # Two facts.
+        ("I like tea", "I like cocoa", frames.OTHER_VALUE),
+        ("Tom works at Initech", "Lena works at Initech", frames.OTHER_SUBJECT),
+        ("Has a dog named Rex", "Took Rex camping last summer", frames.OTHER_PREDICATE),
+        ("Ana swam 2 km on Monday", "Ana swam 1 km on Friday", frames.EVENTS),
+    ],
+)
+def test_minimal_pairs_read_as_their_class(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+def test_a_value_changed_with_a_cue_is_an_update():
+    found = relation("Uses Vim", "Switched from Vim to Helix")
+    assert found.kind in (frames.NEW_VALUE, frames.OPPOSITE)
+    assert found.update or reading.read("Switched from Vim to Helix").change
+
+
+def test_a_shared_preamble_is_no_shared_subject():
+    found = relation(
+        "On 3 May the user said that Tom works at Siemens",
+        "On 3 May the user said that Lena lives in Lyon",
+    )
+    assert found.two_facts
+
+
+def test_a_name_the_user_goes_by_is_the_user():
+    # In Alice's store "Alice lives in Lyon" is about the user, as "Lives in Lyon" is.
+    same = relation("Alice lives in Porto", "Lives in Lyon", user_names=frozenset({"alice"}))
+    assert same.kind == frames.NEW_VALUE
+    other = relation("Alice lives in Porto", "Lives in Lyon")
+    assert other.kind == frames.OTHER_SUBJECT
+
+
+@pytest.mark.parametrize(
+    ("acronym", "expansion"),
+    [("UCL", "University College London"), ("PI", "principal investigator")],
+)
+def test_an_acronym_matches_the_initials_of_its_expansion(acronym, expansion):
+    tokens = reading.read(f"Works with the {expansion}").tokens
+    words = [t for t in tokens if t.content]
+    assert [t.text for t in matching.expansion(acronym.lower(), words)] == expansion.lower().split()
+
+
+def test_words_in_order_allow_function_words_and_words_of_one_class_only():
+    def in_order(a: str, b: str) -> bool:
+        return matching.words_in_order(reading.read(a), reading.read(b))
+
+    assert in_order("Has a cat called Miso", "Has a cat named Miso")
+    assert in_order("Prefers dark mode", "Prefers the dark mode")
+    assert not in_order("Prefers dark mode", "Prefers light mode")
+    assert not in_order("Works at Globex as a backend engineer", "Works at Globex as a tech lead")
+
+
+THRESHOLDS = judgement.Thresholds.from_settings()
+
+
+def merges(a: str, b: str, cosine: float) -> bool:
+    return judgement.automatic_merge(a, b, cosine=cosine, thresholds=THRESHOLDS)
+
+
+def test_an_automatic_merge_needs_every_content_word_matched():
+    assert merges("Has a cat called Miso", "Has a cat named Miso", 0.96)
+    assert merges("Prefers dark mode", "Prefers the dark mode", 0.97)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # A changed job title at the same employer: the newer title must not vanish.
+        ("Works at Globex as a backend engineer", "Works at Globex as a staff engineer"),
+        ("Lives in Porto", "Lives in Lyon"),
+        ("Is German", "Is Austrian"),
+        ("The review is on Monday", "The review is on Tuesday"),
+        ("Deploys to Hetzner", "Deploys to Railway"),
+        ("I like jazz", "I don't like jazz"),
+        ("Uses Vim", "No longer uses Vim"),
+        ("Runs PostgreSQL 15", "Runs PostgreSQL 16"),
+    ],
+)
+def test_no_word_of_substance_differs_in_an_automatic_merge_even_at_a_near_exact_cosine(
+    older, newer
+):
+    assert not merges(older, newer, 0.99)
+
+
+def test_below_the_automatic_threshold_nothing_merges_unseen():
+    assert not merges("Has a cat called Miso", "Has a cat named Miso", THRESHOLDS.auto_merge - 0.01)

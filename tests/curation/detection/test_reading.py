@@ -1,0 +1,121 @@
+"""The clause reader: subject, predicate, sign, change and event, read from the text
+alone, in the four languages of the lexicon."""
+
+import pytest
+
+from memadmin.curation.detection import reading
+
+
+def read(text: str) -> reading.Reading:
+    return reading.read(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate"),
+    [
+        ("Loves cheese pizza", "like"),
+        ("I work at Initech", "work"),
+        ("User lives in Porto", "live"),
+        ("Moved to Lyon in 2024", "move"),
+        ("Ich wohne in Berlin", "live"),
+        ("Elle travaille chez Airbus", "work"),
+        ("用户住在大阪", "live"),
+    ],
+)
+def test_the_predicate_is_found_with_or_without_a_subject(text, predicate):
+    found = read(text)
+    assert found.predicate is not None and found.predicate.name == predicate
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Loves cheese pizza",
+        "I love cheese pizza",
+        "User loves cheese pizza",
+        "The user loves pizza",
+    ],
+)
+def test_a_memory_with_no_subject_or_the_user_is_about_the_user(text):
+    assert read(text).about_user
+
+
+def test_a_named_subject_is_the_subject():
+    found = read("Tom works at Siemens")
+    assert [t.key for t in found.subject_words] == ["tom"]
+    assert not found.about_user
+
+
+@pytest.mark.parametrize(
+    ("asserted", "denied"),
+    [
+        ("I like jazz", "I don't like jazz"),
+        ("Uses Vim", "No longer uses Vim"),
+        ("Drinks coffee", "Doesn't drink coffee anymore"),
+        ("Ich trinke Kaffee", "Ich trinke keinen Kaffee mehr"),
+        ("J'aime le jazz", "Je n'aime plus le jazz"),
+        ("我喜欢咖啡", "我不喜欢咖啡"),
+    ],
+)
+def test_a_negation_in_every_form_flips_the_sign(asserted, denied):
+    assert read(asserted).sign == 1
+    assert read(denied).sign == -1
+
+
+def test_a_negative_stance_word_is_a_sign_not_a_negation():
+    assert read("Dislikes hiking").sign == -1
+    assert read("Doesn't hate hiking").sign == 1  # two negatives
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Actually I changed my mind about the light theme", "Quit the band last month"],
+)
+def test_a_withdrawal_is_read_as_ceased(text):
+    assert read(text).ceased
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Switched from npm to pnpm",
+        "Now lives in Lyon",
+        "Wohnt seit März in Köln",
+        "Travaille désormais chez Airbus",
+    ],
+)
+def test_a_change_cue_marks_a_change(text):
+    assert read(text).change
+
+
+def test_a_past_action_is_an_event_and_a_present_state_is_not():
+    assert read("Ana swam 2 km on Monday").event
+    assert not read("Ana lives in Porto").event
+
+
+def test_a_reporting_preamble_is_set_aside_with_its_date():
+    found = read("On 3 May 2026 the user said that Tom works at Siemens")
+    assert found.body == "Tom works at Siemens"
+    assert "2026" in found.said_when
+    assert [t.key for t in found.subject_words] == ["tom"]
+
+
+def test_a_value_of_several_words_is_one_token():
+    found = read("The flight leaves at 7 h 30 min")
+    values = [t.value for t in found.tokens if t.kind == "value"]
+    assert values == ["duration:27000"]
+
+
+def test_a_recommendation_is_not_a_preference():
+    assert read("Was recommended the documentaries Planet Earth and Cosmos").recommended
+    assert not read("Enjoys documentaries like Planet Earth").recommended
+
+
+def test_slot_keys_join_a_move_to_where_one_lives_whatever_the_wording():
+    assert "live:" in reading.slot_keys("Lives in Porto")
+    assert "live:" in reading.slot_keys("Moved to Lyon in 2024")
+    assert reading.slot_keys("Likes tea") == frozenset()  # a slot that holds several
+
+
+def test_readings_are_the_same_whatever_the_case_of_a_repeated_call():
+    assert read("Prefers dark mode") is read("Prefers dark mode")  # cached: read once a run

@@ -152,6 +152,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "memadmin.review.middleware.content_security_policy",
+    "memadmin.review.middleware.no_stored_pages",
     "memadmin.review.middleware.refuse_unreadable_input",
     "memadmin.review.middleware.method_not_allowed_page",
     # Last, as django-axes asks: it answers a locked-out login attempt.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from django.contrib.postgres.search import SearchQuery
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 
+from memadmin.curation.detection import guards
 from memadmin.curation.detection.representative import representative
 from memadmin.curation.models import (
     Cluster,
@@ -347,6 +349,22 @@ def exact_open_clusters(namespace: str | None = None) -> list[Cluster]:
     return [c for c in clusters.order_by("id") if all(e["method"] == "exact" for e in c.edges)]
 
 
+def bulk_flags(cluster: Cluster) -> list[str]:
+    """Why a cluster may not go through a bulk action: the flags detection gave it, and a
+    member that is protected now (pinned, protected category, importance or confidence)
+    or a guard between two members (another source, another session) found now."""
+    flags = list(cluster.flags)
+    members = cluster_members(cluster)
+    if "protected" not in flags and any(guards.is_protected(m) for m in members):
+        flags.append("protected")
+    for position, member in enumerate(members):
+        for other in members[position + 1 :]:
+            guard = guards.metadata_guard(member, other)
+            if guard and f"guard: {guard}" not in flags:
+                flags.append(f"guard: {guard}")
+    return flags
+
+
 def cluster_version(cluster: Cluster) -> str:
     """What a reviewer saw of a cluster, as a short fingerprint: its status, its members
     (excluded ones out) and its pending proposal. A decision sent with another version
@@ -389,6 +407,17 @@ def next_open_cluster(after: Cluster) -> Cluster | None:
     )
 
 
+def next_open_conflict(after: Conflict) -> Conflict | None:
+    """The open conflict an admin meets next: the queue's order (newest first), in the
+    namespace of the one just settled."""
+    return (
+        Conflict.objects.filter(status=ConflictStatus.OPEN, namespace_id=after.namespace_id)
+        .exclude(pk=after.pk)
+        .order_by("-created_at", "-id")
+        .first()
+    )
+
+
 def conflict_queue(*, status: str, namespace: str = "", kind: str = "") -> QuerySet[Conflict]:
     """Conflicts of one status (and kind), newest first, with both sides and who settled
     them."""
@@ -420,7 +449,8 @@ def history_events(
     conditions = {
         "namespace__name": namespace,
         "action": action,
-        "actor__icontains": actor,
+        # A whole name: "carla" is user:carla, never user:carla2 (an actor is "kind:name").
+        "actor__iregex": rf"^([a-z_]+:)?{re.escape(actor)}$" if actor else "",
         "created_at__date__gte": since,
         "created_at__date__lte": until,
     }
@@ -550,11 +580,13 @@ def detection_output(namespace: Namespace) -> DetectionOutput:
     )
 
 
-def undone_event_ids(event_ids: Sequence[int]) -> set[int]:
-    """Which of these history events an `undo` or `unmerge` event points at."""
-    return set(
-        HistoryEvent.objects.filter(undoes_id__in=event_ids).values_list("undoes_id", flat=True)
+def undone_events(event_ids: Sequence[int]) -> dict[int, HistoryEvent]:
+    """Which of these history events an `undo` or `unmerge` event points at, each with
+    the event that undid it (who, when)."""
+    found = HistoryEvent.objects.filter(undoes_id__in=event_ids).only(
+        "undoes_id", "actor", "created_at"
     )
+    return {event.undoes_id: event for event in found.order_by("id")}
 
 
 def last_cluster_decision(cluster: Cluster, action: str) -> HistoryEvent | None:

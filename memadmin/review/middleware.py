@@ -1,9 +1,10 @@
-"""Middleware of the whole site: the Content-Security-Policy header, and the first check of
-the validation layer on every request."""
+"""Middleware of the whole site: the Content-Security-Policy header, no stored copies of
+pages, and the first check of the validation layer on every request."""
 
 from django.conf import settings
 from django.http import JsonResponse
 from django.shortcuts import render
+from django.utils.cache import add_never_cache_headers
 
 from memadmin.store.validation import unreadable
 
@@ -15,6 +16,19 @@ def content_security_policy(get_response):
     def middleware(request):
         response = get_response(request)
         response.setdefault("Content-Security-Policy", settings.CONTENT_SECURITY_POLICY)
+        return response
+
+    return middleware
+
+
+def no_stored_pages(get_response):
+    """Every page and answer is `Cache-Control: no-store`: Back after a decision must show
+    the cluster as it is now, never a copy from before the decision that still offers to
+    decide it. (Static files are served before this runs, by WhiteNoise, and cached.)"""
+
+    def middleware(request):
+        response = get_response(request)
+        add_never_cache_headers(response)
         return response
 
     return middleware

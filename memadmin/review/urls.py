@@ -27,6 +27,7 @@ urlpatterns = [
     path("conflicts/<int:conflict_id>/undo", conflicts.undo, name="undo-conflict"),
     path("history/", history.history, name="history"),
     path("history/unmerge/<int:cluster_id>", history.unmerge, name="unmerge"),
+    path("history/unmerge-many", history.unmerge_many, name="unmerge-many"),
     path("history/undo/<int:event_id>", history.undo, name="undo-decision"),
     path("memories/", memories.browser, name="memories"),
     path("memories/<int:memory_id>/", memories.memory, name="memory"),

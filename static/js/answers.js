@@ -23,17 +23,58 @@
   document.addEventListener("htmx:responseError", function (event) { showAlert(alertText(event.detail)); });
   document.addEventListener("htmx:sendError", function (event) { showAlert(alertText(event.detail)); });
 
+  // A draft is never put in the box over the text the page shows now (it may be a newer
+  // proposal): it is shown beside it as "your draft", to use or to discard.
   const DRAFTS = "memadmin-draft:";
+  function draftAside(key, text) {
+    const aside = document.createElement("div");
+    aside.className = "draft-aside";
+    aside.dataset.draftAside = key;
+    const said = document.createElement("p");
+    said.innerHTML = "<strong>Your draft</strong> (not saved; the box holds the current text):";
+    const quote = document.createElement("blockquote");
+    quote.className = "draft-text";
+    quote.textContent = text;
+    const buttons = document.createElement("p");
+    buttons.innerHTML = '<button type="button" data-use-draft>Use my draft</button> <button type="button" data-discard-draft>Discard my draft</button>';
+    aside.append(said, quote, buttons);
+    return aside;
+  }
   function restoreDrafts() {
     document.querySelectorAll("textarea[data-draft]").forEach(function (box) {
-      const saved = sessionStorage.getItem(DRAFTS + box.dataset.draft);
-      if (saved !== null && saved !== box.value) {
-        box.value = saved;
-        box.classList.add("restored");
+      const key = box.dataset.draft;
+      const saved = sessionStorage.getItem(DRAFTS + key);
+      let aside = document.querySelector("[data-draft-aside='" + key + "']");
+      if (!aside && saved !== null && saved.trim() !== box.value.trim()) {
+        aside = draftAside(key, saved);
+        box.form.parentNode.insertBefore(aside, box.form);
       }
-      box.addEventListener("input", function () { sessionStorage.setItem(DRAFTS + box.dataset.draft, box.value); });
+      if (aside) aside.querySelectorAll("button[hidden]").forEach(function (button) { button.hidden = false; });
+      if (box.dataset.watched) return;
+      box.dataset.watched = "yes";
+      box.addEventListener("input", function () { sessionStorage.setItem(DRAFTS + key, box.value); });
     });
   }
+  document.addEventListener("click", function (event) {
+    const button = event.target.closest && event.target.closest("[data-use-draft], [data-discard-draft]");
+    if (!button) return;
+    const aside = button.closest("[data-draft-aside]");
+    const key = aside.dataset.draftAside;
+    const box = document.querySelector("textarea[data-draft='" + key + "']");
+    if (button.hasAttribute("data-use-draft") && box) {
+      box.value = aside.querySelector(".draft-text").textContent;
+      sessionStorage.setItem(DRAFTS + key, box.value);
+      box.focus();
+    } else {
+      sessionStorage.removeItem(DRAFTS + key);
+    }
+    aside.remove();
+  });
+  // After a refusal the focus goes to what it says, not to the page's top.
+  document.addEventListener("htmx:afterSwap", function () {
+    const refusal = document.querySelector(".refusal[role=alert]");
+    if (refusal) refusal.focus();
+  });
   // A decision taken ends its draft; a refusal, or a detour by the login, keeps it.
   document.addEventListener("htmx:afterRequest", function (event) {
     const xhr = event.detail.xhr;

@@ -18,19 +18,28 @@
   }
   function submit(selector) {
     const form = document.querySelector(selector);
-    if (!form) return;
+    // A decision already on its way is not followed by a second, contradictory one.
+    if (!form || document.querySelector(".htmx-request")) return;
     // A protected or guarded cluster is decided on purpose, never by a stray key.
     const flagged = document.querySelector("[data-flagged]");
     if (flagged && !window.confirm("This cluster is flagged (" + flagged.textContent + "). Decide it anyway?")) return;
     form.requestSubmit();
   }
+  // A filter redraws the queue: the selection starts again at its first row.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    if (event.detail.target && event.detail.target.id === "queue") current = -1;
+  });
   document.addEventListener("keydown", function (event) {
     if (typing(event) || event.ctrlKey || event.metaKey || event.altKey) return;
     const help = document.getElementById("keys-help");
     switch (event.key) {
       case "j": select(current + 1); break;
       case "k": select(current - 1); break;
-      case "Enter": if (current >= 0) window.location = rows()[current].dataset.href; break;
+      case "Enter":
+        // Enter on a link, a button or a field is theirs, never the selected row's.
+        if (current < 0 || (event.target.closest && event.target.closest("a, button, input, select, textarea, summary, label"))) return;
+        window.location = rows()[current].dataset.href;
+        break;
       case "a": submit("form[data-key='accept']"); break;
       case "d": submit("form[data-key='dismiss']"); break;
       case "e": { const box = document.querySelector("textarea[name='text']"); if (box) { event.preventDefault(); box.focus(); } break; }

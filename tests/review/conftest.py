@@ -1,9 +1,12 @@
 """What several review page tests start from."""
 
+import os
+
 import pytest
 
 from memadmin.curation.models import Cluster
 from tests.factories import line, near, unit
+from tests.review.browsing import CHROMIUM, FLAGS, SHOTS
 
 
 @pytest.fixture
@@ -37,3 +40,24 @@ def trio(run_command, write_jsonl):
     cluster = Cluster.objects.get(status="open")
     assert cluster.memberships.count() == 3
     return cluster
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the tests
+    # make between browser steps are still plain synchronous code.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(params=[True, False], ids=["js", "no-js"])
+def javascript(request):
+    return request.param

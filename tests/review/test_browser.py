@@ -1,71 +1,17 @@
 """The review loop in a real browser: Playwright driving Debian's Chromium."""
 
-import os
 import re
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.contrib.auth.models import Group
 
 from memadmin.curation.models import Cluster, Conflict
 from memadmin.store.models import Memory
+from tests import factories
 from tests.factories import hosting_change, line, near, person, store, unit
+from tests.review.browsing import SHOTS, log_in, make_people, new_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-CHROMIUM = "/usr/bin/chromium"
-SHOTS = Path(settings.BASE_DIR) / "test-results" / "screenshots"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    # Playwright's sync API runs an event loop in this thread; the ORM calls the tests
-    # make between browser steps are still plain synchronous code.
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield chromium
-        chromium.close()
-
-
-def new_page(browser, live_server, *, javascript=True, width=1280):
-    """A page in a fresh browser context (its own cookies: another person's browser),
-    recording console errors."""
-    context = browser.new_context(
-        base_url=live_server.url,
-        viewport={"width": width, "height": 900},
-        java_script_enabled=javascript,
-    )
-    page = context.new_page()
-    page.errors = []
-    # A refused request (409) is logged by Chromium as a failed resource: that is the
-    # refusal under test, not a script error.
-    page.on(
-        "console",
-        lambda m: (
-            m.type == "error" and "status of 409" not in m.text and page.errors.append(m.text)
-        ),
-    )
-    return page
-
-
-@pytest.fixture(params=[True, False], ids=["js", "no-js"])
-def javascript(request):
-    return request.param
 
 
 @pytest.fixture
@@ -99,21 +45,6 @@ def data(run_command, write_jsonl):
     assert run_command("find_duplicates").error is None
     assert run_command("propose_merges").error is None
     make_people()
-
-
-def make_people():
-    """carla the curator and ada the admin, with passwords to log in."""
-    for name, role in (("carla", "curator"), ("ada", "admin")):
-        user = person(name, None, password=f"{name}-password-1")
-        user.groups.add(Group.objects.get_or_create(name=role)[0])
-
-
-def log_in(page, name):
-    page.goto("/accounts/login/")
-    page.fill("input[name=username]", name)
-    page.fill("input[name=password]", f"{name}-password-1")
-    page.click("button[type=submit]")
-    page.wait_for_url("**/")
 
 
 def test_a_curator_edits_accepts_and_undoes_a_merge(page, data):
@@ -216,13 +147,11 @@ def test_a_bulk_accept_acts_on_the_namespace_picked_in_the_filter(
 ):
     for namespace, seed in (("alice", 3), ("bob", 4)):
         lines = [
-            line("x1", "Logs use structlog.", unit(seed), source_ref="ingest", namespace=namespace),
-            line(
-                "x2", "Logs use structlog.", unit(seed), source_ref="reports", namespace=namespace
-            ),
+            line(f"x{n}", "Logs use structlog.", unit(seed), namespace=namespace) for n in (1, 2)
         ]
         run_command("import_memories", str(write_jsonl(lines, name=f"{namespace}.jsonl")))
-    run_command("find_duplicates")
+        copies = [factories.memory(f"x{n}", namespace) for n in (1, 2)]
+        factories.cluster(*copies, similarity=1.0, method="exact")
     user = person("carla", None, password="carla-password-1")
     user.groups.add(Group.objects.get_or_create(name="curator")[0])
     page = new_page(browser, live_server, javascript=javascript)
@@ -235,9 +164,9 @@ def test_a_bulk_accept_acts_on_the_namespace_picked_in_the_filter(
     # With JavaScript the filter redraws the queue, link included: wait for the new one.
     page.wait_for_selector("#bulk-exact[href*='namespace=bob']")
     page.click("#bulk-exact")
-    page.wait_for_selector("text=This merges 1 cluster")
+    page.wait_for_selector("text=Accept the ticked clusters")
     page.screenshot(path=SHOTS / "bulk-preview.png", full_page=True)
-    page.click("text=Accept these 1 cluster")
+    page.click("text=Accept the ticked clusters")
     page.wait_for_selector("text=Accepted 1 exact-duplicate cluster(s) in bob")
 
     statuses = dict(Cluster.objects.values_list("namespace__name", "status"))
@@ -262,6 +191,9 @@ def test_an_expired_session_goes_to_the_login_and_back_keeping_the_text(browser,
     page.click("button[type=submit]")
 
     page.wait_for_url(f"**/clusters/{cluster.pk}/")
+    # The text written before the detour waits beside the box, never silently in it.
+    assert "Miso: an orange tabby cat." in page.inner_text("[data-draft-aside]")
+    page.click("text=Use my draft")
     assert page.input_value("textarea[name=text]") == "Miso: an orange tabby cat."
     assert Cluster.objects.get(pk=cluster.pk).status == "open"
     page.context.close()

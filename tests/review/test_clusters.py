@@ -6,6 +6,7 @@ import pytest
 
 from memadmin.curation.models import Cluster, HistoryEvent, MergeProposal, PairVerdict
 from memadmin.store.models import Memory
+from tests import factories
 from tests.factories import line, memory, near, person, unit
 
 pytestmark = pytest.mark.django_db
@@ -248,56 +249,131 @@ def test_the_queue_filters_by_size_category_protection_and_method(client, trio):
     assert count(sort="largest") == count(sort="newest") == 1
 
 
-def exact_pair(run_command, write_jsonl, namespace="alice", seed=3):
+def exact_pair(run_command, write_jsonl, namespace="alice", seed=3, *, sources=("ingest",) * 2):
+    """Two copies of one text, left open for review. With two sources a run leaves them
+    open itself, flagged by the source guard; copies nothing keeps apart a run collapses,
+    so those are opened here as an earlier run's (or a reopened merge's) cluster is."""
     lines = [
-        line("x1", "Logs use structlog.", unit(seed), source_ref="ingest", namespace=namespace),
-        line("x2", "Logs use structlog.", unit(seed), source_ref="reports", namespace=namespace),
+        line("x1", "Logs use structlog.", unit(seed), source_ref=sources[0], namespace=namespace),
+        line("x2", "Logs use structlog.", unit(seed), source_ref=sources[1], namespace=namespace),
     ]
     run_command("import_memories", str(write_jsonl(lines, name=f"{namespace}.jsonl")))
-    run_command("find_duplicates")
+    if sources[0] != sources[1]:
+        run_command("find_duplicates", "--namespace", namespace)
+    else:
+        factories.cluster(
+            memory("x1", namespace), memory("x2", namespace), similarity=1.0, method="exact"
+        )
+    return Cluster.objects.get(namespace__name=namespace, status="open")
 
 
-def test_exact_duplicate_clusters_are_accepted_in_bulk_after_a_preview(
+def bulk_form(preview, ticked) -> dict:
+    """The preview's form as a browser sends it, with the boxes `ticked`."""
+    versions = {f"version-{c.pk}": version for c, _, _, version in preview.context["mergeable"]}
+    return {"namespace": preview.context["namespace"], "selected": ticked, **versions}
+
+
+def test_a_bulk_accept_merges_the_ticked_clusters_and_never_a_flagged_one(
     client, run_command, write_jsonl
 ):
-    exact_pair(run_command, write_jsonl)
+    exact_pair(run_command, write_jsonl, "alice")
+    exact_pair(run_command, write_jsonl, "bob", seed=4, sources=("ingest", "reports"))
+    exact_pair(run_command, write_jsonl, "carol", seed=5)
+    pinned = Cluster.objects.get(namespace__name="carol")
+    Memory.objects.filter(namespace__name="carol", external_id="x1").update(pinned=True)
+    plain, guarded = (Cluster.objects.get(namespace__name=n) for n in ("alice", "bob"))
     client.force_login(person("carla", "curator"))
 
     preview = client.get("/clusters/accept-exact")
-    assert b"This merges <strong>1 cluster</strong>" in preview.content
-    assert Cluster.objects.get().status == "open"  # a preview changes nothing
-    response = client.post("/clusters/accept-exact", {"ids": preview.context["ids"]}, follow=True)
+    assert [c.pk for c, *_ in preview.context["mergeable"]] == [plain.pk]
+    assert [(c.pk, flags) for c, flags, *_ in preview.context["flagged"]] == [
+        (guarded.pk, ["guard: different source_ref (ingest / reports)"]),
+        (pinned.pk, ["protected"]),
+    ]
+    assert f'href="/clusters/{guarded.pk}/">Review #{guarded.pk}</a>'.encode() in preview.content
+    assert b"Logs use structlog." in preview.content  # the text each merge keeps
+    # A hostile form ticks the flagged ones too: each is refused by name.
+    form = bulk_form(preview, [plain.pk, guarded.pk, pinned.pk])
+    response = client.post("/clusters/accept-exact", form, follow=True)
 
-    assert b"Accepted 1 exact-duplicate cluster(s) in every namespace." in response.content
-    assert Cluster.objects.get().status == "accepted"
+    statuses = dict(Cluster.objects.values_list("namespace__name", "status"))
+    assert statuses == {"alice": "accepted", "bob": "open", "carol": "open"}
+    said = response.content.decode()
+    assert "Accepted 1 exact-duplicate cluster(s) in every namespace." in said
+    assert (
+        f"#{guarded.pk} was not accepted: flagged (guard: different source_ref (ingest / "
+        "reports)): decide it on its own page." in said.replace("&#x27;", "'")
+    )
+    assert f"#{pinned.pk} was not accepted: flagged (protected)" in said
+    assert f"/history/unmerge-many?clusters={plain.pk}" in said  # the undo toast
+
+
+def test_the_undo_toast_takes_a_bulk_accept_back(client, run_command, write_jsonl):
+    exact_pair(run_command, write_jsonl, "alice")
+    exact_pair(run_command, write_jsonl, "bob", seed=4)
+    client.force_login(person("carla", "curator"))
+    preview = client.get("/clusters/accept-exact")
+    ids = [c.pk for c, *_ in preview.context["mergeable"]]
+    client.post("/clusters/accept-exact", bulk_form(preview, ids))
+    assert set(Cluster.objects.values_list("status", flat=True)) == {"accepted"}
+
+    query = ",".join(map(str, ids))
+    response = client.post(f"/history/unmerge-many?clusters={query}", {"next": "/clusters/"})
+
+    assert response.url == "/clusters/"
+    assert set(Cluster.objects.values_list("status", flat=True)) == {"open"}
+    statuses = {(m.external_id[:6], m.status) for m in Memory.objects.all()}
+    assert statuses == {("x1", "active"), ("x2", "active"), ("merged", "deleted")}
+
+
+def test_an_unticked_row_stays_open(client, run_command, write_jsonl):
+    exact_pair(run_command, write_jsonl, "alice")
+    exact_pair(run_command, write_jsonl, "bob", seed=4)
+    client.force_login(person("carla", "curator"))
+    preview = client.get("/clusters/accept-exact")
+    alice = Cluster.objects.get(namespace__name="alice")
+
+    client.post("/clusters/accept-exact", bulk_form(preview, [alice.pk]))
+
+    statuses = dict(Cluster.objects.values_list("namespace__name", "status"))
+    assert statuses == {"alice": "accepted", "bob": "open"}
 
 
 def test_a_bulk_accept_changes_only_the_namespace_the_queue_shows(client, run_command, write_jsonl):
     exact_pair(run_command, write_jsonl, "alice")
     exact_pair(run_command, write_jsonl, "bob", seed=4)
+    alice = Cluster.objects.get(namespace__name="alice")
     client.force_login(person("carla", "curator"))
 
     queue = client.get("/clusters/", {"namespace": "bob"}, HTTP_HX_REQUEST="true")
     assert b"/clusters/accept-exact?namespace=bob" in queue.content
     preview = client.get("/clusters/accept-exact", {"namespace": "bob"})
-    client.post("/clusters/accept-exact", {"namespace": "bob", "ids": preview.context["ids"]})
+    bob = [c.pk for c, *_ in preview.context["mergeable"]]
+    response = client.post("/clusters/accept-exact", bulk_form(preview, [*bob, alice.pk]))
 
+    assert response.url == "/clusters/?namespace=bob"  # back to the queue as filtered
     statuses = dict(Cluster.objects.values_list("namespace__name", "status"))
     assert statuses == {"alice": "open", "bob": "accepted"}
 
 
-def test_a_bulk_accept_is_refused_when_the_set_changed_since_the_preview(
+def test_a_cluster_decided_since_the_preview_is_named_with_who_decided_it(
     client, run_command, write_jsonl
 ):
     exact_pair(run_command, write_jsonl)
+    found = Cluster.objects.get()
     client.force_login(person("carla", "curator"))
     preview = client.get("/clusters/accept-exact")
-    exact_pair(run_command, write_jsonl, "bob", seed=4)
+    ada = person("ada", "curator")
+    from memadmin.curation import decisions
 
-    response = client.post("/clusters/accept-exact", {"ids": preview.context["ids"]}, follow=True)
+    decisions.dismiss_cluster(cluster=found, user=ada)
 
-    assert b"changed since the preview" in response.content
-    assert set(Cluster.objects.values_list("status", flat=True)) == {"open"}
+    response = client.post("/clusters/accept-exact", bulk_form(preview, [found.pk]), follow=True)
+
+    assert f"#{found.pk} was not accepted: it was already dismissed by ada at" in (
+        response.content.decode()
+    )
+    assert Cluster.objects.get().status == "dismissed"
 
 
 def test_a_stale_proposal_can_be_written_again(client, trio, run_command, write_jsonl):

@@ -148,7 +148,23 @@ def resolve_conflict(
                     status=MemoryStatus.SUPERSEDED,
                     superseded_by=merged,
                 )
-        elif resolution not in (ConflictResolution.BOTH_VALID, "dismiss"):
+        elif resolution in (ConflictResolution.BOTH_VALID, "dismiss"):
+            # Nothing changes on either memory, but the settlement is a decision all the
+            # same: one event per memory (before = after) puts it in History, where it can
+            # be undone like any other.
+            said = f"{reason}: {scope_note}" if scope_note else reason
+            for memory in (older, newer):
+                memory = lock_memory(memory)
+                log(
+                    memory,
+                    HistoryEvent.Action.RESOLVE,
+                    actor=actor,
+                    user=user,
+                    before=snapshot(memory),
+                    reason=said,
+                    conflict=conflict,
+                )
+        else:
             raise DecisionError(f"unknown resolution {resolution!r}")
         if resolution != ConflictResolution.REWRITTEN:
             record_verdict(
@@ -230,6 +246,8 @@ def undo_resolution(*, conflict: Conflict, user) -> Conflict:
                 conflict=conflict, action=HistoryEvent.Action.RESOLVE, undone_by__isnull=True
             ).order_by("id")
         )
+        if not events:
+            _log_unlogged_undo(conflict, user)
         memories = {e.memory_id: lock_memory(Memory(pk=e.memory_id)) for e in events}
         for undone in events:
             now = snapshot(memories[undone.memory_id])
@@ -270,3 +288,19 @@ def undo_resolution(*, conflict: Conflict, user) -> Conflict:
         conflict.resolver, conflict.resolved_at = None, None
         conflict.save()
     return conflict
+
+
+def _log_unlogged_undo(conflict: Conflict, user) -> None:
+    """The undo of a settlement taken before "both valid" and "not a conflict" wrote
+    events: nothing to restore, but the undo is an event of each memory all the same."""
+    for pk in (conflict.memory_a_id, conflict.memory_b_id):
+        memory = lock_memory(Memory(pk=pk))
+        log(
+            memory,
+            HistoryEvent.Action.UNDO,
+            actor=actor_of(user),
+            user=user,
+            before=snapshot(memory),
+            reason=f"settlement of conflict {conflict.pk} undone",
+            conflict=conflict,
+        )

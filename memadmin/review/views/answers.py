@@ -47,6 +47,11 @@ def role_required(role: str):
                 return HttpResponseClientRedirect(
                     redirect_to_login(_current_page(request), settings.LOGIN_URL).url
                 )
+            if request.method == "POST" and not request.user.is_authenticated:
+                # A plain form sent after the session expired: to the login, then back to
+                # the page the form was on (never to the form's POST-only address, which
+                # would answer 405); nothing is decided without a new click.
+                return redirect_to_login(_page_of_form(request), settings.LOGIN_URL)
             return guarded(request, *args, **kwargs)
 
         @login_required
@@ -72,6 +77,18 @@ def _current_page(request: HttpRequest) -> str:
     if parts.netloc and parts.netloc != request.get_host():
         return request.get_full_path()
     return (parts.path + ("?" + parts.query if parts.query else "")) or "/"
+
+
+def _page_of_form(request: HttpRequest) -> str:
+    """The page a plain form was sent from: its `next`, else the Referer, when either is
+    a page of this site; else the dashboard."""
+    for candidate in (request.POST.get("next", ""), request.headers.get("Referer", "")):
+        parts = urlsplit(candidate)
+        if candidate and url_has_allowed_host_and_scheme(
+            candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+        ):
+            return (parts.path or "/") + ("?" + parts.query if parts.query else "")
+    return "/"
 
 
 def page_of(request: HttpRequest, items, size: int) -> Page:
@@ -145,6 +162,31 @@ def offer_undo(request: HttpRequest, *, url: str, label: str, back: str) -> None
     """After a decision: the next page shows a toast with one button that undoes it
     (POST to `url`, then to `back`). Shown once (review.context.undo_offer)."""
     request.session[UNDO_OFFER] = {"url": url, "label": label, "next": back}
+
+
+# The session key of the drafts a refused decision set aside (no JavaScript).
+DRAFTS = "drafts"
+MAX_DRAFTS = 20
+
+
+def keep_draft(request: HttpRequest, key: str, text: str) -> None:
+    """Set a refused decision's text aside for the page it goes back to (`key`: the
+    cluster or conflict), where it is shown as the reviewer's draft, never in the box."""
+    if not text.strip():
+        return
+    drafts = request.session.get(DRAFTS, {})
+    drafts[key] = text
+    request.session[DRAFTS] = dict(list(drafts.items())[-MAX_DRAFTS:])
+
+
+def take_draft(request: HttpRequest, key: str) -> str:
+    """The draft set aside for `key`, shown once: opening the page again drops it."""
+    drafts = request.session.get(DRAFTS)
+    if not drafts or key not in drafts:
+        return ""
+    text = drafts.pop(key)
+    request.session[DRAFTS] = drafts
+    return text
 
 
 @dataclass

@@ -1,12 +1,15 @@
 """The curators' pages: the cluster queue, a cluster's page, and every decision on it."""
 
+from collections.abc import Sequence
+from urllib.parse import quote
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from memadmin.curation import decisions, llm, proposals, queries
+from memadmin.curation import decisions, history_queries, llm, proposals, queries
 from memadmin.curation.detection.representative import representative
 from memadmin.curation.models import Cluster, ClusterStatus, MergeProposal
 from memadmin.review.diff import word_diff
@@ -17,12 +20,14 @@ from memadmin.review.views.answers import (
     UnsafeNext,
     answer_decision,
     filter_value,
+    keep_draft,
     offer_undo,
     page_of,
     query_without_page,
     role_required,
     safe_next,
     selected_ids,
+    take_draft,
 )
 from memadmin.store import validation
 from memadmin.store.models import Memory, Namespace
@@ -73,9 +78,18 @@ def queue(request: HttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-def _context(cluster: Cluster, error: str = "", against: int | None = None) -> dict:
+def _context(
+    cluster: Cluster,
+    error: str = "",
+    against: int | None = None,
+    *,
+    changes: Sequence[str] = (),
+    draft: str = "",
+) -> dict:
     """The cluster page's context. Each member shows its differences from the proposal,
-    or, when `against` names a member, from that member (to compare members)."""
+    or, when `against` names a member, from that member (to compare members). After a
+    refusal: the `error`, what `changes` happened meanwhile, and the reviewer's `draft`
+    of the text, set aside (never put in the box over the current proposal)."""
     members = queries.cluster_members(cluster)
     proposal = queries.pending_proposal(cluster)
     text = proposal.merged_text if proposal else representative(members).content
@@ -108,7 +122,11 @@ def _context(cluster: Cluster, error: str = "", against: int | None = None) -> d
         # The proposal box as tall as its text (about 70 characters a line), within reason.
         "text_rows": min(24, max(3, len(text) // 70 + text.count("\n") + 2)),
         "error": error,
+        "changes": changes,
+        "draft": draft if draft.strip() and draft.strip() != text.strip() else "",
         "version": queries.cluster_version(cluster),
+        # What the page was drawn after: a refusal lists what happened since.
+        "seen": f"{history_queries.last_event_id(cluster=cluster)}:{getattr(proposal, 'pk', 0)}",
         "merged": merged,
         "undo_event": _undoable_decision(cluster),
     }
@@ -123,7 +141,9 @@ def _undoable_decision(cluster: Cluster):
 @role_required(VIEWER)
 def cluster(request: HttpRequest, cluster_id: int) -> HttpResponse:
     against = filter_value(request, "against", validation.whole_number, low=1, high=2**63 - 1)
-    return render(request, "review/cluster.html", _context(_get(cluster_id), against=against))
+    found = _get(cluster_id)
+    draft = take_draft(request, f"cluster-{found.pk}")
+    return render(request, "review/cluster.html", _context(found, against=against, draft=draft))
 
 
 def _get(cluster_id: int) -> Cluster:
@@ -140,13 +160,12 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
     (a member excluded): the cluster again."""
     found = _get(cluster_id)
     error = ""
-    seen = request.POST.get("version", "")
+    version = request.POST.get("version", "")
     try:
-        if seen and seen != queries.cluster_version(found):
+        if version and version != queries.cluster_version(found):
             decisions.refuse_if_decided(found)
             raise decisions.StaleDecision(
-                "this cluster changed since your page showed it (its members or its "
-                "proposal): look at it again before deciding"
+                "this cluster changed since your page showed it: nothing was decided"
             )
         message = act(found) or message
     except decisions.DecisionError as problem:
@@ -154,8 +173,19 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
     found = _get(cluster_id)  # as the decision left it
     if not error:
         _offer_undo(request, found)
-    page = DecisionPage("review/cluster.html", "decision", lambda e: _context(found, e))
+    changes = _changes_since(request, found) if error else []
+    draft = request.POST.get("text", "")
     here = reverse("cluster", args=[found.pk])
+    if error and not request.htmx:
+        # Without JavaScript the refusal goes back to the page: the changes are said in
+        # the message and the draft waits in the session for that page.
+        error = "; ".join([error, *changes])
+        keep_draft(request, f"cluster-{found.pk}", draft)
+    page = DecisionPage(
+        "review/cluster.html",
+        "cluster",
+        lambda e: _context(found, e, changes=changes, draft=draft),
+    )
     if found.status == ClusterStatus.OPEN:
         done = here
     else:
@@ -163,6 +193,17 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
         done = reverse("cluster", args=[following.pk]) if following else reverse("clusters")
     return answer_decision(
         request, page=page, error=error, message=message, done_url=done, refused_url=here
+    )
+
+
+def _changes_since(request: HttpRequest, found: Cluster) -> list[str]:
+    """What happened to the cluster after the page the decision came from was drawn (the
+    form's `seen`: the newest event and proposal it showed)."""
+    event, _, proposal = request.POST.get("seen", "").partition(":")
+    if not (event.isdigit() and proposal.isdigit()):
+        return []
+    return history_queries.what_changed(
+        cluster=found, since_event=int(event), proposal_seen=int(proposal)
     )
 
 
@@ -247,37 +288,80 @@ def split(request: HttpRequest, cluster_id: int) -> HttpResponse:
 
 @role_required(CURATOR)
 def bulk_accept_exact(request: HttpRequest) -> HttpResponse:
-    """Accept the open exact-duplicate clusters of the namespace the queue shows (none:
-    every namespace), flagged ones left out. GET: what it would change, to confirm.
-    POST: the clusters confirmed, refused whole when the set changed since."""
-    namespace = (request.POST if request.method == "POST" else request.GET).get("namespace", "")
-    found = queries.exact_open_clusters(namespace or None)
-    ids = ",".join(str(c.pk) for c in found)
+    """Accept open exact-duplicate clusters of the namespace the queue shows (none: every
+    namespace). GET: a preview, each mergeable cluster with the text it keeps and a ticked
+    box, the flagged ones (protected or pinned members, a guard) apart with a link each:
+    they never go through a bulk action. POST: the ticked clusters, each refused by name
+    when it is flagged, decided, no longer exact or changed since the preview."""
+    source = request.POST if request.method == "POST" else request.GET
+    namespace = source.get("namespace", "")
+    back = reverse("clusters") + (f"?namespace={quote(namespace)}" if namespace else "")
     if request.method != "POST":
-        context = {"clusters": found, "namespace": namespace, "ids": ids}
+        mergeable, flagged = [], []
+        for cluster in queries.exact_open_clusters(namespace or None):
+            flags = queries.bulk_flags(cluster)
+            (flagged if flags else mergeable).append(
+                (cluster, flags, _kept_text(cluster), queries.cluster_version(cluster))
+            )
+        context = {"mergeable": mergeable, "flagged": flagged, "namespace": namespace}
+        context["back"] = back
         return render(request, "review/bulk_exact.html", context)
-    if request.POST.get("ids", "") != ids:
-        messages.error(
-            request,
-            "The exact-duplicate clusters changed since the preview (someone decided one, "
-            "or a run opened one): nothing was accepted; look at the preview again.",
-        )
-        return redirect(
-            reverse("bulk-accept-exact") + (f"?namespace={namespace}" if namespace else "")
-        )
-    accepted, refused = 0, []
-    for cluster in found:
+    ids = selected_ids(request.POST.getlist("selected"))
+    if not ids:
+        messages.error(request, "No cluster was ticked: nothing was accepted.")
+        return redirect(back)
+    exact = {c.pk: c for c in queries.exact_open_clusters(namespace or None)}
+    accepted, refused = [], []
+    for pk in ids:
+        cluster = exact.get(pk)
         try:
-            proposal = _pending_or_rule_proposal(cluster)
-            decisions.accept_proposal(proposal=proposal, user=request.user)
-            accepted += 1
+            if cluster is None:
+                raise decisions.DecisionError(_why_not_exact(pk))
+            if flags := queries.bulk_flags(cluster):
+                raise decisions.DecisionError(
+                    f"flagged ({', '.join(flags)}): decide it on its own page"
+                )
+            if request.POST.get(f"version-{pk}") != queries.cluster_version(cluster):
+                raise decisions.StaleDecision("it changed since the preview")
+            decisions.accept_proposal(
+                proposal=_pending_or_rule_proposal(cluster), user=request.user
+            )
+            accepted.append(pk)
         except decisions.DecisionError as problem:
-            refused.append(f"#{cluster.pk}: {problem}")
+            refused.append(f"#{pk} was not accepted: {problem}.")
     where = namespace or "every namespace"
-    messages.success(request, f"Accepted {accepted} exact-duplicate cluster(s) in {where}.")
+    messages.success(request, f"Accepted {len(accepted)} exact-duplicate cluster(s) in {where}.")
     for line in refused:
         messages.error(request, line)
-    return redirect(reverse("clusters") + (f"?namespace={namespace}" if namespace else ""))
+    if accepted:
+        offer_undo(
+            request,
+            url=reverse("unmerge-many") + "?clusters=" + ",".join(map(str, accepted)),
+            label=f"Undo these {len(accepted)} merges",
+            back=back,
+        )
+    return redirect(back)
+
+
+def _kept_text(cluster: Cluster) -> str:
+    """The text an accepted exact cluster keeps: its proposal's, else the representative's."""
+    proposal = queries.pending_proposal(cluster)
+    if proposal is not None:
+        return proposal.merged_text
+    return representative(queries.cluster_members(cluster)).content
+
+
+def _why_not_exact(pk: int) -> str:
+    """Why a ticked cluster is not among the open exact ones: decided (by whom, when),
+    gone, or not exact copies."""
+    found = Cluster.objects.select_related("decided_by").filter(pk=pk).first()
+    if found is None:
+        return "there is no such cluster"
+    if found.status != ClusterStatus.OPEN:
+        who = found.decided_by.get_username() if found.decided_by else "a command"
+        when = found.decided_at.strftime("%Y-%m-%d %H:%M") if found.decided_at else "?"
+        return f"it was already {found.status} by {who} at {when}"
+    return "its members are not exact copies of one text (or not in this namespace)"
 
 
 def _pending_or_rule_proposal(found: Cluster) -> MergeProposal:

@@ -1,12 +1,14 @@
 """The admins' pages: the conflict queue, a conflict's page, and settling it."""
 
+from collections.abc import Sequence
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from memadmin.curation import decisions, queries
+from memadmin.curation import decisions, history_queries, queries
 from memadmin.curation.models import Conflict, ConflictKind, ConflictResolution, ConflictStatus
 from memadmin.review.diff import word_diff
 from memadmin.review.roles import ADMIN, VIEWER
@@ -70,7 +72,21 @@ RESOLUTIONS = [
 ]
 
 
-def _context(conflict: Conflict, error: str = "") -> dict:
+# A settlement as a person reads it, in toasts and messages.
+SETTLED_WORDS = {
+    ConflictResolution.KEEP_A: "keep A",
+    ConflictResolution.KEEP_B: "keep B",
+    ConflictResolution.B_SUPERSEDES_A: "B supersedes A",
+    ConflictResolution.BOTH_VALID: "both valid",
+    ConflictResolution.REWRITTEN: "rewritten",
+}
+
+
+def _context(
+    conflict: Conflict, error: str = "", *, changes: Sequence[str] = (), chosen=None
+) -> dict:
+    """The conflict page's context; after a refusal, what changed meanwhile and what the
+    admin had chosen (resolution, scope note, text), kept in the form."""
     a, b = conflict.memory_a, conflict.memory_b
     return {
         "conflict": conflict,
@@ -79,6 +95,9 @@ def _context(conflict: Conflict, error: str = "") -> dict:
         "resolutions": RESOLUTIONS,
         "similarity": _similarity(a, b),
         "error": error,
+        "changes": changes,
+        "chosen": chosen or {},
+        "seen": history_queries.last_event_id(conflict=conflict),
     }
 
 
@@ -109,34 +128,58 @@ def conflict(request: HttpRequest, conflict_id: int) -> HttpResponse:
 @role_required(ADMIN)
 def resolve(request: HttpRequest, conflict_id: int) -> HttpResponse:
     found = _get(conflict_id)
+    chosen = {
+        "resolution": request.POST.get("resolution", ""),
+        "scope_note": request.POST.get("scope_note", "").strip(),
+        "text": request.POST.get("text", ""),
+    }
+    seen = request.POST.get("seen", "")
     error = ""
     try:
-        decisions.resolve_conflict(
-            conflict=found,
-            resolution=request.POST.get("resolution", ""),
-            user=request.user,
-            scope_note=request.POST.get("scope_note", "").strip(),
-            text=request.POST.get("text", ""),
-        )
+        if seen.isdigit() and int(seen) != history_queries.last_event_id(conflict=found):
+            raise decisions.StaleDecision(
+                "this conflict changed since your page showed it: nothing was settled"
+            )
+        decisions.resolve_conflict(conflict=found, user=request.user, **chosen)
     except decisions.DecisionError as problem:
         error = str(problem)
+    changes = (
+        history_queries.what_changed(conflict=found, since_event=int(seen))
+        if error and seen.isdigit()
+        else []
+    )
     found = _get(conflict_id)
+    settled = _settled_in_words(found)
     if not error:
         offer_undo(
             request,
             url=reverse("undo-conflict", args=[found.pk]),
-            label=f"Undo: conflict {found.pk} settled ({found.resolution})",
+            label=f"Undo: conflict {found.pk} settled as {settled}",
             back=reverse("conflict", args=[found.pk]),
         )
-    page = DecisionPage("review/conflict.html", "resolution", lambda e: _context(found, e))
+    elif not request.htmx:
+        error = "; ".join([error, *changes])
+    page = DecisionPage(
+        "review/conflict.html",
+        "conflict-page",
+        lambda e: _context(found, e, changes=changes, chosen=chosen),
+    )
+    following = queries.next_open_conflict(found)
     return answer_decision(
         request,
         page=page,
         error=error,
-        message=f"Conflict {found.pk} settled.",
-        done_url=reverse("conflicts"),
+        message=f"Conflict {found.pk} settled as {settled}.",
+        done_url=reverse("conflict", args=[following.pk]) if following else reverse("conflicts"),
         refused_url=reverse("conflict", args=[found.pk]),
     )
+
+
+def _settled_in_words(found: Conflict) -> str:
+    """How a conflict was settled, as the page's choices say it ("B supersedes A")."""
+    if found.status == ConflictStatus.DISMISSED:
+        return "not a conflict"
+    return SETTLED_WORDS.get(found.resolution, found.resolution)
 
 
 @require_POST

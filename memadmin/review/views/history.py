@@ -7,6 +7,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from memadmin.curation import decisions, queries
+from memadmin.curation.decisions.history import actor_of
 from memadmin.curation.models import Cluster, ClusterStatus, ConflictStatus, HistoryEvent
 from memadmin.review.roles import CURATOR, VIEWER
 from memadmin.review.views.answers import (
@@ -17,6 +18,7 @@ from memadmin.review.views.answers import (
     query_without_page,
     role_required,
     safe_next,
+    selected_ids,
 )
 from memadmin.store import validation
 from memadmin.store.models import Namespace
@@ -35,6 +37,9 @@ def history(request: HttpRequest) -> HttpResponse:
         until=filter_value(request, "until", validation.day),
     )
     page = page_of(request, events, LIST_PAGE_SIZE)
+    undone = queries.undone_events([event.pk for event in page])
+    for event in page:
+        event.undone_by_event = undone.get(event.pk)  # shown on its row: undone by whom
     context = {
         "page": page,
         "filters": filters,
@@ -42,7 +47,7 @@ def history(request: HttpRequest) -> HttpResponse:
         "namespaces": Namespace.objects.values_list("name", flat=True),
         "undoable": {ClusterStatus.AUTO_MERGED, ClusterStatus.ACCEPTED},
         "undoable_decisions": {*decisions.UNDOABLE_ACTIONS, HistoryEvent.Action.FORGET},
-        "undone": queries.undone_event_ids([event.pk for event in page]),
+        "undone": undone,
         "settlements": _undoable_settlements(page),
         "base": query_without_page(request).urlencode(),
     }
@@ -57,7 +62,7 @@ def _undoable_settlements(events) -> set[int]:
         if (
             event.action == HistoryEvent.Action.RESOLVE
             and event.conflict_id
-            and event.conflict.status == ConflictStatus.RESOLVED
+            and event.conflict.status in (ConflictStatus.RESOLVED, ConflictStatus.DISMISSED)
         ):
             last[event.conflict_id] = max(event.pk, last.get(event.conflict_id, 0))
     return set(last.values())
@@ -73,13 +78,35 @@ def unmerge(request: HttpRequest, cluster_id: int) -> HttpResponse:
     except UnsafeNext as problem:
         return render(request, "400.html", {"message": str(problem)}, status=400)
     try:
-        decisions.unmerge(
-            cluster=found, actor=f"user:{request.user.get_username()}", user=request.user
-        )
+        decisions.unmerge(cluster=found, actor=actor_of(request.user), user=request.user)
     except decisions.DecisionError as problem:
         messages.error(request, f"Cannot undo merge #{found.pk}: {problem}")
     else:
         messages.success(request, f"Merge #{found.pk} undone: its memories are back.")
+    return redirect(back)
+
+
+@require_POST
+@role_required(CURATOR)
+def unmerge_many(request: HttpRequest) -> HttpResponse:
+    """Undo the merges a bulk action took (the toast after it): each cluster in turn, a
+    refusal named by cluster, the others undone all the same."""
+    try:
+        back = safe_next(request, reverse("history"))
+    except UnsafeNext as problem:
+        return render(request, "400.html", {"message": str(problem)}, status=400)
+    ids = selected_ids(request.GET.get("clusters", "").split(","))
+    undone, refused = [], []
+    for cluster in Cluster.objects.filter(pk__in=ids).order_by("id"):
+        try:
+            decisions.unmerge(cluster=cluster, actor=actor_of(request.user), user=request.user)
+            undone.append(f"#{cluster.pk}")
+        except decisions.DecisionError as problem:
+            refused.append(f"Cannot undo merge #{cluster.pk}: {problem}")
+    if undone:
+        messages.success(request, f"Merges {', '.join(undone)} undone: their memories are back.")
+    for line in refused:
+        messages.error(request, line)
     return redirect(back)
 
 

@@ -1,0 +1,68 @@
+"""Named queries over the history that the review pages read to tell a reviewer what
+happened to a cluster or a conflict since their page showed it."""
+
+from __future__ import annotations
+
+from django.db.models import Max
+from django.utils import timezone
+
+from memadmin.curation.models import Cluster, Conflict, HistoryEvent, MergeProposal
+
+# How each decision reads in a sentence ("carla excluded c at 10:42").
+VERBS = {
+    HistoryEvent.Action.EXCLUDE: "excluded",
+    HistoryEvent.Action.DISMISS: "dismissed the cluster",
+    HistoryEvent.Action.SPLIT: "split the cluster",
+    HistoryEvent.Action.MERGE: "merged",
+    HistoryEvent.Action.SUPERSEDE: "merged",
+    HistoryEvent.Action.COLLAPSE: "collapsed",
+    HistoryEvent.Action.UNMERGE: "undid the merge of",
+    HistoryEvent.Action.UNDO: "undid a decision on",
+    HistoryEvent.Action.OPEN: "opened the cluster with",
+    HistoryEvent.Action.RESOLVE: "settled the conflict on",
+}
+
+
+def last_event_id(*, cluster: Cluster | None = None, conflict: Conflict | None = None) -> int:
+    """The newest history event about a cluster or a conflict (0: none): the page carries
+    it, so that a refusal can list exactly what happened after it was drawn."""
+    lookup = {"cluster": cluster} if cluster is not None else {"conflict": conflict}
+    return HistoryEvent.objects.filter(**lookup).aggregate(newest=Max("id"))["newest"] or 0
+
+
+def what_changed(
+    *,
+    since_event: int,
+    cluster: Cluster | None = None,
+    conflict: Conflict | None = None,
+    proposal_seen: int | None = None,
+) -> list[str]:
+    """What happened to a cluster or conflict after event `since_event`, as sentences
+    naming who did it and when ("carla excluded c at 10:42"), one per person, decision and
+    minute; and, for a cluster, a proposal written since `proposal_seen` was shown."""
+    lookup = {"cluster": cluster} if cluster is not None else {"conflict": conflict}
+    events = (
+        HistoryEvent.objects.filter(id__gt=since_event, **lookup)
+        .select_related("memory")
+        .only("action", "actor", "created_at", "memory__external_id")
+        .order_by("id")
+    )
+    grouped: dict[tuple[str, str, str], list[str]] = {}
+    for event in events:
+        when = timezone.localtime(event.created_at).strftime("%H:%M")
+        who = event.actor.split(":", 1)[-1]
+        names = grouped.setdefault((who, VERBS.get(event.action, event.action), when), [])
+        if event.memory is not None and event.memory.external_id not in names:
+            names.append(event.memory.external_id)
+    said = [
+        " ".join(filter(None, (who, verb, ", ".join(names), f"at {when}")))
+        for (who, verb, when), names in grouped.items()
+    ]
+    if cluster is not None:
+        newest = (
+            MergeProposal.objects.filter(cluster=cluster).order_by("-id").only("created_at").first()
+        )
+        if newest is not None and proposal_seen is not None and newest.pk > proposal_seen:
+            when = timezone.localtime(newest.created_at).strftime("%H:%M")
+            said.append(f"a new proposal was written at {when}")
+    return said

@@ -49,14 +49,25 @@ def dropped_facts(members: Sequence, merged_text: str) -> list[str]:
             if token.kind == "date" and keytokens.same_date(token.value, kept_dates):
                 continue  # "3 April" is kept by "2026-04-03"
             if token.kind == "quantity":
-                measure = token.value.split("=")[0]
+                measure, _, amount = token.value.partition("=")
+                if measure == "count" and amount == "1":
+                    continue  # "a", "一个", "ein": an article, read as a count of one
                 # Months and years are kept apart from fixed spans inside; to a reader
                 # both are a duration ("duration: 4 years").
                 measure = "duration" if measure == "calendar" else measure
                 missing.add(f"{measure}: {token.written or token.value}")
             else:
-                missing.add(f"{token.kind}: {token.value}")
+                missing.add(f"{token.kind}: {_as_written(member.content, token)}")
     return sorted(missing)
+
+
+def _as_written(text: str, token: keytokens.KeyToken) -> str:
+    """A key token as the member wrote it ("env: local", "number: zero"), never only its
+    canonical value ("development", "0"), which the reviewer cannot find in any text."""
+    words = keytokens.words_of(text)
+    if 0 <= token.position < len(words):
+        return words[token.position].raw
+    return token.written or token.value
 
 
 def check(draft: Draft, members: Sequence) -> Draft:

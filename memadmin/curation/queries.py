@@ -396,17 +396,6 @@ def merged_memory(cluster: Cluster) -> Memory | None:
     return Memory.objects.defer("embedding", "embedding_multi").filter(pk__in=chosen).first()
 
 
-def next_open_cluster(after: Cluster) -> Cluster | None:
-    """The cluster a reviewer meets next in the queue's default order (closest first),
-    in the same namespace as the one just decided."""
-    return (
-        Cluster.objects.filter(status=ClusterStatus.OPEN, namespace_id=after.namespace_id)
-        .exclude(pk=after.pk)
-        .order_by(*QUEUE_SORTS["closest"])
-        .first()
-    )
-
-
 def next_open_conflict(after: Conflict) -> Conflict | None:
     """The open conflict an admin meets next: the queue's order (newest first), in the
     namespace of the one just settled."""

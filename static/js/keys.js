@@ -1,5 +1,6 @@
 // Keyboard shortcuts for the review pages. Queue: j / k move, Enter opens. Cluster page:
-// a accept, e edit the merged text, d dismiss. Everywhere: ? shows the help. Keys are
+// a accept, e edit the merged text, d dismiss, n / p the next / previous cluster of the
+// queue it was opened from. Everywhere: ? shows the help. Keys are
 // ignored while typing in a field.
 (function () {
   "use strict";
@@ -25,6 +26,16 @@
     if (flagged && !window.confirm("This cluster is flagged (" + flagged.textContent + "). Decide it anyway?")) return;
     form.requestSubmit();
   }
+  function follow(selector) {
+    const link = document.querySelector(selector);
+    if (link) window.location = link.href;
+  }
+  // The whole row opens its cluster (a click on a box, a link or a button stays theirs).
+  document.addEventListener("click", function (event) {
+    const row = event.target.closest && event.target.closest("#queue tbody tr[data-href]");
+    if (!row || event.target.closest("a, button, input, label, select")) return;
+    window.location = row.dataset.href;
+  });
   // A filter redraws the queue: the selection starts again at its first row.
   document.addEventListener("htmx:afterSwap", function (event) {
     if (event.detail.target && event.detail.target.id === "queue") current = -1;
@@ -43,6 +54,8 @@
       case "a": submit("form[data-key='accept']"); break;
       case "d": submit("form[data-key='dismiss']"); break;
       case "e": { const box = document.querySelector("textarea[name='text']"); if (box) { event.preventDefault(); box.focus(); } break; }
+      case "n": follow("[data-key-next]"); break;
+      case "p": follow("[data-key-previous]"); break;
       case "?": if (help) help.hidden = !help.hidden; break;
       default: return;
     }

@@ -98,3 +98,19 @@ def test_a_value_written_another_way_is_not_dropped():
     ]
 
     assert proposals.dropped_facts(members, "Backups run at 03:00 and take 1.5 hours.") == []
+
+
+def test_lost_facts_are_named_as_the_member_wrote_them():
+    from types import SimpleNamespace
+
+    members = [
+        SimpleNamespace(content="We meet at local time 9am."),
+        SimpleNamespace(content="Zero downtime deploys."),
+        SimpleNamespace(content="他有一个女儿。"),
+    ]
+
+    found = proposals.dropped_facts(members, "Meetings happen.")
+
+    # Never a canonical value no text holds ("env: development", "number: 0"), and never
+    # an article read as a count ("一个").
+    assert found == ["env: local", "number: Zero", "time: 9am"]

@@ -280,3 +280,99 @@ def test_the_history_actor_filter_matches_whole_names(client, trio):
     assert [
         e.actor for e in client.get("/history/", {"actor": "user:curator2"}).context["page"]
     ] == ["user:curator2"]
+
+
+@pytest.fixture
+def three_in_two_namespaces(run_command, write_jsonl):
+    """Three open clusters: two in alice, one in bob."""
+    lines = []
+    for n, namespace in enumerate(["alice", "alice", "bob"]):
+        lines += [
+            line(f"a{n}", f"Project {n} deploys on Fridays.", unit(10 + n), namespace=namespace),
+            line(f"b{n}", f"Project {n} ships on Fridays.", near(10 + n, 0.9), namespace=namespace),
+        ]
+    assert run_command("import_memories", str(write_jsonl(lines))).error is None
+    assert run_command("find_duplicates").error is None
+    return list(Cluster.objects.filter(status="open").order_by("id"))
+
+
+def test_a_cluster_opened_from_a_filtered_queue_shows_its_place_and_neighbours(
+    client, three_in_two_namespaces
+):
+    client.force_login(person("carla", "curator"))
+    queue = client.get("/clusters/", {"namespace": "alice"}).content.decode()
+    first_link = re.search(r'<a href="(/clusters/\d+/\?from=[^"]+)">#', queue).group(1)
+
+    page = client.get(first_link.replace("&amp;", "&"))
+
+    place = page.context["place"]
+    alice = [c.pk for c in three_in_two_namespaces if c.namespace.name == "alice"]
+    assert (place.number, place.total, place.previous) == (1, 2, None)
+    assert place.following == f"/clusters/{alice[1]}/?from=namespace%3Dalice"
+    assert place.queue == "/clusters/?namespace=alice"
+    assert "1 of 2" in page.content.decode()
+
+
+def test_a_decision_goes_on_within_the_filtered_queue(client, three_in_two_namespaces):
+    client.force_login(person("carla", "curator"))
+    alice = [c for c in three_in_two_namespaces if c.namespace.name == "alice"]
+    page = client.get(f"/clusters/{alice[1].pk}/", {"from": "namespace=alice"}).content.decode()
+    fields = form_of(page, f"/clusters/{alice[1].pk}/dismiss")
+
+    answer = client.post(f"/clusters/{alice[1].pk}/dismiss", fields, **HX)
+    last = client.post(
+        f"/clusters/{alice[0].pk}/dismiss",
+        form_of(
+            client.get(answer["HX-Redirect"]).content.decode(), f"/clusters/{alice[0].pk}/dismiss"
+        ),
+        **HX,
+    )
+
+    assert answer["HX-Redirect"] == f"/clusters/{alice[0].pk}/?from=namespace%3Dalice"
+    assert last["HX-Redirect"] == "/clusters/?namespace=alice"  # bob's is not this queue
+
+
+def test_selected_accept_leaves_flagged_clusters_and_names_decided_ones(
+    client, three_in_two_namespaces
+):
+    first, second, third = three_in_two_namespaces
+    Cluster.objects.filter(pk=second.pk).update(flags=["protected"])
+    decisions.dismiss_cluster(cluster=third, user=person("ada", "curator"))
+    client.force_login(person("carla", "curator"))
+    picked = [first.pk, second.pk, third.pk]
+
+    preview = client.get(
+        "/clusters/selected", {"action": "accept", "selected": picked, "from": "namespace=alice"}
+    )
+    done = client.post(
+        "/clusters/selected",
+        {
+            "action": "accept",
+            "selected": picked,
+            "from": "namespace=alice",
+            **{f"version-{k}": v for k, v in preview.context["versions"].items()},
+            f"version-{second.pk}": "",
+        },
+    )
+    said = client.get(done.url).content.decode().replace("&#x27;", "'")
+
+    assert [c.pk for c, *_ in preview.context["items"]] == [first.pk]
+    assert [c.pk for c, *_ in preview.context["flagged"]] == [second.pk]
+    assert preview.context["gone"][0].startswith(f"#{third.pk}: it was already dismissed by ada")
+    assert done.url == "/clusters/?namespace=alice"
+    assert f"#{second.pk} was left alone: " in said
+    assert f"#{third.pk} was left alone: it was already dismissed by ada at" in said
+    assert dict(Cluster.objects.values_list("pk", "status")) == {
+        first.pk: "accepted",
+        second.pk: "open",
+        third.pk: "dismissed",
+    }
+
+
+def test_an_ignored_filter_value_is_said_beside_the_queue(client, trio):
+    client.force_login(person("v", "viewer"))
+
+    page = client.get("/clusters/", {"min_similarity": "high", "size": "1"}).content.decode()
+
+    assert "ignored &#x27;high&#x27;: weakest link from: a number from 0 to 1" in page
+    assert "ignored &#x27;1&#x27;: size: a whole number, 2 or more" in page

@@ -140,6 +140,16 @@ def filter_value(request: HttpRequest, name: str, parse, **limits) -> object | N
         return None
 
 
+def ignored_filters(request: HttpRequest, filters: dict) -> list[str]:
+    """What the page says of each filter it ignored (given, but not a value it reads):
+    `filters` maps a name to (parse, its limits, the sentence saying what it takes)."""
+    return [
+        f"ignored {validation.shown(request.GET[name])}: {said}"
+        for name, (parse, limits, said) in filters.items()
+        if request.GET.get(name, "") and filter_value(request, name, parse, **limits) is None
+    ]
+
+
 def safe_next(request: HttpRequest, default: str) -> str:
     """Where to go after an action: the form's `next` when it is a page of this site,
     else `default`. Refused (400) when `next` points anywhere else, before the action

@@ -1,10 +1,11 @@
 """The curators' pages: the cluster queue, a cluster's page, and every decision on it."""
 
 from collections.abc import Sequence
-from urllib.parse import quote
+from dataclasses import dataclass
+from urllib.parse import quote, urlencode
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -20,6 +21,7 @@ from memadmin.review.views.answers import (
     UnsafeNext,
     answer_decision,
     filter_value,
+    ignored_filters,
     keep_draft,
     offer_undo,
     page_of,
@@ -34,48 +36,122 @@ from memadmin.store.models import Memory, Namespace
 
 UNIT = {"low": 0.0, "high": 1.0}
 MAX_SIZE = 10_000  # members of a cluster, as a filter
+# The queue's number filters: how each is read, and what the page says of a bad one.
+QUEUE_NUMBERS = {
+    "min_similarity": (validation.decimal, UNIT, "weakest link from: a number from 0 to 1"),
+    "max_similarity": (validation.decimal, UNIT, "weakest link to: a number from 0 to 1"),
+    "size": (
+        validation.whole_number,
+        {"low": 2, "high": MAX_SIZE},
+        "size: a whole number, 2 or more",
+    ),
+}
+
+
+def _queue_filters(query: QueryDict) -> tuple[dict, dict]:
+    """The queue's filters as the form shows them, and as cluster_queue takes them (a bad
+    number is no filter; the page says so)."""
+    filters = {
+        "namespace": query.get("namespace", ""),
+        "status": query.get("status", ClusterStatus.OPEN),
+        "min_similarity": query.get("min_similarity", ""),
+        "max_similarity": query.get("max_similarity", ""),
+        "size": query.get("size", ""),
+        "category": query.get("category", ""),
+        "protected": query.get("protected", ""),
+        "method": query.get("method", ""),
+        "sort": query.get("sort", "closest"),
+    }
+    if filters["status"] not in ClusterStatus.values:
+        filters["status"] = ClusterStatus.OPEN
+    numbers = {}
+    for name, (parse, limits, _) in QUEUE_NUMBERS.items():
+        try:
+            numbers[name] = parse(query[name], name, **limits) if query.get(name) else None
+        except validation.Invalid:
+            numbers[name] = None
+    arguments = {
+        "namespace": filters["namespace"] or None,
+        "status": filters["status"],
+        **numbers,
+        "category": filters["category"],
+        "protected": {"yes": True, "no": False}.get(filters["protected"]),
+        "method": filters["method"],
+        "sort": filters["sort"],
+    }
+    return filters, arguments
 
 
 @role_required(VIEWER)
 def queue(request: HttpRequest) -> HttpResponse:
     """The review queue: filters, closest clusters first, paginated. An HTMX request
-    (a filter change) gets the queue section only."""
-    filters = {
-        "namespace": request.GET.get("namespace", ""),
-        "status": request.GET.get("status", ClusterStatus.OPEN),
-        "min_similarity": request.GET.get("min_similarity", ""),
-        "max_similarity": request.GET.get("max_similarity", ""),
-        "size": request.GET.get("size", ""),
-        "category": request.GET.get("category", ""),
-        "protected": request.GET.get("protected", ""),
-        "method": request.GET.get("method", ""),
-        "sort": request.GET.get("sort", "closest"),
-    }
-    if filters["status"] not in ClusterStatus.values:
-        filters["status"] = ClusterStatus.OPEN
-    found = queries.cluster_queue(
-        namespace=filters["namespace"] or None,
-        status=filters["status"],
-        min_similarity=filter_value(request, "min_similarity", validation.decimal, **UNIT),
-        max_similarity=filter_value(request, "max_similarity", validation.decimal, **UNIT),
-        size=filter_value(request, "size", validation.whole_number, low=2, high=MAX_SIZE),
-        category=filters["category"],
-        protected={"yes": True, "no": False}.get(filters["protected"]),
-        method=filters["method"],
-        sort=filters["sort"],
-    )
-    page = page_of(request, found, QUEUE_PAGE_SIZE)
+    (a filter change) gets the queue section only. Each row opens its cluster with the
+    queue's filters (`from`), so the review goes on within this queue."""
+    filters, arguments = _queue_filters(request.GET)
+    page = page_of(request, queries.cluster_queue(**arguments), QUEUE_PAGE_SIZE)
     context = {
         "page": page,
         "filters": filters,
+        "ignored": ignored_filters(request, QUEUE_NUMBERS),
         "statuses": ClusterStatus.values,
         "sorts": list(queries.QUEUE_SORTS),
         "methods": ["exact", "vector", "lexical", "multilingual", "llm", "manual"],
         "namespaces": Namespace.objects.values_list("name", flat=True),
         "query": query_without_page(request),
+        "from": urlencode({"from": query_without_page(request).urlencode()}),
     }
     template = "review/clusters.html" + ("#queue" if request.htmx else "")
     return render(request, template, context)
+
+
+@dataclass
+class Place:
+    """Where a cluster stands in the queue it was opened from: "3 of 14", its neighbours,
+    and the way back to that queue as filtered."""
+
+    query: str
+    number: int | None
+    total: int
+    previous: str | None
+    following: str | None
+    queue: str
+
+
+def _place(found: Cluster, query: str, order: list[int] | None = None) -> Place:
+    """`found`'s place in the queue `query` filters (its ids in `order` when known)."""
+    if order is None:
+        _, arguments = _queue_filters(QueryDict(query))
+        order = list(queries.cluster_queue(**arguments).values_list("pk", flat=True))
+    suffix = f"?{urlencode({'from': query})}" if query else ""
+
+    def link(pk):
+        return reverse("cluster", args=[pk]) + suffix
+
+    at = order.index(found.pk) if found.pk in order else None
+    return Place(
+        query=query,
+        number=None if at is None else at + 1,
+        total=len(order),
+        previous=link(order[at - 1]) if at else None,
+        following=link(order[at + 1]) if at is not None and at + 1 < len(order) else None,
+        queue=_queue_url(query),
+    )
+
+
+def _next_in_queue(found: Cluster, query: str, before: list[int]) -> str:
+    """Where a decision on `found` goes on to: the next cluster of the queue it was opened
+    from that is still in it (the queue's order before the decision), else the queue."""
+    _, arguments = _queue_filters(QueryDict(query))
+    now = list(queries.cluster_queue(**arguments).values_list("pk", flat=True))
+    after = before[before.index(found.pk) + 1 :] if found.pk in before else []
+    following = next((pk for pk in after if pk in now), None) or next(
+        (pk for pk in now if pk != found.pk), None
+    )
+    if following is None:
+        return _queue_url(query)
+    return reverse("cluster", args=[following]) + (
+        f"?{urlencode({'from': query})}" if query else ""
+    )
 
 
 def _context(
@@ -85,6 +161,7 @@ def _context(
     *,
     changes: Sequence[str] = (),
     draft: str = "",
+    place: Place | None = None,
 ) -> dict:
     """The cluster page's context. Each member shows its differences from the proposal,
     or, when `against` names a member, from that member (to compare members). After a
@@ -122,6 +199,7 @@ def _context(
         # The proposal box as tall as its text (about 70 characters a line), within reason.
         "text_rows": min(24, max(3, len(text) // 70 + text.count("\n") + 2)),
         "error": error,
+        "place": place,
         "changes": changes,
         "draft": draft if draft.strip() and draft.strip() != text.strip() else "",
         "version": queries.cluster_version(cluster),
@@ -143,7 +221,10 @@ def cluster(request: HttpRequest, cluster_id: int) -> HttpResponse:
     against = filter_value(request, "against", validation.whole_number, low=1, high=2**63 - 1)
     found = _get(cluster_id)
     draft = take_draft(request, f"cluster-{found.pk}")
-    return render(request, "review/cluster.html", _context(found, against=against, draft=draft))
+    place = _place(found, request.GET.get("from", ""))
+    return render(
+        request, "review/cluster.html", _context(found, against=against, draft=draft, place=place)
+    )
 
 
 def _get(cluster_id: int) -> Cluster:
@@ -156,11 +237,14 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
     """Run one curator decision on a cluster, `act(cluster)` (which may return the
     message itself), and answer it (answers.answer_decision). Refused when the page it
     came from showed another version of the cluster (members, proposal or status).
-    Decided: on to the next open cluster of the namespace (or the queue); still open
-    (a member excluded): the cluster again."""
+    Decided: on to the next cluster of the queue the page was opened from (its filters in
+    `from`), or back to that queue; still open (a member excluded): the cluster again."""
     found = _get(cluster_id)
     error = ""
     version = request.POST.get("version", "")
+    query = request.POST.get("from", "")
+    _, arguments = _queue_filters(QueryDict(query))
+    order = list(queries.cluster_queue(**arguments).values_list("pk", flat=True))
     try:
         if version and version != queries.cluster_version(found):
             decisions.refuse_if_decided(found)
@@ -175,7 +259,7 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
         _offer_undo(request, found)
     changes = _changes_since(request, found) if error else []
     draft = request.POST.get("text", "")
-    here = reverse("cluster", args=[found.pk])
+    here = reverse("cluster", args=[found.pk]) + (f"?{urlencode({'from': query})}" if query else "")
     if error and not request.htmx:
         # Without JavaScript the refusal goes back to the page: the changes are said in
         # the message and the draft waits in the session for that page.
@@ -184,13 +268,11 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
     page = DecisionPage(
         "review/cluster.html",
         "cluster",
-        lambda e: _context(found, e, changes=changes, draft=draft),
+        lambda e: _context(
+            found, e, changes=changes, draft=draft, place=_place(found, query, order)
+        ),
     )
-    if found.status == ClusterStatus.OPEN:
-        done = here
-    else:
-        following = queries.next_open_cluster(found)
-        done = reverse("cluster", args=[following.pk]) if following else reverse("clusters")
+    done = here if found.status == ClusterStatus.OPEN else _next_in_queue(found, query, order)
     return answer_decision(
         request, page=page, error=error, message=message, done_url=done, refused_url=here
     )
@@ -316,7 +398,7 @@ def bulk_accept_exact(request: HttpRequest) -> HttpResponse:
         cluster = exact.get(pk)
         try:
             if cluster is None:
-                raise decisions.DecisionError(_why_not_exact(pk))
+                raise decisions.DecisionError(_why_not_open(pk))
             if flags := queries.bulk_flags(cluster):
                 raise decisions.DecisionError(
                     f"flagged ({', '.join(flags)}): decide it on its own page"
@@ -351,8 +433,8 @@ def _kept_text(cluster: Cluster) -> str:
     return representative(queries.cluster_members(cluster)).content
 
 
-def _why_not_exact(pk: int) -> str:
-    """Why a ticked cluster is not among the open exact ones: decided (by whom, when),
+def _why_not_open(pk: int) -> str:
+    """Why a ticked cluster is not among the open (exact) ones: decided (by whom, when),
     gone, or not exact copies."""
     found = Cluster.objects.select_related("decided_by").filter(pk=pk).first()
     if found is None:
@@ -415,46 +497,56 @@ SELECTED_ACTIONS = {
 @role_required(CURATOR)
 def selected(request: HttpRequest) -> HttpResponse:
     """Accept or dismiss the clusters ticked in the queue. GET: a preview of exactly
-    those (still open) with the version each shows. POST: each decided in turn, refused
-    one by one when it changed since the preview; what happened is listed."""
+    those still open, with the version each shows; for an accept, the flagged ones apart
+    (never merged in bulk). POST: each decided in turn; one decided meanwhile, changed
+    since the preview or flagged is refused by name. Back to the queue as filtered."""
     source = request.POST if request.method == "POST" else request.GET
+    back = _queue_url(source.get("from", ""))
     action = source.get("action", "")
     if action not in SELECTED_ACTIONS:
         messages.error(request, "Choose accept or dismiss for the selected clusters.")
-        return redirect("clusters")
+        return redirect(back)
     ids = selected_ids(source.getlist("selected"))
-    found = list(
-        Cluster.objects.select_related("namespace")
-        .filter(pk__in=ids, status=ClusterStatus.OPEN)
-        .order_by("id")
-    )
+    found = {
+        c.pk: c
+        for c in Cluster.objects.select_related("namespace").filter(
+            pk__in=ids, status=ClusterStatus.OPEN
+        )
+    }
     verb, explained = SELECTED_ACTIONS[action]
     if request.method != "POST":
-        items = [
-            (
-                c,
-                reverse("cluster", args=[c.pk]),
-                [m.content for m in queries.cluster_members(c)],
-                c.flags,
-            )
-            for c in found
-        ]
+        items, flagged = [], []
+        for cluster in sorted(found.values(), key=lambda c: c.pk):
+            flags = queries.bulk_flags(cluster)
+            texts = [m.content for m in queries.cluster_members(cluster)]
+            row = (cluster, reverse("cluster", args=[cluster.pk]), texts, flags)
+            (flagged if flags and action == "accept" else items).append(row)
         context = {
             "items": items,
-            "versions": {c.pk: queries.cluster_version(c) for c in found},
+            "flagged": flagged,
+            "gone": [f"#{pk}: {_why_not_open(pk)}" for pk in ids if pk not in found],
+            "versions": {c.pk: queries.cluster_version(c) for c, *_ in items},
             "action": action,
             "verb": verb,
             "noun": "cluster",
             "explained": explained,
-            "back": reverse("clusters"),
+            "back": back,
+            "from": source.get("from", ""),
         }
         return render(request, "review/selected.html", context)
     done, refused = 0, []
-    for cluster in found:
+    for pk in ids:
+        cluster = found.get(pk)
         try:
-            if request.POST.get(f"version-{cluster.pk}") != queries.cluster_version(cluster):
+            if cluster is None:
+                raise decisions.StaleDecision(_why_not_open(pk))
+            if request.POST.get(f"version-{pk}") != queries.cluster_version(cluster):
                 raise decisions.StaleDecision("it changed since the preview")
             if action == "accept":
+                if flags := queries.bulk_flags(cluster):
+                    raise decisions.DecisionError(
+                        f"flagged ({', '.join(flags)}): decide it on its own page"
+                    )
                 decisions.accept_proposal(
                     proposal=_pending_or_rule_proposal(cluster), user=request.user
                 )
@@ -462,14 +554,18 @@ def selected(request: HttpRequest) -> HttpResponse:
                 decisions.dismiss_cluster(cluster=cluster, user=request.user)
             done += 1
         except decisions.DecisionError as problem:
-            refused.append(f"#{cluster.pk}: {problem}")
-    missing = len(set(ids)) - len(found)
-    messages.success(request, f"{verb}ed {done} of {len(set(ids))} selected cluster(s).")
+            refused.append(f"#{pk} was left alone: {problem}.")
+    messages.success(request, f"{verb}ed {done} of {len(ids)} selected cluster(s).")
     for line in refused:
         messages.error(request, line)
-    if missing:
-        messages.error(request, f"{missing} selected cluster(s) were no longer open.")
-    return redirect("clusters")
+    return redirect(back)
+
+
+def _queue_url(query: str) -> str:
+    """The queue with the filters it had (`query`, its query string), re-encoded so that
+    nothing but parameters of the queue page comes through."""
+    filters = QueryDict(query)
+    return reverse("clusters") + (f"?{filters.urlencode()}" if filters else "")
 
 
 @require_POST

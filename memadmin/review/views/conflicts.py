@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -231,6 +231,7 @@ def selected(request: HttpRequest) -> HttpResponse:
             "explained": "Both memories stay as they are; each pair is not raised again "
             "(undo from each conflict's page).",
             "back": reverse("conflicts"),
+            "from": source.get("from", ""),
         }
         return render(request, "review/selected.html", context)
     done, refused = 0, []
@@ -241,10 +242,11 @@ def selected(request: HttpRequest) -> HttpResponse:
             )
             done += 1
         except decisions.DecisionError as problem:
-            refused.append(f"#{found_conflict.pk}: {problem}")
+            refused.append(f"#{found_conflict.pk} was left alone: {problem}.")
     messages.success(
         request, f"{done} of {len(set(ids))} selected conflict(s) marked not a conflict."
     )
     for line in refused:
         messages.error(request, line)
-    return redirect("conflicts")
+    query = QueryDict(request.POST.get("from", ""))
+    return redirect(reverse("conflicts") + (f"?{query.urlencode()}" if query else ""))

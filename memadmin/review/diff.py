@@ -1,4 +1,7 @@
-"""Word-level differences of a member against the proposed text, for the cluster page."""
+"""Word-level differences of a member against the proposed text, for the cluster page:
+word by word, character by character in Chinese, Japanese and Korean (one changed
+character must not strike out a whole sentence written without spaces), and no diff at
+all across two languages (every word would differ: the page says "another language")."""
 
 from __future__ import annotations
 
@@ -6,7 +9,11 @@ import difflib
 import re
 from dataclasses import dataclass
 
-_WORDS = re.compile(r"\S+|\s+")
+from memadmin.store.lexicon import language_of
+
+# A CJK character is a token of its own; elsewhere a word is what spaces delimit.
+_CJK_CHARACTER = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_WORDS = re.compile(rf"[{_CJK_CHARACTER}]|[^\s{_CJK_CHARACTER}]+|\s+")
 # Sentences with the space after them: the coarse tokens of a long text.
 _SENTENCES = re.compile(r"[^.!?。！？\n]+(?:[.!?。！？]+|\n|$)\s*")
 # Up to this many words a side, texts are compared word by word at once; longer ones
@@ -18,11 +25,22 @@ WORD_DIFF_LIMIT = 300
 @dataclass(frozen=True)
 class Span:
     text: str
-    kind: str  # same | removed (in the member, not in the proposal) | added
+    kind: str  # same | removed (in the member, not in the proposal) | added | other-language
 
 
 def word_diff(member: str, proposal: str) -> list[Span]:
-    """The member's text as spans: words the proposal keeps, drops or adds."""
+    """The member's text as spans: words the proposal keeps, drops or adds; one span of
+    kind `other-language` when the two are in different languages."""
+    spans = _word_diff(member, proposal)
+    kept = sum(len(span.text.strip()) for span in spans if span.kind == "same")
+    # Another language only when the diff says so too (almost nothing in common): the
+    # language of a three-word note is a guess, and a wrong guess must not hide a diff.
+    if kept < 0.15 * len(member.strip()) and language_of(member) != language_of(proposal):
+        return [Span(member, "other-language")]
+    return spans
+
+
+def _word_diff(member: str, proposal: str) -> list[Span]:
     old, new = _WORDS.findall(member), _WORDS.findall(proposal)
     if max(len(old), len(new)) <= WORD_DIFF_LIMIT:
         return _diff(old, new)

@@ -433,8 +433,10 @@ def history_events(
     actor: str = "",
     since: date | None = None,
     until: date | None = None,
+    decisions_only: bool = False,
 ) -> QuerySet[HistoryEvent]:
-    """The audit log, newest first, filtered."""
+    """The audit log, newest first, filtered; `decisions_only` leaves out what records a
+    memory's arrival or upkeep (imports, updates, agents' writes, vectors, decay)."""
     conditions = {
         "namespace__name": namespace,
         "action": action,
@@ -447,8 +449,19 @@ def history_events(
         HistoryEvent.objects.select_related("namespace", "memory", "cluster", "conflict")
         .defer("memory__embedding", "memory__embedding_multi")
         .filter(**given(conditions))
+        .exclude(action__in=NOT_DECISIONS if decisions_only else ())
         .order_by("-created_at", "-id")
     )
+
+
+# What the history's "decisions only" view leaves out.
+NOT_DECISIONS = (
+    HistoryEvent.Action.IMPORT,
+    HistoryEvent.Action.UPDATE,
+    HistoryEvent.Action.WRITE,
+    HistoryEvent.Action.EMBED,
+    HistoryEvent.Action.DECAY,
+)
 
 
 def memory_search(

@@ -47,3 +47,11 @@ def set_role(user, role: str) -> None:
     user.groups.add(Group.objects.get(name=role))
     user.is_staff = role == ADMIN
     user.save(update_fields=["is_staff"])
+
+
+def role_of(user) -> str:
+    """The strongest role `user` holds ("" for none)."""
+    if user.is_superuser:
+        return ADMIN
+    held = {group.name for group in user.groups.all()}
+    return next((role for role in reversed(ROLES) if role in held), "")

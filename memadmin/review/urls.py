@@ -1,6 +1,14 @@
 from django.urls import include, path
 
-from memadmin.review.views import clusters, conflicts, dashboard, history, memories, tokens
+from memadmin.review.views import (
+    clusters,
+    conflicts,
+    dashboard,
+    history,
+    memories,
+    people,
+    tokens,
+)
 
 # One cluster's page and the decisions on it, under clusters/<id>/.
 cluster_patterns = [
@@ -33,5 +41,7 @@ urlpatterns = [
     path("memories/<int:memory_id>/", memories.memory, name="memory"),
     path("memories/<int:memory_id>/pin", memories.pin, name="pin-memory"),
     path("tokens/", tokens.tokens, name="tokens"),
+    path("people/", people.people, name="people"),
+    path("people/<int:user_id>/change", people.change, name="change-person"),
     path("tokens/<int:token_id>/revoke", tokens.revoke_token, name="revoke-token"),
 ]

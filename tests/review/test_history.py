@@ -137,3 +137,25 @@ def test_a_conflict_settlement_is_undone_from_history_with_one_button(
     conflict.refresh_from_db()
     assert conflict.status == "open"
     assert "Undo the settlement" not in after
+
+
+def test_decisions_only_folds_a_merge_into_one_row_and_leaves_imports_out(client, trio):
+    carla = person("carla", "curator")
+    from memadmin.curation import decisions, proposals, queries
+
+    members = queries.cluster_members(trio)
+    proposal = decisions.record_proposal(
+        cluster=trio, members=members, draft=proposals.rule_draft(members, "test")
+    )
+    decisions.accept_proposal(proposal=proposal, user=carla)
+    client.force_login(carla)
+
+    everything = client.get("/history/").context["rows"]
+    decided = client.get("/history/", {"decisions": "yes"})
+    rows = decided.context["rows"]
+
+    assert any(event.action == "import" for event, _ in everything)
+    assert [(event.action, len(folded)) for event, folded in rows] == [("merge", 3)]
+    html = decided.content.decode()
+    assert f"Undo merge #{trio.pk}" in html
+    assert "and 3 more memories" in html

@@ -27,9 +27,11 @@ from memadmin.store.models import Namespace
 @role_required(VIEWER)
 def history(request: HttpRequest) -> HttpResponse:
     filters = {
-        key: request.GET.get(key, "") for key in ("namespace", "action", "actor", "since", "until")
+        key: request.GET.get(key, "")
+        for key in ("namespace", "action", "actor", "since", "until", "decisions")
     }
     events = queries.history_events(
+        decisions_only=filters["decisions"] == "yes",
         namespace=filters["namespace"],
         action=filters["action"],
         actor=filters["actor"],
@@ -41,6 +43,7 @@ def history(request: HttpRequest) -> HttpResponse:
     for event in page:
         event.undone_by_event = undone.get(event.pk)  # shown on its row: undone by whom
     context = {
+        "rows": _folded(page) if filters["decisions"] == "yes" else [(e, []) for e in page],
         "page": page,
         "filters": filters,
         "actions": HistoryEvent.Action.values,
@@ -52,6 +55,34 @@ def history(request: HttpRequest) -> HttpResponse:
         "base": query_without_page(request).urlencode(),
     }
     return render(request, "review/history.html" + ("#events" if request.htmx else ""), context)
+
+
+def _folded(events) -> list[tuple[HistoryEvent, list[HistoryEvent]]]:
+    """The page's events with one decision's events folded into one row: a merge writes
+    an event per member, a settlement one per memory. Each row is the first event and
+    the others of the same decision (same action, cluster or conflict, and actor)."""
+    rows: list[tuple[HistoryEvent, list[HistoryEvent]]] = []
+    for event in events:
+        if rows:
+            first, folded = rows[-1]
+            same_decision = (
+                (event.cluster_id or event.conflict_id)
+                and (event.action, event.cluster_id, event.conflict_id, event.actor)
+                == (first.action, first.cluster_id, first.conflict_id, first.actor)
+            ) or (
+                # A merge's survivor event (merge) and its members' (supersede).
+                event.cluster_id
+                and event.cluster_id == first.cluster_id
+                and {event.action, first.action} <= {"merge", "supersede"}
+            )
+            if same_decision and event.action == "merge" and first.action == "supersede":
+                rows[-1] = (event, [first, *folded])  # the merge heads its row (its undo)
+                continue
+            if same_decision:
+                folded.append(event)
+                continue
+        rows.append((event, []))
+    return rows
 
 
 def _undoable_settlements(events) -> set[int]:

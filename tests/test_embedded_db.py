@@ -28,3 +28,24 @@ def test_a_second_process_joins_the_same_embedded_server():
         check=True,
     )
     assert completed.stdout.strip() == settings.DATABASE_URL
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_command_on_a_database_nobody_migrated_says_migrate_first():
+    from tests.processes import database_url, manage
+
+    with connection.cursor() as cursor:
+        cursor.execute("DROP DATABASE IF EXISTS never_migrated")
+        cursor.execute("CREATE DATABASE never_migrated")
+    try:
+        empty = database_url().replace(f"/{connection.settings_dict['NAME']}", "/never_migrated")
+        for command in (["mcp_server", "--namespace", "alice"], ["find_duplicates"]):
+            done = manage(*command, database=empty)
+            assert done.returncode == 1
+            assert done.stderr.strip().splitlines()[-1] == (
+                "CommandError: this database has no memadmin tables yet: "
+                "run `python manage.py migrate` first"
+            )
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("DROP DATABASE IF EXISTS never_migrated")

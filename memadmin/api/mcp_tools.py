@@ -71,8 +71,9 @@ def build_server(grant_of: Callable[[Context], Grant]) -> MCPServer:
         tags: Annotated[list[str] | None, Field(description="Short labels")] = None,
         source_ref: Annotated[str | None, Field(description="Where it came from")] = None,
         session_id: Annotated[str | None, Field(description="The agent's session")] = None,
-        importance: Annotated[float | None, Field(description="0 to 1")] = None,
-        confidence: Annotated[float | None, Field(description="0 to 1")] = None,
+        # Strict: `true` or "0.5" is no number (as the JSON API and import answer).
+        importance: Annotated[float | None, Field(description="0 to 1", strict=True)] = None,
+        confidence: Annotated[float | None, Field(description="0 to 1", strict=True)] = None,
     ) -> dict[str, Any]:
         """Store a memory, checked first against this namespace's memories. The result's
         `action` is `inserted`, `duplicate` (nothing stored: the existing memory's id),
@@ -103,7 +104,9 @@ def build_server(grant_of: Callable[[Context], Grant]) -> MCPServer:
     def recall(
         query: Annotated[str, Field(description="What to look for, in any words")],
         ctx: Context,
-        k: Annotated[int, Field(description=f"How many, 1 to {validation.MAX_RESULTS}")] = 10,
+        k: Annotated[
+            int, Field(description=f"How many, 1 to {validation.MAX_RESULTS}", strict=True)
+        ] = 10,
     ) -> dict[str, Any]:
         """The active memories closest in meaning to `query`, closest first."""
         with _call(ctx, grant_of) as grant:

@@ -301,3 +301,24 @@ def test_the_stdio_server_refuses_an_unknown_namespace():
 
     assert answer.returncode == 1 and "no namespace 'nobody'" in answer.stderr
     assert Conflict.objects.count() == 0
+
+
+def test_booleans_and_numeric_strings_are_not_numbers(asgi_server, alice):
+    url = asgi_server()
+    rows = Memory.objects.count()
+
+    results = over_http(
+        url,
+        alice,
+        [
+            ("remember", {"content": "Likes rooibos.", "importance": True}),
+            ("remember", {"content": "Likes rooibos.", "confidence": "0.5"}),
+            ("recall", {"query": "tea", "k": True}),
+            ("remember", {"content": "Likes rooibos.", "importance": 1}),
+        ],
+    )
+
+    for refused in results[:3]:
+        assert "valid" in error_text(refused).lower()
+    assert not results[3].is_error  # a whole number is a number
+    assert Memory.objects.count() == rows + 1

@@ -20,9 +20,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from memadmin.curation import planning
 from memadmin.curation.detection import evaluation, guards
 from memadmin.curation.detection.judgement import Thresholds
+from memadmin.curation.runs import planning
 from memadmin.store import embeddings, multilingual
 from memadmin.store.text import content_hash
 

@@ -125,7 +125,7 @@ def test_a_namespace_another_run_holds_is_skipped_and_the_rest_of_its_batch_is_d
     namespaces_with_folds(load)
     held = Namespace.objects.get(name="ns-b")
 
-    with another_session_holding(runs._lock_key(held)):
+    with another_session_holding(runs.lock_key(held)):
         result = run_command("find_duplicates")
 
     assert "skipped 1 namespace(s) another run holds: ns-b" in str(result.error)

@@ -50,7 +50,7 @@ def test_a_good_merge_is_the_llm_text_with_its_usage(fake_llm):
     (request,) = fake_llm.requests
     assert request["model"] == "claude-haiku-5-5"
     assert request["messages"][0]["content"].startswith("Memories, oldest to newest:")
-    assert draft.dropped_facts == ["name: france"]  # the merge lost "France"
+    assert draft.dropped_facts == ["name: France"]  # the merge lost "France"
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ def test_a_second_run_is_refused_while_the_first_holds_the_lock(run_command, loa
     load(line("a", "Prefers tea.", unit(1)), line("b", "prefers tea", unit(1)))
     namespace = Namespace.objects.get()
 
-    with another_session_holding(runs._lock_key(namespace)):
+    with another_session_holding(runs.lock_key(namespace)):
         result = run_command("find_duplicates")
 
     assert "another find_duplicates run is working on namespace alice" in result.stderr

@@ -6,9 +6,10 @@ import pytest
 from django.test import Client
 
 from memadmin.api.models import ApiToken
-from memadmin.curation import planning, proposals
+from memadmin.curation import proposals
 from memadmin.curation.detection.judgement import Thresholds
 from memadmin.curation.detection.representative import representative
+from memadmin.curation.runs import planning
 from tests.factories import cluster, line, namespace, store, unit, unsaved
 
 pytestmark = pytest.mark.django_db

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 
 from memadmin.curation import decisions
-from memadmin.curation.planning import Plan
+from memadmin.curation.runs.planning import Plan
 from memadmin.store.models import Memory
 
 if TYPE_CHECKING:
-    from memadmin.curation.runs import NamespaceReport, Options
+    from memadmin.curation.runs.options import NamespaceReport, Options
 
 logger = logging.getLogger("memadmin.curation")
 

@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from memadmin.curation import decisions, llm, planning
+from memadmin.curation import decisions, llm
 from memadmin.curation.detection.judgement import PairJudgement, Verdict
+from memadmin.curation.runs import planning
 from memadmin.store.models import Namespace
 
 if TYPE_CHECKING:
-    from memadmin.curation.runs import NamespaceReport, Options
+    from memadmin.curation.runs.options import NamespaceReport, Options
 
 logger = logging.getLogger("memadmin.curation")
 

@@ -1,220 +1,40 @@
-"""One find_duplicates run: which namespaces are due, the shard a namespace belongs to,
-the advisory locks that keep two runs apart, the DedupRun records, and batches of
-namespaces run side by side in worker processes.
-
-Most deployments are many small namespaces (one per agent or user), so the unit of work
-is a batch of them: read in a few queries (store.queries.detection_batch), each judged
-on its own (planning, llm_verdicts), and their decisions written with set-based
-statements in one transaction (applying). A namespace large enough to fill a batch runs
-alone, its vector layer in worker processes."""
+"""One batch of namespaces: read in a few queries (store.queries.detection_batch), each
+namespace judged on its own (planning, llm_verdicts), their decisions written with
+set-based statements in one transaction (applying), and a DedupRun for each."""
 
 from __future__ import annotations
 
 import gc
 import logging
-import multiprocessing
 import time
-import zlib
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 
 import numpy as np
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connection, connections
-from django.db.models import OuterRef, Subquery
+from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
-from memadmin.curation import (
-    applying,
-    decisions,
-    llm,
-    llm_verdicts,
-    planning,
-    prompts,
-    queries,
-)
-from memadmin.curation.detection import detect, reading
+from memadmin.curation import decisions, prompts, queries
 from memadmin.curation.detection.judgement import Thresholds
 from memadmin.curation.models import DedupRun
+from memadmin.curation.runs import applying, llm_verdicts, planning
+from memadmin.curation.runs.options import NamespaceReport, Options
+from memadmin.curation.runs.selection import (
+    close_interrupted,
+    last_complete_starts,
+    try_locks,
+    unlock,
+)
 from memadmin.store import embeddings, multilingual
 from memadmin.store import queries as store_queries
-from memadmin.store.models import Memory, MemoryStatus, Namespace
+from memadmin.store.models import Memory, Namespace
 from memadmin.store.text import first_line
 
 logger = logging.getLogger("memadmin.curation")
-
-ACTOR = "command:find_duplicates"
-
-
-@dataclass
-class Options:
-    dry_run: bool = False
-    max_ops: int = 200
-    full: bool = False
-    since: timedelta | None = None
-    actor: str = ACTOR
-    # The run's LLM session (None: rules only). Verdicts go one call at a time, so a run
-    # with an LLM takes the namespaces one after another.
-    llm_session: llm.Session | None = None
-
-
-@dataclass
-class NamespaceReport:
-    namespace: str
-    memories: int = 0
-    changed: int = 0
-    pairs_checked: int = 0
-    exact_collapsed: int = 0
-    auto_merged: int = 0
-    clusters_opened: int = 0
-    clusters_grown: int = 0
-    conflicts_opened: int = 0
-    deferred: int = 0  # automatic changes left for the next run by --max-ops
-    failed: int = 0
-    llm_verdicts: int = 0  # pairs the LLM judged in this run
-    llm_cached: int = 0  # pairs judged by an earlier run's LLM answer (no call made)
-    llm_calls: int = 0
-    llm_calls_skipped: int = 0
-    llm_input_tokens: int = 0
-    llm_output_tokens: int = 0
-    duration_s: float = 0.0
-    route: str = "matrix"  # how the vector layer ran: matrix (exact) or hnsw (index)
-    alerts: list[str] = field(default_factory=list)
-    actions: list[str] = field(default_factory=list)  # what a dry run would do
-
-    COUNTED = (
-        "memories",
-        "changed",
-        "pairs_checked",
-        "exact_collapsed",
-        "auto_merged",
-        "clusters_opened",
-        "clusters_grown",
-        "conflicts_opened",
-        "deferred",
-        "failed",
-        "llm_verdicts",
-        "llm_cached",
-        "llm_calls",
-        "llm_calls_skipped",
-        "llm_input_tokens",
-        "llm_output_tokens",
-    )
-
-    @property
-    def removal_rate(self) -> float:
-        removed = self.exact_collapsed + self.auto_merged
-        return removed / self.memories if self.memories else 0.0
-
-    def counts(self) -> dict[str, int]:
-        return {name: getattr(self, name) for name in self.COUNTED}
-
-
-# --- Which namespaces ----------------------------------------------------------------------
-
-
-def shard_of(name: str, shards: int) -> int:
-    """Stable shard number of a namespace (crc32, the same on every machine and run)."""
-    return zlib.crc32(name.encode("utf-8")) % shards
-
-
-def namespaces_to_run(
-    *, name: str | None, if_due: bool, shard: tuple[int, int] | None, now: datetime
-) -> list[Namespace]:
-    """The namespaces a run takes, by name; with `if_due` only those due: more than
-    DEDUP_MIN_MEMORIES active memories and no finished run within DEDUP_INTERVAL_HOURS
-    (one query for every namespace, not two each)."""
-    namespaces = Namespace.objects.order_by("name")
-    if name:
-        namespaces = namespaces.filter(name=name)
-    if if_due:
-        last_started = (
-            DedupRun.objects.filter(
-                namespace=OuterRef("pk"), status=DedupRun.Status.DONE, dry_run=False
-            )
-            .order_by("-started_at")
-            .values("started_at")[:1]
-        )
-        namespaces = namespaces.annotate(
-            active=store_queries.count_per_namespace(Memory, status=MemoryStatus.ACTIVE),
-            last_started=Subquery(last_started),
-        )
-    chosen = [ns for ns in namespaces if shard is None or shard_of(ns.name, shard[1]) == shard[0]]
-    if if_due:
-        recent = now - timedelta(hours=settings.DEDUP_INTERVAL_HOURS)
-        chosen = [
-            ns
-            for ns in chosen
-            if ns.active > settings.DEDUP_MIN_MEMORIES
-            and (ns.last_started is None or ns.last_started < recent)
-        ]
-    return chosen
-
-
-def last_complete_starts(namespaces: list[Namespace]) -> dict[int, datetime]:
-    """When each namespace's last run that left nothing for later (no change deferred by
-    --max-ops, none failed) started: what an incremental run compares from, so that
-    deferred work is picked up again. Namespaces without one are missing."""
-    return dict(
-        DedupRun.objects.filter(
-            namespace__in=namespaces,
-            status=DedupRun.Status.DONE,
-            dry_run=False,
-            counts__deferred=0,
-            counts__failed=0,
-        )
-        .order_by("namespace_id", "-started_at")
-        .distinct("namespace_id")
-        .values_list("namespace_id", "started_at")
-    )
-
-
-def close_interrupted(namespaces: list[Namespace]) -> int:
-    """Runs of these namespaces still marked running while this run holds their locks
-    died (kill -9, a lost database): they are marked failed, so none stays "running"
-    forever."""
-    return DedupRun.objects.filter(namespace__in=namespaces, status=DedupRun.Status.RUNNING).update(
-        status=DedupRun.Status.FAILED,
-        finished_at=timezone.now(),
-        error="interrupted: the process ended before the run finished",
-    )
-
-
-# --- The locks -----------------------------------------------------------------------------
-
-
-def _lock_key(namespace: Namespace) -> int:
-    # A signed 64-bit key per namespace: shards and cron workers on other namespaces
-    # never wait for each other.
-    return zlib.crc32(f"memadmin.find_duplicates:{namespace.pk}".encode()) - 2**31
-
-
-def _try_locks(namespaces: list[Namespace]) -> list[Namespace]:
-    """Take each namespace's advisory lock that is free (one query); returns those held."""
-    # Commits stay synchronous: a decision reported as done (DEDUP_MERGE) is on disk.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_try_advisory_lock(key) FROM unnest(%s::bigint[]) WITH ORDINALITY "
-            "AS keys(key, position) ORDER BY position",
-            [[_lock_key(ns) for ns in namespaces]],
-        )
-        taken = [row[0] for row in cursor.fetchall()]
-    return [ns for ns, held in zip(namespaces, taken, strict=True) if held]
-
-
-def _unlock(namespaces: list[Namespace]) -> None:
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pg_advisory_unlock(key) FROM unnest(%s::bigint[]) AS key",
-                [[_lock_key(ns) for ns in namespaces]],
-            )
-    except (OperationalError, InterfaceError):
-        pass  # the session is gone, and its locks with it
 
 
 # --- Routes inside a namespace -------------------------------------------------------------
@@ -345,7 +165,7 @@ def run_batch(
     writes fail is recorded failed (DEDUP_FAIL in the log) and the others are done. A
     lost database propagates (OperationalError, InterfaceError)."""
     namespaces = list(Namespace.objects.filter(pk__in=namespace_ids).order_by("name"))
-    held = _try_locks(namespaces)
+    held = try_locks(namespaces)
     # Until its part of the batch is done, a namespace's outcome is the lock it lacked.
     outcomes = {
         ns.pk: Outcome(
@@ -358,7 +178,7 @@ def run_batch(
             with _fewer_collections():
                 parts = _run_held(held, options, on_progress, vector_workers)
         finally:
-            _unlock(held)
+            unlock(held)
         for part in parts:
             outcomes[part.namespace.pk] = Outcome(
                 part.namespace.name, report=part.report, failed=part.error
@@ -603,89 +423,3 @@ def _parameters(options: Options) -> dict:
         "thresholds": thresholds.__dict__,
         "embedding_model": embeddings.MODEL_ID,
     }
-
-
-# --- Many namespaces -----------------------------------------------------------------------
-
-
-def batches(namespaces: list[Namespace], sizes: dict[int, int]) -> list[list[int]]:
-    """The namespaces in batches, in order: up to DEDUP_BATCH_MEMORIES active memories
-    and DEDUP_BATCH_NAMESPACES namespaces each; a namespace that fills a batch alone is
-    one."""
-    found: list[list[int]] = []
-    current: list[int] = []
-    memories = 0
-    for namespace in namespaces:
-        size = sizes.get(namespace.pk, 0)
-        if current and (
-            memories + size > settings.DEDUP_BATCH_MEMORIES
-            or len(current) >= settings.DEDUP_BATCH_NAMESPACES
-        ):
-            found.append(current)
-            current, memories = [], 0
-        current.append(namespace.pk)
-        memories += size
-    if current:
-        found.append(current)
-    return found
-
-
-def run_many(
-    namespaces: list[Namespace],
-    options: Options,
-    *,
-    workers: int,
-    on_done: Callable[[Outcome], None],
-    on_progress: Callable[[str, int, int], None] | None = None,
-) -> None:
-    """Run every namespace, in batches (see batches), batches side by side in `workers`
-    processes. A namespace that fills a batch alone runs afterwards in this process, its
-    vector layer in the `workers` processes; `on_progress(namespace, done, total)` follows
-    the pairs compared inside such a namespace. `on_done` hears of every namespace.
-
-    Batches share nothing (each namespace has its own advisory lock, each batch its own
-    transactions), so they run side by side; each worker opens its own database
-    connection, and inside a worker the vector layer stays in one process so the two
-    levels do not fight for the cores."""
-    sizes = store_queries.active_counts([ns.pk for ns in namespaces])
-    by_pk = {ns.pk: ns for ns in namespaces}
-    all_batches = batches(namespaces, sizes)
-    large = [b for b in all_batches if len(b) == 1 and sizes[b[0]] >= settings.DEDUP_BATCH_MEMORIES]
-    small = [b for b in all_batches if b not in large]
-    # Worker processes could not see a caller's uncommitted transaction: stay serial then;
-    # and LLM calls go one at a time, within one run's budget.
-    serial = workers <= 1 or len(small) <= 1 or options.llm_session is not None
-    if serial or connection.in_atomic_block:
-        large, small = all_batches, []
-    if small:
-        connections.close_all()  # a forked child must not share the parent's socket
-        # The readers' dictionaries (lemmas, units: about 1.5 s to load) are loaded once
-        # here and shared by the workers, not loaded again in each.
-        reading.warm_up()
-        # What this process holds is the workers' to read, never to collect: frozen, the
-        # garbage collector of a worker does not walk (and copy) it all.
-        gc.freeze()
-        context = multiprocessing.get_context("fork")
-        try:
-            with ProcessPoolExecutor(
-                max_workers=workers, mp_context=context, initializer=_start_worker
-            ) as pool:
-                # Each worker is busy with its own batch: its vector layer stays in it.
-                run = partial(run_batch, options=options, vector_workers=1)
-                for outcomes in pool.map(run, small):
-                    for outcome in outcomes:
-                        on_done(outcome)
-        finally:
-            gc.unfreeze()
-    for batch in large:
-        alone = len(batch) == 1 and on_progress is not None
-        follow = partial(on_progress, by_pk[batch[0]].name) if alone else None
-        for outcome in run_batch(batch, options, on_progress=follow, vector_workers=workers):
-            on_done(outcome)
-
-
-def _start_worker() -> None:
-    connections.close_all()  # its own connection, opened on first use
-    # Each worker judges its own batch: two BLAS threads per worker on two cores made the
-    # run slower than one process (measured: bench/find_duplicates.py, scenario b).
-    detect.one_blas_thread()

@@ -1,0 +1,79 @@
+"""What a find_duplicates run is asked to do (Options) and what it did in each namespace
+(NamespaceReport). No other module of the run is imported here: every one of them, the
+command and the queue's tasks read these types, so they stay at the bottom of the
+imports (no circle)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memadmin.curation import llm
+
+ACTOR = "command:find_duplicates"
+
+
+@dataclass
+class Options:
+    dry_run: bool = False
+    max_ops: int = 200
+    full: bool = False
+    since: timedelta | None = None
+    actor: str = ACTOR
+    # The run's LLM session (None: rules only). Verdicts go one call at a time, so a run
+    # with an LLM takes the namespaces one after another.
+    llm_session: llm.Session | None = None
+
+
+@dataclass
+class NamespaceReport:
+    namespace: str
+    memories: int = 0
+    changed: int = 0
+    pairs_checked: int = 0
+    exact_collapsed: int = 0
+    auto_merged: int = 0
+    clusters_opened: int = 0
+    clusters_grown: int = 0
+    conflicts_opened: int = 0
+    deferred: int = 0  # automatic changes left for the next run by --max-ops
+    failed: int = 0
+    llm_verdicts: int = 0  # pairs the LLM judged in this run
+    llm_cached: int = 0  # pairs judged by an earlier run's LLM answer (no call made)
+    llm_calls: int = 0
+    llm_calls_skipped: int = 0
+    llm_input_tokens: int = 0
+    llm_output_tokens: int = 0
+    duration_s: float = 0.0
+    route: str = "matrix"  # how the vector layer ran: matrix (exact) or hnsw (index)
+    alerts: list[str] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)  # what a dry run would do
+
+    COUNTED = (
+        "memories",
+        "changed",
+        "pairs_checked",
+        "exact_collapsed",
+        "auto_merged",
+        "clusters_opened",
+        "clusters_grown",
+        "conflicts_opened",
+        "deferred",
+        "failed",
+        "llm_verdicts",
+        "llm_cached",
+        "llm_calls",
+        "llm_calls_skipped",
+        "llm_input_tokens",
+        "llm_output_tokens",
+    )
+
+    @property
+    def removal_rate(self) -> float:
+        removed = self.exact_collapsed + self.auto_merged
+        return removed / self.memories if self.memories else 0.0
+
+    def counts(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in self.COUNTED}

@@ -137,6 +137,8 @@ INSTALLED_APPS = [
     "memadmin.curation",
     "memadmin.review",
     "memadmin.api",
+    # The task queue in the same PostgreSQL (find_duplicates --enqueue, workers).
+    "procrastinate.contrib.django",
     # Login throttling: failed logins per user name and address, kept in the database.
     "axes",
 ]
@@ -324,6 +326,37 @@ DEDUP_PARALLEL_MIN_WORK = env_int("MEMADMIN_DEDUP_PARALLEL_MIN_WORK", 200_000_00
 # DEDUP_BATCH_MEMORIES or more is a batch of its own, its vector layer in the workers.
 DEDUP_BATCH_MEMORIES = env_int("MEMADMIN_DEDUP_BATCH_MEMORIES", 20_000, minimum=1)
 DEDUP_BATCH_NAMESPACES = env_int("MEMADMIN_DEDUP_BATCH_NAMESPACES", 200, minimum=1)
+# --- The queue (procrastinate, in the same PostgreSQL) ------------------------------------
+# find_duplicates --enqueue defers batches of namespaces as jobs on this queue; workers
+# (`python manage.py procrastinate worker --queues dedup`) run them on any machine that
+# reaches the database.
+DEDUP_QUEUE = env_str("MEMADMIN_DEDUP_QUEUE", "dedup")
+# A batch that raises is tried again this many times, then stays failed (its error on the
+# dashboard and in find_duplicates --status).
+DEDUP_TASK_RETRIES = env_int("MEMADMIN_DEDUP_TASK_RETRIES", 2, minimum=0)
+# A batch whose worker sent no heartbeat for this long (killed, its machine gone) is
+# queued again by the stalled-job recovery every worker runs each minute.
+DEDUP_STALLED_SECONDS = env_int("MEMADMIN_DEDUP_STALLED_SECONDS", 60, minimum=10)
+# A cron expression ("0 3 * * *"): the workers queue the due namespaces (--if-due) on it,
+# in place of a cron line. Empty: off.
+DEDUP_SCHEDULE = env_str("MEMADMIN_DEDUP_SCHEDULE", "")
+PROCRASTINATE_IMPORT_PATHS = ["memadmin.curation.runs.tasks"]
+PROCRASTINATE_AUTODISCOVER_MODULE_NAME = ""
+
+
+def _valid_schedule(expression: str) -> str:
+    from croniter import croniter
+
+    if expression and not croniter.is_valid(expression):
+        raise ImproperlyConfigured(
+            f"MEMADMIN_DEDUP_SCHEDULE must be a cron expression (e.g. '0 3 * * *'), "
+            f"not {expression!r}"
+        )
+    return expression
+
+
+DEDUP_SCHEDULE = _valid_schedule(DEDUP_SCHEDULE)
+
 # Incremental runs take the HNSW route (k nearest per new memory, from the index) instead
 # of loading every vector, when the namespace has at least this many memories and at
 # most this many are new (bench/find_duplicates.py measures both routes).

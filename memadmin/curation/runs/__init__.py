@@ -14,6 +14,7 @@ from memadmin.curation.runs.many import batches, run_many
 from memadmin.curation.runs.options import ACTOR, NamespaceReport, Options
 from memadmin.curation.runs.selection import (
     close_interrupted,
+    finished_run_counts,
     last_complete_starts,
     lock_key,
     namespaces_to_run,
@@ -28,6 +29,7 @@ __all__ = [
     "batches",
     "changed_positions",
     "close_interrupted",
+    "finished_run_counts",
     "index_candidates",
     "last_complete_starts",
     "lock_key",

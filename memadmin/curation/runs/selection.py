@@ -120,3 +120,13 @@ def unlock(namespaces: list[Namespace]) -> None:
             )
     except (OperationalError, InterfaceError):
         pass  # the session is gone, and its locks with it
+
+
+def finished_run_counts(names: list[str], *, since) -> list[dict[str, int]]:
+    """The counts of every run of these namespaces that finished after `since` (what the
+    queue's workers did for a `--wait`)."""
+    return list(
+        DedupRun.objects.filter(
+            namespace__name__in=names, started_at__gte=since, finished_at__isnull=False
+        ).values_list("counts", flat=True)
+    )

@@ -1,4 +1,5 @@
 import re
+import time
 from datetime import timedelta
 
 from django.conf import settings
@@ -55,17 +56,49 @@ class Command(MemadminCommand):
         parser.add_argument(
             "--no-llm", action="store_true", help="rules only, even with ANTHROPIC_API_KEY set"
         )
+        queue = parser.add_argument_group("the queue (workers on any machine)")
+        queue.add_argument(
+            "--enqueue",
+            action="store_true",
+            help="queue the namespaces in batches for the workers instead of running them here",
+        )
+        queue.add_argument(
+            "--wait", action="store_true", help="with --enqueue: follow the batches to the end"
+        )
+        queue.add_argument(
+            "--status", action="store_true", help="list queued, running and failed batches"
+        )
 
     def handle(
-        self, *args, namespace, dry_run, max_ops, if_due, full, since, shard, no_llm, **options
+        self,
+        *args,
+        namespace,
+        dry_run,
+        max_ops,
+        if_due,
+        full,
+        since,
+        shard,
+        no_llm,
+        enqueue,
+        wait,
+        status,
+        **options,
     ):
         if max_ops < 0:
             raise CommandError("--max-ops must be 0 or more")
+        if status:
+            return self.show_status()
+        if wait and not enqueue:
+            raise CommandError("--wait follows queued batches: give --enqueue too")
         namespaces = runs.namespaces_to_run(
             name=namespace, if_due=if_due, shard=shard, now=timezone.now()
         )
         if namespace and not namespaces and not if_due:
             raise CommandError(f"no namespace {namespace!r}")
+        if enqueue:
+            queued = runs.Options(dry_run=dry_run, max_ops=max_ops, full=full, since=since)
+            return self.enqueue(namespaces, queued, no_llm=no_llm, wait=wait, dry_run=dry_run)
         session = llm.Session() if llm.configured() and not no_llm else None
         run_options = runs.Options(
             dry_run=dry_run, max_ops=max_ops, full=full, since=since, llm_session=session
@@ -110,15 +143,7 @@ class Command(MemadminCommand):
                 on_done=done,
                 on_progress=compared,
             )
-        summary = (
-            f"{'dry run: ' if dry_run else ''}{len(namespaces) - len(locked)} namespace(s), "
-            f"{totals.memories} memories ({totals.changed} compared), "
-            f"{totals.exact_collapsed} exact collapsed, {totals.auto_merged} auto-merged, "
-            f"{totals.clusters_opened} clusters opened, {totals.clusters_grown} grown, "
-            f"{totals.conflicts_opened} conflicts, {totals.deferred} deferred by --max-ops"
-        )
-        if totals.failed:
-            summary += f", {totals.failed} failed"
+        summary = summary_line(totals, len(namespaces) - len(locked), dry_run=dry_run)
         if session is None:
             summary += "; verdicts by rules only (no LLM)"
         else:
@@ -141,3 +166,83 @@ class Command(MemadminCommand):
             )
         if problems:
             raise CommandError("; ".join(problems))
+
+    def enqueue(self, namespaces, options, *, no_llm, wait, dry_run):
+        """--enqueue: the batches deferred (a namespace a queued or running batch holds is
+        left out, named); with --wait, followed to the end with the same bar and summary
+        line as a run here, read from the DedupRuns the workers write."""
+        from memadmin.curation.runs import tasks
+
+        started = timezone.now()
+        planned = tasks.enqueue(namespaces, options, no_llm=no_llm)
+        for job_id, names in planned.queued:
+            self.stdout.write(
+                f"queued batch {job_id}: {len(names)} namespace(s): {', '.join(names)}"
+            )
+        if planned.already:
+            self.stdout.write(f"left out, already queued or running: {', '.join(planned.already)}")
+        self.stdout.write(
+            f"{len(planned.queued)} batch(es) queued on {settings.DEDUP_QUEUE!r}; workers: "
+            f"python manage.py procrastinate worker --queues {settings.DEDUP_QUEUE}"
+        )
+        if not wait or not planned.queued:
+            return
+        job_ids = [job_id for job_id, _ in planned.queued]
+        total = sum(len(names) for _, names in planned.queued)
+        with progress_bar(total=total, desc="find_duplicates", unit="namespaces") as bar:
+            while True:
+                states = tasks.batch_states(job_ids)
+                finished = [s for s in states if s.status not in ("todo", "doing")]
+                bar.update(sum(len(s.namespaces) for s in finished) - bar.n)
+                if len(finished) == len(states):
+                    break
+                tasks.recover_stalled()  # a worker killed meanwhile: its batch again
+                time.sleep(QUEUE_POLL_SECONDS)
+        names = [name for _, batch in planned.queued for name in batch]
+        totals = runs.NamespaceReport(namespace="all")
+        for counts in runs.finished_run_counts(names, since=started):
+            for name, value in counts.items():
+                setattr(totals, name, getattr(totals, name) + value)
+        self.stdout.write(summary_line(totals, total, dry_run=dry_run))
+        failed = [s for s in states if s.status != "succeeded"]
+        if failed:
+            raise CommandError(
+                "; ".join(
+                    f"batch {s.job_id} {s.status}: {', '.join(s.errors or s.namespaces)}"
+                    for s in failed
+                )
+            )
+
+    def show_status(self):
+        """--status: the batches queued, running and failed, with their namespaces."""
+        from memadmin.curation.runs import tasks
+
+        states = tasks.batch_states()
+        if not states:
+            self.stdout.write("no batch queued, running or failed")
+        for state in states:
+            said = {"todo": "queued", "doing": "running"}.get(state.status, state.status)
+            self.stdout.write(
+                f"batch {state.job_id} {said} (attempts {state.attempts}): "
+                f"{', '.join(state.namespaces)}"
+            )
+            for error in state.errors:
+                self.stdout.write(f"  error: {error}")
+
+
+# How often --wait looks at the queue.
+QUEUE_POLL_SECONDS = 1.0
+
+
+def summary_line(totals: runs.NamespaceReport, namespaces: int, *, dry_run: bool) -> str:
+    """The run's one-line summary, the same in-process and through the queue."""
+    summary = (
+        f"{'dry run: ' if dry_run else ''}{namespaces} namespace(s), "
+        f"{totals.memories} memories ({totals.changed} compared), "
+        f"{totals.exact_collapsed} exact collapsed, {totals.auto_merged} auto-merged, "
+        f"{totals.clusters_opened} clusters opened, {totals.clusters_grown} grown, "
+        f"{totals.conflicts_opened} conflicts, {totals.deferred} deferred by --max-ops"
+    )
+    if totals.failed:
+        summary += f", {totals.failed} failed"
+    return summary

@@ -1,0 +1,253 @@
+"""find_duplicates through the procrastinate queue, with real workers started as
+processes (`manage.py procrastinate worker`) against the test database: the same result as
+a run here, a worker killed mid-batch and its batch done once by another, a namespace
+never queued twice, a poisoned batch failed for all to see."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+
+import psycopg
+import pytest
+from django.conf import settings as django_settings
+from django.db import connection
+
+from memadmin.curation import runs
+from memadmin.curation.models import DedupRun, HistoryEvent
+from memadmin.curation.runs import tasks
+from memadmin.store.models import Memory, Namespace
+from tests.factories import line, near, person, run_state, unit
+from tests.processes import environment
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+QUEUES = ["--queues", django_settings.DEDUP_QUEUE]
+
+
+@pytest.fixture(autouse=True)
+def empty_queue():
+    """procrastinate's tables are not Django's to flush between tests: emptied here."""
+
+    def empty():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "TRUNCATE procrastinate_events, procrastinate_periodic_defers, "
+                "procrastinate_jobs, procrastinate_workers CASCADE"
+            )
+
+    empty()
+    yield
+    empty()
+
+
+@contextmanager
+def worker(**overrides: str):
+    """One worker process of the dedup queue (as on another machine: its own connections)."""
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "procrastinate", "worker", "--concurrency", "1", *QUEUES],
+        cwd=django_settings.BASE_DIR,
+        env=environment(MEMADMIN_LOG_LEVEL="WARNING", **overrides),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)  # procrastinate's graceful stop
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def wait_until(condition, seconds: float = 120, what: str = "") -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.3)
+
+
+def batches_finished(job_ids) -> bool:
+    return all(s.status not in ("todo", "doing") for s in tasks.batch_states(job_ids))
+
+
+def queue(prefix: str, **options) -> list[int]:
+    namespaces = list(Namespace.objects.filter(name__startswith=prefix).order_by("name"))
+    planned = tasks.enqueue(namespaces, runs.Options(**options), no_llm=True)
+    return [job_id for job_id, _ in planned.queued]
+
+
+def run_here(prefix: str, **options) -> None:
+    namespaces = list(Namespace.objects.filter(name__startswith=prefix).order_by("name"))
+    runs.run_many(namespaces, runs.Options(**options), workers=1, on_done=lambda outcome: None)
+
+
+def test_the_dev_set_through_the_queue_leaves_what_a_run_here_leaves(
+    run_command, write_jsonl, dev_memories_path, settings
+):
+    lines = [json.loads(text) for text in dev_memories_path.read_text().splitlines()]
+    for prefix in ("here-", "queued-"):
+        prefixed = [{**entry, "namespace": prefix + entry["namespace"]} for entry in lines]
+        assert run_command("import_memories", str(write_jsonl(prefixed, name=prefix))).error is None
+    run_here("here-")
+    run_here("here-", full=True)
+
+    settings.DEDUP_BATCH_NAMESPACES = 2  # five namespaces: three batches for two workers
+    with worker(), worker():
+        first = queue("queued-")
+        wait_until(lambda: batches_finished(first), what="the first pass")
+        second = queue("queued-", full=True)
+        wait_until(lambda: batches_finished(second), what="the second pass")
+
+    assert len(first) == 3
+    assert {s.status for s in tasks.batch_states(first + second)} == {"succeeded"}
+    here, queued = run_state("here-"), run_state("queued-")
+    assert len(here["clusters"]) > 10 and len(here["conflicts"]) > 10
+    assert queued == here
+
+
+def copies(load, name: str) -> None:
+    load(
+        line("tea", "Prefers tea.", unit(1), namespace=name),
+        line("tea-again", "prefers tea", unit(1), namespace=name),
+        line("cat", "Has a cat called Miso.", unit(2), namespace=name),
+        line("cat-again", "Has a cat named Miso.", near(2, 0.99), namespace=name),
+        name=f"{name}.jsonl",
+    )
+
+
+@contextmanager
+def history_writes_held():
+    """Another session holding the history table against writes (reads go on): a batch
+    gets as far as its writes and waits there."""
+    found = connection.settings_dict
+    other = psycopg.connect(
+        dbname=found["NAME"], user=found["USER"], host=found["HOST"], port=found["PORT"] or None
+    )
+    other.execute("BEGIN")
+    other.execute("LOCK TABLE curation_historyevent IN EXCLUSIVE MODE")
+    try:
+        yield
+    finally:
+        other.close()
+
+
+def test_a_worker_killed_mid_batch_is_recovered_and_each_change_is_made_once(load, settings):
+    copies(load, "here-x")
+    copies(load, "killed-x")
+    run_here("here-x")
+
+    with history_writes_held():
+        [job] = queue("killed-x")
+        with worker() as doomed:
+            wait_until(
+                lambda: DedupRun.objects.filter(namespace__name="killed-x").exists(),
+                what="the batch to start",
+            )
+            time.sleep(2)  # detection done, its writes waiting on the lock
+            os.kill(doomed.pid, signal.SIGKILL)
+            doomed.wait()
+    assert [s.status for s in tasks.batch_states([job])] == ["doing"]  # nobody finished it
+
+    settings.DEDUP_STALLED_SECONDS = 10
+    wait_until(lambda: tasks.recover_stalled() == 1, seconds=60, what="the heartbeat to stop")
+    with worker():
+        wait_until(lambda: batches_finished([job]), what="the retry")
+
+    assert [s.status for s in tasks.batch_states([job])] == ["succeeded"]
+    attempts = list(
+        DedupRun.objects.filter(namespace__name="killed-x")
+        .order_by("id")
+        .values_list("status", "error")
+    )
+    assert attempts == [
+        ("failed", "interrupted: the process ended before the run finished"),
+        ("done", ""),
+    ]
+    assert run_state("killed-")["memories"] == run_state("here-")["memories"]
+    assert HistoryEvent.objects.filter(namespace__name="killed-x", action="collapse").count() == (
+        HistoryEvent.objects.filter(namespace__name="here-x", action="collapse").count()
+    )
+
+
+def test_a_namespace_is_never_queued_twice(load, run_command):
+    copies(load, "ns-a")
+    copies(load, "ns-b")
+
+    first = run_command("find_duplicates", "--enqueue", "--no-llm")
+    again = run_command("find_duplicates", "--enqueue", "--no-llm")
+    one = run_command("find_duplicates", "--enqueue", "--namespace", "ns-a")
+
+    assert "queued batch" in first.stdout and "2 namespace(s): ns-a, ns-b" in first.stdout
+    assert "left out, already queued or running: ns-a, ns-b" in again.stdout
+    assert "0 batch(es) queued" in again.stdout
+    assert "left out, already queued or running: ns-a" in one.stdout
+    assert len(tasks.batch_states()) == 1
+
+
+def test_a_poisoned_batch_is_failed_with_its_error_in_status_and_on_the_dashboard(
+    load, run_command, client
+):
+    copies(load, "ns-a")
+    copies(load, "ns-b")
+    broken = Namespace.objects.get(name="ns-b")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE FUNCTION refuse_event() RETURNS trigger AS $$ BEGIN "
+            "RAISE EXCEPTION 'disk full'; END; $$ LANGUAGE plpgsql"
+        )
+        cursor.execute(
+            "CREATE TRIGGER refuse_event BEFORE INSERT ON curation_historyevent FOR EACH ROW "
+            f"WHEN (NEW.namespace_id = {broken.pk}) EXECUTE FUNCTION refuse_event()"
+        )
+    try:
+        [job] = queue("ns-")
+        with worker(MEMADMIN_DEDUP_TASK_RETRIES="0"):
+            wait_until(lambda: batches_finished([job]), what="the batch to fail")
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("DROP TRIGGER refuse_event ON curation_historyevent")
+            cursor.execute("DROP FUNCTION refuse_event()")
+
+    status = run_command("find_duplicates", "--status").stdout
+    client.force_login(person("ada", "admin"))
+    dashboard = client.get("/").content.decode()
+
+    assert f"batch {job} failed (attempts 1): ns-a, ns-b" in status
+    assert "  error: ns-b: writing failed: disk full" in status
+    assert "writing failed: disk full" in dashboard
+    # The rest of the batch is done, as in a run here.
+    statuses = dict(
+        Memory.objects.filter(external_id="tea-again").values_list("namespace__name", "status")
+    )
+    assert statuses == {"ns-a": "superseded", "ns-b": "active"}
+
+
+def test_the_schedule_queues_the_due_namespaces_once(load, settings):
+    settings.DEDUP_MIN_MEMORIES = 1
+    copies(load, "ns-a")
+
+    first, again = tasks.queue_due_namespaces(), tasks.queue_due_namespaces()
+
+    assert (first, again) == (1, 0)
+    assert [s.namespaces for s in tasks.batch_states()] == [["ns-a"]]
+
+
+def test_wait_follows_the_batches_and_prints_the_run_summary(load, run_command):
+    copies(load, "ns-a")
+
+    with worker():
+        result = run_command("find_duplicates", "--enqueue", "--wait", "--no-llm")
+
+    assert result.error is None, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == (
+        "1 namespace(s), 4 memories (4 compared), 1 exact collapsed, 1 auto-merged, "
+        "0 clusters opened, 0 grown, 0 conflicts, 0 deferred by --max-ops"
+    )

@@ -3,8 +3,11 @@
     .venv/bin/python bench/find_duplicates.py [--scenario a|b|both] [--size 100000]
 
 (a) one namespace of 100,000 memories; (b) 1,000 namespaces of 1,000 memories (and,
-with --namespaces 10000 --namespace-size 100, ten thousand small ones); (c) an
-incremental run, 100 new memories in the 100,000, by the HNSW and the matrix route. Prints
+with --namespaces 10000 --namespace-size 100, ten thousand small ones; with --queue N,
+also through the procrastinate queue with N workers); (c) an incremental run, 100 new
+memories in the 100,000, by the HNSW and the matrix route; (d, alone: --scenario d
+--namespaces 2000) the nightly incremental run, 10 new memories in each namespace, in
+process and (--queue 2) through the queue. Prints
 the end-to-end time of `find_duplicates --full` (load, detection, writing clusters),
 the time of its vector layer in both parallel modes, and, in the same run, a plain numpy
 brute force over the same vectors and the ratio. With --profile, (b) also runs once in
@@ -61,8 +64,9 @@ def synthetic_namespace(size: int, seed: int):
     return texts, vectors
 
 
-def load(namespaces: dict[str, tuple[list[str], object]]) -> None:
-    """Binary COPY straight into store_memory (setup, not measured)."""
+def load(namespaces: dict[str, tuple[list[str], object]], *, first: int = 0) -> None:
+    """Binary COPY straight into store_memory (setup, not measured); with `first`, rows
+    added to namespaces that exist, their ids numbered from there."""
     from django.db import connection, transaction
     from django.utils import timezone
     from pgvector.psycopg import register_vector
@@ -81,7 +85,10 @@ def load(namespaces: dict[str, tuple[list[str], object]]) -> None:
     with transaction.atomic():
         for name, (texts, vectors) in namespaces.items():
             # An import notes the language of what it brings (decisions.note_languages).
-            namespace = Namespace.objects.create(name=name, language="en")
+            if first:
+                namespace = Namespace.objects.get(name=name)
+            else:
+                namespace = Namespace.objects.create(name=name, language="en")
             with (
                 connection.connection.cursor() as cursor,
                 cursor.copy(
@@ -120,7 +127,7 @@ def load(namespaces: dict[str, tuple[list[str], object]]) -> None:
                     copy.write_row(
                         [
                             namespace.pk,
-                            f"m{index}",
+                            f"m{first + index}",
                             text,
                             content_hash(text),
                             vector,
@@ -179,13 +186,47 @@ def vector_layer(vectors, floor: float, workers: int) -> tuple[float, int]:
     return time.perf_counter() - started, len(pairs)
 
 
-def run_find_duplicates() -> tuple[float, str]:
+def run_find_duplicates(*arguments: str) -> tuple[float, str]:
     from django.core.management import call_command
 
     out, err = io.StringIO(), io.StringIO()
     started = time.perf_counter()
-    call_command("find_duplicates", "--full", stdout=out, stderr=err)
+    call_command("find_duplicates", *(arguments or ("--full",)), stdout=out, stderr=err)
     return time.perf_counter() - started, out.getvalue().strip().splitlines()[-1]
+
+
+WORKER = [sys.executable, "manage.py", "procrastinate", "worker", "--concurrency", "1"]
+WORKER += ["--queues", "dedup"]
+
+
+def through_the_queue(workers: int, *arguments: str) -> tuple[float, str]:
+    """find_duplicates --enqueue --wait with `workers` worker processes started first (each
+    its own connections, as on other machines); the time from queueing to the summary."""
+    import subprocess
+
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE procrastinate_jobs, procrastinate_events CASCADE")
+    env = {**os.environ, "MEMADMIN_LOG_LEVEL": "WARNING"}
+    started_workers = [
+        subprocess.Popen(
+            WORKER,
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(workers)
+    ]
+    time.sleep(8)  # the workers start (Django, the readers' dictionaries): not measured
+    try:
+        return run_find_duplicates("--enqueue", "--wait", *arguments)
+    finally:
+        for process in started_workers:
+            process.terminate()
+        for process in started_workers:
+            process.wait()
 
 
 def scenario_a(size: int, repeat: int) -> None:
@@ -227,7 +268,7 @@ def scenario_a(size: int, repeat: int) -> None:
     del np
 
 
-def scenario_b(namespaces: int, size: int, *, profile: bool) -> None:
+def scenario_b(namespaces: int, size: int, *, profile: bool, queue: list[int]) -> None:
     import numpy as np
     from django.conf import settings
 
@@ -249,10 +290,60 @@ def scenario_b(namespaces: int, size: int, *, profile: bool) -> None:
         f"  => end to end {seconds:.1f} s (target <= 60 s); numpy brute force {brute:.1f} s; "
         f"ratio {seconds / brute:.1f}{ratio_target}"
     )
+    for workers in queue:
+        reset()
+        load(data)
+        seconds, summary = through_the_queue(workers, "--full")
+        print(
+            f"  through the queue, {workers} worker(s): {seconds:.1f} s, "
+            f"{namespaces / seconds:.1f} namespaces/s ({summary})"
+        )
     if profile:
         reset()
         load(data)
         profile_phases()
+
+
+def scenario_d(namespaces: int, size: int, new: int, queue: list[int]) -> None:
+    """The nightly incremental run: `namespaces` of `size` memories, checked once
+    (--full, not measured), then `new` memories arrive in each (some copies and near
+    copies of what is there) and find_duplicates runs as cron would (incremental), in
+    process and through the queue. Beside it, the numpy brute force of what an
+    incremental pass must compare: each namespace's new vectors against all of its own."""
+    import numpy as np
+    from django.conf import settings
+
+    print(f"(d) {namespaces:,} namespaces of {size:,} memories, then {new} new in each")
+    data = {f"bench-d-{i:05d}": synthetic_namespace(size, seed=300 + i) for i in range(namespaces)}
+    rng = np.random.default_rng(7)
+    arrivals = {}
+    for name, (texts, vectors) in data.items():
+        picked = rng.choice(size, new, replace=False)
+        fresh_texts, fresh_vectors = synthetic_namespace(new, seed=int(picked[0]))
+        for slot, source in enumerate(picked[: new // 2]):  # half repeat what is there
+            fresh_texts[slot] = texts[source] + (" again" if slot % 2 else "")
+            fresh_vectors[slot] = vectors[source]
+        arrivals[name] = (fresh_texts, fresh_vectors)
+    floor = settings.DEDUP_CANDIDATE_THRESHOLD
+    started = time.perf_counter()
+    for name, (_, fresh) in arrivals.items():
+        everything = np.vstack([data[name][1], fresh])
+        np.count_nonzero(fresh @ everything.T >= floor)
+    brute = time.perf_counter() - started
+    for workers in [0, *queue]:
+        route = f"queue, {workers} worker(s)" if workers else "in process"
+        reset()
+        load(data)
+        run_find_duplicates()  # the namespaces as last night left them
+        load(arrivals, first=size)
+        if workers:
+            seconds, summary = through_the_queue(workers, "--no-llm")
+        else:
+            seconds, summary = run_find_duplicates("--no-llm")
+        print(
+            f"  {route}: {seconds:.1f} s (target <= 20 s); numpy new-against-all "
+            f"{brute:.2f} s; ratio {seconds / brute:.1f} (target <= 30) ({summary})"
+        )
 
 
 # Where a run's time goes: the functions (file:function) that make up each phase, their
@@ -309,7 +400,9 @@ def profile_phases() -> None:
                 continue
             if name == "bulk_create":  # the DedupRun rows only
                 cumulative = sum(
-                    call[3] for caller, call in callers.items() if caller[0].endswith("runs.py")
+                    call[3]
+                    for caller, call in callers.items()
+                    if caller[0].endswith("runs/batch.py")
                 )
             found += cumulative
         return found
@@ -418,8 +511,15 @@ def _append(namespace, data, *, start: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--scenario", choices=["a", "b", "c", "all"], default="all")
-    parser.add_argument("--new", type=int, default=100, help="(c): memories arriving")
+    parser.add_argument("--scenario", choices=["a", "b", "c", "d", "all"], default="all")
+    parser.add_argument("--new", type=int, default=None, help="(c) 100, (d) 10: arriving")
+    parser.add_argument(
+        "--queue",
+        type=int,
+        action="append",
+        default=[],
+        help="(b), (d): also through the queue with this many workers (repeatable)",
+    )
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--namespaces", type=int, default=1000)
     parser.add_argument("--namespace-size", type=int, default=1000)
@@ -438,9 +538,11 @@ def main() -> None:
     if args.scenario in ("a", "all"):
         scenario_a(args.size, args.repeat)
     if args.scenario in ("b", "all"):
-        scenario_b(args.namespaces, args.namespace_size, profile=args.profile)
+        scenario_b(args.namespaces, args.namespace_size, profile=args.profile, queue=args.queue)
     if args.scenario in ("c", "all"):
-        scenario_c(args.size, args.new, args.repeat)
+        scenario_c(args.size, args.new or 100, args.repeat)
+    if args.scenario == "d":
+        scenario_d(args.namespaces, args.namespace_size, args.new or 10, args.queue)
     reset()
 
 

@@ -135,6 +135,22 @@ class ConflictResolution(models.TextChoices):
     REWRITTEN = "rewritten"
 
 
+# A settlement as toasts, messages and the history say it ("dismiss": not a conflict).
+SETTLED_WORDS = {
+    ConflictResolution.KEEP_A: "keep A",
+    ConflictResolution.KEEP_B: "keep B",
+    ConflictResolution.BOTH_VALID: "both valid",
+    ConflictResolution.B_SUPERSEDES_A: "B supersedes A",
+    ConflictResolution.REWRITTEN: "rewritten",
+    "dismiss": "not a conflict",
+    "": "not a conflict",
+}
+
+
+def settled_in_words(resolution: str) -> str:
+    return SETTLED_WORDS.get(resolution, resolution)
+
+
 class Conflict(models.Model):
     """Two memories on the same subject and slot that disagree. Its own table, so that a
     conflict is never mistaken for a memory, and its own lifecycle."""

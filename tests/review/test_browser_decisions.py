@@ -335,3 +335,47 @@ def test_the_decision_is_on_the_first_screen(browser, live_server, trio, width):
     assert accept["y"] + accept["height"] <= 900  # seen without scrolling
     assert page.errors == []
     page.context.close()
+
+
+def test_the_review_goes_on_within_the_filtered_queue(
+    browser, live_server, run_command, write_jsonl, javascript
+):
+    lines = []
+    for n, namespace in enumerate(["alice", "alice", "alice", "bob"]):
+        lines += [
+            line(f"a{n}", f"Project {n} deploys on Fridays.", unit(10 + n), namespace=namespace),
+            line(
+                f"b{n}",
+                f"Project {n} ships on Fridays.",
+                factories.near(10 + n, 0.9),
+                namespace=namespace,
+            ),
+        ]
+    assert run_command("import_memories", str(write_jsonl(lines))).error is None
+    assert run_command("find_duplicates").error is None
+    make_people()
+    page = new_page(browser, live_server, javascript=javascript)
+    log_in(page, "carla")
+    page.goto("/clusters/?namespace=alice")
+
+    if javascript:
+        page.locator("#queue tbody tr[data-href] td:nth-child(4)").first.click()  # the row
+    else:
+        page.locator("#queue tbody tr a").first.click()
+    page.wait_for_selector("text=1 of 3")
+    if javascript:
+        page.keyboard.press("n")
+    else:
+        page.click("text=skip to next →")
+    page.wait_for_selector("text=2 of 3")
+    page.click("text=Dismiss: not duplicates")
+    page.wait_for_selector("text=Dismissed:")
+    # On to the next of alice's clusters: two are left, this is the second of them.
+    page.wait_for_selector("text=2 of 2")
+    page.click("text=← queue")
+    page.wait_for_url("**/clusters/?namespace=alice")
+
+    assert page.locator("#queue tbody tr[data-href]").count() == 2
+    assert Cluster.objects.filter(namespace__name="bob", status="open").count() == 1
+    assert page.errors == []
+    page.context.close()

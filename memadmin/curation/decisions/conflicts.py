@@ -27,6 +27,7 @@ from memadmin.curation.models import (
     ConflictStatus,
     HistoryEvent,
     PairVerdict,
+    settled_in_words,
 )
 from memadmin.store.models import Memory, MemoryStatus
 from memadmin.store.text import content_hash
@@ -119,7 +120,7 @@ def resolve_conflict(
             )
         older, newer = conflict.memory_a, conflict.memory_b
         actor, now = actor_of(user), timezone.now()
-        reason = f"conflict {conflict.pk} resolved: {resolution}"
+        reason = f"conflict {conflict.pk} settled: {settled_in_words(resolution)}"
         if resolution in (ConflictResolution.KEEP_A, ConflictResolution.KEEP_B):
             retired = newer if resolution == ConflictResolution.KEEP_A else older
             _change(retired, actor, user, reason, conflict, status=MemoryStatus.DELETED)

@@ -9,7 +9,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from memadmin.curation import decisions, history_queries, queries
-from memadmin.curation.models import Conflict, ConflictKind, ConflictResolution, ConflictStatus
+from memadmin.curation.models import (
+    Conflict,
+    ConflictKind,
+    ConflictResolution,
+    ConflictStatus,
+    settled_in_words,
+)
 from memadmin.review.diff import word_diff
 from memadmin.review.roles import ADMIN, VIEWER
 from memadmin.review.views.answers import (
@@ -70,16 +76,6 @@ RESOLUTIONS = [
     ),
     ("dismiss", "Not a conflict", "nothing changes; the pair is not raised again."),
 ]
-
-
-# A settlement as a person reads it, in toasts and messages.
-SETTLED_WORDS = {
-    ConflictResolution.KEEP_A: "keep A",
-    ConflictResolution.KEEP_B: "keep B",
-    ConflictResolution.B_SUPERSEDES_A: "B supersedes A",
-    ConflictResolution.BOTH_VALID: "both valid",
-    ConflictResolution.REWRITTEN: "rewritten",
-}
 
 
 def _context(
@@ -179,7 +175,7 @@ def _settled_in_words(found: Conflict) -> str:
     """How a conflict was settled, as the page's choices say it ("B supersedes A")."""
     if found.status == ConflictStatus.DISMISSED:
         return "not a conflict"
-    return SETTLED_WORDS.get(found.resolution, found.resolution)
+    return settled_in_words(found.resolution)
 
 
 @require_POST

@@ -88,3 +88,24 @@ def another_session_holding(lock_key: int):
         yield
     finally:
         other.close()
+
+
+@contextmanager
+def history_refused(namespace_id: int, message: str = "disk full"):
+    """A fault in the database itself: every history event of one namespace is refused
+    (its decisions cannot be written) until the block ends."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE FUNCTION refuse_event() RETURNS trigger AS $$ BEGIN "
+            f"RAISE EXCEPTION '{message}'; END; $$ LANGUAGE plpgsql"
+        )
+        cursor.execute(
+            "CREATE TRIGGER refuse_event BEFORE INSERT ON curation_historyevent FOR EACH ROW "
+            f"WHEN (NEW.namespace_id = {int(namespace_id)}) EXECUTE FUNCTION refuse_event()"
+        )
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("DROP TRIGGER refuse_event ON curation_historyevent")
+            cursor.execute("DROP FUNCTION refuse_event()")

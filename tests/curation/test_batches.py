@@ -15,7 +15,7 @@ from memadmin.curation import runs
 from memadmin.curation.models import Cluster, DedupRun, HistoryEvent
 from memadmin.store.models import Memory, Namespace
 from tests.factories import line, near, run_state, unit
-from tests.processes import another_session_holding
+from tests.processes import another_session_holding, history_refused
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -83,22 +83,8 @@ def test_a_namespace_whose_writes_fail_fails_alone_and_the_rest_of_its_batch_is_
     namespaces_with_folds(load)
     broken = Namespace.objects.get(name="ns-b")
     # A fault in the database itself: any history event of ns-b is refused.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "CREATE FUNCTION refuse_event() RETURNS trigger AS $$ BEGIN "
-            "RAISE EXCEPTION 'disk full'; END; $$ LANGUAGE plpgsql"
-        )
-        cursor.execute(
-            "CREATE TRIGGER refuse_event BEFORE INSERT ON curation_historyevent FOR EACH ROW "
-            f"WHEN (NEW.namespace_id = {broken.pk}) EXECUTE FUNCTION refuse_event()"
-        )
-    try:
-        with caplog.at_level(logging.ERROR, logger="memadmin.curation"):
-            result = run_command("find_duplicates")
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute("DROP TRIGGER refuse_event ON curation_historyevent")
-            cursor.execute("DROP FUNCTION refuse_event()")
+    with history_refused(broken.pk), caplog.at_level(logging.ERROR, logger="memadmin.curation"):
+        result = run_command("find_duplicates")
 
     assert "1 namespace(s) failed and changed nothing: ns-b (the others are done)" in str(
         result.error

@@ -21,7 +21,7 @@ from memadmin.curation.models import DedupRun, HistoryEvent
 from memadmin.curation.runs import tasks
 from memadmin.store.models import Memory, Namespace
 from tests.factories import line, near, person, run_state, unit
-from tests.processes import environment
+from tests.processes import environment, history_refused
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -198,23 +198,10 @@ def test_a_poisoned_batch_is_failed_with_its_error_in_status_and_on_the_dashboar
     copies(load, "ns-a")
     copies(load, "ns-b")
     broken = Namespace.objects.get(name="ns-b")
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "CREATE FUNCTION refuse_event() RETURNS trigger AS $$ BEGIN "
-            "RAISE EXCEPTION 'disk full'; END; $$ LANGUAGE plpgsql"
-        )
-        cursor.execute(
-            "CREATE TRIGGER refuse_event BEFORE INSERT ON curation_historyevent FOR EACH ROW "
-            f"WHEN (NEW.namespace_id = {broken.pk}) EXECUTE FUNCTION refuse_event()"
-        )
-    try:
+    with history_refused(broken.pk):
         [job] = queue("ns-")
         with worker(MEMADMIN_DEDUP_TASK_RETRIES="0"):
             wait_until(lambda: batches_finished([job]), what="the batch to fail")
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute("DROP TRIGGER refuse_event ON curation_historyevent")
-            cursor.execute("DROP FUNCTION refuse_event()")
 
     status = run_command("find_duplicates", "--status").stdout
     client.force_login(person("ada", "admin"))

@@ -301,27 +301,6 @@ def test_the_undo_toast_takes_the_decision_back(browser, live_server, data, java
     page.context.close()
 
 
-def test_a_stale_page_cannot_accept_other_members(browser, live_server, trio, javascript):
-    make_people()
-    first = new_page(browser, live_server)
-    second = new_page(browser, live_server, javascript=javascript)
-    log_in(first, "carla")
-    log_in(second, "ada")
-    second.goto(f"/clusters/{trio.pk}/")  # ada's page shows three members
-
-    first.goto(f"/clusters/{trio.pk}/")
-    first.click("article:has-text('Has a cat called Miso') >> text=Exclude")
-    first.wait_for_selector("text=Member taken out")
-    second.click("text=Accept merge")
-
-    second.wait_for_selector("[role=alert] >> text=changed since your page showed it")
-    assert Cluster.objects.get(pk=trio.pk).status == "open"
-    assert not Memory.objects.filter(status="superseded").exists()
-    for one in (first, second):
-        assert one.errors == []
-        one.context.close()
-
-
 def test_split_leaves_two_groups_each_with_a_proposal(browser, live_server, trio, javascript):
     make_people()
     page = new_page(browser, live_server, javascript=javascript)

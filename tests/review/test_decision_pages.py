@@ -245,7 +245,7 @@ def test_no_page_is_stored_by_the_browser(client, trio):
     assert "no-store" in answer["Cache-Control"]
 
 
-@pytest.mark.parametrize("action", ["exclude", "keep", "split"])
+@pytest.mark.parametrize("action", ["exclude", "keep", "split", "undo", "unmerge", "pin"])
 def test_a_plain_form_after_the_session_expired_goes_to_the_login_and_back_to_its_page(
     client, trio, action
 ):
@@ -253,6 +253,9 @@ def test_a_plain_form_after_the_session_expired_goes_to_the_login_and_back_to_it
         "exclude": f"/clusters/{trio.pk}/exclude/{memory('c').pk}",
         "keep": f"/clusters/{trio.pk}/keep/{memory('c').pk}",
         "split": f"/clusters/{trio.pk}/split",
+        "undo": "/history/undo/1",
+        "unmerge": f"/history/unmerge/{trio.pk}",
+        "pin": f"/memories/{memory('c').pk}/pin",
     }[action]
 
     answer = client.post(target, HTTP_REFERER=f"http://testserver/clusters/{trio.pk}/")

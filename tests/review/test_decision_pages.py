@@ -379,3 +379,24 @@ def test_an_ignored_filter_value_is_said_beside_the_queue(client, trio):
 
     assert "ignored &#x27;high&#x27;: weakest link from: a number from 0 to 1" in page
     assert "ignored &#x27;1&#x27;: size: a whole number, 2 or more" in page
+
+
+def test_hostile_values_in_the_new_forms_are_refused_or_ignored_never_a_500(client, trio):
+    client.force_login(person("ada", "admin"))
+    huge = "9" * 5000
+
+    answers = [
+        client.get(f"/clusters/{trio.pk}/", {"from": f"size={huge}&status=bogus&sort=x"}),
+        client.get(f"/clusters/{trio.pk}/", {"from": "&&==%%" * 500}),
+        client.post(f"/clusters/{trio.pk}/dismiss", {"seen": "x:y", "from": "a=b" * 400}),
+        client.post(f"/history/unmerge-many?clusters=abc,{huge},-1,0", {"next": "/history/"}),
+        client.post("/clusters/accept-exact", {"selected": ["x", huge], "version-1": "z"}),
+        client.post("/people/", {"username": "n" * 10_000, "role": "admin"}),
+        client.post("/people/", {"username": "nina", "role": "root"}),
+        client.post(f"/people/{huge}/change", {"action": "admin"}),
+        client.get("/history/", {"actor": "(((" * 100, "decisions": "yes"}),
+    ]
+
+    # A `from` of more fields than any queue has is refused as Django refuses such a form.
+    assert [a.status_code for a in answers] == [200, 400, 302, 302, 302, 200, 200, 404, 200]
+    assert Cluster.objects.get(pk=trio.pk).status == "dismissed"  # a bad `seen` is no refusal

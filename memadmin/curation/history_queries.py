@@ -1,12 +1,18 @@
-"""Named queries over the history that the review pages read to tell a reviewer what
-happened to a cluster or a conflict since their page showed it."""
+"""Named queries over the history: the audit log as the History page filters it, which
+events were undone and by whom, a cluster's last decision, and what happened to a cluster
+or a conflict since a reviewer's page showed it."""
 
 from __future__ import annotations
 
-from django.db.models import Max
+import re
+from collections.abc import Sequence
+from datetime import date
+
+from django.db.models import Max, QuerySet
 from django.utils import timezone
 
 from memadmin.curation.models import Cluster, Conflict, HistoryEvent, MergeProposal
+from memadmin.curation.queries import given
 
 # How each decision reads in a sentence ("carla excluded c at 10:42").
 VERBS = {
@@ -66,3 +72,59 @@ def what_changed(
             when = timezone.localtime(newest.created_at).strftime("%H:%M")
             said.append(f"a new proposal was written at {when}")
     return said
+
+
+def history_events(
+    *,
+    namespace: str = "",
+    action: str = "",
+    actor: str = "",
+    since: date | None = None,
+    until: date | None = None,
+    decisions_only: bool = False,
+) -> QuerySet[HistoryEvent]:
+    """The audit log, newest first, filtered; `decisions_only` leaves out what records a
+    memory's arrival or upkeep (imports, updates, agents' writes, vectors, decay)."""
+    conditions = {
+        "namespace__name": namespace,
+        "action": action,
+        # A whole name: "carla" is user:carla, never user:carla2 (an actor is "kind:name").
+        "actor__iregex": rf"^([a-z_]+:)?{re.escape(actor)}$" if actor else "",
+        "created_at__date__gte": since,
+        "created_at__date__lte": until,
+    }
+    return (
+        HistoryEvent.objects.select_related("namespace", "memory", "cluster", "conflict")
+        .defer("memory__embedding", "memory__embedding_multi")
+        .filter(**given(conditions))
+        .exclude(action__in=NOT_DECISIONS if decisions_only else ())
+        .order_by("-created_at", "-id")
+    )
+
+
+# What the history's "decisions only" view leaves out.
+NOT_DECISIONS = (
+    HistoryEvent.Action.IMPORT,
+    HistoryEvent.Action.UPDATE,
+    HistoryEvent.Action.WRITE,
+    HistoryEvent.Action.EMBED,
+    HistoryEvent.Action.DECAY,
+)
+
+
+def undone_events(event_ids: Sequence[int]) -> dict[int, HistoryEvent]:
+    """Which of these history events an `undo` or `unmerge` event points at, each with
+    the event that undid it (who, when)."""
+    found = HistoryEvent.objects.filter(undoes_id__in=event_ids).only(
+        "undoes_id", "actor", "created_at"
+    )
+    return {event.undoes_id: event for event in found.order_by("id")}
+
+
+def last_cluster_decision(cluster: Cluster, action: str) -> HistoryEvent | None:
+    """The event of the cluster's latest `action` (a dismissal, a split) not undone yet."""
+    return (
+        HistoryEvent.objects.filter(cluster=cluster, action=action, undone_by__isnull=True)
+        .order_by("-id")
+        .first()
+    )

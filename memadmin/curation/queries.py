@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,7 +24,6 @@ from memadmin.curation.models import (
     Conflict,
     ConflictStatus,
     DedupRun,
-    HistoryEvent,
     MergeProposal,
     PairVerdict,
     ProposalStatus,
@@ -426,44 +424,6 @@ def conflict_queue(*, status: str, namespace: str = "", kind: str = "") -> Query
     return found
 
 
-def history_events(
-    *,
-    namespace: str = "",
-    action: str = "",
-    actor: str = "",
-    since: date | None = None,
-    until: date | None = None,
-    decisions_only: bool = False,
-) -> QuerySet[HistoryEvent]:
-    """The audit log, newest first, filtered; `decisions_only` leaves out what records a
-    memory's arrival or upkeep (imports, updates, agents' writes, vectors, decay)."""
-    conditions = {
-        "namespace__name": namespace,
-        "action": action,
-        # A whole name: "carla" is user:carla, never user:carla2 (an actor is "kind:name").
-        "actor__iregex": rf"^([a-z_]+:)?{re.escape(actor)}$" if actor else "",
-        "created_at__date__gte": since,
-        "created_at__date__lte": until,
-    }
-    return (
-        HistoryEvent.objects.select_related("namespace", "memory", "cluster", "conflict")
-        .defer("memory__embedding", "memory__embedding_multi")
-        .filter(**given(conditions))
-        .exclude(action__in=NOT_DECISIONS if decisions_only else ())
-        .order_by("-created_at", "-id")
-    )
-
-
-# What the history's "decisions only" view leaves out.
-NOT_DECISIONS = (
-    HistoryEvent.Action.IMPORT,
-    HistoryEvent.Action.UPDATE,
-    HistoryEvent.Action.WRITE,
-    HistoryEvent.Action.EMBED,
-    HistoryEvent.Action.DECAY,
-)
-
-
 def memory_search(
     *, namespace: Namespace | None, status: str = "", category: str = "", words: str = ""
 ) -> QuerySet[Memory]:
@@ -579,24 +539,6 @@ def detection_output(namespace: Namespace) -> DetectionOutput:
     ]
     return DetectionOutput(
         namespace.name, list(external.values()), texts, clusters, automatic, conflicts
-    )
-
-
-def undone_events(event_ids: Sequence[int]) -> dict[int, HistoryEvent]:
-    """Which of these history events an `undo` or `unmerge` event points at, each with
-    the event that undid it (who, when)."""
-    found = HistoryEvent.objects.filter(undoes_id__in=event_ids).only(
-        "undoes_id", "actor", "created_at"
-    )
-    return {event.undoes_id: event for event in found.order_by("id")}
-
-
-def last_cluster_decision(cluster: Cluster, action: str) -> HistoryEvent | None:
-    """The event of the cluster's latest `action` (a dismissal, a split) not undone yet."""
-    return (
-        HistoryEvent.objects.filter(cluster=cluster, action=action, undone_by__isnull=True)
-        .order_by("-id")
-        .first()
     )
 
 

@@ -208,6 +208,7 @@ def test_a_poisoned_batch_is_failed_with_its_error_in_status_and_on_the_dashboar
     dashboard = client.get("/").content.decode()
 
     assert f"batch {job} failed (attempts 1): ns-a, ns-b" in status
+    assert status.strip().splitlines()[-1] == "0 queued, 0 running, 1 failed batch(es) on the queue"
     assert "  error: ns-b: writing failed: disk full" in status
     assert "writing failed: disk full" in dashboard
     # The rest of the batch is done, as in a run here.

@@ -159,3 +159,7 @@ def test_decisions_only_folds_a_merge_into_one_row_and_leaves_imports_out(client
     html = decided.content.decode()
     assert f"Undo merge #{trio.pk}" in html
     assert "and 3 more memories" in html
+    # The filter's HTMX answer is the section alone, folded the same way.
+    section = client.get("/history/", {"decisions": "yes"}, HTTP_HX_REQUEST="true")
+    assert section.content.decode().strip().startswith('<section id="events">')
+    assert "and 3 more memories" in section.content.decode()

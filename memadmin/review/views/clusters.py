@@ -213,7 +213,7 @@ def _context(
 def _undoable_decision(cluster: Cluster):
     """The dismissal or split a decided cluster's page offers to undo."""
     action = {ClusterStatus.DISMISSED: "dismiss", ClusterStatus.SPLIT: "split"}.get(cluster.status)
-    return queries.last_cluster_decision(cluster, action) if action else None
+    return history_queries.last_cluster_decision(cluster, action) if action else None
 
 
 @role_required(VIEWER)
@@ -299,7 +299,7 @@ def _offer_undo(request: HttpRequest, found: Cluster) -> None:
         action = {ClusterStatus.DISMISSED: "dismiss", ClusterStatus.SPLIT: "split"}.get(
             found.status, "exclude"
         )
-        decision = queries.last_cluster_decision(found, action)
+        decision = history_queries.last_cluster_decision(found, action)
         if decision is None:
             return
         url, label = reverse("undo-decision", args=[decision.pk]), f"Undo the {action}"

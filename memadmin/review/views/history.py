@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from memadmin.curation import decisions, queries
+from memadmin.curation import decisions, history_queries
 from memadmin.curation.decisions.history import actor_of
 from memadmin.curation.models import Cluster, ClusterStatus, ConflictStatus, HistoryEvent
 from memadmin.review.roles import CURATOR, VIEWER
@@ -30,7 +30,7 @@ def history(request: HttpRequest) -> HttpResponse:
         key: request.GET.get(key, "")
         for key in ("namespace", "action", "actor", "since", "until", "decisions")
     }
-    events = queries.history_events(
+    events = history_queries.history_events(
         decisions_only=filters["decisions"] == "yes",
         namespace=filters["namespace"],
         action=filters["action"],
@@ -39,7 +39,7 @@ def history(request: HttpRequest) -> HttpResponse:
         until=filter_value(request, "until", validation.day),
     )
     page = page_of(request, events, LIST_PAGE_SIZE)
-    undone = queries.undone_events([event.pk for event in page])
+    undone = history_queries.undone_events([event.pk for event in page])
     for event in page:
         event.undone_by_event = undone.get(event.pk)  # shown on its row: undone by whom
     context = {

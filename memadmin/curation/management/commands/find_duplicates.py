@@ -218,8 +218,6 @@ class Command(MemadminCommand):
         from memadmin.curation.runs import tasks
 
         states = tasks.batch_states()
-        if not states:
-            self.stdout.write("no batch queued, running or failed")
         for state in states:
             said = {"todo": "queued", "doing": "running"}.get(state.status, state.status)
             self.stdout.write(
@@ -228,8 +226,15 @@ class Command(MemadminCommand):
             )
             for error in state.errors:
                 self.stdout.write(f"  error: {error}")
+        counts = {status: sum(s.status == status for s in states) for status in STATES}
+        self.stdout.write(
+            ", ".join(f"{count} {STATES[status]}" for status, count in counts.items())
+            + " batch(es) on the queue"
+        )
 
 
+# What --status counts, as it says it.
+STATES = {"todo": "queued", "doing": "running", "failed": "failed"}
 # How often --wait looks at the queue.
 QUEUE_POLL_SECONDS = 1.0
 

@@ -239,3 +239,12 @@ def test_wait_follows_the_batches_and_prints_the_run_summary(load, run_command):
         "1 namespace(s), 4 memories (4 compared), 1 exact collapsed, 1 auto-merged, "
         "0 clusters opened, 0 grown, 0 conflicts, 0 deferred by --max-ops"
     )
+
+
+def test_a_dry_run_is_not_queued(load, run_command):
+    copies(load, "ns-a")
+
+    result = run_command("find_duplicates", "--enqueue", "--dry-run")
+
+    assert "--dry-run prints its plan here: run it without --enqueue" in str(result.error)
+    assert tasks.batch_states() == []

@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import procrastinate
 from django.conf import settings
 from django.db import connection, transaction
+from django.utils import timezone
 from procrastinate.contrib.django import app
 
 from memadmin.curation import llm
@@ -130,16 +131,10 @@ def recover_stalled() -> int:
     return async_to_sync(_recover_stalled)()
 
 
-def _now() -> datetime:
-    from django.utils import timezone
-
-    return timezone.now()
-
-
 def queue_due_namespaces() -> int:
     """What MEMADMIN_DEDUP_SCHEDULE does in place of a cron line
     (`find_duplicates --if-due --enqueue`): the due namespaces queued. Returns the batches."""
-    due = namespaces_to_run(name=None, if_due=True, shard=None, now=_now())
+    due = namespaces_to_run(name=None, if_due=True, shard=None, now=timezone.now())
     planned = enqueue(due, Options(), no_llm=False)
     return len(planned.queued)
 
@@ -219,10 +214,13 @@ def batch_states(job_ids: list[int] | None = None, statuses=("todo", "doing", "f
         rows = [(job, status, json.loads(ids), tries) for job, status, ids, tries in cursor]
     ids = {pk for _, _, batch, _ in rows for pk in batch}
     names = dict(Namespace.objects.filter(pk__in=ids).values_list("pk", "name"))
-    errors = {
-        run.namespace_id: run.error
-        for run in DedupRun.objects.filter(namespace_id__in=ids, status="failed").order_by("id")
-    }
+    failed = {pk for _, status, batch, _ in rows if status == "failed" for pk in batch}
+    # Each namespace's last failed run (in id order, the newest is kept).
+    errors = dict(
+        DedupRun.objects.filter(namespace_id__in=failed, status="failed")
+        .order_by("id")
+        .values_list("namespace_id", "error")
+    )
     return [
         BatchState(
             job_id=job_id,

@@ -14,7 +14,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
@@ -140,14 +140,11 @@ def filter_value(request: HttpRequest, name: str, parse, **limits) -> object | N
         return None
 
 
-def ignored_filters(request: HttpRequest, filters: dict) -> list[str]:
-    """What the page says of each filter it ignored (given, but not a value it reads):
-    `filters` maps a name to (parse, its limits, the sentence saying what it takes)."""
-    return [
-        f"ignored {validation.shown(request.GET[name])}: {said}"
-        for name, (parse, limits, said) in filters.items()
-        if request.GET.get(name, "") and filter_value(request, name, parse, **limits) is None
-    ]
+def queue_url(url: str, query: str) -> str:
+    """A queue page (`url`) with the filters it had (`query`, its query string), parsed
+    and encoded again so that nothing but parameters comes through."""
+    filters = QueryDict(query)
+    return url + (f"?{filters.urlencode()}" if filters else "")
 
 
 def safe_next(request: HttpRequest, default: str) -> str:

@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, QueryDict
@@ -21,11 +21,11 @@ from memadmin.review.views.answers import (
     UnsafeNext,
     answer_decision,
     filter_value,
-    ignored_filters,
     keep_draft,
     offer_undo,
     page_of,
     query_without_page,
+    queue_url,
     role_required,
     safe_next,
     selected_ids,
@@ -48,9 +48,9 @@ QUEUE_NUMBERS = {
 }
 
 
-def _queue_filters(query: QueryDict) -> tuple[dict, dict]:
-    """The queue's filters as the form shows them, and as cluster_queue takes them (a bad
-    number is no filter; the page says so)."""
+def _queue_filters(query: QueryDict) -> tuple[dict, dict, list[str]]:
+    """The queue's filters as the form shows them, as cluster_queue takes them, and what
+    the page says of each number it ignored (a bad number is no filter)."""
     filters = {
         "namespace": query.get("namespace", ""),
         "status": query.get("status", ClusterStatus.OPEN),
@@ -64,12 +64,14 @@ def _queue_filters(query: QueryDict) -> tuple[dict, dict]:
     }
     if filters["status"] not in ClusterStatus.values:
         filters["status"] = ClusterStatus.OPEN
-    numbers = {}
-    for name, (parse, limits, _) in QUEUE_NUMBERS.items():
-        try:
-            numbers[name] = parse(query[name], name, **limits) if query.get(name) else None
-        except validation.Invalid:
-            numbers[name] = None
+    numbers, ignored = {}, []
+    for name, (parse, limits, said) in QUEUE_NUMBERS.items():
+        numbers[name] = None
+        if query.get(name):
+            try:
+                numbers[name] = parse(query[name], name, **limits)
+            except validation.Invalid:
+                ignored.append(f"ignored {validation.shown(query[name])}: {said}")
     arguments = {
         "namespace": filters["namespace"] or None,
         "status": filters["status"],
@@ -79,7 +81,7 @@ def _queue_filters(query: QueryDict) -> tuple[dict, dict]:
         "method": filters["method"],
         "sort": filters["sort"],
     }
-    return filters, arguments
+    return filters, arguments, ignored
 
 
 @role_required(VIEWER)
@@ -87,12 +89,12 @@ def queue(request: HttpRequest) -> HttpResponse:
     """The review queue: filters, closest clusters first, paginated. An HTMX request
     (a filter change) gets the queue section only. Each row opens its cluster with the
     queue's filters (`from`), so the review goes on within this queue."""
-    filters, arguments = _queue_filters(request.GET)
+    filters, arguments, ignored = _queue_filters(request.GET)
     page = page_of(request, queries.cluster_queue(**arguments), QUEUE_PAGE_SIZE)
     context = {
         "page": page,
         "filters": filters,
-        "ignored": ignored_filters(request, QUEUE_NUMBERS),
+        "ignored": ignored,
         "statuses": ClusterStatus.values,
         "sorts": list(queries.QUEUE_SORTS),
         "methods": ["exact", "vector", "lexical", "multilingual", "llm", "manual"],
@@ -117,40 +119,45 @@ class Place:
     queue: str
 
 
+def _queue_order(query: str) -> list[int]:
+    """The ids of the clusters the queue filtered by `query` shows, in its order."""
+    _, arguments, _ = _queue_filters(QueryDict(query))
+    return list(queries.cluster_queue(**arguments).values_list("pk", flat=True))
+
+
+def _cluster_url(pk: int, query: str) -> str:
+    """A cluster's page, opened from the queue filtered by `query` (none: the plain page)."""
+    return reverse("cluster", args=[pk]) + (f"?{urlencode({'from': query})}" if query else "")
+
+
 def _place(found: Cluster, query: str, order: list[int] | None = None) -> Place:
     """`found`'s place in the queue `query` filters (its ids in `order` when known)."""
-    if order is None:
-        _, arguments = _queue_filters(QueryDict(query))
-        order = list(queries.cluster_queue(**arguments).values_list("pk", flat=True))
-    suffix = f"?{urlencode({'from': query})}" if query else ""
-
-    def link(pk):
-        return reverse("cluster", args=[pk]) + suffix
-
+    order = _queue_order(query) if order is None else order
     at = order.index(found.pk) if found.pk in order else None
     return Place(
         query=query,
         number=None if at is None else at + 1,
         total=len(order),
-        previous=link(order[at - 1]) if at else None,
-        following=link(order[at + 1]) if at is not None and at + 1 < len(order) else None,
-        queue=_queue_url(query),
+        previous=_cluster_url(order[at - 1], query) if at else None,
+        following=(
+            _cluster_url(order[at + 1], query) if at is not None and at + 1 < len(order) else None
+        ),
+        queue=queue_url(reverse("clusters"), query),
     )
 
 
 def _next_in_queue(found: Cluster, query: str, before: list[int]) -> str:
     """Where a decision on `found` goes on to: the next cluster of the queue it was opened
     from that is still in it (the queue's order before the decision), else the queue."""
-    _, arguments = _queue_filters(QueryDict(query))
-    now = list(queries.cluster_queue(**arguments).values_list("pk", flat=True))
+    now = _queue_order(query)
     after = before[before.index(found.pk) + 1 :] if found.pk in before else []
     following = next((pk for pk in after if pk in now), None) or next(
         (pk for pk in now if pk != found.pk), None
     )
-    if following is None:
-        return _queue_url(query)
-    return reverse("cluster", args=[following]) + (
-        f"?{urlencode({'from': query})}" if query else ""
+    return (
+        queue_url(reverse("clusters"), query)
+        if following is None
+        else _cluster_url(following, query)
     )
 
 
@@ -243,8 +250,7 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
     error = ""
     version = request.POST.get("version", "")
     query = request.POST.get("from", "")
-    _, arguments = _queue_filters(QueryDict(query))
-    order = list(queries.cluster_queue(**arguments).values_list("pk", flat=True))
+    order = _queue_order(query)
     try:
         if version and version != queries.cluster_version(found):
             decisions.refuse_if_decided(found)
@@ -259,7 +265,7 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
         _offer_undo(request, found)
     changes = _changes_since(request, found) if error else []
     draft = request.POST.get("text", "")
-    here = reverse("cluster", args=[found.pk]) + (f"?{urlencode({'from': query})}" if query else "")
+    here = _cluster_url(found.pk, query)
     if error and not request.htmx:
         # Without JavaScript the refusal goes back to the page: the changes are said in
         # the message and the draft waits in the session for that page.
@@ -377,7 +383,7 @@ def bulk_accept_exact(request: HttpRequest) -> HttpResponse:
     when it is flagged, decided, no longer exact or changed since the preview."""
     source = request.POST if request.method == "POST" else request.GET
     namespace = source.get("namespace", "")
-    back = reverse("clusters") + (f"?namespace={quote(namespace)}" if namespace else "")
+    back = queue_url(reverse("clusters"), urlencode({"namespace": namespace}) if namespace else "")
     if request.method != "POST":
         mergeable, flagged = [], []
         for cluster in queries.exact_open_clusters(namespace or None):
@@ -501,7 +507,7 @@ def selected(request: HttpRequest) -> HttpResponse:
     (never merged in bulk). POST: each decided in turn; one decided meanwhile, changed
     since the preview or flagged is refused by name. Back to the queue as filtered."""
     source = request.POST if request.method == "POST" else request.GET
-    back = _queue_url(source.get("from", ""))
+    back = queue_url(reverse("clusters"), source.get("from", ""))
     action = source.get("action", "")
     if action not in SELECTED_ACTIONS:
         messages.error(request, "Choose accept or dismiss for the selected clusters.")
@@ -559,13 +565,6 @@ def selected(request: HttpRequest) -> HttpResponse:
     for line in refused:
         messages.error(request, line)
     return redirect(back)
-
-
-def _queue_url(query: str) -> str:
-    """The queue with the filters it had (`query`, its query string), re-encoded so that
-    nothing but parameters of the queue page comes through."""
-    filters = QueryDict(query)
-    return reverse("clusters") + (f"?{filters.urlencode()}" if filters else "")
 
 
 @require_POST

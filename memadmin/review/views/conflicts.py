@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -26,6 +26,7 @@ from memadmin.review.views.answers import (
     offer_undo,
     page_of,
     query_without_page,
+    queue_url,
     role_required,
     safe_next,
     selected_ids,
@@ -145,7 +146,7 @@ def resolve(request: HttpRequest, conflict_id: int) -> HttpResponse:
         else []
     )
     found = _get(conflict_id)
-    settled = _settled_in_words(found)
+    settled = settled_in_words(found.resolution)  # "" after "dismiss": not a conflict
     if not error:
         offer_undo(
             request,
@@ -169,13 +170,6 @@ def resolve(request: HttpRequest, conflict_id: int) -> HttpResponse:
         done_url=reverse("conflict", args=[following.pk]) if following else reverse("conflicts"),
         refused_url=reverse("conflict", args=[found.pk]),
     )
-
-
-def _settled_in_words(found: Conflict) -> str:
-    """How a conflict was settled, as the page's choices say it ("B supersedes A")."""
-    if found.status == ConflictStatus.DISMISSED:
-        return "not a conflict"
-    return settled_in_words(found.resolution)
 
 
 @require_POST
@@ -244,5 +238,4 @@ def selected(request: HttpRequest) -> HttpResponse:
     )
     for line in refused:
         messages.error(request, line)
-    query = QueryDict(request.POST.get("from", ""))
-    return redirect(reverse("conflicts") + (f"?{query.urlencode()}" if query else ""))
+    return redirect(queue_url(reverse("conflicts"), request.POST.get("from", "")))

@@ -59,30 +59,29 @@ def history(request: HttpRequest) -> HttpResponse:
 
 def _folded(events) -> list[tuple[HistoryEvent, list[HistoryEvent]]]:
     """The page's events with one decision's events folded into one row: a merge writes
-    an event per member, a settlement one per memory. Each row is the first event and
-    the others of the same decision (same action, cluster or conflict, and actor)."""
+    an event per member, a settlement one per memory. Each row is the decision's first
+    event (a merge's own event, which carries its undo) and the others under it."""
     rows: list[tuple[HistoryEvent, list[HistoryEvent]]] = []
     for event in events:
-        if rows:
-            first, folded = rows[-1]
-            same_decision = (
-                (event.cluster_id or event.conflict_id)
-                and (event.action, event.cluster_id, event.conflict_id, event.actor)
-                == (first.action, first.cluster_id, first.conflict_id, first.actor)
-            ) or (
-                # A merge's survivor event (merge) and its members' (supersede).
-                event.cluster_id
-                and event.cluster_id == first.cluster_id
-                and {event.action, first.action} <= {"merge", "supersede"}
-            )
-            if same_decision and event.action == "merge" and first.action == "supersede":
-                rows[-1] = (event, [first, *folded])  # the merge heads its row (its undo)
-                continue
-            if same_decision:
+        key = _decision_of(event)
+        if rows and key is not None and key == _decision_of(rows[-1][0]):
+            head, folded = rows[-1]
+            if event.action == HistoryEvent.Action.MERGE:
+                rows[-1] = (event, [head, *folded])
+            else:
                 folded.append(event)
-                continue
+            continue
         rows.append((event, []))
     return rows
+
+
+def _decision_of(event: HistoryEvent) -> tuple | None:
+    """What makes events one decision: the same cluster or conflict, actor and action (a
+    merge's members are superseded by it). None for an event of no cluster or conflict."""
+    if not (event.cluster_id or event.conflict_id):
+        return None
+    action = "merge" if event.action == HistoryEvent.Action.SUPERSEDE else event.action
+    return (action, event.cluster_id, event.conflict_id, event.actor)
 
 
 def _undoable_settlements(events) -> set[int]:

@@ -91,14 +91,17 @@ class Command(MemadminCommand):
             return self.show_status()
         if wait and not enqueue:
             raise CommandError("--wait follows queued batches: give --enqueue too")
+        if enqueue and dry_run:
+            # A dry run's use is the plan it prints, here; a worker would print it nowhere.
+            raise CommandError("--dry-run prints its plan here: run it without --enqueue")
         namespaces = runs.namespaces_to_run(
             name=namespace, if_due=if_due, shard=shard, now=timezone.now()
         )
         if namespace and not namespaces and not if_due:
             raise CommandError(f"no namespace {namespace!r}")
         if enqueue:
-            queued = runs.Options(dry_run=dry_run, max_ops=max_ops, full=full, since=since)
-            return self.enqueue(namespaces, queued, no_llm=no_llm, wait=wait, dry_run=dry_run)
+            queued = runs.Options(max_ops=max_ops, full=full, since=since)
+            return self.enqueue(namespaces, queued, no_llm=no_llm, wait=wait)
         session = llm.Session() if llm.configured() and not no_llm else None
         run_options = runs.Options(
             dry_run=dry_run, max_ops=max_ops, full=full, since=since, llm_session=session
@@ -167,7 +170,7 @@ class Command(MemadminCommand):
         if problems:
             raise CommandError("; ".join(problems))
 
-    def enqueue(self, namespaces, options, *, no_llm, wait, dry_run):
+    def enqueue(self, namespaces, options, *, no_llm, wait):
         """--enqueue: the batches deferred (a namespace a queued or running batch holds is
         left out, named); with --wait, followed to the end with the same bar and summary
         line as a run here, read from the DedupRuns the workers write."""
@@ -203,7 +206,7 @@ class Command(MemadminCommand):
         for counts in runs.finished_run_counts(names, since=started):
             for name, value in counts.items():
                 setattr(totals, name, getattr(totals, name) + value)
-        self.stdout.write(summary_line(totals, total, dry_run=dry_run))
+        self.stdout.write(summary_line(totals, total, dry_run=False))
         failed = [s for s in states if s.status != "succeeded"]
         if failed:
             raise CommandError(

@@ -33,15 +33,20 @@ def two_reviewers(browser, live_server, trio, javascript):
         one.context.close()
 
 
+def write_while_another_excludes(ada, carla, trio, text: str) -> None:
+    """ada writes a merged text on her page while carla takes member c out."""
+    ada.goto(f"/clusters/{trio.pk}/")
+    ada.fill("textarea[name=text]", text)
+    carla.goto(f"/clusters/{trio.pk}/")
+    carla.click("article[data-member=c] >> text=Exclude")
+    carla.wait_for_selector("text=Member taken out")
+
+
 def test_a_stale_refusal_redraws_the_whole_cluster_and_sets_the_draft_aside(
     two_reviewers, trio, javascript
 ):
     carla, ada = two_reviewers
-    ada.goto(f"/clusters/{trio.pk}/")
-    ada.fill("textarea[name=text]", "Ada's merged text, written on the old page.")
-    carla.goto(f"/clusters/{trio.pk}/")
-    carla.click("article[data-member=c] >> text=Exclude")
-    carla.wait_for_selector("text=Member taken out")
+    write_while_another_excludes(ada, carla, trio, "Ada's merged text, written on the old page.")
 
     ada.click("text=Accept merge")
 
@@ -59,9 +64,8 @@ def test_a_stale_refusal_redraws_the_whole_cluster_and_sets_the_draft_aside(
     ada.wait_for_selector(f"text=Cluster #{trio.pk} merged into")
     merged = Memory.objects.get(status="active", external_id__startswith="merged-")
     assert "Ada's" not in merged.content
-    assert set(Memory.objects.filter(external_id__in="ab").values_list("status", flat=True)) == {
-        "superseded"
-    }
+    merged_members = Memory.objects.filter(external_id__in=["a", "b"])
+    assert set(merged_members.values_list("status", flat=True)) == {"superseded"}
     assert memory("c").status == "active"
 
 
@@ -69,11 +73,7 @@ def test_the_draft_set_aside_is_used_or_discarded(two_reviewers, trio, javascrip
     if not javascript:
         pytest.skip("the draft's buttons need JavaScript; without it the draft is shown once")
     carla, ada = two_reviewers
-    ada.goto(f"/clusters/{trio.pk}/")
-    ada.fill("textarea[name=text]", "Ada's draft.")
-    carla.goto(f"/clusters/{trio.pk}/")
-    carla.click("article[data-member=c] >> text=Exclude")
-    carla.wait_for_selector("text=Member taken out")
+    write_while_another_excludes(ada, carla, trio, "Ada's draft.")
     ada.click("text=Accept merge")
     ada.wait_for_selector("[data-draft-aside]")
     assert ada.evaluate("document.activeElement.classList.contains('refusal')")

@@ -304,7 +304,7 @@ def scenario_b(namespaces: int, size: int, *, profile: bool, queue: list[int]) -
         profile_phases()
 
 
-def scenario_d(namespaces: int, size: int, new: int, queue: list[int]) -> None:
+def scenario_d(namespaces: int, size: int, new: int, queue: list[int], *, profile: bool) -> None:
     """The nightly incremental run: `namespaces` of `size` memories, checked once
     (--full, not measured), then `new` memories arrive in each (some copies and near
     copies of what is there) and find_duplicates runs as cron would (incremental), in
@@ -344,6 +344,12 @@ def scenario_d(namespaces: int, size: int, new: int, queue: list[int]) -> None:
             f"  {route}: {seconds:.1f} s (target <= 20 s); numpy new-against-all "
             f"{brute:.2f} s; ratio {seconds / brute:.1f} (target <= 30) ({summary})"
         )
+    if profile:
+        reset()
+        load(data)
+        run_find_duplicates()
+        load(arrivals, first=size)
+        profile_phases("--no-llm")
 
 
 # Where a run's time goes: the functions (file:function) that make up each phase, their
@@ -375,9 +381,9 @@ PHASES = {
 }
 
 
-def profile_phases() -> None:
-    """find_duplicates --full once more, in one process (no workers) under cProfile, and
-    the time of each phase (PHASES) and of logging."""
+def profile_phases(*arguments: str) -> None:
+    """find_duplicates (--full unless `arguments` say otherwise) once more, in one process
+    (no workers) under cProfile, and the time of each phase (PHASES) and of logging."""
     import cProfile
     import pstats
 
@@ -387,10 +393,12 @@ def profile_phases() -> None:
     with override_settings(DEDUP_WORKERS=1):
         started = time.perf_counter()
         profiler.enable()
-        run_find_duplicates()
+        run_find_duplicates(*arguments)
         profiler.disable()
         total = time.perf_counter() - started
     stats = pstats.Stats(profiler).stats
+    raw = Path(os.environ["MEMADMIN_DATA_DIR"]) / "find_duplicates.prof"
+    profiler.dump_stats(raw)  # for pstats or snakeviz: the functions inside each phase
 
     def seconds_of(where: str) -> float:
         suffix, name = where.split(":")
@@ -525,7 +533,7 @@ def main() -> None:
     parser.add_argument("--namespace-size", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(
-        "--profile", action="store_true", help="(b): where the time goes, phase by phase"
+        "--profile", action="store_true", help="(b), (d): where the time goes, phase by phase"
     )
     args = parser.parse_args()
 
@@ -542,7 +550,9 @@ def main() -> None:
     if args.scenario in ("c", "all"):
         scenario_c(args.size, args.new or 100, args.repeat)
     if args.scenario == "d":
-        scenario_d(args.namespaces, args.namespace_size, args.new or 10, args.queue)
+        scenario_d(
+            args.namespaces, args.namespace_size, args.new or 10, args.queue, profile=args.profile
+        )
     reset()
 
 

@@ -37,6 +37,7 @@ from memadmin.curation.detection.reading import Reading
 from memadmin.curation.detection.words import (
     PredicateClass,
     Token,
+    classes,
     relation_word,
     same_class,
     slot_nouns,
@@ -200,11 +201,26 @@ def _valued(older: Reading, newer: Reading) -> Relation | None:
 
 def _noun_named(reading: Reading) -> bool:
     """A class read from the subject's noun over a copula ("her name is", "his birthday
-    is")."""
+    is"): the copula is the predicate, or the noun itself is ("User's name is Kenji",
+    where "name" is a word of its class too)."""
     found = reading.predicate
     if found is None or found.name in ("be", "have") or reading.predicate_at < 0:
         return False
-    return reading.tokens[reading.predicate_at].kind == "verb"
+    token = reading.tokens[reading.predicate_at]
+    return token.kind == "verb" or classes()[1].get(token.lemma) is found
+
+
+def _content_verbs(older: Reading, newer: Reading) -> bool:
+    """Both predicates are content words of a class (no copula, no "have"), neither in a
+    request (a wish, whatever its verb)."""
+    requests = words("markers", "request")
+    return all(
+        r.predicate is not None
+        and r.predicate.name not in ("be", "have")
+        and r.tokens[r.predicate_at].kind != "verb"
+        and not any(t.lemma in requests for t in r.tokens)
+        for r in (older, newer)
+    )
 
 
 def _stance_class(found: PredicateClass | None) -> bool:
@@ -567,9 +583,11 @@ def _compare_across(older: Reading, newer: Reading) -> Relation:
     if class_a is None or class_b is None:
         return Relation(UNREAD)
     if not one_statement:
-        # Only an attribute a noun names ("User's name is Kenji") is surely another
-        # predicate than a verb in another language.
-        if _noun_named(older) or _noun_named(newer):
+        # The classes are the lexicon's in every language: an attribute a noun names
+        # ("User's name is Kenji") or two content verbs of two classes ("Kenji mag kein
+        # Koriander" / "Kenji joue de la basse") are two predicates, as in one language.
+        # A copula or "have" says too little to tell ("Le cache est Redis" / "uses Redis").
+        if _noun_named(older) or _noun_named(newer) or _content_verbs(older, newer):
             return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")
         return Relation(UNREAD)
     values_a = {t.value for t in older.objects if t.value}

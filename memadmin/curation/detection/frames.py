@@ -120,7 +120,13 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     # ("Ada lives in Chicago" / "Lives in Denver"; "Lin's sister lives in Chengdu" /
     # "Lin moved to Futian"), unless that name is the user's (`user_names`).
     named, holder, other = (subject_a, older, newer) if subject_a else (subject_b, newer, older)
-    if not named or any(found_in(t, other) for t in named):
+    if not named:
+        return ""
+    # A name the other text lacks is someone else, whatever else both say ("Has two
+    # daughters" / "His daughter Ana is 8": Ana is 8, not the user).
+    if any(t.kind == "name" and not found_in(t, other) for t in named):
+        return f"{spelled(named)} / the user"
+    if any(found_in(t, other) for t in named):
         return ""
     someone = any(
         t.kind == "name" or relation_word(t, holder.language) for t in named
@@ -211,14 +217,11 @@ def _noun_named(reading: Reading) -> bool:
 
 
 def _content_verbs(older: Reading, newer: Reading) -> bool:
-    """Both predicates are content words of a class (no copula, no "have"), neither in a
-    request (a wish, whatever its verb)."""
-    requests = words("markers", "request")
+    """Both predicates are content words of a class (no copula, no "have")."""
     return all(
         r.predicate is not None
         and r.predicate.name not in ("be", "have")
         and r.tokens[r.predicate_at].kind != "verb"
-        and not any(t.lemma in requests for t in r.tokens)
         for r in (older, newer)
     )
 
@@ -275,6 +278,8 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
         # "a backend developer" / "the on-call lead for January": a role for a time.
         return Relation(OTHER_VALUE, f"{spelled(only_a)} / {spelled(only_b)}")
     only_a, only_b = _without_lone_times(only_a, only_b)
+    only_a = [t for t in only_a if not _manner(t, older)]
+    only_b = [t for t in only_b if not _manner(t, newer)]
     if not only_a or not only_b:
         return Relation(REFINES, spelled(only_a or only_b))
     detail = f"{spelled(only_a)} / {spelled(only_b)}"
@@ -295,6 +300,37 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
         # visit Japan in April"): rewording, for the similarity to judge.
         return Relation(UNREAD)
     return Relation(OTHER_VALUE, detail)
+
+
+# How often is a value ("meets weekly" / "meets daily"); other -ly words after a verb say
+# how it is done.
+_FREQUENCIES = frozenset(
+    {
+        "daily",
+        "weekly",
+        "monthly",
+        "yearly",
+        "hourly",
+        "nightly",
+        "quarterly",
+        "biweekly",
+        "fortnightly",
+        "annually",
+    }
+)
+
+
+def _manner(token: Token, found: Reading) -> bool:
+    """An English adverb of manner right after a verb ("works remotely", "runs slowly"):
+    how, not what. "I work remotely" / "I work from home" name no two workplaces."""
+    if found.language != "en" or found.predicate_at < 0 or token.kind != "word":
+        return False
+    at = found.predicate_at + 1
+    if at >= len(found.tokens) or found.tokens[at] is not token:
+        return False
+    if found.predicate is not None and found.predicate.name == "be":
+        return False  # "is lonely": a state, a value
+    return len(token.text) >= 6 and token.text.endswith("ly") and token.text not in _FREQUENCIES
 
 
 def _shared_values(objects, leftover) -> bool:

@@ -33,6 +33,7 @@ from memadmin.curation.detection import (
     polarity,
     reading,
 )
+from memadmin.curation.detection.words import never_a_name
 from memadmin.store.lexicon import fold, languages_differ
 
 
@@ -442,7 +443,8 @@ def user_names(memories) -> frozenset[str]:
             told.add(fold(match.group(1) or match.group(2)))
         if (match := _OPENING_NAME.match(text)) is not None:
             word = fold(match.group(1))
-            counts[word] = counts.get(word, 0) + 1
+            if not never_a_name(word):  # "My ...", "Is ...", "Loves ...": nobody
+                counts[word] = counts.get(word, 0) + 1
     if told:
         return frozenset(told)
     ranked = sorted(counts.items(), key=lambda item: -item[1])

@@ -193,7 +193,7 @@ def read(text: str) -> Reading:
     clause_end = len(found) if ends is None else sum(1 for t in found if t.start < ends)
     main = found[:clause_end]
     folded = fold(clause)
-    predicate_at, predicate = _predicate(main, language)
+    predicate_at, predicate = _phrased(main, folded) or _predicate(main, language)
     if (predicate is None or predicate.name == "be") and _AGE.search(fold(clause)):
         predicate = predicate_class("age")  # "is 7 years old", "女儿8岁", "a 7 ans"
         if predicate_at < 0:  # "大儿子今年10岁": what comes before the age is its subject
@@ -306,6 +306,17 @@ def _negation_only_of_objects(main: tuple[Token, ...]) -> bool:
     return all(t.text in ("without", "ohne", "sans", "无") for t in negators)
 
 
+def _phrased(main: tuple[Token, ...], folded: str) -> tuple[int, PredicateClass] | None:
+    """A class said by a phrase ("can't stand", "cannot tolerate", "ne supporte pas"): the
+    predicate is the phrase's last word, of the phrase's class (not "bear" as in born)."""
+    for phrase, found in classes()[2]:
+        if phrase in folded:
+            last = phrase.split()[-1]
+            at = next((i for i, t in enumerate(main) if last in (t.text, t.lemma)), None)
+            return None if at is None else (at, found)
+    return None
+
+
 def _stance_phrase(folded: str) -> bool:
     """ "can't stand", "ne supporte pas": a stance whose negation is part of it."""
     return bool(_stance_phrases().search(folded))
@@ -350,11 +361,15 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
     by_noun = classes()[1]
     seen: list[Token] = []  # what came before: the subject
     for index, token in enumerate(main):
-        if token.kind == "possessive":
-            seen.append(token)  # "her best friend": what follows is a noun
+        if token.kind == "possessive" or token.text in ("'s", "’s"):
+            seen.append(token)  # "her best friend", "User's editor": what follows is a noun
             continue
         if token.kind in ("function", "negator", "marker"):
             continue
+        if token.lemma in words("markers", "request") or token.text in words("markers", "request"):
+            # "Please format answers as bullet points", "回答请用简体中文": a request is a
+            # wish (a preference), whatever its verb.
+            return index, classes()[0]["prefer"]
         found = class_of(token)
         if token.kind == "verb":
             is_copula = found is not None
@@ -372,9 +387,12 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
             continue
         if token.kind == "word" and found is not None:
             if found.stance and any(
-                t.kind == "verb" and class_of(t) is not None for t in main[index + 1 : index + 3]
+                t.kind == "verb" and _copula(t) for t in main[index + 1 : index + 3]
             ):
-                seen.append(token)  # "Alice's favourite film is...", "Preferred slot is..."
+                # "Alice's favourite film is...", "Preferred slot is...": a noun before a
+                # copula. Before another verb it is the predicate: "Likes to have meetings
+                # in the morning" is a liking, not something that has.
+                seen.append(token)
                 continue
             if found.needs_subject and not any(t.content for t in seen):
                 return index, None
@@ -383,6 +401,11 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
             return index, None
         seen.append(token)
     return -1, None
+
+
+def _copula(token: Token) -> bool:
+    found = class_of(token)
+    return found is not None and found.name == "be"
 
 
 def _with_preposition(found: PredicateClass, main, index: int, language: str):

@@ -16,7 +16,7 @@ from functools import cache, lru_cache
 from typing import NamedTuple
 
 from memadmin.curation.detection import keytokens, quantities
-from memadmin.store.lexicon import HAN, fold, lexicon, words
+from memadmin.store.lexicon import HAN, fold, lexicon, stop_words, words
 
 # --- The lexicon, indexed -------------------------------------------------------------------
 
@@ -144,6 +144,17 @@ def _people_words(language: str) -> tuple[frozenset[str], ...]:
     section = lexicon()["user"].get(language if language in ("de", "fr", "zh") else "en")
     return tuple(
         frozenset(section[key]) for key in ("words", "pronouns", "possessives", "relations")
+    )
+
+
+@cache
+def never_a_name(word: str) -> bool:
+    """A folded word that opens memories without naming anyone: a pronoun, a possessive,
+    a function word, a predicate ("My ...", "Is ...", "Loves ..."), in any language."""
+    if word in stop_words() or class_of_word(word) or class_of_word(lemma(word, "en")):
+        return True
+    return any(
+        word in found for language in ("en", "de", "fr") for found in _people_words(language)
     )
 
 

@@ -137,6 +137,7 @@ INSTALLED_APPS = [
     "memadmin.curation",
     "memadmin.review",
     "memadmin.api",
+    "memadmin.sources",
     # The task queue in the same PostgreSQL (find_duplicates --enqueue, workers).
     "procrastinate.contrib.django",
     # Login throttling: failed logins per user name and address, kept in the database.
@@ -250,6 +251,10 @@ LOGGING = {
 EMBEDDING_BATCH_SIZE = env_int("MEMADMIN_EMBEDDING_BATCH_SIZE", 64, minimum=1)
 # Rows written per database round trip on import (also the unit of progress).
 IMPORT_CHUNK_SIZE = env_int("MEMADMIN_IMPORT_CHUNK_SIZE", 1000, minimum=1)
+# Sources (the stores agents run): points read per batch of a pull (one transaction each),
+# and operations sent per batch of a push (journalled in one transaction, then sent).
+SOURCE_PULL_BATCH = env_int("MEMADMIN_SOURCE_PULL_BATCH", 1000, minimum=1)
+SOURCE_PUSH_BATCH = env_int("MEMADMIN_SOURCE_PUSH_BATCH", 500, minimum=1)
 # HNSW candidate list at query time; higher is more exact and slower. pgvector's default
 # of 40: measured at 100k memories, 1.4 ms per k=5 query against 2.1 ms at 100, recall@5
 # 0.936 against 0.948 (bench/api_write.py); a query with k above it widens it.

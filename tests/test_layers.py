@@ -8,9 +8,10 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "memadmin"
 # What each app may not import: the layers above it.
 FORBIDDEN = {
-    "store": ("memadmin.curation", "memadmin.api", "memadmin.review"),
-    "curation": ("memadmin.api", "memadmin.review"),
-    "api": ("memadmin.review",),
+    "store": ("memadmin.curation", "memadmin.api", "memadmin.review", "memadmin.sources"),
+    "curation": ("memadmin.api", "memadmin.review", "memadmin.sources"),
+    "api": ("memadmin.review", "memadmin.sources"),
+    "sources": ("memadmin.api", "memadmin.review"),
 }
 
 

@@ -7,6 +7,7 @@ from memadmin.review.views import (
     history,
     memories,
     people,
+    sources,
     tokens,
 )
 
@@ -44,4 +45,6 @@ urlpatterns = [
     path("people/", people.people, name="people"),
     path("people/<int:user_id>/change", people.change, name="change-person"),
     path("tokens/<int:token_id>/revoke", tokens.revoke_token, name="revoke-token"),
+    path("sources/", sources.sources, name="sources"),
+    path("sources/<int:source_id>/push", sources.push, name="push-source"),
 ]

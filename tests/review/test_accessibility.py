@@ -4,6 +4,7 @@ violation (axe-playwright-python ships axe-core; nothing is downloaded)."""
 import pytest
 
 from memadmin.curation.models import Cluster, Conflict
+from memadmin.sources.models import Source
 from memadmin.store.models import Memory
 from tests.factories import hosting_change, line, near, unit
 from tests.review.browsing import log_in, make_people
@@ -35,6 +36,7 @@ def test_no_page_has_a_serious_or_critical_violation(browser, live_server, loade
     from axe_playwright_python.sync_playwright import Axe
 
     cluster, conflict = Cluster.objects.filter(status="open").first(), Conflict.objects.get()
+    source = Source.objects.create(name="notes", kind="jsonl", location="/srv/notes.jsonl")
     pages = [
         "/",
         "/clusters/",
@@ -49,6 +51,8 @@ def test_no_page_has_a_serious_or_critical_violation(browser, live_server, loade
         "/history/?decisions=yes",
         "/tokens/",
         "/people/",
+        "/sources/",
+        f"/sources/{source.pk}/push",
         "/accounts/login/",
     ]
     # axe's script is evaluated into each page: the site's Content-Security-Policy is

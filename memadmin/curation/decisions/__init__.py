@@ -49,6 +49,7 @@ from memadmin.curation.decisions.memories import (
     note_languages,
     pin_memory,
     record_repeat,
+    return_from_source,
     store_embeddings,
     undo_forget,
 )
@@ -95,6 +96,7 @@ __all__ = [
     "refuse_if_decided",
     "remember_apart",
     "resolve_conflict",
+    "return_from_source",
     "snapshot",
     "split_cluster",
     "store_embeddings",

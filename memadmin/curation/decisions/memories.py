@@ -438,6 +438,25 @@ def forget_memory(*, memory: Memory, reason: str, actor: str) -> Memory:
         )
 
 
+def return_from_source(*, memory: Memory, actor: str, reason: str) -> Memory:
+    """An agent wrote a point again in the store memadmin pulls it from (sources) after
+    memadmin had retired its memory: the agent's newer write wins, and the memory is
+    active again (its text already updated by the pull). Side effects: the memory, one
+    `update` event."""
+    with transaction.atomic():
+        memory = lock_memory(memory)
+        if memory.status == MemoryStatus.ACTIVE:
+            return memory
+        return change(
+            memory,
+            HistoryEvent.Action.UPDATE,
+            actor=actor,
+            reason=reason,
+            status=MemoryStatus.ACTIVE,
+            superseded_by=None,
+        )
+
+
 def undo_forget(*, forgotten: HistoryEvent, user) -> Memory:
     """A curator takes an agent's `forget` back: the memory is active again. Refused when
     it changed since (or the event was undone already). Side effects: the memory, one

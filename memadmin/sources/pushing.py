@@ -1,0 +1,413 @@
+"""A push: what people and runs decided here since the last push, applied to the source.
+
+Each point stands for the memory it was pulled as. Where that memory went is followed
+through `superseded_by` to the active memory that holds its fact now; of the points that
+end at one memory, one carries it (the memory's own point, else the newest member's) and
+gets its text, and the others are deleted (or, in mark mode, marked). A point whose
+memory is active again after an undo gets back what it held (the journal keeps it).
+
+Safety: an operation is planned only where memadmin's decision differs from what the
+source holds as memadmin last saw it, and is sent only when the source still holds that
+(an agent's newer write wins: the operation is skipped and reported). Every operation is
+journalled (PushOperation) before it is sent, with the point as it was; a push killed
+halfway resumes its pending operations first and finds those already applied, so nothing
+is done twice."""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F, Max, Q
+from django.utils import timezone
+
+from memadmin.curation.decisions import update_rows
+from memadmin.curation.models import HistoryEvent
+from memadmin.sources.models import PushOperation, Source, SourcePoint, point_hash
+from memadmin.sources.stores import (
+    MARK_KEYS,
+    STATUS_KEY,
+    SUPERSEDED_BY_KEY,
+    Point,
+    SourceError,
+    open_store,
+    speaking_for,
+    with_new_text,
+)
+from memadmin.store.models import Memory, MemoryStatus
+
+Action = PushOperation.Action
+
+
+@dataclass
+class PushReport:
+    operations: list[PushOperation] = field(default_factory=list)  # sent, or listed (dry run)
+    skipped: list[PushOperation] = field(default_factory=list)
+    resumed: int = 0  # pending from a push that stopped halfway
+
+    def summary(self) -> str:
+        counts: dict[str, int] = {}
+        for operation in self.operations:
+            counts[operation.action] = counts.get(operation.action, 0) + 1
+        done = ", ".join(f"{n} {action}" for action, n in sorted(counts.items())) or "nothing"
+        resumed = f" ({self.resumed} resumed)" if self.resumed else ""
+        return f"{done}{resumed}; {len(self.skipped)} left alone (changed in the source)"
+
+
+def describe(operation: PushOperation) -> str:
+    """One line for a person: what it does to which point, and why."""
+    text = (
+        f": {operation.text[:80]!r}" if operation.action in (Action.UPDATE, Action.RESTORE) else ""
+    )
+    return f"{operation.action} {operation.point.point_id}{text} ({operation.why})"
+
+
+# --- Planning -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Wanted:
+    present: bool
+    text: str = ""
+    status: str = ""  # for a mark: why the point is out
+    superseded_by: str = ""  # the point (or memory) that carries its fact now
+
+
+def plan(source: Source, *, mode: str | None = None) -> list[PushOperation]:
+    """The operations (unsaved) that make the source say what memadmin decided, for points
+    with no operation pending."""
+    pending = source.operations.filter(status=PushOperation.Status.PENDING)
+    points = _points(source).exclude(pk__in=pending.values("point_id"))
+    # Only points where memadmin and the source may disagree are looked at (a store of a
+    # million points with a few hundred decisions reads a few hundred), and beside them
+    # the points of the memories their chains end at (each may carry its group).
+    unsettled = list(points.filter(_UNSETTLED))
+    final = _final({p.memory_id for p in unsettled})
+    ends = {memory.pk for memory in final.values() if memory is not None}
+    seen = {p.pk for p in unsettled}
+    unsettled += [p for p in points.filter(memory_id__in=ends) if p.pk not in seen]
+    final.update(_final({p.memory_id for p in unsettled} - set(final)))
+    wanted = _wanted(unsettled, final)
+    planned = []
+    for point in unsettled:
+        operation = _operation(source, point, wanted[point.pk], mode or source.mode)
+        if operation is not None:
+            planned.append(operation)
+    why = _reasons([op.point.memory_id for op in planned])
+    for operation in planned:
+        operation.why = why.get(operation.point.memory_id, "decided here")[:300]
+    return planned
+
+
+# A point whose memory left (or came back), that is marked, or whose text memadmin changed.
+_UNSETTLED = (
+    (Q(present=True) & ~Q(memory__status=MemoryStatus.ACTIVE))
+    | Q(present=False, memory__status=MemoryStatus.ACTIVE)
+    | Q(marked=True)
+    | ~Q(text=F("memory__content"))
+)
+
+
+def _points(source: Source):
+    return (
+        source.points.order_by("pk")
+        .select_related("memory")
+        .defer("memory__embedding", "memory__embedding_multi")
+    )
+
+
+def _final(memory_ids: set[int]) -> dict[int, Memory | None]:
+    """Each memory's end of its `superseded_by` chain, when that end is active."""
+    rows: dict[int, Memory] = {}
+    todo = set(memory_ids)
+    while todo:
+        found = Memory.objects.filter(pk__in=todo).only(
+            "pk", "status", "superseded_by_id", "content", "created_at", "external_id"
+        )
+        rows.update({m.pk: m for m in found})
+        todo = {m.superseded_by_id for m in found if m.superseded_by_id} - set(rows)
+    final = {}
+    for start in memory_ids:
+        memory, hops = rows[start], 0
+        while memory.superseded_by_id and hops < 100:
+            memory, hops = rows[memory.superseded_by_id], hops + 1
+        final[start] = memory if memory.status == MemoryStatus.ACTIVE else None
+    return final
+
+
+def _wanted(points: list[SourcePoint], final: dict[int, Memory | None]) -> dict[int, _Wanted]:
+    by_end: dict[int, list[SourcePoint]] = {}
+    wanted = {}
+    for point in points:
+        end = final[point.memory_id]
+        if end is None:
+            wanted[point.pk] = _Wanted(False, status=point.memory.status)
+        else:
+            by_end.setdefault(end.pk, []).append(point)
+    for end_id, group in by_end.items():
+        end = final[group[0].memory_id]
+        own = [p for p in group if p.memory_id == end_id and p.present]
+        alive = [p for p in group if p.present] or group
+        carrier = (own or [max(alive, key=lambda p: (p.memory.created_at, p.memory_id))])[0]
+        for point in group:
+            if point is carrier:
+                wanted[point.pk] = _Wanted(True, end.content)
+            else:
+                wanted[point.pk] = _Wanted(
+                    False, status=MemoryStatus.SUPERSEDED, superseded_by=carrier.point_id
+                )
+    return wanted
+
+
+def _operation(source, point: SourcePoint, wanted: _Wanted, mode: str) -> PushOperation | None:
+    def op(action, text="", restores=None) -> PushOperation:
+        return PushOperation(
+            source=source, point=point, action=action, text=text, restores=restores
+        )
+
+    if not wanted.present:
+        if not point.present:
+            return None
+        if mode == Source.Mode.MARK:
+            if point.marked:
+                return None
+            marking = op(Action.MARK)
+            marking.status_marked, marking.superseded_by = wanted.status, wanted.superseded_by
+            return marking
+        return op(Action.DELETE)
+    if not point.present:
+        # Deleted by a push and wanted back (an undo): restore what the delete removed.
+        # A point an agent deleted is gone for good (its write wins).
+        deleted = _last_done(point, Action.DELETE)
+        return op(Action.RESTORE, wanted.text, deleted) if deleted else None
+    if point.marked:
+        return op(Action.UNMARK, wanted.text)
+    if point.text != wanted.text:
+        # Back to a text it held before an update (an undo): that point, vector and all.
+        earlier = _last_done(point, Action.UPDATE, before_text=wanted.text)
+        if earlier is not None:
+            return op(Action.RESTORE, wanted.text, earlier)
+        return op(Action.UPDATE, wanted.text)
+    return None
+
+
+def _last_done(point: SourcePoint, action: str, *, before_text: str | None = None):
+    done = point.operations.filter(status=PushOperation.Status.DONE, action=action)
+    if before_text is not None:
+        done = done.filter(before__text=before_text)
+    return done.order_by("-pk").first()
+
+
+def _reasons(memory_ids: list[int]) -> dict[int, str]:
+    """The newest decision on each memory, in words ("supersede by user:ada: merge
+    accepted")."""
+    newest = (
+        HistoryEvent.objects.filter(memory_id__in=memory_ids)
+        .order_by("memory_id", "-pk")
+        .distinct("memory_id")
+        .values_list("memory_id", "action", "actor", "reason")
+    )
+    return {m: f"{action} by {actor}: {reason}" for m, action, actor, reason in newest}
+
+
+# --- Sending --------------------------------------------------------------------------------
+
+
+def push(
+    source: Source,
+    *,
+    dry_run: bool = False,
+    mode: str | None = None,
+    on_total: Callable[[int], None] | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> PushReport:
+    """Resume what a stopped push left pending, then plan, journal and send the rest, in
+    batches. `dry_run` lists the operations and sends none (nothing is written); `mode`
+    (delete or mark) overrides the source's for this push."""
+    report = PushReport()
+    pending = list(
+        source.operations.filter(status=PushOperation.Status.PENDING).select_related(
+            "point", "restores"
+        )
+    )
+    planned = plan(source, mode=mode)
+    if dry_run:
+        report.operations = pending + planned
+        return report
+    with _source_lock(source):
+        number = (source.operations.aggregate(Max("push"))["push__max"] or 0) + 1
+        for operation in planned:
+            operation.push = number
+        with transaction.atomic():
+            PushOperation.objects.bulk_create(planned)
+        report.resumed = len(pending)
+        store = open_store(source)
+        try:
+            work = pending + planned
+            if on_total:
+                on_total(len(work))
+            size = settings.SOURCE_PUSH_BATCH
+            for start in range(0, len(work), size):
+                batch = work[start : start + size]
+                _send(source, store, batch, report)
+                if on_progress:
+                    on_progress(len(batch))
+        finally:
+            store.close()
+        source.last_push_at = timezone.now()
+        source.save(update_fields=["last_push_at"])
+    return report
+
+
+class _source_lock:
+    """One push per source at a time (a session advisory lock). A push killed a moment ago
+    may hold it until its server process notices: the lock is awaited a few seconds."""
+
+    WAIT_SECONDS = 10
+
+    def __init__(self, source: Source):
+        self.key = 0x5EED_0000 + source.pk
+
+    def __enter__(self):
+        deadline = time.monotonic() + self.WAIT_SECONDS
+        with connection.cursor() as cursor:
+            while True:
+                cursor.execute("SELECT pg_try_advisory_lock(%s)", [self.key])
+                if cursor.fetchone()[0]:
+                    return
+                if time.monotonic() > deadline:
+                    raise SourceError("another push of this source is running")
+                time.sleep(0.2)
+
+    def __exit__(self, *exc):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [self.key])
+
+
+def _send(source: Source, store, batch: list[PushOperation], report: PushReport) -> None:
+    with speaking_for(source):
+        current = store.fetch([op.point.point_id for op in batch])
+    done: list[tuple[PushOperation, Point | None]] = []  # applied by a push that stopped
+    to_send: list[tuple[PushOperation, Point | None]] = []
+    skipped: list[PushOperation] = []
+    for op in batch:
+        now = current.get(op.point.point_id)
+        if _applied(op, now):
+            done.append((op, now))
+            continue
+        refusal = _refusal(op, now)
+        if refusal:
+            op.status, op.note = PushOperation.Status.SKIPPED, refusal
+            skipped.append(op)
+            continue
+        if op.before is None and now is not None:
+            op.before = {
+                "id": now.id,
+                "text": now.text,
+                "metadata": now.metadata,
+                "vector": packed(now.vector),
+            }
+        to_send.append((op, _result(source, op, now)))
+    # The journal first: what is about to be sent, and each point as it was.
+    with transaction.atomic():
+        update_rows([op for op, _ in to_send], ["before"])
+    deletes = [op.point.point_id for op, result in to_send if result is None]
+    writes = [result for _, result in to_send if result is not None]
+    with speaking_for(source):
+        if deletes:
+            store.delete(deletes)
+        if writes:
+            store.write(writes)
+    finished = timezone.now()
+    with transaction.atomic():
+        points = []
+        for op, result in [*done, *to_send]:
+            op.status, op.done_at = PushOperation.Status.DONE, finished
+            point = op.point
+            point.present = result is not None
+            if result is not None:
+                point.text, point.said = result.text, point_hash(result.text, result.metadata)
+                point.marked = STATUS_KEY in result.metadata
+            points.append(point)
+            report.operations.append(op)
+        update_rows([op for op, _ in [*done, *to_send]] + skipped, ["status", "done_at", "note"])
+        update_rows(points, ["present", "text", "said", "marked"])
+    report.skipped.extend(skipped)
+
+
+def _result(source: Source, op: PushOperation, now: Point | None) -> Point | None:
+    """The point as the operation leaves it (None: deleted)."""
+    if op.action == Action.DELETE:
+        return None
+    if op.action == Action.RESTORE:
+        kept = op.restores.before
+        restored = Point(kept["id"], kept["text"], kept["metadata"], unpacked(kept["vector"]))
+        return restored if restored.text == op.text else with_new_text(source, restored, op.text)
+    base = now if now is not None else _before_point(op)
+    if op.action == Action.MARK:
+        metadata = {**base.metadata, STATUS_KEY: op.status_marked}
+        metadata[SUPERSEDED_BY_KEY] = op.superseded_by
+        return Point(base.id, base.text, metadata, base.vector)
+    if op.action == Action.UNMARK:
+        metadata = {k: v for k, v in base.metadata.items() if k not in MARK_KEYS}
+        unmarked = Point(base.id, base.text, metadata, base.vector)
+        return unmarked if base.text == op.text else with_new_text(source, unmarked, op.text)
+    return with_new_text(source, base, op.text)  # UPDATE
+
+
+# A vector in the journal: its float32 bytes in base64 (what the stores keep: lossless),
+# a quarter of the JSON a list of 384 numbers takes; named vectors as a dict of those.
+def packed(vector):
+    if vector is None:
+        return None
+    if isinstance(vector, dict):
+        return {name: packed(value) for name, value in vector.items()}
+    return {"float32": base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode()}
+
+
+def unpacked(vector):
+    if vector is None:
+        return None
+    if "float32" in vector and len(vector) == 1:
+        return np.frombuffer(base64.b64decode(vector["float32"]), dtype="<f4").tolist()
+    return {name: unpacked(value) for name, value in vector.items()}
+
+
+def _before_point(op: PushOperation) -> Point:
+    kept = op.before
+    return Point(kept["id"], kept["text"], kept["metadata"], unpacked(kept["vector"]))
+
+
+def _applied(op: PushOperation, now: Point | None) -> bool:
+    """Whether a journalled operation already took effect (a push that stopped between
+    sending it and noting it). Only an operation whose point was journalled (`before`)
+    can have been sent, but a restore of a deleted point, which has none."""
+    if op.action == Action.RESTORE and not op.point.present:
+        return now is not None and now.text == op.text
+    if op.before is None:
+        return False
+    if op.action == Action.DELETE:
+        return now is None
+    if now is None:
+        return False
+    if op.action == Action.MARK:
+        return now.metadata.get(STATUS_KEY) == op.status_marked
+    if op.action == Action.UNMARK:
+        return STATUS_KEY not in now.metadata and now.text == op.text
+    return now.text == op.text  # an update, or a restore of an earlier text
+
+
+def _refusal(op: PushOperation, now: Point | None) -> str:
+    """Why the operation must not be sent (the source is not as memadmin left it)."""
+    if op.action == Action.RESTORE and not op.point.present:
+        return "" if now is None else "a point with this id was written in the source since"
+    if now is None:
+        return "gone from the source since the pull"
+    if point_hash(now.text, now.metadata) != op.point.said:
+        return "changed in the source since memadmin read it"
+    return ""

@@ -1,0 +1,177 @@
+"""The stores a source can be: one small class per kind, each reading and writing points
+(id, text, metadata, the store's own vector) with the store's own client library. The
+libraries are optional extras (`pip install memadmin[chroma,qdrant]`): a kind whose
+library is missing is refused with the command that installs it."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+# What each kind needs installed, and the extra that brings it.
+LIBRARIES = {"chroma": ("chromadb", "chroma"), "qdrant": ("qdrant_client", "qdrant")}
+
+# Where the text, the created time and (for a table) the id, vector and metadata are, by
+# kind and layout. Mem0 (mem0ai 2.0.18, mem0/memory/main.py `_create_memory`) writes the
+# text under "data" in the payload, with "hash" (MD5 of the text), "created_at",
+# "updated_at", "user_id" / "agent_id" / "run_id" and the caller's metadata beside it; on
+# PostgreSQL its table is (id UUID, vector, payload JSONB) (mem0/vector_stores/pgvector.py).
+DEFAULT_FIELDS = {
+    ("chroma", "plain"): {"created": "created_at"},
+    ("qdrant", "plain"): {"text": "text", "created": "created_at"},
+    ("qdrant", "mem0"): {"text": "data", "created": "created_at"},
+    ("pgvector", "plain"): {
+        "id": "id",
+        "text": "content",
+        "vector": "embedding",
+        "metadata": "metadata",
+        "created": "created_at",
+    },
+    ("pgvector", "mem0"): {
+        "id": "id",
+        "text": "payload.data",
+        "vector": "vector",
+        "metadata": "payload",
+        "created": "payload.created_at",
+    },
+    ("jsonl", "plain"): {"id": "id", "text": "text", "created": "created_at"},
+}
+
+# A source whose vectors are memadmin's own model (all-MiniLM-L6-v2, 384-d): a push embeds
+# a merged text itself.
+EMBEDDER_MEMADMIN = "memadmin"
+
+# Keys a push adds to a point's metadata (never read back as the agent's own metadata).
+STATUS_KEY = "memadmin_status"
+SUPERSEDED_BY_KEY = "memadmin_superseded_by"
+TEXT_CHANGED_KEY = "memadmin_text_changed"
+MARK_KEYS = (STATUS_KEY, SUPERSEDED_BY_KEY)
+
+
+class SourceError(Exception):
+    """A source that cannot be opened or read: the message says what to do."""
+
+
+@dataclass
+class Point:
+    id: str
+    text: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    vector: Any = None  # the store's own (a list of floats, or named vectors)
+    created: str | None = None  # as the store gives it
+
+
+class Store(Protocol):
+    def count(self) -> int:
+        """How many points there are (for the progress bar)."""
+
+    def scan(self, batch_size: int) -> Iterator[list[Point]]:
+        """Every point, without vectors, in batches."""
+
+    def fetch(self, ids: list[str]) -> dict[str, Point]:
+        """The points with these ids that exist, with their vectors."""
+
+    def delete(self, ids: list[str]) -> None: ...
+
+    def write(self, points: list[Point]) -> None:
+        """Insert or replace whole points (text, metadata, vector)."""
+
+    def close(self) -> None: ...
+
+
+@contextmanager
+def speaking_for(source):
+    """A store library's own error (a lost connection, a refused write) as a SourceError
+    that names the source: the commands and the page show it in one line."""
+    try:
+        yield
+    except SourceError:
+        raise
+    except Exception as error:  # each library has its own exception classes
+        said = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise SourceError(f"{source.kind} store of {source.name}: {said}") from error
+
+
+def require_library(kind: str) -> None:
+    """Refuse a kind whose client library is not installed, with the command to run."""
+    if kind not in LIBRARIES:
+        return
+    module, extra = LIBRARIES[kind]
+    if importlib.util.find_spec(module) is None:
+        raise SourceError(
+            f"a {kind} source needs the {module} library: pip install 'memadmin[{extra}]'"
+        )
+
+
+def fields_of(source) -> dict[str, str]:
+    return {**DEFAULT_FIELDS.get((source.kind, source.layout), {}), **source.fields}
+
+
+def location_of(source) -> str:
+    if source.location_env:
+        value = os.environ.get(source.location_env, "")
+        if not value:
+            raise SourceError(f"the environment variable {source.location_env} is not set")
+        return value
+    return source.location
+
+
+def open_store(source) -> Store:
+    """The store a source names, opened."""
+    require_library(source.kind)
+    fields = fields_of(source)
+    location = location_of(source)
+    with speaking_for(source):
+        return _opened(source, location, fields)
+
+
+def _opened(source, location: str, fields: dict[str, str]) -> Store:
+    if source.kind == "chroma":
+        from memadmin.sources.stores.chroma import ChromaStore
+
+        return ChromaStore(location, source.collection, fields)
+    if source.kind == "qdrant":
+        from memadmin.sources.stores.qdrant import QdrantStore
+
+        api_key = os.environ.get(source.api_key_env) if source.api_key_env else None
+        return QdrantStore(location, source.collection, fields, api_key=api_key)
+    if source.kind == "pgvector":
+        from memadmin.sources.stores.pgvector import PgvectorStore
+
+        return PgvectorStore(location, source.collection, fields)
+    from memadmin.sources.stores.jsonl import JsonlStore
+
+    return JsonlStore(location, fields)
+
+
+def with_new_text(source, point: Point, text: str) -> Point:
+    """The point with a merge's text, and a vector for it: memadmin's own MiniLM where the
+    source was added with `--embedder memadmin` (its vectors are that model's); else the
+    source's vector is kept and the point marked so its owner can embed it again. In Mem0's
+    layout the hash and updated time Mem0 keeps are set as Mem0 would."""
+    metadata = dict(point.metadata)
+    vector = point.vector
+    if fields_of(source).get("embedder") == EMBEDDER_MEMADMIN:
+        from memadmin.store import embeddings
+
+        vector = [float(x) for x in embeddings.encode([text])[0]]
+        metadata.pop(TEXT_CHANGED_KEY, None)
+    else:
+        metadata[TEXT_CHANGED_KEY] = True
+    if source.layout == "mem0":
+        metadata["hash"] = hashlib.md5(text.encode()).hexdigest()
+        metadata["updated_at"] = datetime.now(UTC).isoformat()
+    return Point(point.id, text, metadata, vector, point.created)
+
+
+def split_text(payload: dict[str, Any], key: str) -> tuple[str, dict[str, Any]]:
+    """(text, the rest) of a payload that holds its text under `key`."""
+    rest = dict(payload)
+    text = rest.pop(key, None)
+    return (text if isinstance(text, str) else ""), rest

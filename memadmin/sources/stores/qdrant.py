@@ -1,0 +1,89 @@
+"""A Qdrant collection: local mode (a folder, QdrantClient(path=...)) or a server (a URL).
+The text is one key of the payload ("text", or "data" in Mem0's layout); the rest of the
+payload is the point's metadata."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from memadmin.sources.stores import Point, SourceError, split_text
+
+
+def _point_id(value: str):
+    """Qdrant ids are unsigned integers or UUIDs: an id read as digits goes back as one."""
+    return int(value) if value.isdigit() else value
+
+
+class QdrantStore:
+    def __init__(self, location: str, collection: str, fields: dict[str, str], *, api_key=None):
+        from qdrant_client import QdrantClient
+
+        if location.startswith(("http://", "https://")):
+            self.client = QdrantClient(url=location, api_key=api_key)
+        else:
+            self.client = QdrantClient(path=location)
+        if not self.client.collection_exists(collection):
+            self.client.close()
+            raise SourceError(f"no collection {collection!r} in {location}")
+        self.collection = collection
+        self.text_key = fields.get("text", "text")
+        self.created_key = fields.get("created", "")
+
+    def count(self) -> int:
+        return self.client.count(self.collection, exact=True).count
+
+    def scan(self, batch_size: int) -> Iterator[list[Point]]:
+        offset = None
+        while True:
+            records, offset = self.client.scroll(
+                self.collection,
+                limit=batch_size,
+                offset=offset,
+                with_payload=True,
+                with_vectors=False,
+            )
+            if records:
+                yield [self._point(record) for record in records]
+            if offset is None:
+                return
+
+    def fetch(self, ids: list[str]) -> dict[str, Point]:
+        records = self.client.retrieve(
+            self.collection, [_point_id(i) for i in ids], with_payload=True, with_vectors=True
+        )
+        points = {}
+        for record in records:
+            point = self._point(record)
+            point.vector = record.vector
+            points[point.id] = point
+        return points
+
+    def delete(self, ids: list[str]) -> None:
+        from qdrant_client import models
+
+        self.client.delete(
+            self.collection, points_selector=models.PointIdsList(points=[_point_id(i) for i in ids])
+        )
+
+    def write(self, points: list[Point]) -> None:
+        from qdrant_client import models
+
+        self.client.upsert(
+            self.collection,
+            points=[
+                models.PointStruct(
+                    id=_point_id(p.id),
+                    vector=p.vector,
+                    payload={**p.metadata, self.text_key: p.text},
+                )
+                for p in points
+            ],
+        )
+
+    def close(self) -> None:
+        self.client.close()  # local mode holds a lock on its folder until then
+
+    def _point(self, record) -> Point:
+        text, metadata = split_text(record.payload or {}, self.text_key)
+        created = metadata.get(self.created_key) if self.created_key else None
+        return Point(str(record.id), text, metadata, created=created)

@@ -151,9 +151,13 @@ def _wanted(points: list[SourcePoint], final: dict[int, Memory | None]) -> dict[
             by_end.setdefault(end.pk, []).append(point)
     for end_id, group in by_end.items():
         end = final[group[0].memory_id]
+        # The memory's own point; else the one that carries it already (a later push
+        # must not move the text to a point merged in since); else the newest member's.
         own = [p for p in group if p.memory_id == end_id and p.present]
+        carrying = [p for p in group if p.present and p.text == end.content]
         alive = [p for p in group if p.present] or group
-        carrier = (own or [max(alive, key=lambda p: (p.memory.created_at, p.memory_id))])[0]
+        newest = max(alive, key=lambda p: (p.memory.created_at, p.memory_id))
+        carrier = (own or carrying or [newest])[0]
         for point in group:
             if point is carrier:
                 wanted[point.pk] = _Wanted(True, end.content)

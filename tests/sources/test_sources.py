@@ -5,10 +5,12 @@ push."""
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import uuid
 
+import psycopg
 import pytest
 from django.test import Client
 
@@ -211,29 +213,47 @@ def test_mark_mode_marks_what_was_merged_and_deletes_nothing(qdrant, run_command
     assert "nothing" in run_command("push_source", "agent", "--mode", "mark").stdout
 
 
-def test_a_push_that_stopped_after_sending_resumes_without_sending_twice(
-    records, run_command, monkeypatch
-):
-    """The journal is written before sending; a push that dies between sending and noting
-    finds its operations already applied: the decisions file gets each line once."""
+def test_a_push_killed_after_sending_resumes_without_sending_twice(records, run_command):
+    """The journal is written before sending. A push killed after sending and before
+    noting it (it waits on a row another session holds, then kill -9) finds its operation
+    applied on the next push: the decisions file gets each line once."""
+    import subprocess
+    import time
+
+    from django.conf import settings
+
+    from tests.processes import database_url, environment
+
     pulled_and_checked(records, run_command)
-    from memadmin.sources import pushing
-
-    real_update = pushing.update_rows
-
-    def noting_dies(rows, fields, **options):
-        if "status" in fields:  # noting what was sent: the process dies first
-            raise SystemExit("killed after sending")
-        return real_update(rows, fields, **options)
-
-    monkeypatch.setattr(pushing, "update_rows", noting_dies)
-    with pytest.raises(SystemExit):
-        run_command("push_source", "agent")
+    repeat = next(n for n in "ab" if memory_of(n).status == "superseded")
+    holder = psycopg.connect(database_url())
+    # NO KEY UPDATE: the journal's new rows may point at the row (a key share); noting
+    # what was sent (an update of the row) waits.
+    holder.execute(
+        "SELECT 1 FROM sources_sourcepoint WHERE point_id = %s FOR NO KEY UPDATE", [ID[repeat]]
+    )
+    push = subprocess.Popen(
+        [sys.executable, "manage.py", "push_source", "agent"],
+        cwd=settings.BASE_DIR,
+        env=environment(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (records.ops.exists() and records.ops.read_text()):
+            assert time.monotonic() < deadline and push.poll() is None
+            time.sleep(0.05)
+        time.sleep(0.3)  # sent; now waiting to note it
+    finally:
+        push.kill()
+        push.wait()
+        holder.rollback()
+        holder.close()
     sent = records.ops.read_text().splitlines()
     assert len(sent) == 1  # the exact repeat's delete went out
     assert PushOperation.objects.get().status == "pending"  # and was never noted
 
-    monkeypatch.setattr(pushing, "update_rows", real_update)
     again = run_command("push_source", "agent")
 
     assert again.error is None and "(1 resumed)" in again.stdout
@@ -383,17 +403,19 @@ def test_a_push_killed_halfway_resumes_and_does_each_operation_once(run_command,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 60
-        while not PushOperation.objects.filter(
-            point__point_id=second, before__isnull=False
-        ).exists():
-            assert time.monotonic() < deadline and push.poll() is None
-            time.sleep(0.05)
-        time.sleep(0.3)  # it is waiting on the row now
-        push.kill()  # SIGKILL: no clean-up of any kind
-        push.wait()
-        holder.rollback()
-        holder.close()
+        try:
+            deadline = time.monotonic() + 60
+            while not PushOperation.objects.filter(
+                point__point_id=second, before__isnull=False
+            ).exists():
+                assert time.monotonic() < deadline and push.poll() is None
+                time.sleep(0.05)
+            time.sleep(0.3)  # it is waiting on the row now
+        finally:
+            push.kill()  # SIGKILL: no clean-up of any kind
+            push.wait()
+            holder.rollback()
+            holder.close()
         statuses = dict(PushOperation.objects.values_list("point__point_id", "status"))
         assert statuses[planned[0][1]] == "done" and statuses[second] == "pending"
 
@@ -438,3 +460,74 @@ def test_a_source_of_memadmins_own_model_gets_the_merged_texts_vector(tmp_path, 
     carrier = store.read()[ID["d"]]
     assert carrier["text"] == MERGED and "memadmin_text_changed" not in carrier["metadata"]
     assert carrier["vector"] == pytest.approx(list(embeddings.encode([MERGED])[0]), abs=1e-5)
+
+
+def test_a_mem0_table_on_postgresql_is_pulled_and_pushed(run_command, monkeypatch):
+    """Mem0's pgvector layout: (id UUID, vector, payload JSONB), the text under "data"."""
+    import hashlib
+    import json
+
+    from psycopg.types.json import Jsonb
+
+    from tests.processes import database_url
+
+    monkeypatch.setenv("MEM0_DSN", database_url())
+    points = build_points()
+    with psycopg.connect(database_url(), autocommit=True) as connection:
+        connection.execute("DROP SCHEMA IF EXISTS mem0 CASCADE")
+        connection.execute("CREATE SCHEMA mem0")
+        connection.execute(
+            "CREATE TABLE mem0.mem0 (id UUID PRIMARY KEY, vector vector(8), payload JSONB)"
+        )
+        for point in points:
+            payload = {**point["metadata"], "data": point["text"], "user_id": "alice"}
+            payload["hash"] = hashlib.md5(point["text"].encode()).hexdigest()
+            connection.execute(
+                "INSERT INTO mem0.mem0 VALUES (%s, %s, %s)",
+                [point["id"], json.dumps(point["vector"]), Jsonb(payload)],
+            )
+    try:
+        added = run_command(
+            "add_source", "agent", "--kind", "pgvector", "--location-env", "MEM0_DSN",
+            "--table", "mem0.mem0", "--layout", "mem0", "--namespace-from", "user_id",
+        )  # fmt: skip
+        assert added.error is None, added.error
+        assert "9 created" in run_command("pull_source", "agent").stdout
+        assert Memory.objects.filter(namespace__name="agent-alice").count() == 9
+        assert run_command("find_duplicates", "--no-llm").error is None
+        decide_all(run_command)
+
+        pushed = run_command("push_source", "agent")
+
+        assert pushed.error is None, pushed.stderr
+        with psycopg.connect(database_url()) as connection:
+            rows = connection.execute(
+                "SELECT id::text, payload, vector::text FROM mem0.mem0"
+            ).fetchall()
+        found = {id_: (payload, json.loads(vector)) for id_, payload, vector in rows}
+        repeat = next(n for n in "ab" if memory_of(n).status == "superseded")
+        assert sorted(found) == sorted(ID[n] for n in "abcdefghi" if n not in (repeat, "c", "e"))
+        payload, vector = found[ID["d"]]
+        assert payload["data"] == MERGED and payload["memadmin_text_changed"] is True
+        assert payload["hash"] == hashlib.md5(MERGED.encode()).hexdigest()
+        assert vector == pytest.approx(points[3]["vector"], abs=1e-6)  # the store's own
+        assert found[ID["g"]][0]["data"] == "User has a cat named Miso."  # untouched
+    finally:
+        with psycopg.connect(database_url(), autocommit=True) as connection:
+            connection.execute("DROP SCHEMA IF EXISTS mem0 CASCADE")
+
+
+def test_a_fact_written_again_after_a_merge_stays_on_one_point(records, run_command):
+    pulled_and_checked(records, run_command)
+    decide_all(run_command)
+    assert run_command("push_source", "agent").error is None
+    with records.path.open("a") as out:  # the agent writes the merged fact once more
+        out.write(json.dumps({"id": "j", "text": MERGED}) + "\n")
+    assert "1 created" in run_command("pull_source", "agent").stdout
+    assert run_command("find_duplicates", "--no-llm").error is None
+
+    assert run_command("push_source", "agent").error is None
+
+    holding = [id_ for id_, point in records.read().items() if point["text"] == MERGED]
+    assert len(holding) == 1
+    assert "nothing" in run_command("push_source", "agent").stdout

@@ -100,6 +100,19 @@ def kinship(words_a: list[str], words_b: list[str]) -> float:
     return float((similarity.max(axis=1).mean() + similarity.max(axis=0).mean()) / 2)
 
 
+# MiniLM's cosine of two single words from which they name one thing: synonyms score
+# 0.84-0.90 ("movie" / "film" 0.84, "couch" / "sofa" 0.86, "kids" / "children" 0.89,
+# "mother" / "mom" 0.90), two things of one kind lower ("backend" / "frontend" 0.81,
+# "cat" / "dog" 0.66, "sister" / "brother" 0.65).
+SYNONYM = 0.83
+
+
+def synonyms(word_a: str, word_b: str) -> bool:
+    """Whether two words of one language name one thing ("movie" / "film")."""
+    vectors = _vectors.of([fold(word_a), fold(word_b)])
+    return float(vectors[0] @ vectors[1]) >= SYNONYM
+
+
 def across_languages(word_a: str, word_b: str) -> float:
     """The multilingual model's cosine of two words of two languages: a word and its
     translation score 0.86-0.97 ("coffee" / "Kaffee" 0.94), two words of one kind

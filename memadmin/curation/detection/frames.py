@@ -112,7 +112,13 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
         # the same way ("the unit-test job takes..." / "the integration job takes...").
         only_a = [t for t in subject_a if not found_in(t, newer)]
         only_b = [t for t in subject_b if not found_in(t, older)]
-        if only_a and only_b and _same_predicate(older, newer) and not _crossed(older, newer):
+        if (
+            only_a
+            and only_b
+            and _same_predicate(older, newer)
+            and not _crossed(older, newer)
+            and not _one_word_for_another(only_a, only_b)
+        ):
             return f"{spelled(only_a)} / {spelled(only_b)}"
         return ""
     # One names someone or something, the other is about the user: two subjects when
@@ -135,6 +141,18 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     if someone or parallel:
         return f"{spelled(named)} / the user"
     return ""
+
+
+def _one_word_for_another(only_a: list[Token], only_b: list[Token]) -> bool:
+    """ "Favourite movie is Inception" / "His favorite film is Inception": the subjects
+    differ by one word that is a synonym of the other's, not by two things."""
+    if len(only_a) != 1 or len(only_b) != 1:
+        return False
+    if only_a[0].kind != "word" or only_b[0].kind != "word":
+        return False
+    if HAN.search(only_a[0].text + only_b[0].text):
+        return False  # MiniLM cannot read Chinese words: any two look alike to it
+    return alignment.synonyms(only_a[0].text, only_b[0].text)
 
 
 def _crossed(older: Reading, newer: Reading) -> bool:
@@ -254,6 +272,8 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     only_a = [t for t in objects_a if not any(same_word(t, o) for o in objects_b)]
     only_b = [t for t in objects_b if not any(same_word(t, o) for o in objects_a)]
     only_a, only_b = without_acronyms(only_a, only_b)
+    if _one_word_for_another(only_a, only_b):
+        only_a, only_b = [], []  # "couch" / "sofa": one thing in two words
     shared = len(objects_a) - len(only_a)
     update = newer.change
     if max(len(only_a), len(only_b)) > RESIDUE_WORDS:

@@ -4,8 +4,11 @@ A second set in the voices agents write, written after the detection rules of th
 and scored once before any change (bench/calibrate.py --data tests/data/everyday2): a
 held-out check of tests/data/everyday's figures."""
 
-import json
-from datetime import datetime, timedelta
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent.parent))
+from labelled_set import write_set
 
 # (namespace, [(key, text)]) in the order they were stored; keys name the memories in
 # the labels below. No tags, no category, no source.
@@ -165,43 +168,13 @@ DISTINCT = {
 
 
 def main() -> None:
-    start = datetime(2026, 1, 5, 9, 0)
-    lines, ids = [], {}
-    for namespace, memories in STORES.items():
-        for index, (key, text) in enumerate(memories):
-            external_id = f"{namespace}-{index + 1:02d}"
-            ids[namespace, key] = external_id
-            created = start + timedelta(days=3 * index, hours=index % 5)
-            lines.append(
-                {
-                    "id": external_id,
-                    "namespace": f"everyday2-{namespace}",
-                    "content": text,
-                    "created_at": created.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                }
-            )
-    labels = {
-        "duplicate_groups": [
-            [ids[ns, k] for k in group] for ns, groups in DUPLICATES.items() for group in groups
-        ],
-        "conflicts": [
-            {"a": ids[ns, a], "b": ids[ns, b], "kind": kind, "newer": ids[ns, b]}
-            for ns, found in CONFLICTS.items()
-            for a, b, kind in found
-        ],
-        "hard_negatives": [
-            [ids[ns, a], ids[ns, b]] for ns, pairs in DISTINCT.items() for a, b in pairs
-        ],
-        "protected_ids": [],
-        "guarded_pairs": [],
-        "notes": "A second set of short everyday memories (no subject, first person, "
+    write_set(
+        Path(__file__).parent,
+        "everyday2",
+        {"STORES": STORES, "DUPLICATES": DUPLICATES, "CONFLICTS": CONFLICTS, "DISTINCT": DISTINCT},
+        "A second set of short everyday memories (no subject, first person, "
         "'User ...'; no tags), written after this round's rules and scored once first.",
-    }
-    with open("memories.jsonl", "w", encoding="utf-8") as handle:
-        for line in lines:
-            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
-    with open("labels.json", "w", encoding="utf-8") as handle:
-        json.dump(labels, handle, ensure_ascii=False, indent=1)
+    )
 
 
 if __name__ == "__main__":

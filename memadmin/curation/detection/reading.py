@@ -28,6 +28,7 @@ from memadmin.curation.detection.words import (
     Token,
     class_of,
     classes,
+    is_copula,
     lemma,
     per_language,
     preamble_pattern,
@@ -366,20 +367,19 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
             continue
         if token.kind in ("function", "negator", "marker"):
             continue
-        if token.lemma in words("markers", "request") or token.text in words("markers", "request"):
-            # "Please format answers as bullet points", "回答请用简体中文": a request is a
-            # wish (a preference), whatever its verb.
+        if {token.lemma, token.text} & words("markers", "request"):
+            # "Please format answers as bullet points", "回答请用…": a wish, whatever its verb.
             return index, classes()[0]["prefer"]
         found = class_of(token)
         if token.kind == "verb":
-            is_copula = found is not None
-            main_verb = _verb_after(main, index, language, any_word=not is_copula)
+            copula_here = found is not None
+            main_verb = _verb_after(main, index, language, any_word=not copula_here)
             if main_verb is not None:
                 later = class_of(main[main_verb])
                 if later is not None and later.needs_subject and not any(t.content for t in seen):
                     later = None  # "don't run zpool upgrade on tank": a command
                 return main_verb, later and _with_preposition(later, main, main_verb, language)
-            if is_copula:
+            if copula_here:
                 return index, _subject_noun_class(seen, by_noun) or found
             continue  # a modal whose verb was not found
         if token.kind == "word" and found is not None and _gerund_subject(main, index, language):
@@ -387,7 +387,7 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
             continue
         if token.kind == "word" and found is not None:
             if found.stance and any(
-                t.kind == "verb" and _copula(t) for t in main[index + 1 : index + 3]
+                t.kind == "verb" and is_copula(t) for t in main[index + 1 : index + 3]
             ):
                 # "Alice's favourite film is...", "Preferred slot is...": a noun before a
                 # copula. Before another verb it is the predicate: "Likes to have meetings
@@ -401,11 +401,6 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
             return index, None
         seen.append(token)
     return -1, None
-
-
-def _copula(token: Token) -> bool:
-    found = class_of(token)
-    return found is not None and found.name == "be"
 
 
 def _with_preposition(found: PredicateClass, main, index: int, language: str):

@@ -62,6 +62,12 @@ def class_of_word(word: str) -> PredicateClass | None:
     return classes()[0].get(word)
 
 
+def is_copula(token: Token) -> bool:
+    """ "is", "ist", "est", "是": a word of the class `be`."""
+    found = class_of(token)
+    return found is not None and found.name == "be"
+
+
 def class_of(token: Token) -> PredicateClass | None:
     """The class of predicate a word belongs to, or None."""
     by_word = classes()[0]

@@ -1,0 +1,120 @@
+"""Whether the slot two memories give different values holds one value at a time ("lives
+in", "the cache is", a number, a role after "as") or several ("likes", "speaks"): what
+tells a changed value (a conflict) from another value beside it (two facts). Read by
+frames from the clause readings."""
+
+from __future__ import annotations
+
+from memadmin.curation.detection.matching import found_in, measures, values_only
+from memadmin.curation.detection.reading import Reading
+from memadmin.curation.detection.words import Token, slot_nouns
+from memadmin.store.lexicon import words
+
+
+def slot_of(older: Reading, newer: Reading, only_a, only_b) -> str:
+    """Whether the slot where the texts differ holds one value or several."""
+    if measures(only_a) & measures(only_b):
+        return "one"  # a measured value: the same measure of one thing has one value
+    if values_only(only_a) and values_only(only_b):
+        # Numbers, dates, times of a thing both name ("meetings on Tuesday" / "meetings
+        # on Thursday", "port 8080" / "port 9100"): one value at a time.
+        return "one"
+    for reading, only in ((older, only_a), (newer, only_b)):
+        if _after_role_marker(reading, only[0]):
+            return "one"
+    if _only(older) or _only(newer):
+        return "one"  # "I only work day shifts now", "uses Postgres as the only datastore"
+    if any(_before_shared_purpose(older, newer, t) for t in only_a):
+        return "one"
+    if _names_one_slot(older) or _names_one_slot(newer) or _shared_role(older, newer):
+        return "one"  # "has Irish citizenship", "als Datenbank nutzen wir X"
+    if any(r.predicate is not None and r.predicate.sets for r in (older, newer)):
+        return "one"  # "moved to", "switched to": gives one slot a new value
+    for reading in (older, newer):
+        found = reading.predicate
+        if found is not None and found.slot and _first_after_predicate(reading, only_a + only_b):
+            return found.slot
+    return "many"
+
+
+def _names_one_slot(reading: Reading) -> bool:
+    """Whether the predicate's first object phrase has a noun of a class that holds one
+    value ("citizenship", "job", "address")."""
+    nouns = slot_nouns()
+    start = reading.predicate_at + 1 if reading.predicate_at >= 0 else 0
+    phrase = _phrase(reading.tokens[start : reading.clause_end])
+    return any((found := nouns.get(t.lemma)) is not None and found.slot == "one" for t in phrase)
+
+
+def _shared_role(older: Reading, newer: Reading) -> bool:
+    """Both give the thing its role ("uses X as the cache", "als Datenbank nutzen wir X"):
+    the value in that role is one."""
+    role = words("markers", "role")
+    for reading, other in ((older, newer), (newer, older)):
+        tokens = reading.tokens[: reading.clause_end]
+        for index, token in enumerate(tokens):
+            if token.kind == "marker" and token.text in role:
+                after = next((t for t in tokens[index + 1 :] if t.content), None)
+                if after is not None and found_in(after, other):
+                    return True
+    return False
+
+
+def _only(reading: Reading) -> bool:
+    """A word that makes a value exclusive: "only", "nur", "seulement", "只"."""
+    only = words("markers", "exclusive")
+    return any(t.text in only for t in reading.tokens[: reading.clause_end])
+
+
+def _first_after_predicate(reading: Reading, residue: list[Token]) -> bool:
+    """Whether the predicate's own slot is where the texts differ: its first object
+    ("lives in north London" / "in south London"), or for a class that takes a
+    preposition the first word after it ("deploy the side project to Fly.io" / "to
+    Render"); not a word further on ("is allergic to X")."""
+    objects = reading.objects
+    if not objects:
+        return False
+    tokens = reading.tokens[reading.predicate_at + 1 : reading.clause_end]
+    preps = reading.predicate.preps if reading.predicate is not None else frozenset()
+    if not preps:
+        return any(t in residue for t in _phrase(tokens))
+    # Every phrase after one of the class's words ("deployed CEMS to Coolify on Hetzner").
+    starts = [i + 1 for i, t in enumerate(tokens) if t.text in preps] or [0]
+    return any(t in residue for start in starts for t in _phrase(tokens[start:]))
+
+
+def _phrase(tokens) -> list[Token]:
+    """The first run of content words (articles inside it): "a Toyota Corolla", "north
+    London", "the side project"."""
+    phrase: list[Token] = []
+    for token in tokens:
+        if token.content:
+            phrase.append(token)
+        elif phrase and token.text not in ("a", "an", "the"):
+            break
+    return phrase
+
+
+def _after_role_marker(reading: Reading, token: Token) -> bool:
+    """ "works at Acme as a data analyst": the words of the phrase after "as" fill the
+    role."""
+    role = words("markers", "role")
+    index = reading.tokens.index(token)
+    for before in reversed(reading.tokens[:index]):
+        if before.kind == "marker":
+            return before.text in role
+        if not (before.content or before.kind == "function"):
+            return False
+    return False
+
+
+def _before_shared_purpose(older: Reading, newer: Reading, token: Token) -> bool:
+    """ "uses Docker for local development" / "uses Podman for ...": the word before a
+    purpose both texts give fills one slot."""
+    purpose = words("markers", "purpose")
+    tokens_a = older.tokens
+    index = tokens_a.index(token)
+    following = [t for t in tokens_a[index + 1 : older.clause_end] if t.kind != "function"]
+    if not following or following[0].text not in purpose:
+        return False
+    return any(found_in(t, newer) for t in following[1:] if t.content)

@@ -531,3 +531,18 @@ def test_a_fact_written_again_after_a_merge_stays_on_one_point(records, run_comm
     holding = [id_ for id_, point in records.read().items() if point["text"] == MERGED]
     assert len(holding) == 1
     assert "nothing" in run_command("push_source", "agent").stdout
+
+
+def test_add_source_refuses_hostile_values_by_name(run_command, tmp_path):
+    records = tmp_path / "records.jsonl"
+    records.write_text('{"id": "a", "text": "Likes tea."}\n')
+    cases = [
+        (["--location", "bad\x00path"], "--location"),
+        (["--location", str(records), "--namespace-from", "x" * 500], "--namespace-from"),
+        (["--location", str(records), "--text-field", "te\x00xt"], "--text-field"),
+        (["--location", str(records), "--namespace", "not a slug"], "namespace"),
+    ]
+    for arguments, named in cases:
+        refused = run_command("add_source", "notes", "--kind", "jsonl", *arguments)
+        assert refused.error is not None and named in str(refused.error), arguments
+    assert not Source.objects.exists()

@@ -93,6 +93,18 @@ class Command(MemadminCommand):
             | ({"embedder": options["embedder"]} if options["embedder"] else {}),
         )
         try:
+            # What a column holds: no NUL byte or unreadable text, within its length.
+            for field in (
+                "location",
+                "location_env",
+                "api_key_env",
+                "collection",
+                "namespace_from",
+            ):
+                limit = Source._meta.get_field(field).max_length
+                validation.short_text(getattr(source, field), f"--{field.replace('_', '-')}", limit)
+            for part, value in source.fields.items():
+                validation.short_text(value, f"--{part}-field", 200)
             if source.namespace:
                 validation.namespace_name(source.namespace)
             require_library(kind)

@@ -118,7 +118,7 @@ def _read_ahead(source: Source, batches: Iterator[list[Point]]) -> Iterator[list
             yield batch
 
 
-def _record(source: Source, point: Point, namespace: str) -> importing.Record:
+def _record(point: Point, namespace: str) -> importing.Record:
     """The point as an import record: validated as an import line is (a text or metadata
     no reader could read back is refused by name)."""
     raw = {
@@ -159,7 +159,7 @@ def _pull_batch(source: Source, batch: list[Point], report: PullReport, seen: se
             known_point.memory.namespace.name if known_point else namespace_for(source, point)
         )
         try:
-            record = _record(source, point, namespace)
+            record = _record(point, namespace)
         except validation.Invalid as error:
             report.skipped.append((point.id, str(error)))
             continue

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -234,16 +235,12 @@ def push(
     batches. `dry_run` lists the operations and sends none (nothing is written); `mode`
     (delete or mark) overrides the source's for this push."""
     report = PushReport()
-    pending = list(
-        source.operations.filter(status=PushOperation.Status.PENDING).select_related(
-            "point", "restores"
-        )
-    )
-    planned = plan(source, mode=mode)
     if dry_run:
-        report.operations = pending + planned
+        report.operations = pending_operations(source) + plan(source, mode=mode)
         return report
-    with _source_lock(source):
+    with _source_lock(source):  # planned under the lock: a push waiting plans after
+        pending = pending_operations(source)
+        planned = plan(source, mode=mode)
         number = (source.operations.aggregate(Max("push"))["push__max"] or 0) + 1
         for operation in planned:
             operation.push = number
@@ -268,29 +265,36 @@ def push(
     return report
 
 
-class _source_lock:
-    """One push per source at a time (a session advisory lock). A push killed a moment ago
-    may hold it until its server process notices: the lock is awaited a few seconds."""
+def pending_operations(source: Source) -> list[PushOperation]:
+    """What a push that stopped halfway journalled and did not finish."""
+    return list(
+        source.operations.filter(status=PushOperation.Status.PENDING).select_related(
+            "point", "restores"
+        )
+    )
 
-    WAIT_SECONDS = 10
 
-    def __init__(self, source: Source):
-        self.key = 0x5EED_0000 + source.pk
+# A push killed a moment ago may hold the lock until its server process notices.
+LOCK_WAIT_SECONDS = 10
 
-    def __enter__(self):
-        deadline = time.monotonic() + self.WAIT_SECONDS
+
+@contextmanager
+def _source_lock(source: Source):
+    """One push per source at a time (a session advisory lock), awaited a few seconds."""
+    key = 0x5EED_0000 + source.pk
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
+        while not cursor.fetchone()[0]:
+            if time.monotonic() > deadline:
+                raise SourceError("another push of this source is running")
+            time.sleep(0.2)
+            cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
+    try:
+        yield
+    finally:
         with connection.cursor() as cursor:
-            while True:
-                cursor.execute("SELECT pg_try_advisory_lock(%s)", [self.key])
-                if cursor.fetchone()[0]:
-                    return
-                if time.monotonic() > deadline:
-                    raise SourceError("another push of this source is running")
-                time.sleep(0.2)
-
-    def __exit__(self, *exc):
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s)", [self.key])
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
 
 
 def _send(source: Source, store, batch: list[PushOperation], report: PushReport) -> None:

@@ -66,10 +66,7 @@ def push(request: HttpRequest, source_id: int) -> HttpResponse:
 
 
 def _next_push(source: Source) -> list[PushOperation]:
-    pending = list(
-        source.operations.filter(status=PushOperation.Status.PENDING).select_related("point")
-    )
-    return pending + pushing.plan(source)
+    return pushing.pending_operations(source) + pushing.plan(source)
 
 
 def _namespaces(source: Source) -> list[str]:

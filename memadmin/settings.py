@@ -370,6 +370,12 @@ DEDUP_INDEX_MAX_QUERIES = env_int("MEMADMIN_DEDUP_INDEX_MAX_QUERIES", 500, minim
 # The HNSW route's candidate list: at 40, k=20 missed 2 of 13 pairs on random vectors
 # (the worst case); at 100, none (bench/find_duplicates.py scenario c).
 DEDUP_INDEX_EF_SEARCH = env_int("MEMADMIN_DEDUP_INDEX_EF_SEARCH", 100, minimum=1)
+# Any other incremental run with at most this many new memories in a namespace compares
+# them with all of it inside PostgreSQL (exact, as the matrix route) instead of reading
+# every vector out: reading costs about 7 µs a memory, comparing there 0.14 µs a pair, so
+# it pays below about 50 (bench/find_duplicates.py scenario d); the server's core is
+# shared with the workers, hence half that.
+DEDUP_DATABASE_MAX_QUERIES = env_int("MEMADMIN_DEDUP_DATABASE_MAX_QUERIES", 25, minimum=0)
 
 # --- LLM (anthropic SDK; the key is ANTHROPIC_API_KEY, a gateway ANTHROPIC_BASE_URL) -----
 LLM_MODEL = env_str("MEMADMIN_LLM_MODEL", "claude-haiku-5-5")

@@ -22,14 +22,8 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from memadmin.curation import decisions, llm, proposals
-from memadmin.curation.detection import lexical
-from memadmin.curation.detection.judgement import (
-    PairJudgement,
-    Thresholds,
-    Verdict,
-    judge_pair,
-    user_names,
-)
+from memadmin.curation.detection.counts import Counts
+from memadmin.curation.detection.judgement import PairJudgement, Thresholds, Verdict, judge_pair
 from memadmin.curation.models import HistoryEvent
 from memadmin.store import embeddings, multilingual, queries
 from memadmin.store.importing import Record
@@ -145,9 +139,9 @@ def _check_write(memory: Memory, namespace: Namespace, vector, multi_vector) -> 
     thresholds = Thresholds.from_settings()
     # IDF over the neighbourhood: a whole-namespace IDF per write would cost more than
     # the rest of the request; the neighbours share the subject, which is what it weighs.
-    tfidf = lexical.TfIdf([memory.content, *(n.memory.content for n in neighbours)])
     # Likewise the names the user goes by, read from the neighbourhood.
-    names = user_names([memory, *(n.memory for n in neighbours)])
+    counts = Counts.of([memory.content, *(n.memory.content for n in neighbours)])
+    tfidf, names = counts.tfidf(), counts.user_names()
     judged = []
     for n in neighbours:
         candidate = n.similarity >= thresholds.candidate or (

@@ -33,8 +33,7 @@ from memadmin.curation.detection import (
     polarity,
     reading,
 )
-from memadmin.curation.detection.words import never_a_name
-from memadmin.store.lexicon import fold, languages_differ
+from memadmin.store.lexicon import languages_differ
 
 
 @dataclass(frozen=True)
@@ -412,46 +411,3 @@ def _added_values(older: str, newer: str) -> list[keytokens.KeyTokenDifference]:
         )
         for kind in sorted({t.kind for t in added})
     ]
-
-
-# "User's name is Kenji", "My name is Priya", "Name is Sam Okoro", "Ich heiße Jana".
-_TOLD_NAME = re.compile(
-    r"(?:^|\b(?:my|user'?s|the user'?s|mein|mon)\s+)(?:name|vorname|nom|prénom)\s+(?:is|ist|est)"
-    r"\s+([A-Z][\w\-]+)|\b(?:ich\s+heiße|je\s+m'appelle)\s+([A-Z][\w\-]+)",
-    re.IGNORECASE,
-)
-# A memory that opens with a capitalised word and goes on in lower case: "Alice lives...",
-# "Alice's cat ...".
-_OPENING_NAME = re.compile(r"^([A-Z][a-z\u00c0-\u024f]+)(?:'s|’s)?\s+[a-z]")
-
-
-def user_names(memories) -> frozenset[str]:
-    """The names a namespace's user goes by: what a memory says their name is ("User's
-    name is Kenji"); else the one word that opens at least three memories and one in
-    twenty, twice as often as any other ("Alice lives in Lyon", "Alice's cat..." in
-    Alice's store; in a team's store, where Jana and Felix are both frequent, nobody).
-    A memory about that name is about the user, as "Lives in Lyon" is. Read with two
-    regular expressions: it runs over every memory of a namespace, every run."""
-    counts: dict[str, int] = {}
-    told: set[str] = set()
-    total = 0
-    for memory in memories:
-        total += 1
-        text = memory.content
-        told_here = "nam" in text or "Nam" in text or "heiß" in text or "appelle" in text
-        if told_here and (match := _TOLD_NAME.search(text)) is not None:
-            told.add(fold(match.group(1) or match.group(2)))
-        if (match := _OPENING_NAME.match(text)) is not None:
-            word = fold(match.group(1))
-            if not never_a_name(word):  # "My ...", "Is ...", "Loves ...": nobody
-                counts[word] = counts.get(word, 0) + 1
-    if told:
-        return frozenset(told)
-    ranked = sorted(counts.items(), key=lambda item: -item[1])
-    if not ranked:
-        return frozenset()
-    name, count = ranked[0]
-    runner_up = ranked[1][1] if len(ranked) > 1 else 0
-    if count >= max(3, total / 20) and count >= 2 * runner_up:
-        return frozenset({name})
-    return frozenset()

@@ -99,6 +99,11 @@ def _cjk_bigrams(run: str) -> list[str]:
     return [chars[i] + chars[i + 1] for i in range(len(chars) - 1)]
 
 
+def document_terms(text: str) -> Iterator[str]:
+    """The terms of `text`, not kept (terms() keeps them: for texts a pair compares)."""
+    return _terms(text)
+
+
 class TfIdf:
     """Document frequencies of one namespace; `similarity` is the TF-IDF cosine."""
 
@@ -108,6 +113,13 @@ class TfIdf:
         documents = [set(_terms(text)) for text in texts]
         self.document_count = len(documents)
         self.frequency: Counter[str] = Counter(chain.from_iterable(documents))
+
+    @classmethod
+    def from_counts(cls, document_count: int, frequency: Counter[str]) -> TfIdf:
+        """The weights of documents counted elsewhere (detection.counts)."""
+        tfidf = cls(())
+        tfidf.document_count, tfidf.frequency = document_count, frequency
+        return tfidf
 
     def weight(self, term: str) -> float:
         # Smoothed IDF: a term seen nowhere else weighs most; one in every memory, least.

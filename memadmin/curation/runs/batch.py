@@ -19,9 +19,10 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from memadmin.curation import decisions, prompts, queries
+from memadmin.curation.detection.counts import Counts
 from memadmin.curation.detection.judgement import Thresholds
 from memadmin.curation.models import DedupRun
-from memadmin.curation.runs import applying, llm_verdicts, planning
+from memadmin.curation.runs import applying, counting, llm_verdicts, planning
 from memadmin.curation.runs.options import NamespaceReport, Options
 from memadmin.curation.runs.selection import (
     close_interrupted,
@@ -40,6 +41,19 @@ logger = logging.getLogger("memadmin.curation")
 # --- Routes inside a namespace -------------------------------------------------------------
 
 
+@dataclass
+class Route:
+    """How a namespace's vector layer runs: "matrix" (every vector read, compared in
+    numpy), "database" (the few new memories compared with all in PostgreSQL) or "hnsw"
+    (the k nearest of each new memory, from the index); its vectors (for "database" and
+    "hnsw" only those of the memories a candidate pair involves, zeros elsewhere) and,
+    but for "matrix", the candidate pairs (low, high, cosine) in positions."""
+
+    name: str
+    vectors: np.ndarray | None
+    pairs: np.ndarray | None = None
+
+
 def use_index(memories: list[Memory], changed: list[int] | None) -> bool:
     """The HNSW route pays per query and saves loading every vector: it wins when few
     memories are new in a large namespace (bench/find_duplicates.py measures both)."""
@@ -54,13 +68,21 @@ def index_candidates(
     namespace: Namespace, memories: list[Memory], changed: list[int], thresholds: Thresholds
 ) -> tuple[np.ndarray | None, np.ndarray]:
     """Candidate pairs from the HNSW index, and the vectors of the memories involved."""
-    position = {memory.pk: index for index, memory in enumerate(memories)}
     found = store_queries.nearest_pairs(
         namespace,
         [memories[p].pk for p in changed],
         k=thresholds.neighbours,
         floor=thresholds.candidate,
     )
+    involved = {memories[p].pk for p in changed} | {b for _, b, _ in found}
+    vectors = store_queries.active_vectors(namespace, memories, only_ids=involved)
+    return vectors, position_pairs(found, memories)
+
+
+def position_pairs(found: list[tuple[int, int, float]], memories: list[Memory]) -> np.ndarray:
+    """Pairs of memory ids with their cosine as rows (low, high, cosine) of positions in
+    `memories`, each pair once (one no longer among them left out)."""
+    position = {memory.pk: index for index, memory in enumerate(memories)}
     pairs = np.array(
         [
             (min(position[a], position[b]), max(position[a], position[b]), cosine)
@@ -71,8 +93,47 @@ def index_candidates(
     ).reshape(-1, 3)
     if len(pairs):
         pairs = np.unique(pairs, axis=0)
-    involved = {memories[p].pk for p in changed} | {b for _, b, _ in found}
-    return store_queries.active_vectors(namespace, memories, only_ids=involved), pairs
+    return pairs
+
+
+def routes(
+    namespaces: list[Namespace],
+    inputs: dict[int, store_queries.DetectionInput],
+    changed: dict[int, list[int] | None],
+    thresholds: Thresholds,
+) -> dict[int, Route]:
+    """Each namespace's route (inputs of a full pass hold their vectors, those of an
+    incremental pass none), with what it reads: for all of the batch's namespaces on one
+    route, one query."""
+    found: dict[int, Route] = {}
+    in_database, matrix = [], {}
+    for namespace in namespaces:
+        memories, moved = inputs[namespace.pk].memories, changed[namespace.pk]
+        if moved is None:
+            found[namespace.pk] = Route("matrix", inputs[namespace.pk].vectors)
+        elif use_index(memories, moved):
+            found[namespace.pk] = Route(
+                "hnsw", *index_candidates(namespace, memories, moved, thresholds)
+            )
+        elif len(moved) <= settings.DEDUP_DATABASE_MAX_QUERIES:
+            in_database.append(namespace.pk)
+        else:
+            matrix[namespace.pk] = inputs[namespace.pk]
+    if matrix:
+        for pk, vectors in store_queries.batch_vectors(matrix).items():
+            found[pk] = Route("matrix", vectors)
+    if in_database:
+        fresh = [inputs[pk].memories[p].pk for pk in in_database for p in changed[pk]]
+        pairs = store_queries.vector_pairs_in_database(
+            fresh, in_database, floor=thresholds.candidate
+        )
+        involved = set(fresh) | {other for _, other, _ in pairs}
+        vectors = store_queries.batch_vectors(
+            {pk: inputs[pk] for pk in in_database}, only_ids=involved
+        )
+        for pk in in_database:
+            found[pk] = Route("database", vectors[pk], position_pairs(pairs, inputs[pk].memories))
+    return found
 
 
 def multilingual_vectors(
@@ -213,8 +274,12 @@ def _run_held(held, options, on_progress, vector_workers) -> list[_Part]:
         for part, run in zip(parts, created, strict=True):
             part.run = run
     try:
-        _detect(parts, options, now, on_progress, vector_workers)
+        counted = _detect(parts, options, now, on_progress, vector_workers)
+        touched = {part.namespace.pk: part.writes.touched() for part in parts if part.writes}
         _write(parts, options)
+        if not options.dry_run:
+            counting.follow_writes(counted, touched)
+            counting.keep(counted)
     except (OperationalError, InterfaceError) as error:
         # The database went away: one line, and the runs stay "running" until the next
         # run finds them (close_interrupted); writing to a lost database would only fail.
@@ -228,22 +293,23 @@ def _run_held(held, options, on_progress, vector_workers) -> list[_Part]:
     return parts
 
 
-def _detect(parts: list[_Part], options: Options, now, on_progress, vector_workers) -> None:
+def _detect(
+    parts: list[_Part], options: Options, now, on_progress, vector_workers
+) -> dict[int, counting.Counted]:
     """Read the batch (a few queries for all of it) and judge each namespace, collecting
-    what it would write."""
+    what it would write; its counts (detection.counts), for the next run to keep."""
     namespaces = [part.namespace for part in parts]
     ids = [ns.pk for ns in namespaces]
     last_complete = last_complete_starts(namespaces)
     since = {ns.pk: _since(options, now, last_complete.get(ns.pk)) for ns in namespaces}
-    # A large namespace with few changes may take the HNSW route, which reads no vectors:
-    # its rows are read without them, and its vectors only if the matrix route is taken.
-    sizes = store_queries.active_counts(ids)
-    maybe_index = {
-        pk for pk in ids if since[pk] is not None and sizes[pk] >= settings.DEDUP_INDEX_MIN_MEMORIES
-    }
-    inputs = store_queries.detection_batch([pk for pk in ids if pk not in maybe_index])
-    if maybe_index:
-        inputs.update(store_queries.detection_batch(sorted(maybe_index), with_vectors=False))
+    # An incremental pass reads its rows without vectors: its route reads those it needs.
+    incremental = [pk for pk in ids if since[pk] is not None]
+    inputs = store_queries.detection_batch([pk for pk in ids if since[pk] is None])
+    inputs.update(store_queries.detection_batch(incremental, with_vectors=False))
+    changed = {pk: changed_positions(inputs[pk].memories, since[pk]) for pk in ids}
+    thresholds = Thresholds.from_settings()
+    vector_routes = routes(namespaces, inputs, changed, thresholds)
+    counted = counting.counts_for({pk: found.memories for pk, found in inputs.items()})
     judged_apart = queries.human_judged_pairs(ids)
     known = applying.Known(
         member_sets=queries.existing_member_sets(ids),
@@ -264,8 +330,11 @@ def _detect(parts: list[_Part], options: Options, now, on_progress, vector_worke
         try:
             plan = _plan(
                 namespace,
-                found,
-                changed_positions(found.memories, since[namespace.pk]),
+                found.memories,
+                vector_routes[namespace.pk],
+                changed[namespace.pk],
+                counted[namespace.pk].counts,
+                thresholds,
                 options,
                 report,
                 judged_apart=judged_apart[namespace.pk],
@@ -280,12 +349,16 @@ def _detect(parts: list[_Part], options: Options, now, on_progress, vector_worke
         except Exception as error:
             part.fail(error, "detection")
         part.seconds = time.perf_counter() - started
+    return counted
 
 
 def _plan(
     namespace: Namespace,
-    found: store_queries.DetectionInput,
+    memories: list[Memory],
+    route: Route,
     changed: list[int] | None,
+    counts: Counts,
+    thresholds: Thresholds,
     options: Options,
     report: NamespaceReport,
     *,
@@ -295,26 +368,19 @@ def _plan(
     on_progress,
     vector_workers,
 ) -> planning.Plan:
-    memories, vectors = found.memories, found.vectors
-    thresholds = Thresholds.from_settings()
-    vector_pairs = None
-    if use_index(memories, changed):
-        vectors, index_pairs = index_candidates(namespace, memories, changed, thresholds)
-        vector_pairs = lambda *_: index_pairs  # noqa: E731
-        report.route = "hnsw"
-    elif vectors is None and memories:
-        vectors = store_queries.active_vectors(namespace, memories)  # read without them
+    report.route = route.name
     report.memories = len(memories)
     report.changed = len(memories) if changed is None else len(changed)
     judged = planning.judge_namespace(
         memories,
-        vectors,
+        route.vectors,
         changed=changed,
         thresholds=thresholds,
-        vector_pairs=vector_pairs,
+        vector_pairs=None if route.pairs is None else lambda *_: route.pairs,
         on_progress=on_progress,
         workers=vector_workers,
         multi_vectors=multilingual_vectors(namespace, memories, options),
+        counts=counts,
     )
     llm_verdicts.ask_band(judged, namespace, options, report, cached=cached)
 

@@ -47,7 +47,7 @@ class NamespaceReport:
     llm_input_tokens: int = 0
     llm_output_tokens: int = 0
     duration_s: float = 0.0
-    route: str = "matrix"  # how the vector layer ran: matrix (exact) or hnsw (index)
+    route: str = "matrix"  # how the vector layer ran: matrix, database (both exact), hnsw
     alerts: list[str] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)  # what a dry run would do
 

@@ -11,13 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memadmin.curation.detection import clustering, detect, guards, lexical
-from memadmin.curation.detection.judgement import (
-    PairJudgement,
-    Thresholds,
-    Verdict,
-    judge_pair,
-    user_names,
-)
+from memadmin.curation.detection.counts import Counts
+from memadmin.curation.detection.judgement import PairJudgement, Thresholds, Verdict, judge_pair
 from memadmin.curation.detection.representative import representative
 
 
@@ -67,7 +62,7 @@ class Judged:
     # The multilingual model's vectors (rows of zeros where a memory has none); None in a
     # namespace of one language.
     multi_vectors: np.ndarray | None = None
-    # The names the namespace's user goes by (detection.judgement.user_names).
+    # The names the namespace's user goes by (detection.counts.Counts.user_names).
     user_names: frozenset[str] = frozenset()
 
     def judge(self, i: int, j: int, cosine: float | None = None) -> PairJudgement:
@@ -118,6 +113,7 @@ def judge_namespace(
     on_progress: Callable[[int, int], None] | None = None,
     workers: int | None = None,
     multi_vectors: np.ndarray | None = None,
+    counts: Counts | None = None,
 ) -> Judged:
     """Judge every candidate pair that involves a `changed` memory (all when None)
     against the whole namespace: exact hashes, the vector layer, and the lexical layer
@@ -129,11 +125,14 @@ def judge_namespace(
     `vectors` their unit embeddings in the same order (rows of zeros where a memory has
     none of the current model); `multi_vectors` the multilingual model's, in a namespace
     of several languages: its nearest pairs are candidates too (the union of both
-    models'), so a paraphrase in another language is found.
+    models'), so a paraphrase in another language is found. `counts`: what counting the
+    memories gives (detection.counts), when it was kept from an earlier run.
     """
-    tfidf = lexical.TfIdf(m.content for m in memories)
-    names = user_names(memories)
-    judged = Judged(memories, vectors, thresholds, tfidf, {}, multi_vectors, names)
+    if counts is None:
+        counts = Counts.of(memory.content for memory in memories)
+    judged = Judged(
+        memories, vectors, thresholds, counts.tfidf(), {}, multi_vectors, counts.user_names()
+    )
     count = len(memories)
     queries = np.arange(count) if changed is None else np.asarray(sorted(changed), dtype=np.int64)
     if not count or not len(queries):

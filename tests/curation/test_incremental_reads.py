@@ -1,0 +1,153 @@
+"""An incremental run reads what its new memories need, not every vector and every text:
+the few new memories compared with all in PostgreSQL (the "database" route), and the
+namespace's counts (detection.counts) kept from the last run and brought up to date. Both
+must leave exactly what reading everything leaves."""
+
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from memadmin.curation import decisions, runs
+from memadmin.curation.detection import counts
+from memadmin.curation.detection.counts import Counts
+from memadmin.curation.models import DedupRun, KeptCounts
+from memadmin.curation.runs import counting
+from memadmin.store.models import Memory, MemoryStatus, Namespace
+from tests.factories import run_state
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+NEW_PER_NAMESPACE = 12  # the last memories of each dev namespace arrive after a first run
+
+
+def run_all(prefix: str, **options) -> None:
+    namespaces = list(Namespace.objects.filter(name__startswith=prefix).order_by("name"))
+    runs.run_many(namespaces, runs.Options(**options), workers=1, on_done=lambda outcome: None)
+
+
+def dev_set_in_two_parts(dev_memories_path, prefix: str) -> tuple[list[dict], list[dict]]:
+    lines = [json.loads(text) for text in dev_memories_path.read_text().splitlines()]
+    lines = [{**entry, "namespace": prefix + entry["namespace"]} for entry in lines]
+    seen: Counter = Counter(entry["namespace"] for entry in lines)
+    first, later = [], []
+    for entry in reversed(lines):
+        if seen[entry["namespace"]] > 0 and len(later) < 5 * NEW_PER_NAMESPACE:
+            in_later = sum(1 for e in later if e["namespace"] == entry["namespace"])
+            if in_later < NEW_PER_NAMESPACE:
+                later.append(entry)
+                continue
+        first.append(entry)
+    return first[::-1], later[::-1]
+
+
+def test_an_incremental_run_in_the_database_leaves_what_reading_every_vector_leaves(
+    run_command, write_jsonl, dev_memories_path, settings
+):
+    for prefix, most_compared_there in (("matrix-", 0), ("database-", 25)):
+        settings.DEDUP_DATABASE_MAX_QUERIES = most_compared_there
+        first, later = dev_set_in_two_parts(dev_memories_path, prefix)
+        assert run_command("import_memories", str(write_jsonl(first, name=prefix))).error is None
+        run_all(prefix)
+        assert (
+            run_command("import_memories", str(write_jsonl(later, name=prefix + "2"))).error is None
+        )
+        run_all(prefix)
+        incremental = DedupRun.objects.filter(namespace__name__startswith=prefix).order_by("pk")[5:]
+        assert len(incremental) == 5
+        assert {run.parameters["route"] for run in incremental} == (
+            {"matrix"} if most_compared_there == 0 else {"database"}
+        )
+    matrix, database = run_state("matrix-"), run_state("database-")
+    assert len(matrix["clusters"]) > 10 and len(matrix["conflicts"]) > 10
+    assert database == matrix
+
+
+def active_counts(namespace: Namespace) -> Counts:
+    return Counts.of(
+        Memory.objects.filter(namespace=namespace, status=MemoryStatus.ACTIVE).values_list(
+            "content", flat=True
+        )
+    )
+
+
+def assert_kept_counts_are_a_full_count(prefix: str) -> None:
+    for namespace in Namespace.objects.filter(name__startswith=prefix):
+        kept = KeptCounts.objects.get(namespace=namespace)
+        active = Memory.objects.filter(namespace=namespace, status=MemoryStatus.ACTIVE)
+        everything = active_counts(namespace)
+        assert kept.documents == everything.documents == active.count()
+        terms, openings, told = json.loads(kept.counted)
+        assert (terms, openings, told) == (everything.terms, everything.openings, everything.told)
+        counted = np.frombuffer(kept.memories, dtype=np.int64).tolist()
+        assert counted == sorted(counting.memory_keys(list(active)).tolist())
+
+
+def test_kept_counts_are_what_counting_every_active_memory_gives_after_folds_edits_and_forgets(
+    run_command, write_jsonl, dev_memories_path, monkeypatch
+):
+    first, later = dev_set_in_two_parts(dev_memories_path, "kept-")
+    assert run_command("import_memories", str(write_jsonl(first, name="first"))).error is None
+    run_all("kept-")  # folds exact copies and near-identical ones: their counts follow
+    assert_kept_counts_are_a_full_count("kept-")
+
+    # New memories, one edited, one forgotten: the next run counts only those.
+    edited = {**first[3], "content": first[3]["content"] + " (Edited by the agent.)"}
+    assert (
+        run_command("import_memories", str(write_jsonl([*later, edited], name="l"))).error is None
+    )
+    forgotten = Memory.objects.filter(namespace__name__startswith="kept-", status="active").last()
+    decisions.forget_memory(memory=forgotten, reason="asked to", actor="agent:test")
+    texts_counted = []
+    counting_all = Counts.of
+
+    def spy(texts):
+        texts = list(texts)
+        texts_counted.append(len(texts))
+        return counting_all(texts)
+
+    monkeypatch.setattr(counting.Counts, "of", staticmethod(spy))
+    run_all("kept-")
+    monkeypatch.undo()
+    assert_kept_counts_are_a_full_count("kept-")
+    # The edited memory's namespace was counted again whole (its old text is not kept);
+    # the others counted only their new memories and what their run folded.
+    whole = [size for size in texts_counted if size > NEW_PER_NAMESPACE + 2]
+    assert len(whole) == 1 and whole[0] >= 40, texts_counted
+
+
+def test_counts_made_under_other_rules_are_counted_again(run_command, load, monkeypatch):
+    from tests.factories import line, unit
+
+    load(
+        line("a", "Alice lives in Lyon.", unit(1), namespace="rules"),
+        line("b", "Alice has a cat called Miso.", unit(2), namespace="rules"),
+    )
+    run_all("rules")
+    kept = KeptCounts.objects.get(namespace__name="rules")
+    assert kept.version == counts.version()
+    KeptCounts.objects.filter(pk=kept.pk).update(version="0" * 16, counted='[{"stale": 9}, {}, {}]')
+    found = counting.counts_for(
+        {kept.namespace_id: list(Memory.objects.filter(namespace__name="rules").order_by("pk"))}
+    )
+    assert found[kept.namespace_id].counts == active_counts(Namespace.objects.get(name="rules"))
+
+
+def test_a_count_brought_up_to_date_equals_counting_everything():
+    texts = [
+        "Alice lives in Lyon.",
+        "Alice's cat is called Miso.",
+        "Alice prefers tea.",
+        "User's name is Alice.",
+        "用户喜欢喝绿茶。",
+        "Ich heiße Jana.",
+    ]
+    kept = Counts.of(texts[:4])
+    kept.remove([texts[1]])
+    kept.add(texts[4:])
+    assert kept == Counts.of([texts[0], *texts[2:]])
+    assert kept.user_names() == frozenset({"alice", "jana"})
+    kept.remove(texts[2:])
+    assert kept == Counts.of([texts[0]])
+    assert kept.user_names() == frozenset()

@@ -58,14 +58,6 @@ class Writes:
     def __bool__(self) -> bool:
         return bool(self.folds or self.clusters or self.conflicts)
 
-    def touched(self) -> list[tuple[int, str]]:
-        """(id, text) of the memories the folds write to, as they are before."""
-        return [
-            (memory.pk, memory.content)
-            for fold in self.folds
-            for memory in (fold.survivor, *fold.others)
-        ]
-
 
 def collect(
     plan: Plan, memories: list[Memory], options: Options, report: NamespaceReport, known: Known

@@ -275,10 +275,8 @@ def _run_held(held, options, on_progress, vector_workers) -> list[_Part]:
             part.run = run
     try:
         counted = _detect(parts, options, now, on_progress, vector_workers)
-        touched = {part.namespace.pk: part.writes.touched() for part in parts if part.writes}
         _write(parts, options)
         if not options.dry_run:
-            counting.follow_writes(counted, touched)
             counting.keep(counted)
     except (OperationalError, InterfaceError) as error:
         # The database went away: one line, and the runs stay "running" until the next

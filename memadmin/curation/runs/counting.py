@@ -15,7 +15,7 @@ import numpy as np
 from memadmin.curation.detection import counts
 from memadmin.curation.detection.counts import Counts
 from memadmin.curation.models import KeptCounts
-from memadmin.store.models import Memory, MemoryStatus
+from memadmin.store.models import Memory
 
 
 def memory_keys(memories: list[Memory]) -> np.ndarray:
@@ -73,39 +73,6 @@ def counts_for(memories: dict[int, list[Memory]]) -> dict[int, Counted]:
     return found
 
 
-def follow_writes(counted: dict[int, Counted], touched: dict[int, list[tuple[int, str]]]) -> None:
-    """Bring the counts up to date with what the run wrote: `touched` holds, by
-    namespace, the (id, text as counted) of the memories its decisions wrote to; those
-    no longer active are uncounted, those whose text changed counted again (one query)."""
-    ids = [memory_id for found in touched.values() for memory_id, _ in found]
-    if not ids:
-        return
-    now = {
-        pk: (content, status)
-        for pk, content, status in Memory.objects.filter(pk__in=ids).values_list(
-            "pk", "content", "status"
-        )
-    }
-    for namespace_id, found in touched.items():
-        entry = counted[namespace_id]
-        went, came = [], []
-        for memory_id, text in found:
-            content, status = now[memory_id]
-            if status == MemoryStatus.ACTIVE and content == text:
-                continue
-            went.append((memory_id, text))
-            if status == MemoryStatus.ACTIVE:
-                came.append((memory_id, content))
-        if not went:
-            continue
-        entry.counts.remove(text for _, text in went)
-        entry.counts.add(text for _, text in came)
-        entry.keys = np.union1d(
-            np.setdiff1d(entry.keys, _keys(went), assume_unique=True), _keys(came)
-        )
-        entry.dirty = True
-
-
 def keep(counted: dict[int, Counted]) -> None:
     """Keep the counts that changed for the next run (one statement)."""
     version = counts.version()
@@ -127,13 +94,6 @@ def keep(counted: dict[int, Counted]) -> None:
             unique_fields=["namespace"],
             update_fields=["version", "memories", "documents", "counted"],
         )
-
-
-def _keys(memories: list[tuple[int, str]]) -> np.ndarray:
-    return np.array(
-        [(memory_id << 32) | zlib.crc32(text.encode()) for memory_id, text in memories],
-        dtype=np.int64,
-    )
 
 
 def _texts_counted(gone: np.ndarray, texts: dict[int, str]) -> list[str] | None:

@@ -185,6 +185,10 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
         return _valued(older, newer)
     if any(c is not None and "*" in c.sets for c in (class_a, class_b)):
         return None  # "switched", "migrated", "rescheduled": whatever the other says
+    if class_b is not None and class_b.sets and _replaced(older, newer):
+        # "Moved my notes from Notion to Obsidian": a verb that sets a value, naming the
+        # older's after "from", sets it whatever the slot (the words decide).
+        return None
     verb_a, verb_b = older.tokens[older.predicate_at], newer.tokens[newer.predicate_at]
     if verb_a.lemma == verb_b.lemma:
         return None

@@ -9,10 +9,8 @@ is built from lemmas (simplemma for English, German and French; jieba's words fo
 Chinese), the values curation.detection.keytokens finds (canonical numbers, dates, names)
 and the classes of predicate in store/lexicon.toml (where one lives, works, what one
 likes, the verbs that change those). What no class names is read by its form: the first
-word of a memory with no subject ("Plays chess", "Took Rex camping"), or the word after a
-named or pronoun subject, is its predicate.
-
-Pure functions of text, cached: every memory is read once a run.
+word of a memory with no subject ("Plays chess"), or the word after a named or pronoun
+subject, is its predicate. Pure functions of text, cached: each memory is read once a run.
 """
 
 from __future__ import annotations
@@ -360,6 +358,11 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
     memory with no subject starts with its predicate ("Plays chess", "Took Rex camping");
     after a subject (a user word, a pronoun, a name) the next verb is ("Ana swam")."""
     by_noun = classes()[1]
+    for index, token in enumerate(main[:3]):
+        # "Please format answers as bullet points", "Antworten bitte auf Deutsch", "回答请用
+        # …": a wish, whatever its verb and wherever it stands.
+        if {token.lemma, token.text} & words("markers", "request"):
+            return index, classes()[0]["prefer"]
     seen: list[Token] = []  # what came before: the subject
     for index, token in enumerate(main):
         if token.kind == "possessive" or token.text in ("'s", "’s"):
@@ -367,9 +370,6 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
             continue
         if token.kind in ("function", "negator", "marker"):
             continue
-        if {token.lemma, token.text} & words("markers", "request"):
-            # "Please format answers as bullet points", "回答请用…": a wish, whatever its verb.
-            return index, classes()[0]["prefer"]
         found = class_of(token)
         if token.kind == "verb":
             copula_here = found is not None

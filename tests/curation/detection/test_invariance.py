@@ -56,18 +56,27 @@ def test_the_dev_set_reaches_the_targets_with_no_metadata(dev_memories_path, vec
     assert score.conflict_recall >= 0.85
 
 
-def test_everyday_memories_reach_their_floor(vectors):
-    # Short memories in the voices agents use, written for memadmin (tests/data/everyday);
+@pytest.mark.parametrize(
+    ("folder", "floor"),
+    [
+        ("everyday", (0.9, 0.75, 0.9, 0.9)),
+        ("everyday2", (0.9, 0.9, 0.95, 0.9)),
+        ("everyday3", (0.95, 0.7, 0.95, 0.8)),
+    ],
+)
+def test_everyday_memories_reach_their_floor(vectors, folder, floor):
+    # Short memories in the voices agents use, written for memadmin (tests/data/everyday*);
     # the floor is what they score today, so a change that loses ground fails here.
-    rows, labels = calibration.load_set(EVERYDAY)
+    rows, labels = calibration.load_set(EVERYDAY.parent / folder)
     score = calibration.score(
         labels, calibration.plan_set(rows, Thresholds.from_settings(), vectors)
     )
 
-    assert score.precision >= 0.9
-    assert score.recall >= 0.75
-    assert score.conflict_precision >= 0.9
-    assert score.conflict_recall >= 0.9
+    precision, recall, conflict_precision, conflict_recall = floor
+    assert score.precision >= precision
+    assert score.recall >= recall
+    assert score.conflict_precision >= conflict_precision
+    assert score.conflict_recall >= conflict_recall
     assert score.unsafe_auto_merges == []
 
 

@@ -73,7 +73,7 @@ class Counts:
                     del mine[key]
 
     def tfidf(self) -> lexical.TfIdf:
-        return lexical.TfIdf.from_counts(self.documents, self.terms)
+        return lexical.TfIdf(self.documents, self.terms)
 
     def user_names(self) -> frozenset[str]:
         """The names the namespace's user goes by: what a memory says their name is

@@ -14,7 +14,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from functools import lru_cache
 from itertools import chain
 
@@ -105,21 +105,11 @@ def document_terms(text: str) -> Iterator[str]:
 
 
 class TfIdf:
-    """Document frequencies of one namespace; `similarity` is the TF-IDF cosine."""
+    """Document frequencies of one namespace (counted by detection.counts); `similarity`
+    is the TF-IDF cosine."""
 
-    def __init__(self, texts: Iterable[str]):
-        # Every memory of the namespace counts once, and few are ever compared: their
-        # terms are not kept (terms() keeps those of the texts a pair compares).
-        documents = [set(_terms(text)) for text in texts]
-        self.document_count = len(documents)
-        self.frequency: Counter[str] = Counter(chain.from_iterable(documents))
-
-    @classmethod
-    def from_counts(cls, document_count: int, frequency: Counter[str]) -> TfIdf:
-        """The weights of documents counted elsewhere (detection.counts)."""
-        tfidf = cls(())
-        tfidf.document_count, tfidf.frequency = document_count, frequency
-        return tfidf
+    def __init__(self, document_count: int, frequency: Counter[str]):
+        self.document_count, self.frequency = document_count, frequency
 
     def weight(self, term: str) -> float:
         # Smoothed IDF: a term seen nowhere else weighs most; one in every memory, least.

@@ -6,6 +6,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from memadmin.curation.detection import lexical
+from memadmin.curation.detection.counts import Counts
 
 
 def test_terms_drop_stop_words_and_stem():
@@ -21,9 +22,9 @@ def test_chinese_text_becomes_character_bigrams():
 
 
 def test_a_subject_shared_by_every_memory_weighs_little():
-    tfidf = lexical.TfIdf(
+    tfidf = Counts.of(
         ["Alice lives in Lyon.", "Alice is vegetarian.", "Alice has a cat.", "Alice swims."]
-    )
+    ).tfidf()
 
     assert tfidf.weight("alice") < tfidf.weight("veget")
     assert tfidf.containment("Alice is vegetarian.", "Alice has a cat.") < 0.4
@@ -31,7 +32,7 @@ def test_a_subject_shared_by_every_memory_weighs_little():
 
 def test_containment_is_one_when_the_shorter_text_is_inside_the_longer():
     longer = "Alice's cat Miso is an orange tabby."
-    tfidf = lexical.TfIdf(["Has a cat called Miso.", longer, "Alice lives in Lyon."])
+    tfidf = Counts.of(["Has a cat called Miso.", longer, "Alice lives in Lyon."]).tfidf()
 
     assert tfidf.containment("The cat Miso.", longer) == pytest.approx(1.0)
     assert 0.5 < tfidf.containment("Has a cat called Miso.", longer) < 1.0

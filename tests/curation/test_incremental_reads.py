@@ -140,6 +140,20 @@ def test_counts_made_under_other_rules_are_counted_again(run_command, load, monk
     assert found[kept.namespace_id].counts == active_counts(Namespace.objects.get(name="rules"))
 
 
+def test_a_kept_count_that_cannot_be_read_is_counted_again(load):
+    from tests.factories import line, unit
+
+    load(line("a", "Alice lives in Lyon.", unit(1), namespace="torn"))
+    run_all("torn")
+    namespace = Namespace.objects.get(name="torn")
+    for counted, memories in (("{not json", b"\x01" * 16), ("[1, 2, 3]", b"\x01\x02\x03")):
+        KeptCounts.objects.filter(namespace=namespace).update(counted=counted, memories=memories)
+        found = counting.counts_for(
+            {namespace.pk: list(Memory.objects.filter(namespace=namespace))}
+        )
+        assert found[namespace.pk].counts == active_counts(namespace)
+
+
 def test_a_count_brought_up_to_date_equals_counting_everything():
     texts = [
         "Alice lives in Lyon.",

@@ -39,15 +39,13 @@ def counts_for(memories: dict[int, list[Memory]]) -> dict[int, Counted]:
     """The counts of each namespace's `memories` (its active ones, as read for the run).
     Two queries for the batch: the kept counts, and the texts of the memories they
     counted that are gone from the active ones or changed."""
-    kept = {
-        row.namespace_id: row
-        for row in KeptCounts.objects.filter(
-            namespace_id__in=list(memories), version=counts.version()
-        )
-    }
+    kept: dict[int, tuple[Counts, np.ndarray]] = {}
+    for row in KeptCounts.objects.filter(namespace_id__in=list(memories), version=counts.version()):
+        if (readable := _readable(row)) is not None:
+            kept[row.namespace_id] = readable
     in_order = {pk: memory_keys(found) for pk, found in memories.items()}
     keys = {pk: np.sort(found) for pk, found in in_order.items()}
-    kept_keys = {pk: np.frombuffer(row.memories, dtype=np.int64) for pk, row in kept.items()}
+    kept_keys = {pk: found for pk, (_, found) in kept.items()}
     gone = {
         pk: np.setdiff1d(found, keys[pk], assume_unique=True) for pk, found in kept_keys.items()
     }
@@ -57,8 +55,7 @@ def counts_for(memories: dict[int, list[Memory]]) -> dict[int, Counted]:
     )
     found: dict[int, Counted] = {}
     for pk, namespace_memories in memories.items():
-        row = kept.get(pk)
-        if row is None:
+        if pk not in kept:
             found[pk] = Counted(Counts.of(m.content for m in namespace_memories), keys[pk])
             continue
         came = np.flatnonzero(~np.isin(in_order[pk], kept_keys[pk]))
@@ -66,7 +63,7 @@ def counts_for(memories: dict[int, list[Memory]]) -> dict[int, Counted]:
         if went is None or (len(came) + len(went)) * 2 > len(namespace_memories):
             found[pk] = Counted(Counts.of(m.content for m in namespace_memories), keys[pk])
             continue
-        counted = _kept(row)
+        counted = kept[pk][0]
         counted.remove(went)
         counted.add(namespace_memories[i].content for i in came)
         found[pk] = Counted(counted, keys[pk], dirty=bool(len(came) or len(went)))
@@ -108,6 +105,12 @@ def _texts_counted(gone: np.ndarray, texts: dict[int, str]) -> list[str] | None:
     return found
 
 
-def _kept(row: KeptCounts) -> Counts:
-    terms, openings, told = json.loads(row.counted)
-    return Counts(row.documents, Counter(terms), Counter(openings), Counter(told))
+def _readable(row: KeptCounts) -> tuple[Counts, np.ndarray] | None:
+    """A kept row as counts and the keys of what they count; None when it cannot be read
+    (a cache: the namespace is counted again)."""
+    try:
+        terms, openings, told = json.loads(row.counted)
+        found = Counts(row.documents, Counter(terms), Counter(openings), Counter(told))
+        return found, np.frombuffer(bytes(row.memories), dtype=np.int64)
+    except (ValueError, TypeError):
+        return None

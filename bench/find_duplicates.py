@@ -365,7 +365,12 @@ PHASES = {
         "store/queries.py:active_counts",
         "curation/runs/selection.py:namespaces_to_run",
     ],
-    "judge: exact, vector layer, TF-IDF, rules": ["curation/runs/planning.py:judge_namespace"],
+    "read: the routes' vectors and pairs (database, hnsw)": ["curation/runs/batch.py:routes"],
+    "counts: kept ones brought up to date, and kept": [
+        "curation/runs/counting.py:counts_for",
+        "curation/runs/counting.py:keep",
+    ],
+    "judge: exact, vector layer, rules": ["curation/runs/planning.py:judge_namespace"],
     "judge: language check (multilingual?)": ["curation/runs/batch.py:multilingual_vectors"],
     "judge: LLM band (cached answers)": ["curation/runs/llm_verdicts.py:ask_band"],
     "group: folds, clusters, conflicts": ["curation/runs/planning.py:group"],

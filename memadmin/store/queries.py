@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from operator import itemgetter
+from typing import NamedTuple
 
 import numpy as np
 import psycopg
@@ -257,6 +259,50 @@ def detection_batch(
         pk: DetectionInput(memories, _vector_matrix(raws) if with_vectors else None)
         for pk, (memories, raws) in found.items()
     }
+
+
+class LightRow(NamedTuple):
+    """What a narrow pass reads of every active memory (runs.routes.narrow)."""
+
+    pk: int
+    content: str
+    content_hash: str
+    updated_at: datetime
+
+
+def light_batch(namespace_ids: Sequence[int]) -> dict[int, list[LightRow]]:
+    """Every active memory of the given namespaces as a light row, oldest first (as
+    detection_batch orders them), in one query."""
+    found: dict[int, list[LightRow]] = {pk: [] for pk in namespace_ids}
+    if not namespace_ids:
+        return found
+    # Binary results, as detection_batch reads them: Django's cursor (text) took 4x longer.
+    with _vector_cursor() as cursor:
+        cursor.execute(
+            "SELECT namespace_id, id, content, content_hash, updated_at FROM store_memory "
+            "WHERE namespace_id = ANY(%s) AND status = 'active' "
+            "ORDER BY namespace_id, created_at, id",
+            [list(namespace_ids)],
+            binary=True,
+        )
+        for namespace_id, *row in cursor.fetchall():
+            found[namespace_id].append(LightRow(*row))
+    return found
+
+
+def memories_by_id(memory_ids: Sequence[int]) -> dict[int, Memory]:
+    """Memories holding DETECTION_FIELDS (as detection_batch reads them), by id."""
+    if not memory_ids:
+        return {}
+    with _vector_cursor() as cursor:
+        cursor.execute(
+            f"SELECT {', '.join(DETECTION_FIELDS)} FROM store_memory WHERE id = ANY(%s)",
+            [list(memory_ids)],
+            binary=True,
+        )
+        rows = cursor.fetchall()
+    alias = connection.alias
+    return {row[0]: _detection_memory(row, alias) for row in rows}
 
 
 def _detection_memory(row, alias: str) -> Memory:

@@ -1,7 +1,8 @@
-"""An incremental run reads what its new memories need, not every vector and every text:
-the few new memories compared with all in PostgreSQL (the "database" route), and the
-namespace's counts (detection.counts) kept from the last run and brought up to date. Both
-must leave exactly what reading everything leaves."""
+"""An incremental run reads what its new memories need, not every vector and every row:
+the few new memories compared with all in PostgreSQL (the "database" route), only they and
+the memories they pair with read whole (a narrow read), and the namespace's counts
+(detection.counts) kept from the last run and brought up to date. All must leave exactly
+what reading everything leaves."""
 
 import json
 from collections import Counter
@@ -13,7 +14,7 @@ from memadmin.curation import decisions, runs
 from memadmin.curation.detection import counts
 from memadmin.curation.detection.counts import Counts
 from memadmin.curation.models import DedupRun, KeptCounts
-from memadmin.curation.runs import counting
+from memadmin.curation.runs import counting, routes
 from memadmin.store.models import Memory, MemoryStatus, Namespace
 from tests.factories import run_state
 
@@ -43,8 +44,19 @@ def dev_set_in_two_parts(dev_memories_path, prefix: str) -> tuple[list[dict], li
 
 
 def test_an_incremental_run_in_the_database_leaves_what_reading_every_vector_leaves(
-    run_command, write_jsonl, dev_memories_path, settings
+    run_command, write_jsonl, dev_memories_path, settings, monkeypatch
 ):
+    read_narrow = []
+    narrow = routes.narrow
+
+    def spy(light, fresh, thresholds):
+        found = narrow(light, fresh, thresholds)
+        read_narrow.extend(
+            (len(found[pk].memories), len(found[pk].every)) for pk in found if fresh[pk]
+        )
+        return found
+
+    monkeypatch.setattr(routes, "narrow", spy)
     for prefix, most_compared_there in (("matrix-", 0), ("database-", 25)):
         settings.DEDUP_DATABASE_MAX_QUERIES = most_compared_there
         first, later = dev_set_in_two_parts(dev_memories_path, prefix)
@@ -59,6 +71,10 @@ def test_an_incremental_run_in_the_database_leaves_what_reading_every_vector_lea
         assert {run.parameters["route"] for run in incremental} == (
             {"matrix"} if most_compared_there == 0 else {"database"}
         )
+    # The namespaces of one language were read narrow: not every memory (12 of about 45
+    # are new here, and the dev set's memories pair with many).
+    assert len(read_narrow) >= 2
+    assert all(memories < every for memories, every in read_narrow), read_narrow
     matrix, database = run_state("matrix-"), run_state("database-")
     assert len(matrix["clusters"]) > 10 and len(matrix["conflicts"]) > 10
     assert database == matrix

@@ -1,17 +1,19 @@
 """One find_duplicates run, as a package: `options` (what a run is asked and reports),
 `selection` (which namespaces, their locks), `planning` (what a pass would do in one
-namespace), `llm_verdicts` (the LLM band), `applying` (plans into decisions), `batch`
+namespace), `llm_verdicts` (the LLM band), `applying` (plans into decisions), `counting`
+(the counts kept between runs), `routes` (how a pass reads its vectors and rows), `batch`
 (one batch of namespaces), `many` (batches side by side), `tasks` (the same batches as
 jobs on the procrastinate queue). Imports flow one way: options <- selection <- planning
-<- llm_verdicts <- applying <- batch <- many <- tasks.
+<- llm_verdicts <- applying <- counting <- routes <- batch <- many <- tasks.
 
 Most deployments are many small namespaces (one per agent or user), so the unit of work
 is a batch of them. The names below are the run's public face (the command, benches and
 tests use them)."""
 
-from memadmin.curation.runs.batch import Outcome, changed_positions, index_candidates, run_batch
+from memadmin.curation.runs.batch import Outcome, changed_positions, run_batch
 from memadmin.curation.runs.many import batches, run_many
 from memadmin.curation.runs.options import ACTOR, NamespaceReport, Options
+from memadmin.curation.runs.routes import index_candidates
 from memadmin.curation.runs.selection import (
     close_interrupted,
     finished_run_counts,

@@ -22,8 +22,9 @@ from memadmin.curation import decisions, prompts, queries
 from memadmin.curation.detection.counts import Counts
 from memadmin.curation.detection.judgement import Thresholds
 from memadmin.curation.models import DedupRun
-from memadmin.curation.runs import applying, counting, llm_verdicts, planning
+from memadmin.curation.runs import applying, counting, llm_verdicts, planning, routes
 from memadmin.curation.runs.options import NamespaceReport, Options
+from memadmin.curation.runs.routes import may_narrow
 from memadmin.curation.runs.selection import (
     close_interrupted,
     last_complete_starts,
@@ -36,104 +37,6 @@ from memadmin.store.models import Memory, Namespace
 from memadmin.store.text import first_line
 
 logger = logging.getLogger("memadmin.curation")
-
-
-# --- Routes inside a namespace -------------------------------------------------------------
-
-
-@dataclass
-class Route:
-    """How a namespace's vector layer runs: "matrix" (every vector read, compared in
-    numpy), "database" (the few new memories compared with all in PostgreSQL) or "hnsw"
-    (the k nearest of each new memory, from the index); its vectors (for "database" and
-    "hnsw" only those of the memories a candidate pair involves, zeros elsewhere) and,
-    but for "matrix", the candidate pairs (low, high, cosine) in positions."""
-
-    name: str
-    vectors: np.ndarray | None
-    pairs: np.ndarray | None = None
-
-
-def use_index(memories: list[Memory], changed: list[int] | None) -> bool:
-    """The HNSW route pays per query and saves loading every vector: it wins when few
-    memories are new in a large namespace (bench/find_duplicates.py measures both)."""
-    return (
-        changed is not None
-        and len(memories) >= settings.DEDUP_INDEX_MIN_MEMORIES
-        and len(changed) <= settings.DEDUP_INDEX_MAX_QUERIES
-    )
-
-
-def index_candidates(
-    namespace: Namespace, memories: list[Memory], changed: list[int], thresholds: Thresholds
-) -> tuple[np.ndarray | None, np.ndarray]:
-    """Candidate pairs from the HNSW index, and the vectors of the memories involved."""
-    found = store_queries.nearest_pairs(
-        namespace,
-        [memories[p].pk for p in changed],
-        k=thresholds.neighbours,
-        floor=thresholds.candidate,
-    )
-    involved = {memories[p].pk for p in changed} | {b for _, b, _ in found}
-    vectors = store_queries.active_vectors(namespace, memories, only_ids=involved)
-    return vectors, position_pairs(found, memories)
-
-
-def position_pairs(found: list[tuple[int, int, float]], memories: list[Memory]) -> np.ndarray:
-    """Pairs of memory ids with their cosine as rows (low, high, cosine) of positions in
-    `memories`, each pair once (one no longer among them left out)."""
-    position = {memory.pk: index for index, memory in enumerate(memories)}
-    pairs = np.array(
-        [
-            (min(position[a], position[b]), max(position[a], position[b]), cosine)
-            for a, b, cosine in found
-            if a in position and b in position
-        ],
-        dtype=np.float64,
-    ).reshape(-1, 3)
-    if len(pairs):
-        pairs = np.unique(pairs, axis=0)
-    return pairs
-
-
-def routes(
-    namespaces: list[Namespace],
-    inputs: dict[int, store_queries.DetectionInput],
-    changed: dict[int, list[int] | None],
-    thresholds: Thresholds,
-) -> dict[int, Route]:
-    """Each namespace's route (inputs of a full pass hold their vectors, those of an
-    incremental pass none), with what it reads: for all of the batch's namespaces on one
-    route, one query."""
-    found: dict[int, Route] = {}
-    in_database, matrix = [], {}
-    for namespace in namespaces:
-        memories, moved = inputs[namespace.pk].memories, changed[namespace.pk]
-        if moved is None:
-            found[namespace.pk] = Route("matrix", inputs[namespace.pk].vectors)
-        elif use_index(memories, moved):
-            found[namespace.pk] = Route(
-                "hnsw", *index_candidates(namespace, memories, moved, thresholds)
-            )
-        elif len(moved) <= settings.DEDUP_DATABASE_MAX_QUERIES:
-            in_database.append(namespace.pk)
-        else:
-            matrix[namespace.pk] = inputs[namespace.pk]
-    if matrix:
-        for pk, vectors in store_queries.batch_vectors(matrix).items():
-            found[pk] = Route("matrix", vectors)
-    if in_database:
-        fresh = [inputs[pk].memories[p].pk for pk in in_database for p in changed[pk]]
-        pairs = store_queries.vector_pairs_in_database(
-            fresh, in_database, floor=thresholds.candidate
-        )
-        involved = set(fresh) | {other for _, other, _ in pairs}
-        vectors = store_queries.batch_vectors(
-            {pk: inputs[pk] for pk in in_database}, only_ids=involved
-        )
-        for pk in in_database:
-            found[pk] = Route("database", vectors[pk], position_pairs(pairs, inputs[pk].memories))
-    return found
 
 
 def multilingual_vectors(
@@ -300,14 +203,30 @@ def _detect(
     ids = [ns.pk for ns in namespaces]
     last_complete = last_complete_starts(namespaces)
     since = {ns.pk: _since(options, now, last_complete.get(ns.pk)) for ns in namespaces}
-    # An incremental pass reads its rows without vectors: its route reads those it needs.
-    incremental = [pk for pk in ids if since[pk] is not None]
-    inputs = store_queries.detection_batch([pk for pk in ids if since[pk] is None])
-    inputs.update(store_queries.detection_batch(incremental, with_vectors=False))
-    changed = {pk: changed_positions(inputs[pk].memories, since[pk]) for pk in ids}
     thresholds = Thresholds.from_settings()
-    vector_routes = routes(namespaces, inputs, changed, thresholds)
-    counted = counting.counts_for({pk: found.memories for pk, found in inputs.items()})
+    # An incremental pass reads light rows first: a namespace with few new memories is
+    # read narrow (routes.narrow), any other whole, without vectors (its route reads them).
+    light = store_queries.light_batch([pk for pk in ids if since[pk] is not None])
+    fresh = {pk: changed_positions(rows, since[pk]) for pk, rows in light.items()}
+    narrow_ids = {
+        ns.pk for ns in namespaces if ns.pk in light and may_narrow(ns, light[ns.pk], fresh[ns.pk])
+    }
+    narrowed = routes.narrow({pk: light[pk] for pk in narrow_ids}, fresh, thresholds)
+    inputs = store_queries.detection_batch([pk for pk in ids if since[pk] is None])
+    inputs.update(
+        store_queries.detection_batch(
+            [pk for pk in light if pk not in narrow_ids], with_vectors=False
+        )
+    )
+    changed = {pk: changed_positions(found.memories, since[pk]) for pk, found in inputs.items()}
+    vector_routes = routes.wide_routes(
+        [ns for ns in namespaces if ns.pk not in narrow_ids], inputs, changed, thresholds
+    )
+    every = {pk: found.memories for pk, found in inputs.items()}
+    for pk, found in narrowed.items():
+        inputs[pk] = store_queries.DetectionInput(found.memories, None)
+        vector_routes[pk], changed[pk], every[pk] = found.route, found.changed, found.every
+    counted = counting.counts_for(every)
     judged_apart = queries.human_judged_pairs(ids)
     known = applying.Known(
         member_sets=queries.existing_member_sets(ids),
@@ -332,6 +251,7 @@ def _detect(
                 vector_routes[namespace.pk],
                 changed[namespace.pk],
                 counted[namespace.pk].counts,
+                narrowed.get(namespace.pk),
                 thresholds,
                 options,
                 report,
@@ -353,9 +273,10 @@ def _detect(
 def _plan(
     namespace: Namespace,
     memories: list[Memory],
-    route: Route,
+    route: routes.Route,
     changed: list[int] | None,
     counts: Counts,
+    narrowed: routes.Narrowed | None,
     thresholds: Thresholds,
     options: Options,
     report: NamespaceReport,
@@ -367,7 +288,7 @@ def _plan(
     vector_workers,
 ) -> planning.Plan:
     report.route = route.name
-    report.memories = len(memories)
+    report.memories = len(narrowed.every if narrowed else memories)
     report.changed = len(memories) if changed is None else len(changed)
     judged = planning.judge_namespace(
         memories,
@@ -379,6 +300,7 @@ def _plan(
         workers=vector_workers,
         multi_vectors=multilingual_vectors(namespace, memories, options),
         counts=counts,
+        word_pairs=narrowed.word_pairs if narrowed else None,
     )
     llm_verdicts.ask_band(judged, namespace, options, report, cached=cached)
 

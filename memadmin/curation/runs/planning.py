@@ -114,6 +114,7 @@ def judge_namespace(
     workers: int | None = None,
     multi_vectors: np.ndarray | None = None,
     counts: Counts | None = None,
+    word_pairs: set[tuple[int, int]] | None = None,
 ) -> Judged:
     """Judge every candidate pair that involves a `changed` memory (all when None)
     against the whole namespace: exact hashes, the vector layer, and the lexical layer
@@ -157,16 +158,17 @@ def judge_namespace(
         )
         for i, j, _ in pairs:
             judged.judge(int(i), int(j))
-    for i, j in detect.frame_pairs([m.content for m in memories], queries.tolist()):
+    if word_pairs is None:
+        word_pairs = detect.frame_pairs([m.content for m in memories], queries.tolist())
+        cjk_queries = [
+            p
+            for p in queries.tolist()
+            if lexical.cjk_share(memories[p].content) >= thresholds.cjk_share
+        ]
+        if cjk_queries:
+            word_pairs |= detect.lexical_pairs([m.content for m in memories], cjk_queries)
+    for i, j in word_pairs:
         judged.judge(i, j)
-    cjk_queries = [
-        p
-        for p in queries.tolist()
-        if lexical.cjk_share(memories[p].content) >= thresholds.cjk_share
-    ]
-    if cjk_queries:
-        for i, j in detect.lexical_pairs([m.content for m in memories], cjk_queries):
-            judged.judge(i, j)
     return judged
 
 

@@ -129,8 +129,10 @@ class Narrowed:
 
 
 def may_narrow(namespace: Namespace, every: list, fresh: list[int]) -> bool:
-    """A narrow pass reads the multilingual vectors of nobody: a namespace whose languages
-    were never noted, or that has several, is read whole."""
+    """Whether an incremental pass reads the namespace narrow: few new memories, not the
+    HNSW route, and one noted language (the multilingual model compares every memory of
+    a namespace of several, and one whose languages were never noted is read to note
+    them: both are read whole)."""
     return (
         bool(namespace.language)
         and not namespace.multilingual

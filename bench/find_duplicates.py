@@ -355,7 +355,10 @@ def scenario_d(namespaces: int, size: int, new: int, queue: list[int], *, profil
 # Where a run's time goes: the functions (file:function) that make up each phase, their
 # cumulative wall time, none inside another of the list.
 PHASES = {
-    "read: rows and vectors (one query a batch)": ["store/queries.py:detection_batch"],
+    "read: rows and vectors (one query a batch)": [
+        "store/queries.py:detection_batch",
+        "store/queries.py:light_batch",
+    ],
     "read: earlier verdicts, clusters, conflicts, runs": [
         "curation/queries.py:human_judged_pairs",
         "curation/queries.py:existing_member_sets",
@@ -365,7 +368,10 @@ PHASES = {
         "store/queries.py:active_counts",
         "curation/runs/selection.py:namespaces_to_run",
     ],
-    "read: the routes' vectors and pairs (database, hnsw)": ["curation/runs/batch.py:routes"],
+    "read: routes' vectors, pairs, rows (database, hnsw)": [
+        "curation/runs/routes.py:wide_routes",
+        "curation/runs/routes.py:narrow",
+    ],
     "counts: kept ones brought up to date, and kept": [
         "curation/runs/counting.py:counts_for",
         "curation/runs/counting.py:keep",

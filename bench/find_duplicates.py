@@ -363,7 +363,7 @@ PHASES = {
         "curation/queries.py:human_judged_pairs",
         "curation/queries.py:existing_member_sets",
         "curation/queries.py:existing_conflict_pairs",
-        "curation/queries.py:absorbing_ids",
+        "curation/queries.py:absorbed_by",
         "curation/runs/selection.py:last_complete_starts",
         "store/queries.py:active_counts",
         "curation/runs/selection.py:namespaces_to_run",

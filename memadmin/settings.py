@@ -347,6 +347,8 @@ DEDUP_STALLED_SECONDS = env_int("MEMADMIN_DEDUP_STALLED_SECONDS", 60, minimum=10
 DEDUP_SCHEDULE = env_str("MEMADMIN_DEDUP_SCHEDULE", "")
 PROCRASTINATE_IMPORT_PATHS = ["memadmin.curation.runs.tasks"]
 PROCRASTINATE_AUTODISCOVER_MODULE_NAME = ""
+# A worker loads the readers' dictionaries as it starts, not inside its first batch.
+PROCRASTINATE_ON_APP_READY = "memadmin.curation.runs.worker.on_app_ready"
 
 
 def _valid_schedule(expression: str) -> str:

@@ -318,21 +318,24 @@ class DedupRun(models.Model):
 
 
 class KeptCounts(models.Model):
-    """What the last find_duplicates run counted over a namespace's active memories
+    """What the last find_duplicates run read over a namespace's active memories
     (detection.counts: the documents holding each term, the names memories give the
-    user), kept so that the next run counts only the memories that came, went or changed
-    since (runs.counting). A cache: deleting it only costs a count."""
+    user; the frames of its short memories), kept so that the next run reads only the
+    memories that came, went or changed since (runs.counting). A cache: deleting it only
+    costs a whole read."""
 
     namespace = models.OneToOneField(
         Namespace, on_delete=models.CASCADE, primary_key=True, related_name="+"
     )
-    version = models.CharField(max_length=16)  # detection.counts.version(): its rules
-    # The memories counted: id * 2**32 + CRC-32 of the text, as sorted int64.
+    version = models.CharField(max_length=16)  # runs.counting.rules_version()
+    # The memories counted: store.queries.MEMORY_KEY of each, as sorted int64.
     memories = models.BinaryField()
     documents = models.PositiveIntegerField()
     # [terms, openings, told] as JSON text: a cache read and written whole, never queried
     # into (PostgreSQL parsing it as jsonb cost 8 times the writing: bench, scenario d).
     counted = models.TextField()
+    # [[key, slots, things, ceased], ...] of the short memories (detection.detect.Frame).
+    frames = models.TextField(default="[]")
     counted_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

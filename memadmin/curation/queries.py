@@ -175,42 +175,28 @@ def cached_llm_verdicts(
     return found
 
 
-def absorbed_by(namespace_id: int, survivor_ids: Sequence[int]) -> dict[int, list[Memory]]:
-    """The memories each survivor absorbed in earlier automatic folds (collapses, merges,
-    write-time replacements), with their vectors: the all-pairs condition of a later fold
-    takes them into account, so merges never chain across runs."""
+def absorbed_by(
+    namespace_ids: Sequence[int], survivor_ids: Sequence[int]
+) -> dict[int, list[Memory]]:
+    """The memories each of these survivors absorbed in earlier automatic folds
+    (collapses, merges, write-time replacements), with their vectors, oldest first (one
+    query for a batch): the all-pairs condition of a later fold takes them into account,
+    so merges never chain across runs."""
     if not survivor_ids:
         return {}
     folded = ClusterMember.objects.filter(
-        cluster__namespace_id=namespace_id, cluster__status=ClusterStatus.AUTO_MERGED
+        cluster__namespace_id__in=list(namespace_ids),
+        cluster__status=ClusterStatus.AUTO_MERGED,
     ).values("memory_id")
     absorbed: dict[int, list[Memory]] = {}
     for memory in Memory.objects.filter(
-        namespace_id=namespace_id,
+        namespace_id__in=list(namespace_ids),
         status=MemoryStatus.SUPERSEDED,
         superseded_by_id__in=list(survivor_ids),
         pk__in=folded,
     ).order_by("created_at", "id"):
         absorbed.setdefault(memory.superseded_by_id, []).append(memory)
     return absorbed
-
-
-def absorbing_ids(namespace_ids: Sequence[int]) -> set[int]:
-    """The memories of these namespaces that absorbed any in an earlier automatic fold
-    (ids only, one query): only a fold that holds one of them reads absorbed_by."""
-    return set(
-        Memory.objects.filter(
-            namespace_id__in=list(namespace_ids),
-            status=MemoryStatus.SUPERSEDED,
-            superseded_by__isnull=False,
-            pk__in=ClusterMember.objects.filter(
-                cluster__namespace_id__in=list(namespace_ids),
-                cluster__status=ClusterStatus.AUTO_MERGED,
-            ).values("memory_id"),
-        )
-        .values_list("superseded_by_id", flat=True)
-        .distinct()
-    )
 
 
 def existing_member_sets(namespace_ids: Sequence[int]) -> dict[int, list[frozenset[int]]]:

@@ -227,6 +227,15 @@ class DetectionInput:
 
     memories: list[Memory]
     vectors: np.ndarray | None
+    keys: np.ndarray | None = None  # MEMORY_KEY of each memory, in their order
+
+
+# A memory's key: its id and a hash of its text, as one int64 (id * 2**32 + hashtext).
+# Computed where the text is, so that a run can tell which memories came, went or
+# changed since the last one without reading every text (runs.counting). hashtext is
+# PostgreSQL's own; should a new major version change it, every key differs once and
+# the namespace is counted again.
+MEMORY_KEY = "(id::bigint << 32) | (hashtext(content)::bigint & 4294967295)"
 
 
 def detection_batch(
@@ -240,7 +249,7 @@ def detection_batch(
     # No ORDER BY: sorting rows of 1.8 KB in the server cost more than the rest of the
     # query (bench/find_duplicates.py); they are put in order here, by reference.
     sql = (
-        f"SELECT {', '.join(DETECTION_FIELDS)}, {vector} FROM store_memory "
+        f"SELECT {', '.join(DETECTION_FIELDS)}, {MEMORY_KEY}, {vector} FROM store_memory "
         "WHERE namespace_id = ANY(%s) AND status = 'active'"
     )
     params = [embeddings.MODEL_ID] if with_vectors else []
@@ -250,23 +259,28 @@ def detection_batch(
     namespace, created, key = map(DETECTION_FIELDS.index, ("namespace_id", "created_at", "id"))
     rows.sort(key=itemgetter(namespace, created, key))
     alias = connection.alias  # read once: each read goes through a thread-local look-up
-    found: dict[int, tuple[list[Memory], list]] = {pk: ([], []) for pk in namespace_ids}
+    found: dict[int, tuple[list[Memory], list, list]] = {pk: ([], [], []) for pk in namespace_ids}
     for row in rows:
-        memories, raws = found[row[namespace]]
+        memories, keys, raws = found[row[namespace]]
         memories.append(_detection_memory(row, alias))
+        keys.append(row[-2])
         raws.append(row[-1])
     return {
-        pk: DetectionInput(memories, _vector_matrix(raws) if with_vectors else None)
-        for pk, (memories, raws) in found.items()
+        pk: DetectionInput(
+            memories,
+            _vector_matrix(raws) if with_vectors else None,
+            np.array(keys, dtype=np.int64),
+        )
+        for pk, (memories, keys, raws) in found.items()
     }
 
 
 class LightRow(NamedTuple):
-    """What a narrow pass reads of every active memory (runs.routes.narrow)."""
+    """What an incremental pass reads of every active memory first (runs.routes.narrow):
+    no text, no vector."""
 
     pk: int
-    content: str
-    content_hash: str
+    key: int  # MEMORY_KEY
     updated_at: datetime
 
 
@@ -279,7 +293,7 @@ def light_batch(namespace_ids: Sequence[int]) -> dict[int, list[LightRow]]:
     # Binary results, as detection_batch reads them: Django's cursor (text) took 4x longer.
     with _vector_cursor() as cursor:
         cursor.execute(
-            "SELECT namespace_id, id, content, content_hash, updated_at FROM store_memory "
+            f"SELECT namespace_id, id, {MEMORY_KEY}, updated_at FROM store_memory "
             "WHERE namespace_id = ANY(%s) AND status = 'active' "
             "ORDER BY namespace_id, created_at, id",
             [list(namespace_ids)],
@@ -288,6 +302,34 @@ def light_batch(namespace_ids: Sequence[int]) -> dict[int, list[LightRow]]:
         for namespace_id, *row in cursor.fetchall():
             found[namespace_id].append(LightRow(*row))
     return found
+
+
+def texts_by_id(memory_ids: Sequence[int]) -> dict[int, tuple[str, int]]:
+    """(text, MEMORY_KEY) of the given memories, whatever their status, by id."""
+    if not memory_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, content, {MEMORY_KEY} FROM store_memory WHERE id = ANY(%s)",
+            [list(memory_ids)],
+        )
+        return {memory_id: (content, key) for memory_id, content, key in cursor.fetchall()}
+
+
+def exact_partners(memory_ids: Sequence[int]) -> list[tuple[int, int]]:
+    """(memory id, other id) for every other active memory of the same namespace with the
+    same content hash as one of the given memories (an index look-up each)."""
+    if not memory_ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT given.id, other.id FROM store_memory AS given JOIN store_memory AS other "
+            "ON other.namespace_id = given.namespace_id "
+            "AND other.content_hash = given.content_hash "
+            "WHERE given.id = ANY(%s) AND other.status = 'active' AND other.id <> given.id",
+            [list(memory_ids)],
+        )
+        return cursor.fetchall()
 
 
 def memories_by_id(memory_ids: Sequence[int]) -> dict[int, Memory]:

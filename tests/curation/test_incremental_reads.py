@@ -1,8 +1,8 @@
-"""An incremental run reads what its new memories need, not every vector and every row:
+"""An incremental run reads what its new memories need, not every vector and every text:
 the few new memories compared with all in PostgreSQL (the "database" route), only they and
 the memories they pair with read whole (a narrow read), and the namespace's counts
-(detection.counts) kept from the last run and brought up to date. All must leave exactly
-what reading everything leaves."""
+(detection.counts) and the frames of its short memories kept from the last run and
+brought up to date. All must leave exactly what reading everything leaves."""
 
 import json
 from collections import Counter
@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 from memadmin.curation import decisions, runs
-from memadmin.curation.detection import counts
+from memadmin.curation.detection import detect
 from memadmin.curation.detection.counts import Counts
-from memadmin.curation.models import DedupRun, KeptCounts
+from memadmin.curation.models import Conflict, DedupRun, KeptCounts
 from memadmin.curation.runs import counting, routes
+from memadmin.store import queries as store_queries
 from memadmin.store.models import Memory, MemoryStatus, Namespace
 from tests.factories import run_state
 
@@ -49,8 +50,8 @@ def test_an_incremental_run_in_the_database_leaves_what_reading_every_vector_lea
     read_narrow = []
     narrow = routes.narrow
 
-    def spy(light, fresh, thresholds):
-        found = narrow(light, fresh, thresholds)
+    def spy(light, fresh, kept, thresholds):
+        found = narrow(light, fresh, kept, thresholds)
         read_narrow.extend(
             (len(found[pk].memories), len(found[pk].every)) for pk in found if fresh[pk]
         )
@@ -88,20 +89,28 @@ def active_counts(namespace: Namespace) -> Counts:
     )
 
 
+def keys_and_texts(memory_ids) -> dict[int, str]:
+    """MEMORY_KEY -> text of the given memories, as PostgreSQL computes the key."""
+    return {key: text for text, key in store_queries.texts_by_id(memory_ids).values()}
+
+
 def assert_kept_counts_are_a_full_count(prefix: str) -> None:
-    """Each namespace's kept counts are what counting the memories they name gives (as
-    they are now), and those are its active memories."""
+    """Each namespace's kept counts and frames are what reading the memories they name
+    gives (as they are now), and those are its active memories."""
     for namespace in Namespace.objects.filter(name__startswith=prefix):
         kept = KeptCounts.objects.get(namespace=namespace)
         keys = np.frombuffer(kept.memories, dtype=np.int64)
-        counted = list(Memory.objects.filter(pk__in=(keys >> 32).tolist()))
-        assert sorted(counting.memory_keys(counted).tolist()) == keys.tolist()
         active = Memory.objects.filter(namespace=namespace, status=MemoryStatus.ACTIVE)
-        assert {m.pk for m in counted} == set(active.values_list("pk", flat=True))
-        everything = Counts.of(m.content for m in counted)
+        texts = keys_and_texts(list(active.values_list("pk", flat=True)))
+        assert sorted(texts) == keys.tolist()
+        everything = Counts.of(texts.values())
         terms, openings, told = json.loads(kept.counted)
-        assert kept.documents == everything.documents == len(counted)
+        assert kept.documents == everything.documents == len(texts)
         assert (terms, openings, told) == (everything.terms, everything.openings, everything.told)
+        frames = {key: detect.frame_of(text) for key, text in texts.items()}
+        assert counting.kept_for([namespace.pk])[namespace.pk].frames == {
+            key: frame for key, frame in frames.items() if frame is not None
+        }
 
 
 def test_kept_counts_are_what_counting_every_active_memory_gives_after_folds_edits_and_forgets(
@@ -139,7 +148,11 @@ def test_kept_counts_are_what_counting_every_active_memory_gives_after_folds_edi
     assert all(size < 20 for size in texts_counted if size not in whole), texts_counted
 
 
-def test_counts_made_under_other_rules_are_counted_again(run_command, load, monkeypatch):
+def read_whole(namespace: Namespace) -> dict[int, store_queries.DetectionInput]:
+    return store_queries.detection_batch([namespace.pk], with_vectors=False)
+
+
+def test_counts_made_under_other_rules_are_counted_again(run_command, load):
     from tests.factories import line, unit
 
     load(
@@ -147,13 +160,14 @@ def test_counts_made_under_other_rules_are_counted_again(run_command, load, monk
         line("b", "Alice has a cat called Miso.", unit(2), namespace="rules"),
     )
     run_all("rules")
-    kept = KeptCounts.objects.get(namespace__name="rules")
-    assert kept.version == counts.version()
+    namespace = Namespace.objects.get(name="rules")
+    kept = KeptCounts.objects.get(namespace=namespace)
+    assert kept.version == counting.rules_version()
+    assert counting.kept_for([namespace.pk])
     KeptCounts.objects.filter(pk=kept.pk).update(version="0" * 16, counted='[{"stale": 9}, {}, {}]')
-    found = counting.counts_for(
-        {kept.namespace_id: list(Memory.objects.filter(namespace__name="rules").order_by("pk"))}
-    )
-    assert found[kept.namespace_id].counts == active_counts(Namespace.objects.get(name="rules"))
+    assert counting.kept_for([namespace.pk]) == {}
+    found = counting.counts_for(read_whole(namespace), counting.kept_for([namespace.pk]))
+    assert found[namespace.pk].counts == active_counts(namespace)
 
 
 def test_a_kept_count_that_cannot_be_read_is_counted_again(load):
@@ -162,12 +176,68 @@ def test_a_kept_count_that_cannot_be_read_is_counted_again(load):
     load(line("a", "Alice lives in Lyon.", unit(1), namespace="torn"))
     run_all("torn")
     namespace = Namespace.objects.get(name="torn")
-    for counted, memories in (("{not json", b"\x01" * 16), ("[1, 2, 3]", b"\x01\x02\x03")):
-        KeptCounts.objects.filter(namespace=namespace).update(counted=counted, memories=memories)
-        found = counting.counts_for(
-            {namespace.pk: list(Memory.objects.filter(namespace=namespace))}
+    good = KeptCounts.objects.get(namespace=namespace)
+    for counted, memories, frames in (
+        ("{not json", b"\x01" * 16, good.frames),
+        ("[1, 2, 3]", b"\x01\x02\x03", good.frames),
+        (good.counted, good.memories, '[[1, "live:"]]'),
+        (good.counted, good.memories, "{torn"),
+    ):
+        KeptCounts.objects.filter(namespace=namespace).update(
+            counted=counted, memories=memories, frames=frames
         )
+        kept = counting.kept_for([namespace.pk])
+        assert kept == {}
+        found = counting.counts_for(read_whole(namespace), kept)
         assert found[namespace.pk].counts == active_counts(namespace)
+
+
+def test_a_narrow_run_reads_no_old_text_and_finds_what_only_the_frames_pair(load, monkeypatch):
+    """ "Lives in Porto" / "Moved to Lyon in 2024": MiniLM's cosine says little (0.32), the
+    frames pair them. In a narrow run the old memory's frame comes from what the last run
+    kept: only the new memories' texts are read (their frames made), and the old ones are
+    read whole only when a layer pairs them with a new one."""
+    from tests.factories import line, unit
+
+    older = [
+        line("porto", "Lives in Porto.", unit(1), namespace="frames"),
+        *(
+            line(
+                f"m{i}",
+                f"Keeps {i} jars of honey from the valley in the pantry.",
+                unit(10 + i),
+                namespace="frames",
+            )
+            for i in range(12)
+        ),
+    ]
+    load(*older)
+    run_all("frames")
+    detect.frame_of.cache_clear()
+    framed, read = [], []
+    frame_of, memories_by_id = detect.frame_of, store_queries.memories_by_id
+
+    def counting_frames(text):
+        framed.append(text)
+        return frame_of(text)
+
+    def reading(ids):
+        read.extend(ids)
+        return memories_by_id(ids)
+
+    monkeypatch.setattr(detect, "frame_of", counting_frames)
+    monkeypatch.setattr(store_queries, "memories_by_id", reading)
+    load(line("lyon", "Moved to Lyon in 2024.", unit(2), namespace="frames"), name="new.jsonl")
+    run_all("frames")
+    assert framed == ["Moved to Lyon in 2024."]
+    texts = dict(Memory.objects.filter(pk__in=read).values_list("external_id", "content"))
+    assert set(texts) == {"porto", "lyon"}, texts
+    run = DedupRun.objects.filter(namespace__name="frames").latest("pk")
+    assert run.parameters["route"] == "database"
+    conflict = Conflict.objects.get(memory_a__namespace__name="frames")
+    assert {conflict.memory_a.external_id, conflict.memory_b.external_id} == {"porto", "lyon"}
+    monkeypatch.undo()
+    assert_kept_counts_are_a_full_count("frames")
 
 
 def test_a_count_brought_up_to_date_equals_counting_everything():

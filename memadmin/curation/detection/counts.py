@@ -7,12 +7,10 @@ the memories that came and went (`add`, `remove`), giving what counting all woul
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
 from itertools import chain
 
 from memadmin.curation.detection import lexical
@@ -111,22 +109,3 @@ def _names_in(text: str) -> tuple[str, str]:
         if not never_a_name(word):  # "My ...", "Is ...", "Loves ...": nobody
             opening = word
     return told, opening
-
-
-@cache
-def version() -> str:
-    """What the counting rules count on a fixed sample, as a short digest: a kept count
-    made under other rules (another tokenizer, another stop word) is counted again."""
-    sample = Counts.of(
-        [
-            "Alice's name is Alice; she deploys the billing-API to Hetzner since 2024.",
-            "User prefers port-forwarded SSH and doesn't use Vim anymore (item 7).",
-            "Ich heiße Jana und wohne in München. Je m'appelle Léa.",
-            "用户喜欢喝绿茶，不喝咖啡。ユーザーは東京に住んでいる。",
-            "My sister Ana is 8 and loves swimming.",
-        ]
-    )
-    said = repr(
-        (sorted(sample.terms.items()), sorted(sample.openings.items()), sorted(sample.told.items()))
-    )
-    return hashlib.sha256(said.encode()).hexdigest()[:16]

@@ -13,6 +13,8 @@ from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 from django.conf import settings
@@ -171,24 +173,51 @@ FRAME_WORDS = 8
 FRAME_NEIGHBOURS = 8
 
 
+class Frame(NamedTuple):
+    """What frame_pairs reads of one short memory: the slots it gives a value to
+    (reading.slot_keys), the things it names (object lemmas) and whether it ends
+    something. Text alone decides it, so it can be kept between runs (runs.counting)."""
+
+    slots: tuple[str, ...]
+    things: tuple[str, ...]
+    ceased: bool
+
+
+@lru_cache(maxsize=65536)
+def frame_of(text: str) -> Frame | None:
+    """The frame of a memory of at most FRAME_WORDS words (None for a longer one)."""
+    if len(text.split()) > FRAME_WORDS:
+        return None
+    found = reading.read(text)
+    things = sorted({t.lemma for t in found.objects if t.kind == "word"})
+    return Frame(tuple(sorted(reading.slot_keys(text))), tuple(things), bool(found.ceased))
+
+
 def frame_pairs(texts: Sequence[str], query_positions: Sequence[int]) -> set[tuple[int, int]]:
-    """Pairs (low, high) of short memories, at least one of them a query, that the words
-    make a candidate whatever their cosine: two that give one slot a value (where one
-    lives, works, a service deploys: reading.slot_keys), and a memory that ends something
-    with each that names the same thing ("Quit the band last month" / "Plays guitar in a
-    band"). Positions are in time order (as planning gives them)."""
+    """frames_pairs of the texts' frames."""
+    return frames_pairs([frame_of(text) for text in texts], query_positions)
+
+
+def frames_pairs(
+    frames: Sequence[Frame | None], query_positions: Sequence[int]
+) -> set[tuple[int, int]]:
+    """Pairs (low, high) of short memories (`frames`: frame_of each memory), at least one
+    of them a query, that the words make a candidate whatever their cosine: two that give
+    one slot a value (where one lives, works, a service deploys: reading.slot_keys), and a
+    memory that ends something with each that names the same thing ("Quit the band last
+    month" / "Plays guitar in a band"). Positions are in time order (as planning gives
+    them)."""
     slots: dict[str, list[int]] = defaultdict(list)
     things: dict[str, list[int]] = defaultdict(list)  # object lemma -> short memories
     ending: list[int] = []
-    for position, text in enumerate(texts):
-        if len(text.split()) > FRAME_WORDS:
+    for position, frame in enumerate(frames):
+        if frame is None:
             continue
-        for key in reading.slot_keys(text):
+        for key in frame.slots:
             slots[key].append(position)
-        found = reading.read(text)
-        for lemma in {t.lemma for t in found.objects if t.kind == "word"}:
+        for lemma in frame.things:
             things[lemma].append(position)
-        if found.ceased:
+        if frame.ceased:
             ending.append(position)
     queries = set(query_positions)
     pairs: set[tuple[int, int]] = set()
@@ -205,6 +234,6 @@ def frame_pairs(texts: Sequence[str], query_positions: Sequence[int]) -> set[tup
         for i in members:
             add(i, members)
     for i in ending:
-        for lemma in {t.lemma for t in reading.read(texts[i]).objects if t.kind == "word"}:
+        for lemma in frames[i].things:
             add(i, things[lemma])
     return pairs

@@ -207,32 +207,42 @@ def _detect(
     # An incremental pass reads light rows first: a namespace with few new memories is
     # read narrow (routes.narrow), any other whole, without vectors (its route reads them).
     light = store_queries.light_batch([pk for pk in ids if since[pk] is not None])
+    kept = counting.kept_for(ids)
     fresh = {pk: changed_positions(rows, since[pk]) for pk, rows in light.items()}
-    narrow_ids = {
-        ns.pk for ns in namespaces if ns.pk in light and may_narrow(ns, light[ns.pk], fresh[ns.pk])
-    }
-    narrowed = routes.narrow({pk: light[pk] for pk in narrow_ids}, fresh, thresholds)
+    narrowed = routes.narrow(
+        {
+            ns.pk: light[ns.pk]
+            for ns in namespaces
+            if ns.pk in light and may_narrow(ns, light[ns.pk], fresh[ns.pk])
+        },
+        fresh,
+        kept,
+        thresholds,
+    )
     inputs = store_queries.detection_batch([pk for pk in ids if since[pk] is None])
     inputs.update(
         store_queries.detection_batch(
-            [pk for pk in light if pk not in narrow_ids], with_vectors=False
+            [pk for pk in light if pk not in narrowed], with_vectors=False
         )
     )
     changed = {pk: changed_positions(found.memories, since[pk]) for pk, found in inputs.items()}
     vector_routes = routes.wide_routes(
-        [ns for ns in namespaces if ns.pk not in narrow_ids], inputs, changed, thresholds
+        [ns for ns in namespaces if ns.pk not in narrowed], inputs, changed, thresholds
     )
-    every = {pk: found.memories for pk, found in inputs.items()}
+    counted = counting.counts_for(inputs, kept)
     for pk, found in narrowed.items():
         inputs[pk] = store_queries.DetectionInput(found.memories, None)
-        vector_routes[pk], changed[pk], every[pk] = found.route, found.changed, found.every
-    counted = counting.counts_for(every)
+        vector_routes[pk], changed[pk] = found.route, found.changed
+        counted[pk] = found.counted
     judged_apart = queries.human_judged_pairs(ids)
     known = applying.Known(
         member_sets=queries.existing_member_sets(ids),
         conflict_pairs=queries.existing_conflict_pairs(ids),
     )
-    absorbing = queries.absorbing_ids(ids)
+    # What the memories read absorbed before (one query): a later fold counts it too.
+    absorbed = queries.absorbed_by(
+        ids, [memory.pk for found in inputs.values() for memory in found.memories]
+    )
     llm_answers: dict = {}
 
     def cached(namespace_id: int) -> dict:
@@ -256,7 +266,7 @@ def _detect(
                 options,
                 report,
                 judged_apart=judged_apart[namespace.pk],
-                absorbing=absorbing,
+                absorbed=absorbed,
                 cached=partial(cached, namespace.pk),
                 on_progress=on_progress,
                 vector_workers=vector_workers,
@@ -282,7 +292,7 @@ def _plan(
     report: NamespaceReport,
     *,
     judged_apart: set[tuple[str, str]],
-    absorbing: set[int],
+    absorbed: dict[int, list[Memory]],
     cached: Callable[[], dict],
     on_progress,
     vector_workers,
@@ -304,13 +314,10 @@ def _plan(
     )
     llm_verdicts.ask_band(judged, namespace, options, report, cached=cached)
 
-    def absorbed(memory_ids: list[int]) -> dict[int, list]:
-        # Only a fold holding a memory that absorbed others before asks the database.
-        if not absorbing.intersection(memory_ids):
-            return {}
-        return queries.absorbed_by(namespace.pk, memory_ids)
+    def absorbed_by(memory_ids: list[int]) -> dict[int, list[Memory]]:
+        return {pk: absorbed[pk] for pk in memory_ids if pk in absorbed}
 
-    plan = planning.group(judged, judged_pairs=judged_apart, absorbed=absorbed)
+    plan = planning.group(judged, judged_pairs=judged_apart, absorbed=absorbed_by)
     report.pairs_checked = plan.pairs_checked
     logger.info(
         "DEDUP_CHECK namespace=%s memories=%d changed=%d pairs=%d route=%s",

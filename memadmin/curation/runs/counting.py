@@ -1,85 +1,161 @@
-"""Each namespace's counts (detection.counts) for a batch: the ones the last run kept,
-brought up to date with the memories that came, went or changed since, else counted
-from every memory. Counting 1,000 memories took 6.7 ms, bringing a kept count up to date
-with ten new ones about 1 ms (bench/find_duplicates.py, scenario d)."""
+"""What detection reads over every memory of a namespace, kept between runs: its counts
+(detection.counts) and the frames of its short memories (detection.detect.frame_of). The
+next run brings them up to date with the memories that came, went or changed since,
+instead of reading every text again: counting 1,000 memories took 6.7 ms, reading the
+frames of their short ones 70 ms when no earlier run had read them in this process
+(bench/find_duplicates.py, scenario d).
+
+Each memory counted is known by its key (store.queries.MEMORY_KEY: its id and a hash of
+its text): a key the kept ones lack came (or changed), a kept key no longer active went.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
-import zlib
 from collections import Counter
 from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
+from pathlib import Path
 
 import numpy as np
 
-from memadmin.curation.detection import counts
+from memadmin.curation.detection import detect
 from memadmin.curation.detection.counts import Counts
+from memadmin.curation.detection.detect import Frame
 from memadmin.curation.models import KeptCounts
-from memadmin.store.models import Memory
-
-
-def memory_keys(memories: list[Memory]) -> np.ndarray:
-    """One int64 per memory for what a count depends on: its id and its text's CRC-32."""
-    ids = np.fromiter((memory.pk for memory in memories), dtype=np.int64, count=len(memories))
-    texts = (zlib.crc32(memory.content.encode()) for memory in memories)
-    return (ids << 32) | np.fromiter(texts, dtype=np.int64, count=len(memories))
+from memadmin.store import queries as store_queries
 
 
 @dataclass
 class Counted:
-    """A namespace's counts and the memories they count (memory_keys, sorted); `dirty`
-    when they differ from the kept ones."""
+    """A namespace's counts, the frames of its short memories by key, and the keys of the
+    memories they count (sorted); `dirty` when they differ from the kept ones."""
 
     counts: Counts
+    frames: dict[int, Frame]
     keys: np.ndarray
     dirty: bool = True
 
+    def frames_in_order(self, keys: np.ndarray) -> list[Frame | None]:
+        """The frame of each memory of `keys` (None for a long one)."""
+        return [self.frames.get(key) for key in keys.tolist()]
 
-def counts_for(memories: dict[int, list[Memory]]) -> dict[int, Counted]:
-    """The counts of each namespace's `memories` (its active ones, as read for the run).
-    Two queries for the batch: the kept counts, and the texts of the memories they
-    counted that are gone from the active ones or changed."""
-    kept: dict[int, tuple[Counts, np.ndarray]] = {}
-    for row in KeptCounts.objects.filter(namespace_id__in=list(memories), version=counts.version()):
+
+@cache
+def rules_version() -> str:
+    """A digest of what decides what is kept: the detection package's code, the lexicon
+    and the versions of the libraries it reads words with. Kept counts and frames made
+    under other rules are read again whole."""
+    digest = hashlib.sha256()
+    package = Path(detect.__file__).parent
+    store = Path(store_queries.__file__).parent
+    for path in [*sorted(package.glob("*.py")), store / "lexicon.py", store / "lexicon.toml"]:
+        digest.update(path.read_bytes())
+    for library in ("simplemma", "jieba"):
+        digest.update(metadata.version(library).encode())
+    return digest.hexdigest()[:16]
+
+
+def kept_for(namespace_ids: list[int]) -> dict[int, Counted]:
+    """The kept counts and frames of these namespaces (one query); one made under other
+    rules, or that cannot be read, is left out (a cache: the namespace is read whole)."""
+    found = {}
+    for row in KeptCounts.objects.filter(namespace_id__in=namespace_ids, version=rules_version()):
         if (readable := _readable(row)) is not None:
-            kept[row.namespace_id] = readable
-    in_order = {pk: memory_keys(found) for pk, found in memories.items()}
-    keys = {pk: np.sort(found) for pk, found in in_order.items()}
-    kept_keys = {pk: found for pk, (_, found) in kept.items()}
-    gone = {
-        pk: np.setdiff1d(found, keys[pk], assume_unique=True) for pk, found in kept_keys.items()
-    }
-    gone_ids = [int(key >> 32) for found in gone.values() for key in found]
-    gone_texts = dict(
-        Memory.objects.filter(pk__in=gone_ids).values_list("pk", "content") if gone_ids else []
-    )
-    found: dict[int, Counted] = {}
-    for pk, namespace_memories in memories.items():
-        if pk not in kept:
-            found[pk] = Counted(Counts.of(m.content for m in namespace_memories), keys[pk])
-            continue
-        came = np.flatnonzero(~np.isin(in_order[pk], kept_keys[pk]))
-        went = _texts_counted(gone[pk], gone_texts)
-        if went is None or (len(came) + len(went)) * 2 > len(namespace_memories):
-            found[pk] = Counted(Counts.of(m.content for m in namespace_memories), keys[pk])
-            continue
-        counted = kept[pk][0]
-        counted.remove(went)
-        counted.add(namespace_memories[i].content for i in came)
-        found[pk] = Counted(counted, keys[pk], dirty=bool(len(came) or len(went)))
+            found[row.namespace_id] = readable
     return found
 
 
+def counted_whole(texts: list[str], keys: np.ndarray) -> Counted:
+    """The counts and frames of a namespace read whole (`keys`: its memories' keys)."""
+    frames = {}
+    for key, text in zip(keys.tolist(), texts, strict=True):
+        if (frame := detect.frame_of(text)) is not None:
+            frames[key] = frame
+    return Counted(Counts.of(texts), frames, np.sort(keys))
+
+
+def changes(kept: Counted, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions in `keys` (a namespace's memories now) that came since `kept` (new or
+    with another text), and the kept keys that went."""
+    came = np.flatnonzero(~np.isin(keys, kept.keys))
+    went = np.setdiff1d(kept.keys, keys, assume_unique=True)
+    return came, went
+
+
+def worth_keeping(kept: Counted, came: np.ndarray, went: np.ndarray, size: int) -> bool:
+    """Whether bringing `kept` up to date costs less than reading all: at most half of
+    the namespace (`size` memories) came or went."""
+    return (len(came) + len(went)) * 2 <= size
+
+
+def texts_that_went(went: np.ndarray, now: dict[int, tuple[str, int]]) -> list[str] | None:
+    """The texts of the memories that went, as they were counted (`now`:
+    store.queries.texts_by_id of their ids); None when one has changed since (its old
+    text is not kept)."""
+    found = []
+    for key in went.tolist():
+        text, key_now = now.get(key >> 32, ("", None))
+        if key_now != key:
+            return None
+        found.append(text)
+    return found
+
+
+def brought_up_to_date(
+    kept: Counted, keys: np.ndarray, came: dict[int, str], went: np.ndarray, went_texts: list[str]
+) -> Counted:
+    """`kept` with the memories that came (`came`: key -> text) counted and those that went
+    (their keys, their texts) uncounted: what counting the memories of `keys` gives."""
+    kept.counts.remove(went_texts)
+    kept.counts.add(came.values())
+    frames = kept.frames
+    for key in went.tolist():
+        frames.pop(key, None)
+    for key, text in came.items():
+        if (frame := detect.frame_of(text)) is not None:
+            frames[key] = frame
+    return Counted(kept.counts, frames, np.sort(keys), dirty=bool(came or len(went)))
+
+
+def counts_for(
+    inputs: dict[int, store_queries.DetectionInput], kept: dict[int, Counted]
+) -> dict[int, Counted]:
+    """The counts and frames of namespaces read whole (their memories and keys in
+    `inputs`): the kept ones brought up to date when few memories came or went and none
+    that went changed its text, else counted from every memory. One query for the batch
+    (the texts of the memories that went)."""
+    moved = {}
+    for pk, found in inputs.items():
+        if pk in kept:
+            came, went = changes(kept[pk], found.keys)
+            if worth_keeping(kept[pk], came, went, len(found.memories)):
+                moved[pk] = came, went
+    now = store_queries.texts_by_id([k >> 32 for _, went in moved.values() for k in went.tolist()])
+    counted = {}
+    for pk, found in inputs.items():
+        texts = [memory.content for memory in found.memories]
+        gone = texts_that_went(moved[pk][1], now) if pk in moved else None
+        if gone is None:
+            counted[pk] = counted_whole(texts, found.keys)
+            continue
+        came = {int(found.keys[p]): texts[p] for p in moved[pk][0]}
+        counted[pk] = brought_up_to_date(kept[pk], found.keys, came, moved[pk][1], gone)
+    return counted
+
+
 def keep(counted: dict[int, Counted]) -> None:
-    """Keep the counts that changed for the next run (one statement)."""
-    version = counts.version()
+    """Keep what changed for the next run (one statement)."""
     rows = [
         KeptCounts(
             namespace_id=namespace_id,
-            version=version,
+            version=rules_version(),
             memories=entry.keys.tobytes(),
             documents=entry.counts.documents,
             counted=json.dumps([entry.counts.terms, entry.counts.openings, entry.counts.told]),
+            frames=json.dumps([[key, *frame] for key, frame in entry.frames.items()]),
         )
         for namespace_id, entry in counted.items()
         if entry.dirty
@@ -89,28 +165,20 @@ def keep(counted: dict[int, Counted]) -> None:
             rows,
             update_conflicts=True,
             unique_fields=["namespace"],
-            update_fields=["version", "memories", "documents", "counted"],
+            update_fields=["version", "memories", "documents", "counted", "frames"],
         )
 
 
-def _texts_counted(gone: np.ndarray, texts: dict[int, str]) -> list[str] | None:
-    """The texts of the memories counted before that are gone, as they were counted; None
-    when one of them has changed since (its old text is not kept: count everything)."""
-    found = []
-    for key in gone.tolist():
-        text = texts.get(key >> 32)
-        if text is None or zlib.crc32(text.encode()) != key & 0xFFFFFFFF:
-            return None
-        found.append(text)
-    return found
-
-
-def _readable(row: KeptCounts) -> tuple[Counts, np.ndarray] | None:
-    """A kept row as counts and the keys of what they count; None when it cannot be read
-    (a cache: the namespace is counted again)."""
+def _readable(row: KeptCounts) -> Counted | None:
+    """A kept row as Counted; None when it cannot be read."""
     try:
         terms, openings, told = json.loads(row.counted)
-        found = Counts(row.documents, Counter(terms), Counter(openings), Counter(told))
-        return found, np.frombuffer(bytes(row.memories), dtype=np.int64)
+        counts = Counts(row.documents, Counter(terms), Counter(openings), Counter(told))
+        frames = {
+            int(key): Frame(tuple(slots), tuple(things), bool(ceased))
+            for key, slots, things, ceased in json.loads(row.frames)
+        }
+        keys = np.frombuffer(bytes(row.memories), dtype=np.int64)
     except (ValueError, TypeError):
         return None
+    return Counted(counts, frames, keys, dirty=False)

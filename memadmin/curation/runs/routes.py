@@ -15,6 +15,7 @@ from django.conf import settings
 
 from memadmin.curation.detection import detect, lexical
 from memadmin.curation.detection.judgement import Thresholds
+from memadmin.curation.runs import counting
 from memadmin.store import queries as store_queries
 from memadmin.store.models import Memory, Namespace
 
@@ -118,20 +119,21 @@ def wide_routes(
 class Narrowed:
     """What a narrow pass reads of a namespace: its new memories and those any layer
     pairs with one (oldest first), the positions of the new ones among them, the pairs the
-    words make (frames, shared CJK terms) in those positions, and every active memory as
-    a light row (for the counts and the report)."""
+    frames make in those positions, every active memory as a light row (for the report),
+    and its counts and frames brought up to date."""
 
     memories: list[Memory]
     changed: list[int]
     route: Route
     word_pairs: set[tuple[int, int]]
     every: list[store_queries.LightRow]
+    counted: counting.Counted
 
 
 def may_narrow(namespace: Namespace, every: list, fresh: list[int]) -> bool:
-    """Whether an incremental pass reads the namespace narrow: few new memories, not the
-    HNSW route, and one noted language (the multilingual model compares every memory of
-    a namespace of several, and one whose languages were never noted is read to note
+    """Whether an incremental pass may read the namespace narrow: few new memories, not
+    the HNSW route, and one noted language (the multilingual model compares every memory
+    of a namespace of several, and one whose languages were never noted is read to note
     them: both are read whole)."""
     return (
         bool(namespace.language)
@@ -144,54 +146,76 @@ def may_narrow(namespace: Namespace, every: list, fresh: list[int]) -> bool:
 def narrow(
     light: dict[int, list[store_queries.LightRow]],
     fresh: dict[int, list[int]],
+    kept: dict[int, counting.Counted],
     thresholds: Thresholds,
 ) -> dict[int, Narrowed]:
     """The narrow pass of each given namespace (`light`: its active memories as light
-    rows, oldest first; `fresh`: the positions of its new ones). Every layer runs on the
-    whole namespace as a full read would (vectors in PostgreSQL, exact hashes, frames and
-    CJK terms on the light rows); only the memories in a pair with a new one are read
-    whole, in one query for the batch."""
-    if not light:
-        return {}
-    fresh_ids = [light[pk][p].pk for pk in light for p in fresh[pk]]
-    vector_pairs = store_queries.vector_pairs_in_database(
-        fresh_ids, list(light), floor=thresholds.candidate
-    )
-    by_id = {row.pk: (pk, p) for pk, rows in light.items() for p, row in enumerate(rows)}
-    kept: dict[int, set[int]] = {pk: set(fresh[pk]) for pk in light}
-    words: dict[int, set[tuple[int, int]]] = {}
+    rows, oldest first; `fresh`: the positions of its new ones; `kept`: what the last run
+    kept of it). Every layer runs on the whole namespace as a full read would: vectors
+    and exact hashes in PostgreSQL, frames kept (runs.counting) and brought up to date
+    with the memories that came and went; only the memories in a pair with a new one are
+    read whole. Four queries for the batch, whatever its size.
+
+    A namespace it cannot read narrow is left out (the caller reads it whole): nothing
+    kept, too much came or went, a memory that went changed its text (its old text is
+    not kept), or a new memory in Chinese or Japanese (shared terms need every text)."""
+    keys = {pk: np.array([row.key for row in rows], dtype=np.int64) for pk, rows in light.items()}
+    moved = {}
     for pk, rows in light.items():
-        texts = [row.content for row in rows]
-        queries = fresh[pk]
-        hashes = {rows[p].content_hash for p in queries}
-        kept[pk].update(p for p, row in enumerate(rows) if row.content_hash in hashes)
-        words[pk] = detect.frame_pairs(texts, queries)
-        cjk = [p for p in queries if lexical.cjk_share(texts[p]) >= thresholds.cjk_share]
-        if cjk:
-            words[pk] |= detect.lexical_pairs(texts, cjk)
-        kept[pk].update(p for pair in words[pk] for p in pair)
-    for a, b, _ in vector_pairs:
-        for memory_id in (a, b):
+        if pk in kept:
+            came, went = counting.changes(kept[pk], keys[pk])
+            if counting.worth_keeping(kept[pk], came, went, len(rows)):
+                moved[pk] = came, went
+    read = store_queries.memories_by_id(
+        [light[pk][p].pk for pk, (came, _) in moved.items() for p in {*fresh[pk], *came.tolist()}]
+    )
+    now = store_queries.texts_by_id([k >> 32 for _, went in moved.values() for k in went.tolist()])
+    counted = {}
+    for pk, (came, went) in moved.items():
+        texts = [read[light[pk][p].pk].content for p in fresh[pk]]
+        if any(lexical.cjk_share(text) >= thresholds.cjk_share for text in texts):
+            continue
+        if (gone := counting.texts_that_went(went, now)) is None:
+            continue
+        arrived = {int(keys[pk][p]): read[light[pk][p].pk].content for p in came.tolist()}
+        counted[pk] = counting.brought_up_to_date(kept[pk], keys[pk], arrived, went, gone)
+    if not counted:
+        return {}
+    fresh_ids = [light[pk][p].pk for pk in counted for p in fresh[pk]]
+    vector_pairs = store_queries.vector_pairs_in_database(
+        fresh_ids, list(counted), floor=thresholds.candidate
+    )
+    exact = store_queries.exact_partners(fresh_ids)
+    by_id = {light[pk][p].pk: (pk, p) for pk in counted for p in range(len(light[pk]))}
+    wanted: dict[int, set[int]] = {pk: set(fresh[pk]) for pk in counted}
+    words: dict[int, set[tuple[int, int]]] = {}
+    for pk, found in counted.items():
+        words[pk] = detect.frames_pairs(found.frames_in_order(keys[pk]), fresh[pk])
+        wanted[pk].update(p for pair in words[pk] for p in pair)
+    for pair in [*vector_pairs, *exact]:
+        for memory_id in pair[:2]:
             if memory_id in by_id:
                 pk, p = by_id[memory_id]
-                kept[pk].add(p)
-    read = store_queries.memories_by_id([light[pk][p].pk for pk in light for p in kept[pk]])
+                wanted[pk].add(p)
+    more = [light[pk][p].pk for pk in counted for p in wanted[pk]]
+    read.update(store_queries.memories_by_id([pk for pk in more if pk not in read]))
     involved = set(fresh_ids) | {other for _, other, _ in vector_pairs}
     found: dict[int, Narrowed] = {}
-    chosen: dict[int, list[Memory]] = {}
-    for pk, rows in light.items():
-        positions = sorted(kept[pk])
-        chosen[pk] = [read[rows[p].pk] for p in positions]
+    for pk in counted:
+        positions = sorted(wanted[pk])
+        chosen = [read[light[pk][p].pk] for p in positions]
         place = {p: index for index, p in enumerate(positions)}
         found[pk] = Narrowed(
-            memories=chosen[pk],
+            memories=chosen,
             changed=[place[p] for p in fresh[pk]],
-            route=Route("database", None, position_pairs(vector_pairs, chosen[pk])),
+            route=Route("database", None, position_pairs(vector_pairs, chosen)),
             word_pairs={(place[a], place[b]) for a, b in words[pk]},
-            every=rows,
+            every=light[pk],
+            counted=counted[pk],
         )
     vectors = store_queries.batch_vectors(
-        {pk: store_queries.DetectionInput(chosen[pk], None) for pk in light}, only_ids=involved
+        {pk: store_queries.DetectionInput(n.memories, None) for pk, n in found.items()},
+        only_ids=involved,
     )
     for pk, narrowed in found.items():
         narrowed.route.vectors = vectors[pk]

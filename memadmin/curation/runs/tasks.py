@@ -23,8 +23,8 @@ from django.utils import timezone
 from procrastinate.contrib.django import app
 
 from memadmin.curation import llm
-from memadmin.curation.detection import detect, reading
 from memadmin.curation.models import DedupRun
+from memadmin.curation.runs import worker
 from memadmin.curation.runs.batch import run_batch
 from memadmin.curation.runs.many import batches
 from memadmin.curation.runs.options import Options
@@ -79,7 +79,7 @@ def dedup_batch(namespace_ids: list[int], options: dict) -> dict:
     """One batch of namespaces, as find_duplicates runs it in-process. Raises BatchNotDone
     (so the job is tried again, then left failed) when a namespace failed or another run
     held it; the others are done and stay done (a retry finds nothing new in them)."""
-    _prepare_worker()
+    worker.prepare()
     outcomes = run_batch(namespace_ids, options_from_arguments(options), vector_workers=1)
     problems = [
         f"{outcome.namespace}: {outcome.failed or outcome.locked}"
@@ -89,20 +89,6 @@ def dedup_batch(namespace_ids: list[int], options: dict) -> dict:
     if problems:
         raise BatchNotDone("; ".join(problems))
     return {"namespaces": [outcome.namespace for outcome in outcomes]}
-
-
-_PREPARED: list[bool] = []
-
-
-def _prepare_worker() -> None:
-    """A worker process is set up as run_many sets up its own (once, at its first batch):
-    one BLAS thread (two workers with two spinning OpenBLAS threads each on two cores ran
-    no faster than one) and the readers' dictionaries loaded."""
-    if _PREPARED:
-        return
-    detect.one_blas_thread()
-    reading.warm_up()
-    _PREPARED.append(True)
 
 
 @app.periodic(cron="* * * * *", periodic_id="recover-stalled")

@@ -331,6 +331,13 @@ DEDUP_PARALLEL_MIN_WORK = env_int("MEMADMIN_DEDUP_PARALLEL_MIN_WORK", 200_000_00
 # DEDUP_BATCH_MEMORIES or more is a batch of its own, its vector layer in the workers.
 DEDUP_BATCH_MEMORIES = env_int("MEMADMIN_DEDUP_BATCH_MEMORIES", 20_000, minimum=1)
 DEDUP_BATCH_NAMESPACES = env_int("MEMADMIN_DEDUP_BATCH_NAMESPACES", 200, minimum=1)
+# An incremental run (not --full) reads few vectors: its batches hold up to this many
+# active memories, each query's fixed cost spread over more namespaces (the nightly run
+# of bench/find_duplicates.py scenario d at 1,000 namespaces: 9.4 s with 20,000, 7.4 s
+# with 60,000, medians of four).
+DEDUP_INCREMENTAL_BATCH_MEMORIES = env_int(
+    "MEMADMIN_DEDUP_INCREMENTAL_BATCH_MEMORIES", 60_000, minimum=1
+)
 # --- The queue (procrastinate, in the same PostgreSQL) ------------------------------------
 # find_duplicates --enqueue defers batches of namespaces as jobs on this queue; workers
 # (`python manage.py procrastinate worker --queues dedup`) run them on any machine that

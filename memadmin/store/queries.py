@@ -8,7 +8,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from operator import itemgetter
-from typing import NamedTuple
 
 import numpy as np
 import psycopg
@@ -275,32 +274,44 @@ def detection_batch(
     }
 
 
-class LightRow(NamedTuple):
-    """What an incremental pass reads of every active memory first (runs.routes.narrow):
-    no text, no vector."""
+@dataclass
+class LightRows:
+    """What an incremental pass reads of every active memory of a namespace first
+    (runs.routes.narrow), oldest first: no text, no vector."""
 
-    pk: int
-    key: int  # MEMORY_KEY
-    updated_at: datetime
+    ids: np.ndarray  # int64
+    keys: np.ndarray  # MEMORY_KEY of each, int64
+    fresh: list[int]  # positions of those updated since the pass's `since`
+
+    def __len__(self) -> int:
+        return len(self.ids)
 
 
-def light_batch(namespace_ids: Sequence[int]) -> dict[int, list[LightRow]]:
-    """Every active memory of the given namespaces as a light row, oldest first (as
-    detection_batch orders them), in one query."""
-    found: dict[int, list[LightRow]] = {pk: [] for pk in namespace_ids}
-    if not namespace_ids:
+def light_batch(since: dict[int, datetime]) -> dict[int, LightRows]:
+    """LightRows of the given namespaces (`since`: when each one's pass starts to look),
+    in one query: a row per namespace, its columns as arrays (a row per memory cost
+    Python a third more)."""
+    found = {pk: LightRows(np.zeros(0, np.int64), np.zeros(0, np.int64), []) for pk in since}
+    if not since:
         return found
-    # Binary results, as detection_batch reads them: Django's cursor (text) took 4x longer.
+    order = "ORDER BY m.created_at, m.id"
     with _vector_cursor() as cursor:
         cursor.execute(
-            f"SELECT namespace_id, id, {MEMORY_KEY}, updated_at FROM store_memory "
-            "WHERE namespace_id = ANY(%s) AND status = 'active' "
-            "ORDER BY namespace_id, created_at, id",
-            [list(namespace_ids)],
+            f"SELECT m.namespace_id, array_agg(m.id {order}), array_agg(m.key {order}), "
+            f"array_agg(m.updated_at >= s.since {order}) "
+            f"FROM (SELECT namespace_id, id, created_at, updated_at, {MEMORY_KEY} AS key "
+            "FROM store_memory WHERE namespace_id = ANY(%s) AND status = 'active') AS m "
+            "JOIN unnest(%s::integer[], %s::timestamptz[]) AS s(namespace_id, since) "
+            "ON m.namespace_id = s.namespace_id GROUP BY m.namespace_id",
+            [list(since), list(since), list(since.values())],
             binary=True,
         )
-        for namespace_id, *row in cursor.fetchall():
-            found[namespace_id].append(LightRow(*row))
+        for namespace_id, ids, keys, fresh in cursor.fetchall():
+            found[namespace_id] = LightRows(
+                np.array(ids, dtype=np.int64),
+                np.array(keys, dtype=np.int64),
+                np.flatnonzero(np.array(fresh, dtype=bool)).tolist(),
+            )
     return found
 
 

@@ -192,6 +192,7 @@ def test_a_namespace_that_fills_a_batch_runs_alone_after_the_others_with_its_pro
     load, settings
 ):
     settings.DEDUP_BATCH_MEMORIES, settings.DEDUP_WORKERS = 5, 2
+    settings.DEDUP_INCREMENTAL_BATCH_MEMORIES = 5
     namespaces_with_folds(load)  # three namespaces of four memories
     load(
         *[
@@ -232,3 +233,20 @@ def store_sizes(namespaces) -> dict[int, int]:
     from memadmin.store.queries import active_counts
 
     return active_counts([ns.pk for ns in namespaces])
+
+
+def test_an_incremental_run_takes_more_memories_in_a_batch_than_a_full_one(settings):
+    """An incremental run reads few vectors: its batches may hold more memories."""
+    settings.DEDUP_BATCH_MEMORIES, settings.DEDUP_INCREMENTAL_BATCH_MEMORIES = 2_000, 6_000
+    namespaces = [Namespace(pk=pk, name=f"n{pk}") for pk in range(1, 8)]
+    sizes = dict.fromkeys(range(1, 8), 1_000)
+    assert runs.batches(namespaces, sizes, runs.Options(full=True)) == [
+        [1, 2],
+        [3, 4],
+        [5, 6],
+        [7],
+    ]
+    assert runs.batches(namespaces, sizes, runs.Options()) == [[1, 2, 3, 4, 5, 6], [7]]
+    assert runs.batches(namespaces, sizes) == runs.batches(
+        namespaces, sizes, runs.Options(full=True)
+    )

@@ -50,10 +50,10 @@ def test_an_incremental_run_in_the_database_leaves_what_reading_every_vector_lea
     read_narrow = []
     narrow = routes.narrow
 
-    def spy(light, fresh, kept, thresholds):
-        found = narrow(light, fresh, kept, thresholds)
+    def spy(light, kept, thresholds):
+        found = narrow(light, kept, thresholds)
         read_narrow.extend(
-            (len(found[pk].memories), len(found[pk].every)) for pk in found if fresh[pk]
+            (len(found[pk].memories), len(found[pk].every)) for pk in found if light[pk].fresh
         )
         return found
 

@@ -206,16 +206,14 @@ def _detect(
     thresholds = Thresholds.from_settings()
     # An incremental pass reads light rows first: a namespace with few new memories is
     # read narrow (routes.narrow), any other whole, without vectors (its route reads them).
-    light = store_queries.light_batch([pk for pk in ids if since[pk] is not None])
+    light = store_queries.light_batch({pk: since[pk] for pk in ids if since[pk] is not None})
     kept = counting.kept_for(ids)
-    fresh = {pk: changed_positions(rows, since[pk]) for pk, rows in light.items()}
     narrowed = routes.narrow(
         {
             ns.pk: light[ns.pk]
             for ns in namespaces
-            if ns.pk in light and may_narrow(ns, light[ns.pk], fresh[ns.pk])
+            if ns.pk in light and may_narrow(ns, light[ns.pk])
         },
-        fresh,
         kept,
         thresholds,
     )

@@ -25,19 +25,21 @@ logger = logging.getLogger("memadmin.curation")
 # --- Many namespaces -----------------------------------------------------------------------
 
 
-def batches(namespaces: list[Namespace], sizes: dict[int, int]) -> list[list[int]]:
+def batches(
+    namespaces: list[Namespace], sizes: dict[int, int], options: Options | None = None
+) -> list[list[int]]:
     """The namespaces in batches, in order: up to DEDUP_BATCH_MEMORIES active memories
-    and DEDUP_BATCH_NAMESPACES namespaces each; a namespace that fills a batch alone is
-    one."""
+    (DEDUP_INCREMENTAL_BATCH_MEMORIES in a run that is not --full) and
+    DEDUP_BATCH_NAMESPACES namespaces each; a namespace that fills a batch alone is one."""
+    most = settings.DEDUP_BATCH_MEMORIES
+    if options is not None and not options.full:
+        most = settings.DEDUP_INCREMENTAL_BATCH_MEMORIES
     found: list[list[int]] = []
     current: list[int] = []
     memories = 0
     for namespace in namespaces:
         size = sizes.get(namespace.pk, 0)
-        if current and (
-            memories + size > settings.DEDUP_BATCH_MEMORIES
-            or len(current) >= settings.DEDUP_BATCH_NAMESPACES
-        ):
+        if current and (memories + size > most or len(current) >= settings.DEDUP_BATCH_NAMESPACES):
             found.append(current)
             current, memories = [], 0
         current.append(namespace.pk)
@@ -66,7 +68,7 @@ def run_many(
     levels do not fight for the cores."""
     sizes = store_queries.active_counts([ns.pk for ns in namespaces])
     by_pk = {ns.pk: ns for ns in namespaces}
-    all_batches = batches(namespaces, sizes)
+    all_batches = batches(namespaces, sizes, options)
     large = [b for b in all_batches if len(b) == 1 and sizes[b[0]] >= settings.DEDUP_BATCH_MEMORIES]
     small = [b for b in all_batches if b not in large]
     # Worker processes could not see a caller's uncommitted transaction: stay serial then;

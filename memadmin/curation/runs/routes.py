@@ -126,11 +126,11 @@ class Narrowed:
     changed: list[int]
     route: Route
     word_pairs: set[tuple[int, int]]
-    every: list[store_queries.LightRow]
+    every: store_queries.LightRows
     counted: counting.Counted
 
 
-def may_narrow(namespace: Namespace, every: list, fresh: list[int]) -> bool:
+def may_narrow(namespace: Namespace, light: store_queries.LightRows) -> bool:
     """Whether an incremental pass may read the namespace narrow: few new memories, not
     the HNSW route, and one noted language (the multilingual model compares every memory
     of a namespace of several, and one whose languages were never noted is read to note
@@ -138,79 +138,84 @@ def may_narrow(namespace: Namespace, every: list, fresh: list[int]) -> bool:
     return (
         bool(namespace.language)
         and not namespace.multilingual
-        and not use_index(every, fresh)
-        and len(fresh) <= settings.DEDUP_DATABASE_MAX_QUERIES
+        and not use_index(light, light.fresh)
+        and len(light.fresh) <= settings.DEDUP_DATABASE_MAX_QUERIES
     )
 
 
 def narrow(
-    light: dict[int, list[store_queries.LightRow]],
-    fresh: dict[int, list[int]],
+    light: dict[int, store_queries.LightRows],
     kept: dict[int, counting.Counted],
     thresholds: Thresholds,
 ) -> dict[int, Narrowed]:
-    """The narrow pass of each given namespace (`light`: its active memories as light
-    rows, oldest first; `fresh`: the positions of its new ones; `kept`: what the last run
-    kept of it). Every layer runs on the whole namespace as a full read would: vectors
-    and exact hashes in PostgreSQL, frames kept (runs.counting) and brought up to date
-    with the memories that came and went; only the memories in a pair with a new one are
-    read whole. Four queries for the batch, whatever its size.
+    """The narrow pass of each given namespace (`light`: its active memories, the new
+    ones among them; `kept`: what the last run kept of it). Every layer runs on the whole
+    namespace as a full read would: vectors and exact hashes in PostgreSQL, frames kept
+    (runs.counting) and brought up to date with the memories that came and went; only
+    the memories in a pair with a new one are read whole. Five queries for the batch,
+    whatever its size.
 
     A namespace it cannot read narrow is left out (the caller reads it whole): nothing
     kept, too much came or went, a memory that went changed its text (its old text is
     not kept), or a new memory in Chinese or Japanese (shared terms need every text)."""
-    keys = {pk: np.array([row.key for row in rows], dtype=np.int64) for pk, rows in light.items()}
     moved = {}
     for pk, rows in light.items():
         if pk in kept:
-            came, went = counting.changes(kept[pk], keys[pk])
+            came, went = counting.changes(kept[pk], rows.keys)
             if counting.worth_keeping(kept[pk], came, went, len(rows)):
                 moved[pk] = came, went
     read = store_queries.memories_by_id(
-        [light[pk][p].pk for pk, (came, _) in moved.items() for p in {*fresh[pk], *came.tolist()}]
+        [
+            int(light[pk].ids[p])
+            for pk, (came, _) in moved.items()
+            for p in {*light[pk].fresh, *came.tolist()}
+        ]
     )
     now = store_queries.texts_by_id([k >> 32 for _, went in moved.values() for k in went.tolist()])
     counted = {}
     for pk, (came, went) in moved.items():
-        texts = [read[light[pk][p].pk].content for p in fresh[pk]]
+        rows = light[pk]
+        texts = [read[rows.ids[p]].content for p in rows.fresh]
         if any(lexical.cjk_share(text) >= thresholds.cjk_share for text in texts):
             continue
         if (gone := counting.texts_that_went(went, now)) is None:
             continue
-        arrived = {int(keys[pk][p]): read[light[pk][p].pk].content for p in came.tolist()}
-        counted[pk] = counting.brought_up_to_date(kept[pk], keys[pk], arrived, went, gone)
+        arrived = {int(rows.keys[p]): read[rows.ids[p]].content for p in came.tolist()}
+        counted[pk] = counting.brought_up_to_date(kept[pk], rows.keys, arrived, went, gone)
     if not counted:
         return {}
-    fresh_ids = [light[pk][p].pk for pk in counted for p in fresh[pk]]
+    fresh_ids = [int(light[pk].ids[p]) for pk in counted for p in light[pk].fresh]
     vector_pairs = store_queries.vector_pairs_in_database(
         fresh_ids, list(counted), floor=thresholds.candidate
     )
     exact = store_queries.exact_partners(fresh_ids)
-    by_id = {light[pk][p].pk: (pk, p) for pk in counted for p in range(len(light[pk]))}
-    wanted: dict[int, set[int]] = {pk: set(fresh[pk]) for pk in counted}
+    by_id = {
+        memory_id: (pk, p) for pk in counted for p, memory_id in enumerate(light[pk].ids.tolist())
+    }
+    wanted: dict[int, set[int]] = {pk: set(light[pk].fresh) for pk in counted}
     words: dict[int, set[tuple[int, int]]] = {}
     for pk, found in counted.items():
-        words[pk] = detect.frames_pairs(found.frames_in_order(keys[pk]), fresh[pk])
+        words[pk] = detect.frames_pairs(found.frames_in_order(light[pk].keys), light[pk].fresh)
         wanted[pk].update(p for pair in words[pk] for p in pair)
     for pair in [*vector_pairs, *exact]:
         for memory_id in pair[:2]:
             if memory_id in by_id:
                 pk, p = by_id[memory_id]
                 wanted[pk].add(p)
-    more = [light[pk][p].pk for pk in counted for p in wanted[pk]]
+    more = [int(light[pk].ids[p]) for pk in counted for p in wanted[pk]]
     read.update(store_queries.memories_by_id([pk for pk in more if pk not in read]))
     involved = set(fresh_ids) | {other for _, other, _ in vector_pairs}
     found: dict[int, Narrowed] = {}
     for pk in counted:
-        positions = sorted(wanted[pk])
-        chosen = [read[light[pk][p].pk] for p in positions]
+        rows, positions = light[pk], sorted(wanted[pk])
+        chosen = [read[rows.ids[p]] for p in positions]
         place = {p: index for index, p in enumerate(positions)}
         found[pk] = Narrowed(
             memories=chosen,
-            changed=[place[p] for p in fresh[pk]],
+            changed=[place[p] for p in rows.fresh],
             route=Route("database", None, position_pairs(vector_pairs, chosen)),
             word_pairs={(place[a], place[b]) for a, b in words[pk]},
-            every=light[pk],
+            every=rows,
             counted=counted[pk],
         )
     vectors = store_queries.batch_vectors(

@@ -154,7 +154,7 @@ def enqueue(namespaces: list[Namespace], options: Options, *, no_llm: bool) -> P
         names = {ns.pk: ns.name for ns in free}
         sizes = store_queries.active_counts([ns.pk for ns in free])
         queued = []
-        for batch in batches(free, sizes):
+        for batch in batches(free, sizes, options):
             job_id = dedup_batch.defer(namespace_ids=batch, options=arguments)
             queued.append((job_id, [names[pk] for pk in batch]))
     return Planned(queued=queued, already=[ns.name for ns in namespaces if ns.pk in held])

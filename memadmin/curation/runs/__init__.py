@@ -3,8 +3,9 @@
 namespace), `llm_verdicts` (the LLM band), `applying` (plans into decisions), `counting`
 (the counts kept between runs), `routes` (how a pass reads its vectors and rows), `batch`
 (one batch of namespaces), `many` (batches side by side), `tasks` (the same batches as
-jobs on the procrastinate queue). Imports flow one way: options <- selection <- planning
-<- llm_verdicts <- applying <- counting <- routes <- batch <- many <- tasks.
+jobs on the procrastinate queue), `worker` (how a queue worker process is set up).
+Imports flow one way: options <- selection <- planning <- llm_verdicts <- applying <-
+counting <- routes <- batch <- many <- tasks; worker imports none of them.
 
 Most deployments are many small namespaces (one per agent or user), so the unit of work
 is a batch of them. The names below are the run's public face (the command, benches and

@@ -85,9 +85,9 @@ def changes(kept: Counted, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return came, went
 
 
-def worth_keeping(kept: Counted, came: np.ndarray, went: np.ndarray, size: int) -> bool:
-    """Whether bringing `kept` up to date costs less than reading all: at most half of
-    the namespace (`size` memories) came or went."""
+def worth_keeping(came: np.ndarray, went: np.ndarray, size: int) -> bool:
+    """Whether bringing what was kept up to date costs less than reading all: at most
+    half of the namespace (`size` memories) came or went."""
     return (len(came) + len(went)) * 2 <= size
 
 
@@ -131,7 +131,7 @@ def counts_for(
     for pk, found in inputs.items():
         if pk in kept:
             came, went = changes(kept[pk], found.keys)
-            if worth_keeping(kept[pk], came, went, len(found.memories)):
+            if worth_keeping(came, went, len(found.memories)):
                 moved[pk] = came, went
     now = store_queries.texts_by_id([k >> 32 for _, went in moved.values() for k in went.tolist()])
     counted = {}

@@ -158,40 +158,35 @@ def narrow(
     A namespace it cannot read narrow is left out (the caller reads it whole): nothing
     kept, too much came or went, a memory that went changed its text (its old text is
     not kept), or a new memory in Chinese or Japanese (shared terms need every text)."""
+    ids = {pk: rows.ids.tolist() for pk, rows in light.items()}
     moved = {}
     for pk, rows in light.items():
         if pk in kept:
             came, went = counting.changes(kept[pk], rows.keys)
-            if counting.worth_keeping(kept[pk], came, went, len(rows)):
+            if counting.worth_keeping(came, went, len(rows)):
                 moved[pk] = came, went
     read = store_queries.memories_by_id(
-        [
-            int(light[pk].ids[p])
-            for pk, (came, _) in moved.items()
-            for p in {*light[pk].fresh, *came.tolist()}
-        ]
+        [ids[pk][p] for pk, (came, _) in moved.items() for p in {*light[pk].fresh, *came.tolist()}]
     )
     now = store_queries.texts_by_id([k >> 32 for _, went in moved.values() for k in went.tolist()])
     counted = {}
     for pk, (came, went) in moved.items():
         rows = light[pk]
-        texts = [read[rows.ids[p]].content for p in rows.fresh]
+        texts = [read[ids[pk][p]].content for p in rows.fresh]
         if any(lexical.cjk_share(text) >= thresholds.cjk_share for text in texts):
             continue
         if (gone := counting.texts_that_went(went, now)) is None:
             continue
-        arrived = {int(rows.keys[p]): read[rows.ids[p]].content for p in came.tolist()}
+        arrived = {int(rows.keys[p]): read[ids[pk][p]].content for p in came.tolist()}
         counted[pk] = counting.brought_up_to_date(kept[pk], rows.keys, arrived, went, gone)
     if not counted:
         return {}
-    fresh_ids = [int(light[pk].ids[p]) for pk in counted for p in light[pk].fresh]
+    fresh_ids = [ids[pk][p] for pk in counted for p in light[pk].fresh]
     vector_pairs = store_queries.vector_pairs_in_database(
         fresh_ids, list(counted), floor=thresholds.candidate
     )
     exact = store_queries.exact_partners(fresh_ids)
-    by_id = {
-        memory_id: (pk, p) for pk in counted for p, memory_id in enumerate(light[pk].ids.tolist())
-    }
+    by_id = {memory_id: (pk, p) for pk in counted for p, memory_id in enumerate(ids[pk])}
     wanted: dict[int, set[int]] = {pk: set(light[pk].fresh) for pk in counted}
     words: dict[int, set[tuple[int, int]]] = {}
     for pk, found in counted.items():
@@ -202,13 +197,13 @@ def narrow(
             if memory_id in by_id:
                 pk, p = by_id[memory_id]
                 wanted[pk].add(p)
-    more = [int(light[pk].ids[p]) for pk in counted for p in wanted[pk]]
+    more = [ids[pk][p] for pk in counted for p in wanted[pk]]
     read.update(store_queries.memories_by_id([pk for pk in more if pk not in read]))
     involved = set(fresh_ids) | {other for _, other, _ in vector_pairs}
     found: dict[int, Narrowed] = {}
     for pk in counted:
         rows, positions = light[pk], sorted(wanted[pk])
-        chosen = [read[rows.ids[p]] for p in positions]
+        chosen = [read[ids[pk][p]] for p in positions]
         place = {p: index for index, p in enumerate(positions)}
         found[pk] = Narrowed(
             memories=chosen,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memadmin.curation.detection import alignment, keytokens
+from memadmin.curation.detection import alignment, keytokens, slots
 from memadmin.curation.detection.matching import (
     RESIDUE_WORDS,
     changed_values,
@@ -28,15 +28,14 @@ from memadmin.curation.detection.matching import (
     same_word,
     scoped_in_time,
     spelled,
-    time_kind,
     values_only,
     without_acronyms,
 )
 from memadmin.curation.detection.reading import Reading
-from memadmin.curation.detection.slots import slot_of
 from memadmin.curation.detection.words import (
     PredicateClass,
     Token,
+    class_of,
     classes,
     relation_word,
     same_class,
@@ -55,9 +54,6 @@ UNREAD = "unread"  # nothing sure: the similarity decides
 
 # Relations that are two facts: never a conflict, never in one cluster.
 TWO_FACTS = frozenset({OTHER_VALUE, OTHER_SUBJECT, OTHER_PREDICATE, EVENTS})
-# Two words of one slot are of one kind (two cities, two job titles) from this MiniLM
-# cosine of the words alone; below it they name two attributes ("vegetarian" / "single").
-KIN = 0.3
 
 
 @dataclass(frozen=True)
@@ -139,9 +135,21 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
         t.kind == "name" or relation_word(t, holder.language) for t in named
     )  # "Tom", "her son", "Lin's sister"
     parallel = named[0].upper and _same_predicate(older, newer)  # "Ada lives" / "Lives"
-    if someone or parallel:
+    if someone or parallel or _moved_thing(holder, other):
         return f"{spelled(named)} / the user"
     return ""
+
+
+def _moved_thing(holder: Reading, other: Reading) -> bool:
+    """A thing rescheduled ("The project deadline was pushed to Wednesday"), or moved
+    where the other says where the user lives ("User's dentist appointment moved to the
+    21st" / "Lives in Denver"): the thing's new value is not the user's."""
+    found = holder.predicate
+    if found is None:
+        return False
+    if found.name == "reschedule":
+        return True
+    return "live" in found.sets and other.predicate is not None and other.predicate.name == "live"
 
 
 def _one_word_for_another(only_a: list[Token], only_b: list[Token]) -> bool:
@@ -184,16 +192,27 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
     if _one_class(class_a, class_b) or (_stance_class(class_a) and _stance_class(class_b)):
         return _valued(older, newer)
     if any(c is not None and "*" in c.sets for c in (class_a, class_b)):
+        if any(c is not None and c.fixed for c in (class_a, class_b)):
+            # "User's name is Noah" / "Switched from VS Code to Neovim".
+            return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")
         return None  # "switched", "migrated", "rescheduled": whatever the other says
     if class_b is not None and class_b.sets and _replaced(older, newer):
         # "Moved my notes from Notion to Obsidian": a verb that sets a value, naming the
         # older's after "from", sets it whatever the slot (the words decide).
         return None
     verb_a, verb_b = older.tokens[older.predicate_at], newer.tokens[newer.predicate_at]
-    if verb_a.lemma == verb_b.lemma:
+    if verb_a.lemma == verb_b.lemma and not (
+        class_a is not None and class_b is not None and (_noun_named(older) or _noun_named(newer))
+    ):
+        # One verb, one predicate; but "My birthday is on March 3" / "The project deadline
+        # is Friday" share only the copula: the noun says what each gives the value of.
         return None
     if older.event != newer.event and not (newer.change or older.change):
         return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}: an event and a state")
+    if _state_and_other_verb(class_a, class_b, verb_a, verb_b):
+        # "Works at Amazon" / "Orders groceries from Amazon", "Lives in Lyon" / "Supports
+        # Olympique Lyonnais": what one's state is, and something else done with its value.
+        return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}")
     if class_a is not None and class_b is not None:
         # A copula (or a colon): a verb word that is no "have".
         copulas = [
@@ -214,6 +233,22 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
         # "Loves dogs" / "Has a dog": a liking and something else.
         return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}")
     return Relation(UNREAD)
+
+
+def _state_and_other_verb(class_a, class_b, verb_a: Token, verb_b: Token) -> bool:
+    """One side says a state that holds one value (where one lives or works), the other
+    a verb of no class, not a synonym of the first."""
+    if (class_a is None) == (class_b is None):
+        return False
+    known = class_a or class_b
+    if known.slot != "one" or known.name == "be" or known.stance or known.sets:
+        return False
+    if verb_a.kind != "word" or verb_b.kind != "word":
+        return False  # a copula or a colon: it says too little to tell
+    other = verb_b if class_a is not None else verb_a
+    if class_of(other) is not None:
+        return False  # a word of a class its context did not allow ("deploys with ...")
+    return not alignment.synonyms(verb_a.lemma, verb_b.lemma)
 
 
 def _valued(older: Reading, newer: Reading) -> Relation | None:
@@ -260,7 +295,13 @@ def _one_class(class_a: PredicateClass | None, class_b: PredicateClass | None) -
         return False
     if same_class(class_a, class_b):
         return True
-    return bool({class_a.name, "*"} & set(class_b.sets) or {class_b.name, "*"} & set(class_a.sets))
+    return _sets(class_a, class_b) or _sets(class_b, class_a)
+
+
+def _sets(event: PredicateClass, state: PredicateClass) -> bool:
+    """Whether an event of class `event` gives `state` a new value: "moved to" where one
+    lives; "switched", "rescheduled" anything but what is fixed (a name, a birthday)."""
+    return state.name in event.sets or ("*" in event.sets and not state.fixed)
 
 
 # --- Objects ----------------------------------------------------------------------------------
@@ -284,7 +325,10 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     if max(len(only_a), len(only_b)) > RESIDUE_WORDS:
         # Several words differ on each side: reworded details, not one slot changed.
         return Relation(UNREAD)
-    if older.sign != newer.sign and (shared or not (objects_a or objects_b)):
+    # One statement denied, unless each says it of something else ("Can't handle spicy
+    # food" / "Loves Thai food").
+    one_thing = shared or not (objects_a or objects_b)
+    if older.sign != newer.sign and one_thing and not (only_a and only_b):
         return Relation(OPPOSITE, _sign_detail(older, newer), update=update)
     swapped = _swapped(older, newer)
     if swapped:
@@ -302,15 +346,15 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     if not update and scoped_in_time(only_a) != scoped_in_time(only_b):
         # "a backend developer" / "the on-call lead for January": a role for a time.
         return Relation(OTHER_VALUE, f"{spelled(only_a)} / {spelled(only_b)}")
-    only_a, only_b = _without_lone_times(only_a, only_b)
-    only_a = [t for t in only_a if not _manner(t, older)]
-    only_b = [t for t in only_b if not _manner(t, newer)]
+    only_a, only_b = slots.without_lone_times(only_a, only_b)
+    only_a = [t for t in only_a if not slots.manner(t, older)]
+    only_b = [t for t in only_b if not slots.manner(t, newer)]
     if not only_a or not only_b:
         return Relation(REFINES, spelled(only_a or only_b))
     detail = f"{spelled(only_a)} / {spelled(only_b)}"
     if not _same_predicate(older, newer):
         return Relation(UNREAD)  # "prefers answers in English" / "wants replies in English"
-    slot = slot_of(older, newer, only_a, only_b)
+    slot = slots.slot_of(older, newer, only_a, only_b)
     changes = any(c is not None and c.changes for c in (older.predicate, newer.predicate))
     if slot == "one" and (
         _attribute_of_a_thing(older, newer) or _alike(older, newer, only_a, only_b, shared)
@@ -325,37 +369,6 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
         # visit Japan in April"): rewording, for the similarity to judge.
         return Relation(UNREAD)
     return Relation(OTHER_VALUE, detail)
-
-
-# How often is a value ("meets weekly" / "meets daily"); other -ly words after a verb say
-# how it is done.
-_FREQUENCIES = frozenset(
-    {
-        "daily",
-        "weekly",
-        "monthly",
-        "yearly",
-        "hourly",
-        "nightly",
-        "quarterly",
-        "biweekly",
-        "fortnightly",
-        "annually",
-    }
-)
-
-
-def _manner(token: Token, found: Reading) -> bool:
-    """An English adverb of manner right after a verb ("works remotely", "runs slowly"):
-    how, not what. "I work remotely" / "I work from home" name no two workplaces."""
-    if found.language != "en" or found.predicate_at < 0 or token.kind != "word":
-        return False
-    at = found.predicate_at + 1
-    if at >= len(found.tokens) or found.tokens[at] is not token:
-        return False
-    if found.predicate is not None and found.predicate.name == "be":
-        return False  # "is lonely": a state, a value
-    return len(token.text) >= 6 and token.text.endswith("ly") and token.text not in _FREQUENCIES
 
 
 def _shared_values(objects, leftover) -> bool:
@@ -381,14 +394,24 @@ def _same_predicate(older: Reading, newer: Reading) -> bool:
 
 def _alike(older: Reading, newer: Reading, only_a, only_b, shared: int) -> bool:
     if newer.change and newer.predicate is not None and newer.predicate.sets:
-        return True  # "switched to", "moved to": the newer names its new value
+        # "moved to", "switched to": the newer names its new value. Of the older's slot
+        # when it sets the older's class ("lives in Graz" / "moved to Linz"); for a verb
+        # that sets any ("switched", "rescheduled"), when both name the thing ("the
+        # dentist is on the 14th" / "moved the dentist to the 21st") or the values are of
+        # one kind ("Windows" / "a Mac"): "rescheduled the dentist to 10 June" sets
+        # nothing of "drinks chai every afternoon".
+        if older.predicate is not None and older.predicate.name in newer.predicate.sets:
+            return True
+        if _old_value_elsewhere(older, newer):
+            return False  # "lives in Denver" / "switched from VS Code to Neovim"
+        return bool(shared) or slots.of_one_kind(only_a, only_b)
     if newer.change and shared:
         return True  # "wants a window seat" / "now prefers an aisle seat"
     """Two values of one slot, not two attributes: of one kind, and said the same way
     ("is a nurse" / "is a doctor"; not "is vegetarian" / "is allergic to shellfish", nor
     "prefers concise answers" / "prefers dark mode", where nothing but the verb is
     shared and more than one word differs)."""
-    if not _of_one_kind(only_a, only_b):
+    if not slots.of_one_kind(only_a, only_b):
         return False
     if (
         not _copulas(older, newer)
@@ -400,23 +423,8 @@ def _alike(older: Reading, newer: Reading, only_a, only_b, shared: int) -> bool:
         if len(names) < len(only_a + only_b) - 1:
             return False
     if _copulas(older, newer):
-        return _shape(older, only_a) == _shape(newer, only_b)
+        return slots.shape(older, only_a) == slots.shape(newer, only_b)
     return True
-
-
-def _shape(reading: Reading, residue: list[Token]) -> tuple[bool, bool]:
-    """(an article before the value, a preposition inside or after it): "a nurse" and
-    "a doctor" have one shape, "vegetarian" and "allergic to shellfish" two."""
-    tokens = reading.tokens
-    start = tokens.index(residue[0])
-    before = tokens[start - 1] if start else None
-    article = before is not None and before.text in ("a", "an", "ein", "eine", "un", "une")
-    end = tokens.index(residue[-1])
-    inside = any(
-        t.kind == "function" and t.text not in ("a", "an", "the")
-        for t in tokens[start : min(end + 2, reading.clause_end)]
-    )
-    return article, inside
 
 
 def _attribute_of_a_thing(older: Reading, newer: Reading) -> bool:
@@ -424,17 +432,6 @@ def _attribute_of_a_thing(older: Reading, newer: Reading) -> bool:
     its one value, whatever words the two values are. (Of the user, "is vegetarian" /
     "is single" are two attributes: their kinship decides.)"""
     return _copulas(older, newer) and bool(older.subject_words) and bool(newer.subject_words)
-
-
-def _without_lone_times(only_a: list[Token], only_b: list[Token]):
-    """Times only one side gives ("wohnt seit März in Bonn", "moved to Lyon in 2024") say
-    when, not what: set aside."""
-    kinds_a = {time_kind(t) for t in only_a} - {""}
-    kinds_b = {time_kind(t) for t in only_b} - {""}
-    return (
-        [t for t in only_a if not time_kind(t) or time_kind(t) in kinds_b],
-        [t for t in only_b if not time_kind(t) or time_kind(t) in kinds_a],
-    )
 
 
 def _replaced(older: Reading, newer: Reading) -> str:
@@ -453,6 +450,19 @@ def _replaced(older: Reading, newer: Reading) -> str:
     return ""
 
 
+def _old_value_elsewhere(older: Reading, newer: Reading) -> bool:
+    """The newer names the value it replaced ("switched from VS Code to Neovim") and the
+    older does not say it: the older fills another slot."""
+    replaced = words("markers", "replaced")
+    tokens_b = newer.tokens
+    for index, token in enumerate(tokens_b):
+        if token.text in replaced:
+            named = next((t for t in tokens_b[index + 1 : index + 4] if t.content), None)
+            if named is not None:
+                return not found_in(named, older)
+    return False
+
+
 def _subject_said_after(older: Reading, newer: Reading) -> bool:
     """One side has no subject and names the other's subject after its verb."""
     for with_subject, without in ((older, newer), (newer, older)):
@@ -465,23 +475,6 @@ def _subject_said_after(older: Reading, newer: Reading) -> bool:
 
 def _copulas(older: Reading, newer: Reading) -> bool:
     return all(r.predicate is not None and r.predicate.name == "be" for r in (older, newer))
-
-
-def _of_one_kind(only_a: list[Token], only_b: list[Token]) -> bool:
-    """Two values of one kind (two names, two dates, two job titles), not two attributes
-    ("vegetarian" / "allergic to cats")."""
-    kinds_a = {t.value.split(":")[0] for t in only_a if t.value}
-    kinds_b = {t.value.split(":")[0] for t in only_b if t.value}
-    if kinds_a & kinds_b:
-        return True
-    words_a = [t.text for t in only_a if t.kind == "word"]
-    words_b = [t.text for t in only_b if t.kind == "word"]
-    if not words_a or not words_b:
-        return bool(kinds_a and kinds_b)
-    if any(HAN.search(w) for w in words_a + words_b):
-        # MiniLM cannot read Chinese words: a word or two in the slot each is the value.
-        return len(only_a) <= 2 and len(only_b) <= 2
-    return alignment.kinship(words_a, words_b) >= KIN
 
 
 def _swapped(older: Reading, newer: Reading) -> str:

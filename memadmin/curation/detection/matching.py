@@ -99,10 +99,8 @@ def same_word(a: Token, b: Token) -> bool:
         return True  # "meeting" / "meet", "scripting" / "script": lemmas disagree at times
     if a.kind == b.kind == "word" and same_word_class(a, b):
         return True  # "a cat called Miso" / "named Miso": words of one class of predicate
-    if ("-" in a.text or "_" in a.text) and b.text in re.split(r"[-_]", a.text):
+    if _part_of(b.text, a.text) or _part_of(a.text, b.text):
         return True  # "cems-ingest" / "the ingest service"
-    if ("-" in b.text or "_" in b.text) and a.text in re.split(r"[-_]", b.text):
-        return True
     if (a.caps and abbreviates(a.text, b.text)) or (b.caps and abbreviates(b.text, a.text)):
         return True  # "DB" / "database"
     if {a.kind, b.kind} == {"name", "word"}:
@@ -112,6 +110,16 @@ def same_word(a: Token, b: Token) -> bool:
     if a.value.startswith("date:") and b.value.startswith("date:"):
         return keytokens.same_date(a.value[5:], {b.value[5:]})
     return False
+
+
+def _part_of(word: str, compound: str) -> bool:
+    """A part of a compound joined by "-" or "_", long enough to name something: "ingest"
+    of "cems-ingest"; not "pi" of "pi-hole" ("Raspberry Pi")."""
+    return (
+        len(word) >= 3
+        and ("-" in compound or "_" in compound)
+        and (word in re.split(r"[-_]", compound))
+    )
 
 
 def _plain(text: str) -> str:

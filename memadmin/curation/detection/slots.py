@@ -1,14 +1,16 @@
 """Whether the slot two memories give different values holds one value at a time ("lives
 in", "the cache is", a number, a role after "as") or several ("likes", "speaks"): what
-tells a changed value (a conflict) from another value beside it (two facts). Read by
-frames from the clause readings."""
+tells a changed value (a conflict) from another value beside it (two facts); and what the
+differing words are (two values of one kind or two attributes, a manner, a time said
+alone). Read by frames from the clause readings."""
 
 from __future__ import annotations
 
-from memadmin.curation.detection.matching import found_in, measures, values_only
+from memadmin.curation.detection import alignment
+from memadmin.curation.detection.matching import found_in, measures, time_kind, values_only
 from memadmin.curation.detection.reading import Reading
-from memadmin.curation.detection.words import Token, slot_nouns
-from memadmin.store.lexicon import words
+from memadmin.curation.detection.words import Token, class_of_word, slot_nouns
+from memadmin.store.lexicon import HAN, words
 
 
 def slot_of(older: Reading, newer: Reading, only_a, only_b) -> str:
@@ -43,7 +45,15 @@ def _names_one_slot(reading: Reading) -> bool:
     nouns = slot_nouns()
     start = reading.predicate_at + 1 if reading.predicate_at >= 0 else 0
     phrase = _phrase(reading.tokens[start : reading.clause_end])
-    return any((found := nouns.get(t.lemma)) is not None and found.slot == "one" for t in phrase)
+    return any(
+        (found := nouns.get(t.lemma)) is not None and found.slot == "one" and not _verb_form(t)
+        for t in phrase
+    )
+
+
+def _verb_form(token: Token) -> bool:
+    """A class's verb as written, not its noun: "a dog named Max" names no slot of names."""
+    return class_of_word(token.text) is not None and token.text not in slot_nouns()
 
 
 def _shared_role(older: Reading, newer: Reading) -> bool:
@@ -118,3 +128,86 @@ def _before_shared_purpose(older: Reading, newer: Reading, token: Token) -> bool
     if not following or following[0].text not in purpose:
         return False
     return any(found_in(t, newer) for t in following[1:] if t.content)
+
+
+# --- What the values in a slot are ------------------------------------------------------
+
+# Two words of one slot are of one kind (two cities, two job titles) from this MiniLM
+# cosine of the words alone; below it they name two attributes ("vegetarian" / "single").
+KIN = 0.3
+
+
+def of_one_kind(only_a: list[Token], only_b: list[Token]) -> bool:
+    """Two values of one kind (two names, two dates, two job titles), not two attributes
+    ("vegetarian" / "allergic to cats")."""
+    kinds_a = {t.value.split(":")[0] for t in only_a if t.value}
+    kinds_b = {t.value.split(":")[0] for t in only_b if t.value}
+    if kinds_a & kinds_b:
+        return True
+    words_a = [t.text for t in only_a if t.kind == "word"]
+    words_b = [t.text for t in only_b if t.kind == "word"]
+    if not words_a or not words_b:
+        # Two values of one kind, not a name against a number or a date ("Denver" /
+        # "the 21st").
+        return bool(kinds_a and kinds_b) and ("name" in kinds_a) == ("name" in kinds_b)
+    if any(HAN.search(w) for w in words_a + words_b):
+        # MiniLM cannot read Chinese words: a word or two in the slot each is the value.
+        return len(only_a) <= 2 and len(only_b) <= 2
+    return alignment.kinship(words_a, words_b) >= KIN
+
+
+# How often is a value ("meets weekly" / "meets daily"); other -ly words after a verb say
+# how it is done.
+_FREQUENCIES = frozenset(
+    {
+        "daily",
+        "weekly",
+        "monthly",
+        "yearly",
+        "hourly",
+        "nightly",
+        "quarterly",
+        "biweekly",
+        "fortnightly",
+        "annually",
+    }
+)
+
+
+def manner(token: Token, found: Reading) -> bool:
+    """An English adverb of manner right after a verb ("works remotely", "runs slowly"):
+    how, not what. "I work remotely" / "I work from home" name no two workplaces."""
+    if found.language != "en" or found.predicate_at < 0 or token.kind != "word":
+        return False
+    at = found.predicate_at + 1
+    if at >= len(found.tokens) or found.tokens[at] is not token:
+        return False
+    if found.predicate is not None and found.predicate.name == "be":
+        return False  # "is lonely": a state, a value
+    return len(token.text) >= 6 and token.text.endswith("ly") and token.text not in _FREQUENCIES
+
+
+def shape(reading: Reading, residue: list[Token]) -> tuple[bool, bool]:
+    """(an article before the value, a preposition inside or after it): "a nurse" and
+    "a doctor" have one shape, "vegetarian" and "allergic to shellfish" two."""
+    tokens = reading.tokens
+    start = tokens.index(residue[0])
+    before = tokens[start - 1] if start else None
+    article = before is not None and before.text in ("a", "an", "ein", "eine", "un", "une")
+    end = tokens.index(residue[-1])
+    inside = any(
+        t.kind == "function" and t.text not in ("a", "an", "the")
+        for t in tokens[start : min(end + 2, reading.clause_end)]
+    )
+    return article, inside
+
+
+def without_lone_times(only_a: list[Token], only_b: list[Token]):
+    """Times only one side gives ("wohnt seit März in Bonn", "moved to Lyon in 2024") say
+    when, not what: set aside."""
+    kinds_a = {time_kind(t) for t in only_a} - {""}
+    kinds_b = {time_kind(t) for t in only_b} - {""}
+    return (
+        [t for t in only_a if not time_kind(t) or time_kind(t) in kinds_b],
+        [t for t in only_b if not time_kind(t) or time_kind(t) in kinds_a],
+    )

@@ -31,6 +31,7 @@ class PredicateClass:
     preps: frozenset[str] = frozenset()  # the words that must follow it (when given)
     needs_subject: bool = False  # only said of a named thing ("CI runs on ...")
     valued: bool = False  # its words are its values ("single" / "married")
+    fixed: bool = False  # no "switched" or "rescheduled" sets it (a name, a birthday)
 
 
 @cache
@@ -49,6 +50,7 @@ def classes() -> tuple[dict[str, PredicateClass], dict[str, PredicateClass], lis
             frozenset(entry.get("preps", [])),
             entry.get("needs_subject", False),
             entry.get("valued", False),
+            entry.get("fixed", False),
         )
         for word in entry.get("words", []):
             by_word.setdefault(word, found)

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/api_write.py [--size 100000] [--posts 1000] [--reuse]
     .venv/bin/python bench/api_write.py --multilingual --size 5000 --posts 500
+    .venv/bin/python bench/api_write.py --short --reuse
 
 --multilingual: a namespace of mixed-language memories (30 % German, French, Chinese)
 with both models' vectors, so every POST embeds with both and searches both indexes
@@ -76,6 +77,12 @@ def setup(size: int, *, random_vectors: bool, multi: bool = False) -> None:
         )
         if multi:
             add_multilingual(texts, cursor)
+        else:  # as the migrations leave it: short memories have the multilingual vector
+            cursor.execute(
+                "CREATE INDEX memory_embedding_multi_hnsw ON store_memory "
+                "USING hnsw (embedding_multi vector_cosine_ops) "
+                "WITH (m = 16, ef_construction = 64)"
+            )
         cursor.execute("ANALYZE store_memory")
     kind = "random" if random_vectors else "model"
     print(
@@ -135,11 +142,26 @@ def add_multilingual(texts: list[str], cursor) -> None:
 
 
 MULTI = False  # set by --multilingual: new posts are mixed-language too
+SHORT = False  # set by --short: new posts are short everyday memories (both models)
 
 
 def new_texts(count: int, seed: int) -> list[str]:
     from synthetic import mixed_sentences, sentences
 
+    if SHORT:
+        from memadmin.store.lexicon import language_of
+
+        # The everyday sets' memories of at most seven words, numbered: at most eight
+        # words, so each gets the multilingual vector too (store.multilingual.SHORT_WORDS).
+        texts = [
+            json.loads(line)["content"].rstrip(".")
+            for path in sorted((ROOT / "tests" / "data").glob("everyday*/memories.jsonl"))
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
+        # English ones: another language would make the namespace multilingual.
+        texts = [t for t in texts if len(t.split()) <= 7 and language_of(t) == "en"]
+        return [f"{texts[i % len(texts)]} #{seed}-{i}." for i in range(count)]
     made = mixed_sentences(count, seed=seed) if MULTI else sentences(count, seed=seed)
     return [f"{text[:-1]}, noted in call {seed}-{i}." for i, text in enumerate(made)]
 
@@ -241,9 +263,10 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="keep the loaded namespace")
     parser.add_argument("--random-vectors", action="store_true", help="HNSW's worst case")
     parser.add_argument("--multilingual", action="store_true", help="both models")
+    parser.add_argument("--short", action="store_true", help="short posts: both models")
     args = parser.parse_args()
-    global MULTI
-    MULTI = args.multilingual
+    global MULTI, SHORT
+    MULTI, SHORT = args.multilingual, args.short
 
     import django
 

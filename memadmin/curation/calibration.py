@@ -85,9 +85,18 @@ def plan_namespace(memories: Sequence, thresholds: Thresholds, vectors: Vectors)
     memories = sorted(memories, key=lambda m: (m.created_at, m.external_id))
     vectors.add(m.content for m in memories)
     minilm = np.stack([vectors.minilm[m.content] for m in memories])
+    # As stored: the multilingual vector for every memory of a namespace of several
+    # languages, else for the short ones (rows of zeros for the others).
+    several = multilingual.needs_multilingual(m.content for m in memories)
+    given = [multilingual.wanted(m.content, several) for m in memories]
     multi = None
-    if multilingual.needs_multilingual(m.content for m in memories):
-        multi = np.stack([vectors.multi[m.content] for m in memories])
+    if any(given):
+        multi = np.stack(
+            [
+                vectors.multi[m.content] if wanted else np.zeros_like(vectors.multi[m.content])
+                for m, wanted in zip(memories, given, strict=True)
+            ]
+        )
     plan = planning.plan_namespace(memories, minilm, thresholds=thresholds, multi_vectors=multi)
     ids = [m.external_id for m in memories]
     output = Output(ids)

@@ -68,7 +68,7 @@ def write_memory(
     started = time.perf_counter()
     vector = embeddings.encode([record.content])[0]
     multi_vector = None
-    if decisions.note_languages(namespace, [record.content]):
+    if multilingual.wanted(record.content, decisions.note_languages(namespace, [record.content])):
         multi_vector = multilingual.encode([record.content])[0]
     result = WriteResult(action="inserted")
     result.embed_ms = (time.perf_counter() - started) * 1000
@@ -129,12 +129,14 @@ def _taken(record: Record, namespace: Namespace) -> str:
 
 
 def _check_write(memory: Memory, namespace: Namespace, vector, multi_vector) -> list:
-    """The dedup check: the nearest active memories (by both models in a multilingual
-    namespace) and the judgement of each pair (older, new), nearest first. Reads only."""
+    """The dedup check: the nearest active memories (by both models for a memory that has
+    the multilingual vector) and the judgement of each pair (older, new), nearest first.
+    Reads only."""
     neighbours = queries.nearest_memories(
         namespace, vector, k=settings.API_NEIGHBOURS, multi_vector=multi_vector
     )
-    if multi_vector is not None:
+    if multi_vector is not None and namespace.multilingual:
+        # Elsewhere only short memories have the vector (as in a run): none is computed.
         neighbours = _with_multilingual_cosines(neighbours, multi_vector)
     thresholds = Thresholds.from_settings()
     # IDF over the neighbourhood: a whole-namespace IDF per write would cost more than

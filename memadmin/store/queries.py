@@ -403,33 +403,39 @@ def _vector_matrix(raws: list) -> np.ndarray | None:
 
 
 def vector_pairs_in_database(
-    memory_ids: Sequence[int], namespace_ids: Sequence[int], *, floor: float
+    memory_ids: Sequence[int],
+    namespace_ids: Sequence[int],
+    *,
+    floor: float,
+    column: str = "embedding",
 ) -> list[tuple[int, int, float]]:
     """(memory id, other id, cosine) for every active memory of the same namespace whose
-    vector of the current model is at cosine >= floor from one of the given memories':
+    vector of the current model (of `column`: "embedding" or "embedding_multi") is at
+    cosine >= floor from one of the given memories':
     the exact comparison of a few new memories against all of their namespaces, computed
     where the vectors are (one query for a batch). Reading every vector out to compare
     ten new ones cost 7 µs a row, the comparison in PostgreSQL 0.14 µs a pair
     (bench/find_duplicates.py, scenario d). A pair of two given memories comes twice."""
     if not memory_ids:
         return []
+    model_column, model = VECTOR_COLUMNS[column]
     with connection.cursor() as cursor:
         cursor.execute(
-            """
+            f"""
             WITH fresh AS MATERIALIZED (
-                SELECT id, namespace_id, embedding FROM store_memory
-                WHERE id = ANY(%(ids)s) AND embedding_model = %(model)s
+                SELECT id, namespace_id, {column} AS vector FROM store_memory
+                WHERE id = ANY(%(ids)s) AND {model_column} = %(model)s
             )
-            SELECT fresh.id, other.id, -(other.embedding <#> fresh.embedding)
+            SELECT fresh.id, other.id, -(other.{column} <#> fresh.vector)
             FROM fresh JOIN store_memory AS other ON other.namespace_id = fresh.namespace_id
             WHERE other.namespace_id = ANY(%(namespaces)s) AND other.status = 'active'
-              AND other.embedding_model = %(model)s AND other.id <> fresh.id
-              AND other.embedding <#> fresh.embedding <= %(bound)s
+              AND other.{model_column} = %(model)s AND other.id <> fresh.id
+              AND other.{column} <#> fresh.vector <= %(bound)s
             """,
             {
                 "ids": list(memory_ids),
                 "namespaces": list(namespace_ids),
-                "model": embeddings.MODEL_ID,
+                "model": model,
                 "bound": -floor,  # <#> is the negative inner product: cosine of unit vectors
             },
         )

@@ -1,5 +1,7 @@
-"""The second, multilingual vector in the store: only multilingual namespaces pay for it,
-every write path gives it, and detection reads memories across languages with it."""
+"""The second, multilingual vector in the store: every memory of a multilingual namespace
+and short memories anywhere get it (long memories in one language never pay for it),
+every write path gives it, and detection reads memories across languages and short
+paraphrases with it."""
 
 import json
 
@@ -7,10 +9,10 @@ import pytest
 from django.test import Client
 
 from memadmin.api.models import ApiToken
-from memadmin.curation.models import Cluster
+from memadmin.curation.models import Cluster, DedupRun
 from memadmin.store import multilingual
 from memadmin.store.models import Memory, Namespace
-from tests.factories import line, namespace
+from tests.factories import line, namespace, unit
 
 pytestmark = pytest.mark.django_db
 
@@ -31,12 +33,61 @@ def with_vector(name: str) -> set[str]:
     )
 
 
-def test_an_english_only_namespace_pays_nothing_for_the_second_model(load):
-    load(line("a", "Prefers tea."), line("b", "Deploys happen on Tuesdays."))
+LONG = "Deploys of the billing service happen on Tuesdays after the standup meeting."
+VEGAN = [("vegan", "I'm vegan."), ("plants", "Eats a plant-based diet.")]
+# Short memories of one user that say other things (MiniLM and e5 keep them apart).
+OTHERS = [
+    ("run", "Runs 5 km every Saturday."),
+    ("cat", "Has a cat called Biscuit."),
+    ("denver", "Lives in Denver."),
+    ("mac", "Works on a MacBook Air."),
+]
+
+
+def test_long_memories_in_one_language_pay_nothing_for_the_second_model(load):
+    load(line("long", LONG), line("tea", "Prefers green tea in the morning."))
 
     found = Namespace.objects.get(name="alice")
     assert (found.language, found.multilingual) == ("en", False)
-    assert with_vector("alice") == set()
+    # Short memories (at most SHORT_WORDS words) get it in any namespace; long ones do not.
+    assert with_vector("alice") == {"tea"}
+
+
+def test_find_duplicates_finds_a_short_paraphrase_through_the_second_model(load, run_command):
+    """ "I'm vegan" / "Eats a plant-based diet": no word in common, MiniLM 0.33 (below the
+    vector layer's floor); the multilingual model places them together (0.87)."""
+    load(*(line(key, text) for key, text in VEGAN + OTHERS))
+
+    assert run_command("find_duplicates").error is None
+
+    cluster = Cluster.objects.get()
+    assert {m.memory.external_id for m in cluster.memberships.all()} == {"vegan", "plants"}
+    assert [edge["method"] for edge in cluster.edges] == ["multilingual"]
+
+
+def test_an_incremental_run_finds_it_in_the_database_too(load, run_command):
+    load(*(line(key, text, unit(index)) for index, (key, text) in enumerate(VEGAN[:1] + OTHERS)))
+    assert run_command("find_duplicates").error is None
+    assert not Cluster.objects.exists()
+
+    load(line(*VEGAN[1], unit(20)), name="later.jsonl")
+    assert run_command("find_duplicates").error is None
+
+    assert DedupRun.objects.latest("pk").parameters["route"] == "database"  # read narrow
+    cluster = Cluster.objects.get()
+    assert {m.memory.external_id for m in cluster.memberships.all()} == {"vegan", "plants"}
+
+
+def test_short_memories_stored_before_this_version_get_the_vector_from_the_next_run(
+    load, run_command
+):
+    load(*(line(key, text) for key, text in VEGAN), line("long", LONG))
+    Memory.objects.update(embedding_multi=None, embedding_multi_model="")
+
+    assert run_command("find_duplicates").error is None
+
+    assert with_vector("alice") == {"vegan", "plants"}
+    assert Cluster.objects.get().edges[0]["method"] == "multilingual"
 
 
 def test_a_second_language_gives_every_memory_of_the_namespace_the_vector(load):
@@ -84,16 +135,22 @@ def test_embed_memories_backfills_the_multilingual_vector(load, run_command):
     assert with_vector("alice") == {"ana-en", "ana-de", "ana-fr"}
 
 
-def test_an_api_write_in_another_language_is_checked_against_the_namespace(load):
-    load(line("ana-en", ANA[0][1], category=""))
+def agent_writes(external_id: str, content: str):
+    """An agent's POST of one memory to alice through the API."""
     token = ApiToken.issue(namespace=namespace("alice"), name="agent")[1]
     agent = Client(headers={"Authorization": f"Bearer {token}"})
-
-    answer = agent.post(
+    return agent.post(
         "/api/v1/namespaces/alice/memories",
-        data=json.dumps({"id": "ana-de", "content": ANA[1][1]}),
+        data=json.dumps({"id": external_id, "content": content}),
         content_type="application/json",
     )
+
+
+def test_an_api_write_in_another_language_is_checked_against_the_namespace(load):
+    load(line("ana-en", ANA[0][1], category=""))
+    Memory.objects.update(embedding_multi=None, embedding_multi_model="")  # stored before
+
+    answer = agent_writes("ana-de", ANA[1][1])
 
     assert answer.status_code == 201, answer.content
     assert answer.json()["queued_for_review"] is True
@@ -102,20 +159,27 @@ def test_an_api_write_in_another_language_is_checked_against_the_namespace(load)
     assert with_vector("alice") == {"ana-de"}
 
 
-def test_an_english_api_write_in_an_english_namespace_computes_one_vector(load, monkeypatch):
-    load(line("tea", "Prefers tea.", category=""))
-    token = ApiToken.issue(namespace=namespace("alice"), name="agent")[1]
-    agent = Client(headers={"Authorization": f"Bearer {token}"})
+def test_a_long_api_write_in_an_english_namespace_computes_one_vector(load, monkeypatch):
+    load(line("long", LONG, category=""))
 
     def never(texts):
         raise AssertionError("the multilingual model ran for an English-only namespace")
 
     monkeypatch.setattr(multilingual, "encode", never)
-    answer = agent.post(
-        "/api/v1/namespaces/alice/memories",
-        data=json.dumps({"id": "coffee", "content": "Drinks coffee before standup."}),
-        content_type="application/json",
+    answer = agent_writes(
+        "coffee", "Drinks a double espresso before the daily standup meeting of the platform team."
     )
 
     assert answer.status_code == 201
     assert with_vector("alice") == set()
+
+
+def test_a_short_api_write_is_checked_with_the_second_model_too(load):
+    load(*(line(key, text, category="") for key, text in VEGAN[:1] + OTHERS))
+
+    answer = agent_writes(*VEGAN[1])
+
+    assert answer.status_code == 201, answer.content
+    assert answer.json()["queued_for_review"] is True
+    assert not Namespace.objects.get(name="alice").multilingual
+    assert "plants" in with_vector("alice")

@@ -309,7 +309,12 @@ def test_a_cluster_opened_from_a_filtered_queue_shows_its_place_and_neighbours(
     page = client.get(first_link.replace("&amp;", "&"))
 
     place = page.context["place"]
-    alice = [c.pk for c in three_in_two_namespaces if c.namespace.name == "alice"]
+    # The queue's order: closest first (ties by id).
+    alice = [
+        c.pk
+        for c in sorted(three_in_two_namespaces, key=lambda c: (-c.min_similarity, c.pk))
+        if c.namespace.name == "alice"
+    ]
     assert (place.number, place.total, place.previous) == (1, 2, None)
     assert place.following == f"/clusters/{alice[1]}/?from=namespace%3Dalice"
     assert place.queue == "/clusters/?namespace=alice"

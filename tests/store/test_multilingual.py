@@ -39,3 +39,14 @@ def test_a_model_file_that_is_not_the_pinned_one_is_refused(tmp_path, monkeypatc
 
     with pytest.raises(embeddings.ModelFileError, match="expected the pinned"):
         multilingual.Encoder().encode(["anything"])
+
+
+def test_short_memories_want_the_vector_in_any_namespace_long_ones_in_a_multilingual_one():
+    short, long = (
+        "Eats a plant-based diet.",
+        "Deploys of the billing service run on Tuesdays after standup.",
+    )
+    assert len(long.split()) > multilingual.SHORT_WORDS >= len(short.split())
+
+    assert multilingual.wanted(short, False) and multilingual.wanted(short, True)
+    assert not multilingual.wanted(long, False) and multilingual.wanted(long, True)

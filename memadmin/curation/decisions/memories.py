@@ -228,7 +228,8 @@ def _set_vectors(
     pairs: list[tuple[Memory, Record]], embed: bool, namespaces: dict[str, Namespace]
 ) -> int:
     """Give each memory the record's vector (normalised) or the model's, and the
-    multilingual model's in a multilingual namespace; count the memories embedded."""
+    multilingual model's where it is wanted (a multilingual namespace, a short memory:
+    store.multilingual.wanted); count the memories embedded."""
     to_encode = []
     for memory, record in pairs:
         if record.embedding is not None:
@@ -244,7 +245,9 @@ def _set_vectors(
         for memory, vector in zip(to_encode, vectors, strict=True):
             memory.embedding, memory.embedding_model = vector, embeddings.MODEL_ID
     multi = [
-        memory for memory, record in pairs if embed and namespaces[record.namespace].multilingual
+        memory
+        for memory, record in pairs
+        if embed and multilingual.wanted(memory.content, namespaces[record.namespace].multilingual)
     ]
     if multi:
         vectors = multilingual.encode([memory.content for memory in multi])
@@ -255,11 +258,11 @@ def _set_vectors(
 
 def embed_text(memory: Memory) -> None:
     """Vectors for a memory's new text (a merge's): MiniLM's, and the multilingual
-    model's in a multilingual namespace. Sets them on the unsaved memory."""
+    model's where it is wanted. Sets them on the unsaved memory."""
     memory.embedding = embeddings.encode([memory.content])[0]
     memory.embedding_model = embeddings.MODEL_ID
     # Every text written notes its language, so detection never has to read them all.
-    if note_languages(memory.namespace, [memory.content]):
+    if multilingual.wanted(memory.content, note_languages(memory.namespace, [memory.content])):
         memory.embedding_multi = multilingual.encode([memory.content])[0]
         memory.embedding_multi_model = multilingual.MODEL_ID
 
@@ -288,10 +291,16 @@ def note_languages(namespace: Namespace, texts: Sequence[str]) -> bool:
 
 
 def embed_multilingual(namespace: Namespace, *, actor: str, store: bool = True) -> int:
-    """Give every active memory of a multilingual namespace that lacks it the multilingual
-    vector (a namespace that turned multilingual after its first memories). Returns how
-    many were embedded. With store=False nothing is written (a dry run): the count only."""
-    missing = store_queries.without_multilingual_vector(namespace)
+    """Give every active memory of the namespace that wants the multilingual vector
+    (store.multilingual.wanted: all of a multilingual namespace, else the short ones) and
+    lacks it the vector (a namespace that turned multilingual after its first memories,
+    memories stored before short ones got it). Returns how many were embedded. With
+    store=False nothing is written (a dry run): the count only."""
+    missing = [
+        memory
+        for memory in store_queries.without_multilingual_vector(namespace)
+        if multilingual.wanted(memory.content, namespace.multilingual)
+    ]
     if not missing or not store:
         return len(missing)
     for start in range(0, len(missing), 256):

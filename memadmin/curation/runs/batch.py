@@ -42,25 +42,36 @@ logger = logging.getLogger("memadmin.curation")
 def multilingual_vectors(
     namespace: Namespace, memories: list[Memory], options: Options
 ) -> np.ndarray | None:
-    """The multilingual model's vectors of a namespace whose memories are in more than one
-    language (None for any other: it never pays for them). Every write notes the
-    language of what it brings (decisions.note_languages), so only a namespace whose
-    language was never noted (memories stored before this version) is read here, once;
-    found multilingual, it is marked so, and memories without the vector get it first (a
-    dry run computes them without storing)."""
-    if not namespace.multilingual:
-        if namespace.language:
-            return None
-        if not decisions.note_languages(namespace, [memory.content for memory in memories]):
-            return None
-    if not options.dry_run:
-        decisions.embed_multilingual(namespace, actor="command:find_duplicates")
-    vectors = store_queries.active_vectors(namespace, memories, column="embedding_multi")
+    """The multilingual model's vectors of the memories that have it (store.multilingual
+    .wanted: all of a namespace in more than one language, else the short ones), rows of
+    zeros for the others; None when none wants it (a namespace of long memories in one
+    language never pays for it). Every write notes the language of what it brings
+    (decisions.note_languages), so only a namespace whose language was never noted
+    (memories stored before this version) is noted here, once. A memory that wants the
+    vector and lacks it (stored before) gets it now; a dry run computes it without
+    storing it."""
+    several = namespace.multilingual or (
+        not namespace.language
+        and decisions.note_languages(namespace, [memory.content for memory in memories])
+    )
+    wanted = [i for i, m in enumerate(memories) if multilingual.wanted(m.content, several)]
+    if not wanted:
+        return None
+    vectors = store_queries.active_vectors(
+        namespace, memories, {memories[i].pk for i in wanted}, column="embedding_multi"
+    )
     if vectors is None:
         vectors = np.zeros((len(memories), multilingual.DIMENSIONS), dtype=np.float32)
-    missing = np.flatnonzero(~vectors.any(axis=1))
-    if len(missing):  # a dry run stores nothing: it computes what is missing
+    missing = [i for i in wanted if not vectors[i].any()]
+    if missing:
         vectors[missing] = multilingual.encode([memories[i].content for i in missing])
+        if not options.dry_run:
+            decisions.store_embeddings(
+                memories=[memories[i] for i in missing],
+                vectors=vectors[missing],
+                actor="command:find_duplicates",
+                model=multilingual.MODEL_ID,
+            )
     return vectors
 
 

@@ -45,13 +45,16 @@ class Counted:
 
 @cache
 def rules_version() -> str:
-    """A digest of what decides what is kept: the detection package's code, the lexicon
-    and the versions of the libraries it reads words with. Kept counts and frames made
-    under other rules are read again whole."""
+    """A digest of what decides what is kept: the detection package's code, the lexicon,
+    the versions of the libraries it reads words with, and which memories get the
+    multilingual vector (store.multilingual: a namespace read whole gives it to those that
+    lack it, which a narrow read takes as given). Kept counts and frames made under other
+    rules are read again whole."""
     digest = hashlib.sha256()
     package = Path(detect.__file__).parent
     store = Path(store_queries.__file__).parent
-    for path in [*sorted(package.glob("*.py")), store / "lexicon.py", store / "lexicon.toml"]:
+    rules = ["lexicon.py", "lexicon.toml", "multilingual.py"]
+    for path in [*sorted(package.glob("*.py")), *(store / name for name in rules)]:
         digest.update(path.read_bytes())
     for library in ("simplemma", "jieba"):
         digest.update(metadata.version(library).encode())

@@ -16,6 +16,7 @@ from django.conf import settings
 from memadmin.curation.detection import detect, lexical
 from memadmin.curation.detection.judgement import Thresholds
 from memadmin.curation.runs import counting
+from memadmin.store import multilingual
 from memadmin.store import queries as store_queries
 from memadmin.store.models import Memory, Namespace
 
@@ -152,7 +153,7 @@ def narrow(
     ones among them; `kept`: what the last run kept of it). Every layer runs on the whole
     namespace as a full read would: vectors and exact hashes in PostgreSQL, frames kept
     (runs.counting) and brought up to date with the memories that came and went; only
-    the memories in a pair with a new one are read whole. Five queries for the batch,
+    the memories in a pair with a new one are read whole. Six queries for the batch,
     whatever its size.
 
     A namespace it cannot read narrow is left out (the caller reads it whole): nothing
@@ -186,20 +187,28 @@ def narrow(
         fresh_ids, list(counted), floor=thresholds.candidate
     )
     exact = store_queries.exact_partners(fresh_ids)
+    # Short new memories have the multilingual vector too: its pairs, as a full read's
+    # layer over it finds them (runs.batch.multilingual_vectors).
+    multi_pairs = store_queries.vector_pairs_in_database(
+        [pk for pk in fresh_ids if multilingual.short(read[pk].content)],
+        list(counted),
+        floor=thresholds.multi_candidate,
+        column="embedding_multi",
+    )
     by_id = {memory_id: (pk, p) for pk in counted for p, memory_id in enumerate(ids[pk])}
     wanted: dict[int, set[int]] = {pk: set(light[pk].fresh) for pk in counted}
     words: dict[int, set[tuple[int, int]]] = {}
     for pk, found in counted.items():
         words[pk] = detect.frames_pairs(found.frames_in_order(light[pk].keys), light[pk].fresh)
         wanted[pk].update(p for pair in words[pk] for p in pair)
-    for pair in [*vector_pairs, *exact]:
+    for pair in [*vector_pairs, *exact, *multi_pairs]:
         for memory_id in pair[:2]:
             if memory_id in by_id:
                 pk, p = by_id[memory_id]
                 wanted[pk].add(p)
     more = [ids[pk][p] for pk in counted for p in wanted[pk]]
     read.update(store_queries.memories_by_id([pk for pk in more if pk not in read]))
-    involved = set(fresh_ids) | {other for _, other, _ in vector_pairs}
+    involved = set(fresh_ids) | {other for _, other, _ in [*vector_pairs, *multi_pairs]}
     found: dict[int, Narrowed] = {}
     for pk in counted:
         rows, positions = light[pk], sorted(wanted[pk])

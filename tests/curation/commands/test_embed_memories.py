@@ -3,7 +3,7 @@
 import pytest
 
 from memadmin.curation.models import HistoryEvent
-from memadmin.store import embeddings
+from memadmin.store import embeddings, multilingual
 from memadmin.store.models import Memory
 from tests.factories import line
 
@@ -23,9 +23,13 @@ def test_it_embeds_rows_without_a_vector_and_rows_of_another_model(run_command, 
 
     result = run_command("embed_memories")
 
-    assert result.stdout.strip() == f"embedded 3 memories with {embeddings.MODEL_ID}"
+    assert result.stdout.strip().splitlines() == [
+        f"embedded 3 memories with {embeddings.MODEL_ID}",
+        # Short memories get the multilingual vector too (store.multilingual.wanted).
+        f"embedded 3 memories of alice with {multilingual.MODEL_ID}",
+    ]
     assert set(Memory.objects.values_list("embedding_model", flat=True)) == {embeddings.MODEL_ID}
-    event = HistoryEvent.objects.get(action="embed")
+    event = HistoryEvent.objects.get(action="embed", after__model=embeddings.MODEL_ID)
     assert event.after == {"count": 3, "model": embeddings.MODEL_ID}
 
 

@@ -15,9 +15,10 @@ BATCH = 500
 class Command(MemadminCommand):
     help = (
         "Embed every memory that has no vector of the current model "
-        f"({embeddings.MODEL_ID}): new rows, and rows embedded by another model; in "
-        f"namespaces whose memories are in more than one language, also with the "
-        f"multilingual model ({multilingual.MODEL_ID})."
+        f"({embeddings.MODEL_ID}): new rows, and rows embedded by another model; also "
+        f"with the multilingual model ({multilingual.MODEL_ID}) every memory of a "
+        f"namespace in more than one language, and every memory of at most "
+        f"{multilingual.SHORT_WORDS} words."
     )
 
     def add_arguments(self, parser):
@@ -51,9 +52,11 @@ class Command(MemadminCommand):
             texts = list(
                 found.memories.filter(status=MemoryStatus.ACTIVE).values_list("content", flat=True)
             )
-            if found.multilingual or multilingual.needs_multilingual(texts):
+            if multilingual.needs_multilingual(texts):
                 decisions.note_languages(found, texts)
-                count = decisions.embed_multilingual(found, actor="command:embed_memories")
+            # All of a multilingual namespace, else its short memories (store.multilingual).
+            count = decisions.embed_multilingual(found, actor="command:embed_memories")
+            if count or found.multilingual:
                 self.stdout.write(
                     f"embedded {count} memories of {found.name} with {multilingual.MODEL_ID}"
                 )

@@ -4,8 +4,9 @@ mixed-language against English-only, in one run.
     .venv/bin/python bench/import_mixed.py [--count 10000] [--foreign-share 0.3]
 
 A mixed-language namespace turns multilingual at its first German, French or Chinese
-line, so its memories get both vectors; the English-only one gets MiniLM's alone. Prints
-both times and their ratio. Uses var/bench unless DATABASE_URL is set.
+line, so its memories get both vectors; the English-only one gets MiniLM's, and its short
+lines (at most eight words: store.multilingual.SHORT_WORDS) the second too. Prints both
+times and their ratio. Uses var/bench unless DATABASE_URL is set.
 """
 
 from __future__ import annotations

@@ -153,8 +153,8 @@ def narrow(
     ones among them; `kept`: what the last run kept of it). Every layer runs on the whole
     namespace as a full read would: vectors and exact hashes in PostgreSQL, frames kept
     (runs.counting) and brought up to date with the memories that came and went; only
-    the memories in a pair with a new one are read whole. Six queries for the batch,
-    whatever its size.
+    the memories in a pair with a new one are read whole. Five queries for the batch,
+    whatever its size (six with short new memories: the second model's pairs).
 
     A namespace it cannot read narrow is left out (the caller reads it whole): nothing
     kept, too much came or went, a memory that went changed its text (its old text is

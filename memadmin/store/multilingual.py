@@ -78,7 +78,9 @@ SHORT_WORDS = 8
 
 
 def short(text: str) -> bool:
-    """Whether a memory is short enough to get the multilingual vector anyway."""
+    """Whether a memory is short enough to get the multilingual vector anyway. Text
+    written without spaces (Chinese, Japanese) counts as one word: it always gets it, and
+    MiniLM reads it poorly anyway."""
     return len(text.split()) <= SHORT_WORDS
 
 

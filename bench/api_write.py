@@ -152,7 +152,7 @@ def new_texts(count: int, seed: int) -> list[str]:
         from memadmin.store.lexicon import language_of
 
         # The everyday sets' memories of at most seven words, numbered: at most eight
-        # words, so each gets the multilingual vector too (store.multilingual.SHORT_WORDS).
+        # words, so each gets the multilingual vector too (store.text.SHORT_WORDS).
         texts = [
             json.loads(line)["content"].rstrip(".")
             for path in sorted((ROOT / "tests" / "data").glob("everyday*/memories.jsonl"))

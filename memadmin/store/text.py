@@ -25,6 +25,21 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(normalise(content).encode("utf-8")).hexdigest()
 
 
+# A memory of at most this many words is short: the everyday memories agents write
+# ("Loves hiking", "I'm vegan", "Lives in Porto") say a fact in three to eight words, where
+# MiniLM's cosine says little ("Lives in Porto" / "Moved to Lyon in 2024": 0.32; "I'm
+# vegan" / "Eats a plant-based diet": 0.33). Detection reads a short memory for the slot it
+# fills (curation.detection.detect.frame_of) and gives it the multilingual vector
+# (store.multilingual.wanted); longer memories share enough words for MiniLM.
+SHORT_WORDS = 8
+
+
+def short(text: str) -> bool:
+    """Whether a memory is short (at most SHORT_WORDS words). Text written without spaces
+    (Chinese, Japanese) counts as one word: MiniLM reads it poorly anyway."""
+    return len(text.split()) <= SHORT_WORDS
+
+
 def first_line(error: BaseException | str) -> str:
     """The first line of an error's message (database errors run to several lines)."""
     lines = str(error).strip().splitlines()

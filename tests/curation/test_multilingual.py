@@ -49,7 +49,7 @@ def test_long_memories_in_one_language_pay_nothing_for_the_second_model(load):
 
     found = Namespace.objects.get(name="alice")
     assert (found.language, found.multilingual) == ("en", False)
-    # Short memories (at most SHORT_WORDS words) get it in any namespace; long ones do not.
+    # Short memories (store.text.short) get it in any namespace; long ones do not.
     assert with_vector("alice") == {"tea"}
 
 

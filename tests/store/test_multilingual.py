@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from memadmin.store import embeddings, multilingual
+from memadmin.store.text import SHORT_WORDS
 
 
 def test_one_fact_in_three_languages_is_closer_than_another_fact():
@@ -46,7 +47,7 @@ def test_short_memories_want_the_vector_in_any_namespace_long_ones_in_a_multilin
         "Eats a plant-based diet.",
         "Deploys of the billing service run on Tuesdays after standup.",
     )
-    assert len(long.split()) > multilingual.SHORT_WORDS >= len(short.split())
+    assert len(long.split()) > SHORT_WORDS >= len(short.split())
 
     assert multilingual.wanted(short, False) and multilingual.wanted(short, True)
     assert not multilingual.wanted(long, False) and multilingual.wanted(long, True)

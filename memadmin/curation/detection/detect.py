@@ -20,6 +20,7 @@ import numpy as np
 from django.conf import settings
 
 from memadmin.curation.detection import lexical, reading
+from memadmin.store.text import short
 
 # --- Candidate pairs ---------------------------------------------------------------------
 
@@ -164,10 +165,6 @@ def lexical_pairs(
     return pairs
 
 
-# A memory this short is read for the slot it fills (frame_pairs): in so few words the
-# values are most of the text, and MiniLM's cosine says little ("Lives in Porto" /
-# "Moved to Lyon in 2024": 0.32); longer memories share enough words for the vector layer.
-FRAME_WORDS = 8
 # Each memory is paired with at most this many others of its slot, the nearest in time
 # (a slot's value changes one after another).
 FRAME_NEIGHBOURS = 8
@@ -185,8 +182,9 @@ class Frame(NamedTuple):
 
 @lru_cache(maxsize=65536)
 def frame_of(text: str) -> Frame | None:
-    """The frame of a memory of at most FRAME_WORDS words (None for a longer one)."""
-    if len(text.split()) > FRAME_WORDS:
+    """The frame of a short memory (store.text.short: in so few words the values are most
+    of the text); None for a longer one."""
+    if not short(text):
         return None
     found = reading.read(text)
     things = sorted({t.lemma for t in found.objects if t.kind == "word"})

@@ -439,28 +439,31 @@ def _replaced(older: Reading, newer: Reading) -> str:
     from Vim"), or ""."""
     if not newer.change:
         return ""
-    replaced = words("markers", "replaced")
-    tokens_b = newer.tokens
-    for index, token in enumerate(tokens_b):
-        if token.text not in replaced:
-            continue
-        for later in tokens_b[index + 1 : index + 4]:
-            if later.content and any(same_word(later, o) for o in older.objects):
-                return later.text
+    for later in _named_as_replaced(newer):
+        if any(same_word(later, o) for o in older.objects):
+            return later.text
     return ""
 
 
 def _old_value_elsewhere(older: Reading, newer: Reading) -> bool:
     """The newer names the value it replaced ("switched from VS Code to Neovim") and the
     older does not say it: the older fills another slot."""
+    named = _named_as_replaced(newer)
+    return bool(named) and not found_in(named[0], older)
+
+
+def _named_as_replaced(reading: Reading) -> list[Token]:
+    """The content words within three words after each word that names a replaced value
+    ("instead of npm", "from VS Code"), in order."""
     replaced = words("markers", "replaced")
-    tokens_b = newer.tokens
-    for index, token in enumerate(tokens_b):
-        if token.text in replaced:
-            named = next((t for t in tokens_b[index + 1 : index + 4] if t.content), None)
-            if named is not None:
-                return not found_in(named, older)
-    return False
+    tokens = reading.tokens
+    return [
+        later
+        for index, token in enumerate(tokens)
+        if token.text in replaced
+        for later in tokens[index + 1 : index + 4]
+        if later.content
+    ]
 
 
 def _subject_said_after(older: Reading, newer: Reading) -> bool:

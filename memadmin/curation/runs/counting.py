@@ -46,14 +46,14 @@ class Counted:
 @cache
 def rules_version() -> str:
     """A digest of what decides what is kept: the detection package's code, the lexicon,
-    the versions of the libraries it reads words with, and which memories get the
-    multilingual vector (store.multilingual: a namespace read whole gives it to those that
-    lack it, which a narrow read takes as given). Kept counts and frames made under other
-    rules are read again whole."""
+    the versions of the libraries it reads words with, which memories are short and which
+    get the multilingual vector (store.text, store.multilingual: a namespace read whole
+    gives the vector to those that lack it, which a narrow read takes as given). Kept
+    counts and frames made under other rules are read again whole."""
     digest = hashlib.sha256()
     package = Path(detect.__file__).parent
     store = Path(store_queries.__file__).parent
-    rules = ["lexicon.py", "lexicon.toml", "multilingual.py"]
+    rules = ["lexicon.py", "lexicon.toml", "multilingual.py", "text.py"]
     for path in [*sorted(package.glob("*.py")), *(store / name for name in rules)]:
         digest.update(path.read_bytes())
     for library in ("simplemma", "jieba"):

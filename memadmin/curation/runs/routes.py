@@ -16,9 +16,9 @@ from django.conf import settings
 from memadmin.curation.detection import detect, lexical
 from memadmin.curation.detection.judgement import Thresholds
 from memadmin.curation.runs import counting
-from memadmin.store import multilingual
 from memadmin.store import queries as store_queries
 from memadmin.store.models import Memory, Namespace
+from memadmin.store.text import short
 
 
 @dataclass
@@ -190,7 +190,7 @@ def narrow(
     # Short new memories have the multilingual vector too: its pairs, as a full read's
     # layer over it finds them (runs.batch.multilingual_vectors).
     multi_pairs = store_queries.vector_pairs_in_database(
-        [pk for pk in fresh_ids if multilingual.short(read[pk].content)],
+        [pk for pk in fresh_ids if short(read[pk].content)],
         list(counted),
         floor=thresholds.multi_candidate,
         column="embedding_multi",

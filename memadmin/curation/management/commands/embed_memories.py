@@ -8,6 +8,7 @@ from memadmin.store import embeddings, multilingual
 from memadmin.store.commands import MemadminCommand
 from memadmin.store.models import Memory, MemoryStatus, Namespace
 from memadmin.store.progress import progress_bar
+from memadmin.store.text import SHORT_WORDS
 
 BATCH = 500
 
@@ -18,7 +19,7 @@ class Command(MemadminCommand):
         f"({embeddings.MODEL_ID}): new rows, and rows embedded by another model; also "
         f"with the multilingual model ({multilingual.MODEL_ID}) every memory of a "
         f"namespace in more than one language, and every memory of at most "
-        f"{multilingual.SHORT_WORDS} words."
+        f"{SHORT_WORDS} words."
     )
 
     def add_arguments(self, parser):

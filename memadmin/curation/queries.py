@@ -29,7 +29,7 @@ from memadmin.curation.models import (
     ProposalStatus,
 )
 from memadmin.store.models import Memory, MemoryStatus, Namespace
-from memadmin.store.queries import count_per_namespace
+from memadmin.store.queries import any_of, count_per_namespace
 
 
 def given(conditions: dict) -> dict:
@@ -192,7 +192,7 @@ def absorbed_by(
     for memory in Memory.objects.filter(
         namespace_id__in=list(namespace_ids),
         status=MemoryStatus.SUPERSEDED,
-        superseded_by_id__in=list(survivor_ids),
+        superseded_by_id__in=any_of(survivor_ids),
         pk__in=folded,
     ).order_by("created_at", "id"):
         absorbed.setdefault(memory.superseded_by_id, []).append(memory)

@@ -3,7 +3,7 @@ by namespace. The store is the bottom layer: nothing here imports curation."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -15,12 +15,20 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, IntegerField, OuterRef, Subquery
 from django.db.models.base import ModelState
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from psycopg.types import TypeInfo
 from psycopg.types.string import ByteaBinaryLoader
 
 from memadmin.store import embeddings, multilingual
 from memadmin.store.models import Memory, MemoryStatus, Namespace
+
+
+def any_of(ids: Iterable[int]) -> RawSQL:
+    """The given ids as a subquery over one array parameter, for `field__in=any_of(ids)`.
+    Django writes a list as one placeholder per id: the 20,000 memory ids of a batch run
+    took 200 ms to send and plan, this 15 ms (bench/find_duplicates.py, scenario b)."""
+    return RawSQL("SELECT unnest(%s::bigint[])", (list(ids),))
 
 
 def count_per_namespace(model, **conditions) -> Coalesce:

@@ -31,6 +31,7 @@ from memadmin.curation.models import (
 )
 from memadmin.curation.queries import cluster_members
 from memadmin.store.models import Memory, Namespace
+from memadmin.store.queries import any_of
 
 
 def weakest(edges: list[dict]) -> list[int]:
@@ -81,7 +82,7 @@ def open_clusters(
             ClusterMember.objects.filter(
                 cluster__namespace_id__in=list(namespace_ids),
                 cluster__status=ClusterStatus.OPEN,
-                memory__in=[m.pk for p in proposed for m in p.memories],
+                memory__in=any_of(m.pk for p in proposed for m in p.memories),
             ).values_list("memory_id", "cluster_id")
         )
         fresh = [p for p in proposed if not any(m.pk in open_cluster_of for m in p.memories)]

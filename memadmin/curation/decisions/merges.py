@@ -38,6 +38,7 @@ from memadmin.curation.models import (
 )
 from memadmin.curation.queries import cluster_members
 from memadmin.store.models import Memory, MemoryStatus
+from memadmin.store.queries import any_of
 from memadmin.store.text import content_hash
 from memadmin.store.validation import capped_sum
 
@@ -104,7 +105,7 @@ def fold_many(
             m.pk: m
             for m in Memory.objects.select_for_update()
             .defer("embedding", "embedding_multi")
-            .filter(pk__in=ids)
+            .filter(pk__in=any_of(ids))
             .order_by("pk")
         }
         made, refused, events, superseded = [], [], [], []

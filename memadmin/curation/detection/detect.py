@@ -83,6 +83,10 @@ def vector_pairs_exact(
     are compared (blocks differ in cost: the triangle's first rows are the longest)."""
     query_positions = np.asarray(query_positions, dtype=np.int64)
     triangle = len(query_positions) == len(vectors)
+    if block_size is None and triangle and len(vectors) <= TILE_COLUMNS:
+        pairs = _whole_triangle(vectors, floor)
+        _report(on_progress, [len(vectors) ** 2], 1)
+        return pairs
     if block_size is None:
         # Blocks of 1,024 rows, but at least eight in a small namespace: the triangle
         # only saves work with several blocks (1,000 memories: 5.2 ms instead of 8.5).
@@ -117,6 +121,17 @@ def vector_pairs_exact(
     if triangle or not len(pairs):
         return pairs
     return _unique_pairs(pairs, query_positions)
+
+
+def _whole_triangle(vectors: np.ndarray, floor: float) -> np.ndarray:
+    """Every pair of a namespace that fits one tile, in one product: numpy computes
+    `v @ v.T` as a symmetric product (BLAS syrk), half the work of the blocks' general
+    ones (1,000 memories: 4.6 ms instead of 5.5, one thread; measured)."""
+    scores = vectors @ vectors.T
+    flat = np.flatnonzero(scores >= floor)
+    i, j = np.divmod(flat, len(vectors))
+    keep = j > i
+    return np.stack([i[keep], j[keep], scores.ravel()[flat[keep]]], axis=1).astype(np.float64)
 
 
 def _report(on_progress: Callable[[int, int], None] | None, work: list[int], done: int) -> None:

@@ -15,9 +15,15 @@ thousand in English; "10.000" is ten thousand in German.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from importlib import metadata
+
+from django.conf import settings
 
 from memadmin.store.lexicon import HAN, fold, language_of, lexicon, words
 
@@ -57,11 +63,28 @@ def canonical_number(number: float) -> str:
 @cache
 def _units() -> dict[str, tuple[str, float]]:
     """unit word -> (measure, factor to the measure's base unit). pint gives the factor of
-    every unit it knows (store/lexicon.toml names them); the lexicon the rest."""
-    return {
-        unit: (measure, _factor(measure, spec))
-        for unit, (measure, spec) in lexicon()["units"].items()
-    }
+    every unit it knows (store/lexicon.toml names them); the lexicon the rest. Loading
+    pint's registry took 0.4 s of every process that reads a text (each run, worker and
+    web process): the table is kept in the app's cache folder, under a digest of the
+    lexicon's units and pint's version, and pint is loaded only when they change."""
+    units = lexicon()["units"]
+    digest = hashlib.sha256(
+        json.dumps([units, metadata.version("pint")], sort_keys=True).encode()
+    ).hexdigest()[:16]
+    path = settings.DATA_DIR / "cache" / f"units-{digest}.json"
+    try:
+        return {unit: tuple(found) for unit, found in json.loads(path.read_text()).items()}
+    except (OSError, ValueError):
+        pass  # not computed yet (or unreadable): compute it
+    table = {unit: (measure, _factor(measure, spec)) for unit, (measure, spec) in units.items()}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        written = path.with_suffix(f".{os.getpid()}.tmp")
+        written.write_text(json.dumps(table))
+        written.replace(path)  # whole or not at all: processes may start side by side
+    except OSError:
+        pass  # a read-only folder: computed again next time
+    return table
 
 
 # The unit each measure is compared in.

@@ -79,3 +79,18 @@ def test_progress_counts_every_pair_compared_once(clustered_vectors, workers, se
     assert len(heard) == 5
     assert [done for done, _ in heard] == sorted(done for done, _ in heard)
     assert heard[-1] == (total, total)
+
+
+def test_a_namespace_of_one_tile_is_compared_in_one_symmetric_product(clustered_vectors):
+    every = np.arange(len(clustered_vectors))
+
+    whole = detect.vector_pairs_exact(clustered_vectors, every, floor=0.6, workers=1)
+    blocked = detect.vector_pairs_exact(
+        clustered_vectors, every, floor=0.6, workers=1, block_size=64
+    )
+
+    assert {(int(i), int(j)) for i, j, _ in whole} == brute_force_pairs(
+        clustered_vectors, every, 0.6
+    )
+    assert whole[:, :2].tolist() == blocked[:, :2].tolist()  # the same pairs, in one order
+    assert np.allclose(whole[:, 2], blocked[:, 2], atol=1e-6)

@@ -72,3 +72,23 @@ def test_an_identifier_with_digits_is_not_a_quantity():
 
 def test_a_number_too_long_to_be_a_value_is_ignored():
     assert quantities.keys("9" * 5000 + " ms") == frozenset()
+
+
+def test_the_unit_table_is_kept_in_the_cache_folder_and_read_back(tmp_path, settings, monkeypatch):
+    settings.DATA_DIR = tmp_path
+    quantities._units.cache_clear()
+    try:
+        computed = quantities._units()
+        kept = list((tmp_path / "cache").glob("units-*.json"))
+        assert len(kept) == 1
+        # Read back without pint: the same table, value for value.
+        quantities._units.cache_clear()
+        monkeypatch.setattr(quantities, "_registry", lambda: pytest.fail("pint was loaded"))
+        assert quantities._units() == computed
+        # A file cut short is computed again, not trusted.
+        kept[0].write_text('{"km": ["length"')
+        quantities._units.cache_clear()
+        monkeypatch.undo()
+        assert quantities._units() == computed
+    finally:
+        quantities._units.cache_clear()

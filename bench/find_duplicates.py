@@ -198,6 +198,50 @@ def vector_layer(vectors, floor: float, workers: int) -> tuple[float, int]:
     return time.perf_counter() - started, len(pairs)
 
 
+def cpu_seconds() -> tuple[float, float] | None:
+    """CPU seconds used so far by the embedded PostgreSQL (its postmaster, the backends it
+    has reaped, and the living ones) and by this process with its reaped children (a run's
+    worker processes): the database's share of a run, as one database core would carry
+    it. None when the server is not the embedded one on this machine."""
+    if os.environ.get("DATABASE_URL"):
+        return None
+    from django.conf import settings
+
+    from memadmin.embedded_db import pgdata_dir
+
+    try:
+        postmaster = (pgdata_dir(settings.DATA_DIR) / "postmaster.pid").read_text().split()[0]
+    except (OSError, IndexError):
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def fields(pid: str) -> list[str]:
+        # After the command's closing parenthesis: state, ppid, ... utime (11), stime,
+        # cutime, cstime (see proc(5)).
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+    server = sum(int(value) for value in fields(postmaster)[11:15])
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            found = fields(pid)
+        except OSError:
+            continue  # ended meanwhile
+        if found[1] == postmaster:
+            server += int(found[11]) + int(found[12])
+    mine = os.times()
+    return server / tick, mine.user + mine.system + mine.children_user + mine.children_system
+
+
+def print_cpu(before: tuple[float, float] | None, after: tuple[float, float] | None) -> None:
+    if before is None or after is None:
+        return
+    server, run = after[0] - before[0], after[1] - before[1]
+    print(
+        f"  CPU: PostgreSQL {server:.1f} s, the run's processes {run:.1f} s "
+        f"(the database {server / (server + run):.0%} of the work)"
+    )
+
+
 def run_find_duplicates(*arguments: str) -> tuple[float, str]:
     from django.core.management import call_command
 
@@ -295,8 +339,10 @@ def scenario_b(namespaces: int, size: int, *, profile: bool, queue: list[int]) -
     brute = median_of_three(every_pair)
     reset()
     load(data)
+    before = cpu_seconds()
     seconds, summary = run_find_duplicates()
     print(f"  find_duplicates --full: {seconds:.1f} s ({summary})")
+    print_cpu(before, cpu_seconds())
     # The ratio's target is set for the typical deployment, 1,000 namespaces of 1,000.
     ratio_target = " (target <= 15)" if (namespaces, size) == (1000, 1000) else ""
     print(
@@ -354,7 +400,9 @@ def scenario_d(namespaces: int, size: int, new: int, queue: list[int], *, profil
         if workers:
             seconds, summary = through_the_queue(workers, "--no-llm")
         else:
+            before = cpu_seconds()
             seconds, summary = run_find_duplicates("--no-llm")
+            print_cpu(before, cpu_seconds())
         print(
             f"  {route}: {seconds:.1f} s (target <= 20 s); numpy new-against-all "
             f"{brute:.2f} s (median); ratio {seconds / brute:.1f} (target <= 30) ({summary})"

@@ -73,9 +73,12 @@ def _units() -> dict[str, tuple[str, float]]:
     ).hexdigest()[:16]
     path = settings.DATA_DIR / "cache" / f"units-{digest}.json"
     try:
-        return {unit: tuple(found) for unit, found in json.loads(path.read_text()).items()}
-    except (OSError, ValueError):
-        pass  # not computed yet (or unreadable): compute it
+        kept = json.loads(path.read_text())
+        table = {unit: (str(measure), float(factor)) for unit, (measure, factor) in kept.items()}
+        if table.keys() == units.keys():
+            return table
+    except (OSError, ValueError, TypeError, AttributeError):
+        pass  # not computed yet, or unreadable: computed again
     table = {unit: (measure, _factor(measure, spec)) for unit, (measure, spec) in units.items()}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

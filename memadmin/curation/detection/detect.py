@@ -125,8 +125,8 @@ def vector_pairs_exact(
 
 def _whole_triangle(vectors: np.ndarray, floor: float) -> np.ndarray:
     """Every pair of a namespace that fits one tile, in one product: numpy computes
-    `v @ v.T` as a symmetric product (BLAS syrk), half the work of the blocks' general
-    ones (1,000 memories: 4.6 ms instead of 5.5, one thread; measured)."""
+    `v @ v.T` as a symmetric product (BLAS syrk), half the multiplications of a general
+    one (1,000 memories, one thread: the layer took 5.15 ms instead of the blocks' 5.5)."""
     scores = vectors @ vectors.T
     flat = np.flatnonzero(scores >= floor)
     i, j = np.divmod(flat, len(vectors))

@@ -201,26 +201,25 @@ def vector_layer(vectors, floor: float, workers: int) -> tuple[float, int]:
 def cpu_seconds() -> tuple[float, float] | None:
     """CPU seconds used so far by the embedded PostgreSQL (its postmaster, the backends it
     has reaped, and the living ones) and by this process with its reaped children (a run's
-    worker processes): the database's share of a run, as one database core would carry
-    it. None when the server is not the embedded one on this machine."""
+    worker processes): taken before and after a run, the database's share of its work.
+    None when the server is not the embedded one on this machine."""
     if os.environ.get("DATABASE_URL"):
         return None
     from django.conf import settings
 
     from memadmin.embedded_db import pgdata_dir
 
-    try:
-        postmaster = (pgdata_dir(settings.DATA_DIR) / "postmaster.pid").read_text().split()[0]
-    except (OSError, IndexError):
-        return None
-    tick = os.sysconf("SC_CLK_TCK")
-
     def fields(pid: str) -> list[str]:
         # After the command's closing parenthesis: state, ppid, ... utime (11), stime,
         # cutime, cstime (see proc(5)).
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
-    server = sum(int(value) for value in fields(postmaster)[11:15])
+    try:
+        postmaster = (pgdata_dir(settings.DATA_DIR) / "postmaster.pid").read_text().split()[0]
+        server = sum(int(value) for value in fields(postmaster)[11:15])
+    except (OSError, IndexError):
+        return None  # no server of ours running (a stale pid file)
+    tick = os.sysconf("SC_CLK_TCK")
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             found = fields(pid)

@@ -190,7 +190,7 @@ def narrow(
     # Short new memories have the multilingual vector too: its pairs, as a full read's
     # layer over it finds them (runs.batch.multilingual_vectors).
     multi_pairs = store_queries.vector_pairs_in_database(
-        [pk for pk in fresh_ids if short(read[pk].content)],
+        [memory_id for memory_id in fresh_ids if short(read[memory_id].content)],
         list(counted),
         floor=thresholds.multi_candidate,
         column="embedding_multi",

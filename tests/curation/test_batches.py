@@ -3,6 +3,7 @@ queries and written in one transaction must leave exactly what one namespace at 
 leaves, keep every guarantee per namespace (its lock, all or nothing, --max-ops, a dry run
 writing nothing), and let one namespace fail alone."""
 
+import gc
 import json
 import logging
 
@@ -250,3 +251,29 @@ def test_an_incremental_run_takes_more_memories_in_a_batch_than_a_full_one(setti
     assert runs.batches(namespaces, sizes) == runs.batches(
         namespaces, sizes, runs.Options(full=True)
     )
+
+
+@pytest.mark.parametrize("enabled_before", [True, False])
+def test_a_batch_runs_without_the_garbage_collector_and_leaves_it_as_it_found_it(
+    load, monkeypatch, enabled_before
+):
+    namespaces_with_folds(load, ["gc-a", "gc-b"])
+    namespaces = list(Namespace.objects.filter(name__in=["gc-a", "gc-b"]))
+    seen_during = []
+    detect = runs.batch._detect
+
+    def watched_detect(*args, **kwargs):
+        seen_during.append(gc.isenabled())
+        return detect(*args, **kwargs)
+
+    monkeypatch.setattr(runs.batch, "_detect", watched_detect)
+    (gc.enable if enabled_before else gc.disable)()
+    try:
+        outcomes = runs.run_batch([ns.pk for ns in namespaces], runs.Options())
+        enabled_after = gc.isenabled()
+    finally:
+        gc.enable()
+
+    assert seen_during == [False]
+    assert enabled_after is enabled_before
+    assert [o.report.exact_collapsed for o in outcomes] == [1, 1]

@@ -17,6 +17,7 @@ from memadmin.curation.decisions.history import (
     lock_active,
     lock_open_cluster,
     log_cluster_decision,
+    unsaved,
 )
 from memadmin.curation.decisions.verdicts import forget_verdict, remember_apart
 from memadmin.curation.detection import clustering
@@ -90,7 +91,7 @@ def open_clusters(
         insert_rows(created)
         insert_rows(
             [
-                ClusterMember(cluster=cluster, memory=m)
+                unsaved(ClusterMember, cluster=cluster, memory=m)
                 for cluster, p in zip(created, fresh, strict=True)
                 for m in p.memories
             ]
@@ -107,7 +108,8 @@ def open_clusters(
 
 
 def _unsaved_cluster(namespace_id: int, proposed: ProposedCluster) -> Cluster:
-    return Cluster(
+    return unsaved(
+        Cluster,
         namespace_id=namespace_id,
         status=ClusterStatus.OPEN,
         edges=sorted(proposed.edges, key=lambda e: (e["a"], e["b"])),

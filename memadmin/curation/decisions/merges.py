@@ -23,6 +23,7 @@ from memadmin.curation.decisions.history import (
     log_undo,
     merged_text,
     snapshot,
+    unsaved,
     unused_external_id,
     update_rows,
 )
@@ -142,7 +143,7 @@ def fold_many(
         insert_rows([cluster for cluster, _ in new_clusters])
         insert_rows(
             [
-                ClusterMember(cluster=cluster, memory=m)
+                unsaved(ClusterMember, cluster=cluster, memory=m)
                 for cluster, members in new_clusters
                 for m in members
             ]
@@ -170,7 +171,8 @@ def _gained(survivor: Memory, before: dict) -> bool:
 
 def _auto_merged_cluster(survivor: Memory, fold: Fold, now) -> Cluster:
     """The (unsaved) cluster that records an automatic fold, for unmerge to read."""
-    return Cluster(
+    return unsaved(
+        Cluster,
         namespace_id=survivor.namespace_id,
         status=ClusterStatus.AUTO_MERGED,
         edges=fold.edges,

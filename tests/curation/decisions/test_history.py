@@ -4,8 +4,8 @@ rows and UPDATE ... FROM VALUES, read back exactly, whatever the text holds."""
 import pytest
 
 from memadmin.curation import decisions
-from memadmin.curation.decisions.history import insert_rows, snapshot, update_rows
-from memadmin.curation.models import Cluster, ClusterStatus, HistoryEvent
+from memadmin.curation.decisions.history import insert_rows, snapshot, unsaved, update_rows
+from memadmin.curation.models import Cluster, ClusterMember, ClusterStatus, HistoryEvent
 from memadmin.store.models import Memory
 from tests.factories import line, store, unit
 
@@ -83,3 +83,53 @@ def test_updated_rows_keep_each_value_of_their_own():
     assert list(
         Memory.objects.order_by("external_id").values_list("tags", "provenance", "importance")
     ) == [(["x\ty"], [{"k": AWKWARD}], 0.25), ([], [], 1.0)]
+
+
+@pytest.mark.parametrize(
+    ("model", "values"),
+    [
+        (
+            HistoryEvent,
+            {
+                "action": "merge",
+                "actor": "test",
+                "user": None,
+                "before": {"content": "a"},
+                "reason": "r",
+                "related_memory_ids": [1],
+            },
+        ),
+        (ClusterMember, {}),
+        (Cluster, {"status": ClusterStatus.AUTO_MERGED, "edges": [], "flags": ["merge"]}),
+    ],
+)
+def test_an_unsaved_row_is_what_the_models_own_constructor_makes(model, values):
+    (memory,) = store(line("a", "Prefers tea.", unit(1)))
+    cluster = Cluster(namespace_id=memory.namespace_id)  # not saved: no key yet
+    related = {
+        HistoryEvent: {"namespace_id": memory.namespace_id, "memory": memory, "cluster": cluster},
+        ClusterMember: {"cluster": cluster, "memory": memory},
+        Cluster: {"namespace_id": memory.namespace_id},
+    }[model]
+
+    fast, django = unsaved(model, **related, **values), model(**related, **values)
+
+    assert vars(fast).keys() == vars(django).keys()
+    assert {k: v for k, v in vars(fast).items() if k != "_state"} == {
+        k: v for k, v in vars(django).items() if k != "_state"
+    }
+    assert fast._state.fields_cache == django._state.fields_cache
+    assert (fast._state.adding, fast._state.db) == (django._state.adding, django._state.db)
+    # Defaults are made per row, never shared: a list default is a new list.
+    for name, value in vars(fast).items():
+        if isinstance(value, list | dict) and name not in values:
+            assert value is not getattr(unsaved(model, **related, **values), name)
+    # Written like any row: the new cluster first, then what points at it.
+    insert_rows([cluster])
+    insert_rows([fast])
+    assert model.objects.filter(pk=fast.pk).exists()
+
+
+def test_an_unsaved_row_of_a_field_the_model_lacks_is_refused():
+    with pytest.raises(TypeError, match="no field 'colour'"):
+        unsaved(ClusterMember, colour="red")

@@ -177,21 +177,14 @@ def brute_force(vectors, floor: float) -> tuple[float, int]:
 
 
 def timed_runs(work, runs: int = 3) -> list[float]:
-    """The times of `runs` runs of `work`."""
+    """The times of `runs` runs of `work`: a brute-force pass, whose one sample moved by up
+    to 50 % from run to run here; the scenarios take the median of several."""
     times = []
     for _ in range(runs):
         started = time.perf_counter()
         work()
         times.append(time.perf_counter() - started)
     return times
-
-
-def median_of_three(work) -> float:
-    """The median time of three runs of `work` (one brute-force pass takes well under a
-    second here, where one sample moved by 50 % from run to run); all three printed."""
-    times = timed_runs(work)
-    print("  numpy brute force, three runs: " + ", ".join(f"{t:.2f} s" for t in times))
-    return statistics.median(times)
 
 
 def vector_layer(vectors, floor: float, workers: int) -> tuple[float, int]:
@@ -404,7 +397,9 @@ def scenario_d(namespaces: int, size: int, new: int, queue: list[int], *, profil
             everything = np.vstack([data[name][1], fresh])
             np.count_nonzero(fresh @ everything.T >= floor)
 
-    brute = median_of_three(new_against_all)
+    # As in (b): the brute force before the runs and right after them (they take minutes).
+    brute_before = timed_runs(new_against_all)
+    measured = []
     for workers in [0, *queue]:
         route = f"queue, {workers} worker(s)" if workers else "in process"
         reset()
@@ -417,9 +412,18 @@ def scenario_d(namespaces: int, size: int, new: int, queue: list[int], *, profil
             before = cpu_seconds()
             seconds, summary = run_find_duplicates("--no-llm")
             print_cpu(before, cpu_seconds())
+        print(f"  {route}: {seconds:.1f} s ({summary})")
+        measured.append((route, seconds))
+    brute_after = timed_runs(new_against_all)
+    print(
+        "  numpy new-against-all, three runs before the runs and three after: "
+        + ", ".join(f"{t:.2f} s" for t in brute_before + brute_after)
+    )
+    brute = statistics.median(brute_before + brute_after)
+    for route, seconds in measured:
         print(
-            f"  {route}: {seconds:.1f} s (target <= 20 s); numpy new-against-all "
-            f"{brute:.2f} s (median); ratio {seconds / brute:.1f} (target <= 30) ({summary})"
+            f"  => {route}: {seconds:.1f} s (target <= 20 s); numpy new-against-all "
+            f"{brute:.2f} s (median); ratio {seconds / brute:.1f} (target <= 30)"
         )
     if profile:
         reset()

@@ -187,6 +187,17 @@ def timed_runs(work, runs: int = 3) -> list[float]:
     return times
 
 
+def median_around_run(label: str, before: list[float], after: list[float]) -> float:
+    """The median of brute-force times taken before a measured run and right after it
+    (this machine's speed drifts by 15-20 % within the minutes a run and its loading
+    take: the ratio is of the two at one speed); all of them printed."""
+    print(
+        f"  {label}, three runs before and three after: "
+        + ", ".join(f"{t:.2f} s" for t in before + after)
+    )
+    return statistics.median(before + after)
+
+
 def vector_layer(vectors, floor: float, workers: int) -> tuple[float, int]:
     import numpy as np
 
@@ -334,9 +345,6 @@ def scenario_b(namespaces: int, size: int, *, profile: bool, queue: list[int]) -
         for _, vectors in data.values():
             np.count_nonzero(vectors @ vectors.T >= floor)
 
-    # The brute force three times before the run and three times right after it: this
-    # machine's speed drifts by 15-20 % within minutes (the run comes minutes after the
-    # first three, once the data is loaded), and the ratio is of the two at one speed.
     brute_before = timed_runs(every_pair)
     reset()
     load(data)
@@ -344,12 +352,7 @@ def scenario_b(namespaces: int, size: int, *, profile: bool, queue: list[int]) -
     seconds, summary = run_find_duplicates()
     print(f"  find_duplicates --full: {seconds:.1f} s ({summary})")
     print_cpu(before, cpu_seconds())
-    brute_after = timed_runs(every_pair)
-    print(
-        "  numpy brute force, three runs before the run and three after: "
-        + ", ".join(f"{t:.2f} s" for t in brute_before + brute_after)
-    )
-    brute = statistics.median(brute_before + brute_after)
+    brute = median_around_run("numpy brute force", brute_before, timed_runs(every_pair))
     # The ratio's target is set for the typical deployment, 1,000 namespaces of 1,000.
     ratio_target = " (target <= 15)" if (namespaces, size) == (1000, 1000) else ""
     print(
@@ -397,7 +400,6 @@ def scenario_d(namespaces: int, size: int, new: int, queue: list[int], *, profil
             everything = np.vstack([data[name][1], fresh])
             np.count_nonzero(fresh @ everything.T >= floor)
 
-    # As in (b): the brute force before the runs and right after them (they take minutes).
     brute_before = timed_runs(new_against_all)
     measured = []
     for workers in [0, *queue]:
@@ -414,12 +416,7 @@ def scenario_d(namespaces: int, size: int, new: int, queue: list[int], *, profil
             print_cpu(before, cpu_seconds())
         print(f"  {route}: {seconds:.1f} s ({summary})")
         measured.append((route, seconds))
-    brute_after = timed_runs(new_against_all)
-    print(
-        "  numpy new-against-all, three runs before the runs and three after: "
-        + ", ".join(f"{t:.2f} s" for t in brute_before + brute_after)
-    )
-    brute = statistics.median(brute_before + brute_after)
+    brute = median_around_run("numpy new-against-all", brute_before, timed_runs(new_against_all))
     for route, seconds in measured:
         print(
             f"  => {route}: {seconds:.1f} s (target <= 20 s); numpy new-against-all "

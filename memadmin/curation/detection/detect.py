@@ -88,8 +88,8 @@ def vector_pairs_exact(
         _report(on_progress, [len(vectors) ** 2], 1)
         return pairs
     if block_size is None:
-        # Blocks of 1,024 rows, but at least eight in a small namespace: the triangle
-        # only saves work with several blocks (1,000 memories: 5.2 ms instead of 8.5).
+        # Blocks of 1,024 rows, but at least eight: the triangle only saves work with
+        # several blocks (a namespace of one tile is one product, above).
         block_size = min(1024, max(128, len(query_positions) // 8))
     tasks = [
         (start, min(start + block_size, len(query_positions)), triangle, floor)

@@ -65,11 +65,12 @@ def _units() -> dict[str, tuple[str, float]]:
     """unit word -> (measure, factor to the measure's base unit). pint gives the factor of
     every unit it knows (store/lexicon.toml names them); the lexicon the rest. Loading
     pint's registry took 0.4 s of every process that reads a text (each run, worker and
-    web process): the table is kept in the app's cache folder, under a digest of the
-    lexicon's units and pint's version, and pint is loaded only when they change."""
+    web process): the table is kept in the app's cache folder, under a digest of what
+    makes it (the lexicon's units, the base unit of each measure, pint's version), and
+    pint is loaded only when one of them changes."""
     units = lexicon()["units"]
     digest = hashlib.sha256(
-        json.dumps([units, metadata.version("pint")], sort_keys=True).encode()
+        json.dumps([units, BASE_UNITS, metadata.version("pint")], sort_keys=True).encode()
     ).hexdigest()[:16]
     path = settings.DATA_DIR / "cache" / f"units-{digest}.json"
     try:

@@ -91,5 +91,10 @@ def test_the_unit_table_is_kept_in_the_cache_folder_and_read_back(tmp_path, sett
             kept[0].write_text(damaged)
             quantities._units.cache_clear()
             assert quantities._units() == computed
+        # Another base unit for a measure gives other factors: not the kept table's.
+        monkeypatch.setitem(quantities.BASE_UNITS, "length", "kilometer")
+        quantities._units.cache_clear()
+        assert quantities._units()["km"] == ("length", 1.0)
+        assert len(list((tmp_path / "cache").glob("units-*.json"))) == 2
     finally:
         quantities._units.cache_clear()

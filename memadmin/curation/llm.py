@@ -66,8 +66,11 @@ class Session:
     row have failed (the circuit opens: a gateway that hangs or errors is not asked about
     every pair). After that every call raises CapReached and the callers use the rules."""
 
-    def __init__(self, *, max_calls: int | None = None):
+    def __init__(self, *, max_calls: int | None = None, shared_cap=None):
         self.max_calls = settings.LLM_MAX_CALLS_PER_RUN if max_calls is None else max_calls
+        # A run whose batches run on several workers shares one cap among them:
+        # `shared_cap()` takes one call from it, or answers False when none is left.
+        self._shared_cap = shared_cap
         self.calls = 0
         self.skipped = 0
         self.failures = 0
@@ -119,6 +122,10 @@ class Session:
         if remaining <= 0:
             self._stop(f"the run's budget of {settings.LLM_RUN_BUDGET_SECONDS:g} s is spent")
         client = self._client_or_fail()
+        if self._shared_cap is not None and not self._shared_cap():
+            self.max_calls = self.calls  # spent for good: not asked again
+            self.skipped += 1
+            raise CapReached("the run's cap of LLM calls, shared by its batches, is reached")
         import anthropic
 
         # Every attempt (the SDK retries by itself) gets a share of what is left, so one

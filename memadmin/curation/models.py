@@ -317,6 +317,20 @@ class DedupRun(models.Model):
         return f"run {self.pk} of {self.namespace_id} ({self.status})"
 
 
+class LlmAllowance(models.Model):
+    """The LLM calls one queued run (find_duplicates --enqueue, or a scheduled run) may
+    make in all. MEMADMIN_LLM_MAX_CALLS_PER_RUN caps a command run, and such a run's
+    batches go to any number of workers at once: each call is taken from here first
+    (runs.tasks.take_llm_call), so that together they make no more than the cap."""
+
+    max_calls = models.PositiveIntegerField()
+    calls = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"LLM allowance {self.pk}: {self.calls} of {self.max_calls} calls"
+
+
 class KeptCounts(models.Model):
     """What the last find_duplicates run read over a namespace's active memories
     (detection.counts: the documents holding each term, the names memories give the

@@ -78,6 +78,22 @@ def test_a_distinct_verdict_drops_the_pair_and_is_remembered(run_command, load, 
     assert "0 verdicts, 1 cached, 0 calls" in again.stdout
 
 
+def test_without_a_key_an_earlier_llm_verdict_still_holds_and_the_summary_says_so(
+    run_command, load, fake_llm, monkeypatch
+):
+    load(*BAND)
+    fake_llm.queue.append(verdict("unrelated"))
+    run_command("find_duplicates")
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+
+    again = run_command("find_duplicates", "--full")
+
+    assert again.stdout.strip().endswith(
+        "; no LLM called: verdicts by the rules, and 1 reused from an earlier run's LLM"
+    )
+    assert not Cluster.objects.exists() and len(fake_llm.requests) == 1
+
+
 @pytest.mark.parametrize(
     "difference",
     [{"category": "config"}, {"source_ref": "elsewhere"}, {"importance": 0.97}],

@@ -8,7 +8,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import psycopg
@@ -16,11 +18,12 @@ import pytest
 from django.conf import settings as django_settings
 from django.db import connection
 
-from memadmin.curation import runs
-from memadmin.curation.models import DedupRun, HistoryEvent
+from memadmin.curation import llm, runs
+from memadmin.curation.models import Cluster, DedupRun, HistoryEvent, LlmAllowance
 from memadmin.curation.runs import tasks
 from memadmin.store.models import Memory, Namespace
-from tests.factories import line, near, person, run_state, unit
+from tests.factories import line, near, person, run_state, unit, unsaved
+from tests.fake_anthropic import verdict
 from tests.processes import environment, history_refused
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -228,17 +231,119 @@ def test_the_schedule_queues_the_due_namespaces_once(load, settings):
     assert [s.namespaces for s in tasks.batch_states()] == [["ns-a"]]
 
 
-def test_wait_follows_the_batches_and_prints_the_run_summary(load, run_command):
+def test_wait_follows_the_batches_and_prints_the_summary_a_run_here_prints(load, run_command):
     copies(load, "ns-a")
+    copies(load, "ns-b")
+    here = run_command("find_duplicates", "--namespace", "ns-b", "--no-llm")
 
     with worker():
-        result = run_command("find_duplicates", "--enqueue", "--wait", "--no-llm")
+        result = run_command("find_duplicates", "--enqueue", "--wait", "--namespace", "ns-a")
 
     assert result.error is None, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == (
-        "1 namespace(s), 4 memories (4 compared), 1 exact collapsed, 1 auto-merged, "
-        "0 clusters opened, 0 grown, 0 conflicts, 0 deferred by --max-ops"
+    assert (
+        result.stdout.strip().splitlines()[-1]
+        == here.stdout.strip().splitlines()[-1]
+        == (
+            "1 namespace(s), 4 memories (4 compared), 1 exact collapsed, 1 auto-merged, "
+            "0 clusters opened, 0 grown, 0 conflicts, 0 deferred by --max-ops; "
+            "verdicts by rules only (no LLM)"
+        )
     )
+
+
+def band_pair(load, name: str) -> None:
+    """Two memories the rules leave to the LLM (its band), in namespace `name`."""
+    load(
+        line(
+            "a",
+            "Prefers a once-a-day summary of alerts over real-time pings.",
+            unit(1),
+            namespace=name,
+        ),
+        line(
+            "b",
+            "Owner likes homelab alerts batched into a daily digest.",
+            near(1, 0.62),
+            namespace=name,
+            created_at="2026-02-01T00:00:00Z",
+        ),
+        name=f"{name}.jsonl",
+    )
+
+
+def test_the_llm_call_cap_is_one_runs_shared_by_its_batches_on_every_worker(
+    load, run_command, fake_llm, settings
+):
+    for name in ("ns-a", "ns-b", "ns-c", "ns-d"):
+        band_pair(load, name)
+    fake_llm.handler = lambda body, count: verdict("duplicate", reasoning="same digest")
+    settings.DEDUP_BATCH_NAMESPACES = 1  # four batches, each asking about its pair
+    settings.LLM_MAX_CALLS_PER_RUN = 2
+
+    with worker(), worker():
+        result = run_command("find_duplicates", "--enqueue", "--wait")
+
+    assert result.error is None, result.stderr
+    assert "4 batch(es) queued" in result.stdout
+    assert len(fake_llm.requests) == 2  # each worker has a cap of 30 of its own
+    assert (
+        result.stdout.strip()
+        .splitlines()[-1]
+        .endswith(
+            "; LLM claude-haiku-5-5: 2 verdicts, 0 cached, 2 calls (2 skipped by the cap, "
+            "0 failed), 380 tokens"
+        )
+    )
+    assert LlmAllowance.objects.get().calls == 2
+    # The pairs the LLM was asked about are clusters; the other two were left to the rules.
+    assert Cluster.objects.count() == 2
+
+
+def test_workers_taking_llm_calls_at_once_never_take_more_than_the_allowance():
+    allowance = LlmAllowance.objects.create(max_calls=7)
+    barrier = threading.Barrier(4)
+
+    def take_five() -> list[bool]:
+        barrier.wait()  # the four start together, each on its own connection
+        try:
+            return [tasks.take_llm_call(allowance.pk) for _ in range(5)]
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(4) as pool:
+        taken = [took for takes in pool.map(lambda _: take_five(), range(4)) for took in takes]
+
+    assert taken.count(True) == 7
+    allowance.refresh_from_db()
+    assert allowance.calls == 7
+
+
+def test_a_batchs_session_stops_when_the_runs_allowance_is_spent(fake_llm):
+    fake_llm.handler = lambda body, count: verdict("duplicate")
+    allowance = LlmAllowance.objects.create(max_calls=1)
+    options = tasks.options_from_arguments({"llm_allowance": allowance.pk})
+    first, second = unsaved("Prefers tea."), unsaved("Likes tea.")
+
+    options.llm_session.verdict(first, second)
+    with pytest.raises(llm.CapReached, match="shared by its batches"):
+        options.llm_session.verdict(first, second)
+    with pytest.raises(llm.CapReached):  # known spent: the allowance is not asked again
+        options.llm_session.verdict(first, second)
+
+    assert len(fake_llm.requests) == 1
+    assert (options.llm_session.calls, options.llm_session.skipped) == (1, 2)
+    assert LlmAllowance.objects.get().calls == 1
+
+
+def test_a_batch_queued_without_an_allowance_keeps_a_cap_of_its_own(fake_llm, settings):
+    settings.LLM_MAX_CALLS_PER_RUN = 1
+    fake_llm.handler = lambda body, count: verdict("duplicate")
+    session = tasks.options_from_arguments({}).llm_session
+    first, second = unsaved("Prefers tea."), unsaved("Likes tea.")
+
+    session.verdict(first, second)
+    with pytest.raises(llm.CapReached, match="cap of 1 LLM calls"):
+        session.verdict(first, second)
 
 
 def test_a_dry_run_is_not_queued(load, run_command):

@@ -17,7 +17,7 @@ from memadmin.curation.runs.options import ACTOR, NamespaceReport, Options
 from memadmin.curation.runs.routes import index_candidates
 from memadmin.curation.runs.selection import (
     close_interrupted,
-    finished_run_counts,
+    finished_runs,
     last_complete_starts,
     lock_key,
     namespaces_to_run,
@@ -32,7 +32,7 @@ __all__ = [
     "batches",
     "changed_positions",
     "close_interrupted",
-    "finished_run_counts",
+    "finished_runs",
     "index_candidates",
     "last_complete_starts",
     "lock_key",

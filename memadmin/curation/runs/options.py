@@ -44,6 +44,7 @@ class NamespaceReport:
     llm_cached: int = 0  # pairs judged by an earlier run's LLM answer (no call made)
     llm_calls: int = 0
     llm_calls_skipped: int = 0
+    llm_failures: int = 0
     llm_input_tokens: int = 0
     llm_output_tokens: int = 0
     duration_s: float = 0.0
@@ -66,6 +67,7 @@ class NamespaceReport:
         "llm_cached",
         "llm_calls",
         "llm_calls_skipped",
+        "llm_failures",
         "llm_input_tokens",
         "llm_output_tokens",
     )

@@ -122,11 +122,11 @@ def unlock(namespaces: list[Namespace]) -> None:
         pass  # the session is gone, and its locks with it
 
 
-def finished_run_counts(names: list[str], *, since) -> list[dict[str, int]]:
-    """The counts of every run of these namespaces that finished after `since` (what the
-    queue's workers did for a `--wait`)."""
+def finished_runs(names: list[str], *, since) -> list[tuple[dict[str, int], str | None]]:
+    """The counts of every run of these namespaces that finished after `since`, and the
+    LLM it used (None: the rules alone): what the queue's workers did for a `--wait`."""
     return list(
         DedupRun.objects.filter(
             namespace__name__in=names, started_at__gte=since, finished_at__isnull=False
-        ).values_list("counts", flat=True)
+        ).values_list("counts", "parameters__llm")
     )

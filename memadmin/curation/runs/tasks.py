@@ -15,15 +15,17 @@ import json
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 
 import procrastinate
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import F
 from django.utils import timezone
 from procrastinate.contrib.django import app
 
 from memadmin.curation import llm
-from memadmin.curation.models import DedupRun
+from memadmin.curation.models import DedupRun, LlmAllowance
 from memadmin.curation.runs import worker
 from memadmin.curation.runs.batch import run_batch
 from memadmin.curation.runs.many import batches
@@ -64,14 +66,30 @@ def options_as_arguments(options: Options, *, no_llm: bool) -> dict:
 
 def options_from_arguments(arguments: dict) -> Options:
     since = arguments.get("since_seconds")
-    use_llm = llm.configured() and not arguments.get("no_llm")
+    session = None
+    if llm.configured() and not arguments.get("no_llm"):
+        allowance = arguments.get("llm_allowance")
+        # A job queued before allowances existed has none: its batch keeps a cap of its own.
+        shared = None if allowance is None else partial(take_llm_call, allowance)
+        session = llm.Session(shared_cap=shared)
     return Options(
         dry_run=arguments.get("dry_run", False),
         max_ops=arguments.get("max_ops", settings.DEDUP_MAX_OPS),
         full=arguments.get("full", False),
         since=timedelta(seconds=since) if since else None,
-        llm_session=llm.Session() if use_llm else None,
+        llm_session=session,
     )
+
+
+def take_llm_call(allowance_id: int) -> bool:
+    """Take one LLM call from a queued run's allowance; False when none is left. One
+    statement, so that workers taking calls at the same moment never take more than the
+    cap (PostgreSQL checks `calls < max_calls` again on the row it locks). The batch's
+    detection runs outside a transaction: the row is not held beyond this statement."""
+    taken = LlmAllowance.objects.filter(pk=allowance_id, calls__lt=F("max_calls")).update(
+        calls=F("calls") + 1
+    )
+    return taken == 1
 
 
 @app.task(name=BATCH_TASK, queue=settings.DEDUP_QUEUE, retry=_retry())
@@ -144,7 +162,8 @@ class Planned:
 
 def enqueue(namespaces: list[Namespace], options: Options, *, no_llm: bool) -> Planned:
     """Defer the namespaces in batches, leaving out every namespace a queued or running
-    batch holds (one namespace is never queued twice). Side effects: the jobs."""
+    batch holds (one namespace is never queued twice). Side effects: the jobs, and unless
+    `no_llm` the LlmAllowance their batches share."""
     arguments = options_as_arguments(options, no_llm=no_llm)
     with transaction.atomic():
         with connection.cursor() as cursor:
@@ -153,8 +172,13 @@ def enqueue(namespaces: list[Namespace], options: Options, *, no_llm: bool) -> P
         free = [ns for ns in namespaces if ns.pk not in held]
         names = {ns.pk: ns.name for ns in free}
         sizes = store_queries.active_counts([ns.pk for ns in free])
+        to_queue = batches(free, sizes, options)
+        if to_queue and not no_llm:
+            # The run's LLM calls, shared by its batches on every worker (LlmAllowance).
+            allowance = LlmAllowance.objects.create(max_calls=settings.LLM_MAX_CALLS_PER_RUN)
+            arguments["llm_allowance"] = allowance.pk
         queued = []
-        for batch in batches(free, sizes, options):
+        for batch in to_queue:
             job_id = dedup_batch.defer(namespace_ids=batch, options=arguments)
             queued.append((job_id, [names[pk] for pk in batch]))
     return Planned(queued=queued, already=[ns.name for ns in namespaces if ns.pk in held])

@@ -147,16 +147,8 @@ class Command(MemadminCommand):
                 on_progress=compared,
             )
         summary = summary_line(totals, len(namespaces) - len(locked), dry_run=dry_run)
-        if session is None:
-            summary += "; verdicts by rules only (no LLM)"
-        else:
-            summary += (
-                f"; LLM {settings.LLM_MODEL}: {totals.llm_verdicts} verdicts, "
-                f"{totals.llm_cached} cached, {session.calls} calls "
-                f"({session.skipped} skipped by the cap, {session.failures} failed), "
-                f"{session.input_tokens + session.output_tokens} tokens"
-            )
-        self.stdout.write(summary)
+        models = [] if session is None else [session.model]
+        self.stdout.write(summary + verdicts_said(totals, models))
         problems = []
         if locked:
             problems.append(
@@ -206,10 +198,15 @@ class Command(MemadminCommand):
                 time.sleep(QUEUE_POLL_SECONDS)
         names = [name for _, batch in planned.queued for name in batch]
         totals = runs.NamespaceReport(namespace="all")
-        for counts in runs.finished_run_counts(names, since=started):
+        models = set()
+        for counts, model in runs.finished_runs(names, since=started):
             for name, value in counts.items():
                 setattr(totals, name, getattr(totals, name) + value)
-        self.stdout.write(summary_line(totals, total, dry_run=False))
+            if model:
+                models.add(model)
+        self.stdout.write(
+            summary_line(totals, total, dry_run=False) + verdicts_said(totals, sorted(models))
+        )
         failed = [s for s in states if s.status != "succeeded"]
         if failed:
             raise CommandError(
@@ -246,6 +243,25 @@ STATES = {"todo": "queued", "doing": "running", "failed": "failed"}
 # on average), and how often it looks for batches whose worker died.
 QUEUE_POLL_SECONDS = 0.2
 QUEUE_RECOVER_SECONDS = 5.0
+
+
+def verdicts_said(totals: runs.NamespaceReport, models: list[str]) -> str:
+    """What decided the pairs the rules leave open, for the summary line: the rules alone,
+    or the LLM (`models`: the ones the run's namespaces used) and what its calls cost."""
+    if not models and totals.llm_cached:
+        # No call made, but what an LLM answered an earlier run about these very texts holds.
+        return (
+            f"; no LLM called: verdicts by the rules, and {totals.llm_cached} reused from "
+            "an earlier run's LLM"
+        )
+    if not models:
+        return "; verdicts by rules only (no LLM)"
+    return (
+        f"; LLM {', '.join(models)}: {totals.llm_verdicts} verdicts, "
+        f"{totals.llm_cached} cached, {totals.llm_calls} calls "
+        f"({totals.llm_calls_skipped} skipped by the cap, {totals.llm_failures} failed), "
+        f"{totals.llm_input_tokens + totals.llm_output_tokens} tokens"
+    )
 
 
 def summary_line(totals: runs.NamespaceReport, namespaces: int, *, dry_run: bool) -> str:

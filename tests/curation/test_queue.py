@@ -251,6 +251,42 @@ def test_wait_follows_the_batches_and_prints_the_summary_a_run_here_prints(load,
     )
 
 
+def test_wait_says_once_when_no_worker_runs_and_goes_on_when_one_starts(
+    load, run_command, monkeypatch
+):
+    from memadmin.curation.management.commands import find_duplicates
+
+    monkeypatch.setattr(find_duplicates, "QUEUE_NO_WORKER_SECONDS", 1.0)
+    copies(load, "ns-a")
+
+    def wait_for_the_run():
+        try:
+            return run_command("find_duplicates", "--enqueue", "--wait", "--no-llm")
+        finally:
+            connection.close()  # this thread's own connection
+
+    with ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(wait_for_the_run)
+        time.sleep(4)  # past the hint, a few polls later
+        assert not waiting.done()
+        with worker():
+            result = waiting.result(timeout=120)
+
+    assert result.error is None, result.stderr
+    assert result.stderr.count("no worker is running: the batches wait on the queue") == 1
+    assert "python manage.py procrastinate worker --queues dedup" in result.stderr
+    assert "1 exact collapsed, 1 auto-merged" in result.stdout
+
+
+def test_status_counts_the_workers_alive(run_command):
+    with worker():
+        wait_until(lambda: tasks.live_workers() == 1, what="the worker's first heartbeat")
+        status = run_command("find_duplicates", "--status").stdout.strip().splitlines()
+
+    assert status[0] == "1 worker(s) alive (a heartbeat in the last 60 s)"
+    assert status[-1] == "0 queued, 0 running, 0 failed batch(es) on the queue"
+
+
 def band_pair(load, name: str) -> None:
     """Two memories the rules leave to the LLM (its band), in namespace `name`."""
     load(

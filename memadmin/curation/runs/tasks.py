@@ -195,6 +195,18 @@ def held_namespace_ids() -> set[int]:
         return {pk for (pk,) in cursor.fetchall()}
 
 
+def live_workers() -> int:
+    """procrastinate workers whose heartbeat is recent (DEDUP_STALLED_SECONDS: what the
+    stalled-job recovery counts as alive); a worker that stopped cleanly is gone."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM procrastinate_workers "
+            "WHERE last_heartbeat > now() - make_interval(secs => %s)",
+            [settings.DEDUP_STALLED_SECONDS],
+        )
+        return cursor.fetchone()[0]
+
+
 @dataclass
 class BatchState:
     job_id: int

@@ -184,7 +184,8 @@ class Command(MemadminCommand):
             return
         job_ids = [job_id for job_id, _ in planned.queued]
         total = sum(len(names) for _, names in planned.queued)
-        recovered = time.monotonic()
+        recovered = waiting_since = time.monotonic()
+        hinted = False
         with progress_bar(total=total, desc="find_duplicates", unit="namespaces") as bar:
             while True:
                 states = tasks.batch_states(job_ids)
@@ -195,6 +196,16 @@ class Command(MemadminCommand):
                 if time.monotonic() - recovered >= QUEUE_RECOVER_SECONDS:
                     tasks.recover_stalled()  # a worker killed meanwhile: its batch again
                     recovered = time.monotonic()
+                untouched = all(s.status == "todo" for s in states)
+                waited = time.monotonic() - waiting_since >= QUEUE_NO_WORKER_SECONDS
+                if not hinted and untouched and waited and tasks.live_workers() == 0:
+                    # Otherwise the bar would sit at 0 with nothing saying why.
+                    hinted = True
+                    self.stderr.write(
+                        "no worker is running: the batches wait on the queue until one "
+                        f"starts (python manage.py procrastinate worker --queues "
+                        f"{settings.DEDUP_QUEUE}); stopping --wait leaves them queued"
+                    )
                 time.sleep(QUEUE_POLL_SECONDS)
         names = [name for _, batch in planned.queued for name in batch]
         totals = runs.NamespaceReport(namespace="all")
@@ -221,6 +232,10 @@ class Command(MemadminCommand):
         from memadmin.curation.runs import tasks
 
         states = tasks.batch_states()
+        self.stdout.write(
+            f"{tasks.live_workers()} worker(s) alive (a heartbeat in the last "
+            f"{settings.DEDUP_STALLED_SECONDS:g} s)"
+        )
         for state in states:
             said = {"todo": "queued", "doing": "running"}.get(state.status, state.status)
             self.stdout.write(
@@ -243,6 +258,8 @@ STATES = {"todo": "queued", "doing": "running", "failed": "failed"}
 # on average), and how often it looks for batches whose worker died.
 QUEUE_POLL_SECONDS = 0.2
 QUEUE_RECOVER_SECONDS = 5.0
+# After this long with no batch taken and no worker alive, --wait says so (once).
+QUEUE_NO_WORKER_SECONDS = 10.0
 
 
 def verdicts_said(totals: runs.NamespaceReport, models: list[str]) -> str:

@@ -5,6 +5,7 @@ never queued twice, a poisoned batch failed for all to see."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -284,7 +285,22 @@ def test_status_counts_the_workers_alive(run_command):
         status = run_command("find_duplicates", "--status").stdout.strip().splitlines()
 
     assert status[0] == "1 worker(s) alive (a heartbeat in the last 60 s)"
+    assert (
+        status[1] == "no schedule (MEMADMIN_DEDUP_SCHEDULE is off): cron queues or runs the passes"
+    )
     assert status[-1] == "0 queued, 0 running, 0 failed batch(es) on the queue"
+
+
+def test_status_says_when_the_schedule_queues_next(run_command, settings):
+    settings.DEDUP_SCHEDULE = "30 3 * * *"
+
+    status = run_command("find_duplicates", "--status").stdout.splitlines()
+
+    assert re.fullmatch(
+        r"schedule '30 3 \* \* \*': the workers queue the due namespaces next at "
+        r"\d{4}-\d\d-\d\d 03:30 UTC",
+        status[1],
+    )
 
 
 def band_pair(load, name: str) -> None:

@@ -1,6 +1,6 @@
 import re
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.core.management.base import CommandError
@@ -236,6 +236,7 @@ class Command(MemadminCommand):
             f"{tasks.live_workers()} worker(s) alive (a heartbeat in the last "
             f"{settings.DEDUP_STALLED_SECONDS:g} s)"
         )
+        self.stdout.write(schedule_said())
         for state in states:
             said = {"todo": "queued", "doing": "running"}.get(state.status, state.status)
             self.stdout.write(
@@ -260,6 +261,20 @@ QUEUE_POLL_SECONDS = 0.2
 QUEUE_RECOVER_SECONDS = 5.0
 # After this long with no batch taken and no worker alive, --wait says so (once).
 QUEUE_NO_WORKER_SECONDS = 10.0
+
+
+def schedule_said() -> str:
+    """Whether the workers queue runs by themselves (MEMADMIN_DEDUP_SCHEDULE), and when
+    next: computed as procrastinate's periodic deferrer computes it."""
+    if not settings.DEDUP_SCHEDULE:
+        return "no schedule (MEMADMIN_DEDUP_SCHEDULE is off): cron queues or runs the passes"
+    from croniter import croniter
+
+    next_at = croniter(settings.DEDUP_SCHEDULE).get_next(ret_type=float, start_time=time.time())
+    when = datetime.fromtimestamp(next_at, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        f"schedule {settings.DEDUP_SCHEDULE!r}: the workers queue the due namespaces next at {when}"
+    )
 
 
 def verdicts_said(totals: runs.NamespaceReport, models: list[str]) -> str:

@@ -279,6 +279,27 @@ def test_wait_says_once_when_no_worker_runs_and_goes_on_when_one_starts(
     assert "1 exact collapsed, 1 auto-merged" in result.stdout
 
 
+def test_ctrl_c_stops_the_waiting_only_and_says_so(load):
+    copies(load, "ns-a")
+    waiting = subprocess.Popen(
+        [sys.executable, "manage.py", "find_duplicates", "--enqueue", "--wait", "--no-llm"],
+        cwd=django_settings.BASE_DIR,
+        env=environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_until(lambda: tasks.batch_states() != [], what="the batch to be queued")
+    time.sleep(1)  # in its waiting loop
+    waiting.send_signal(signal.SIGINT)
+    _, err = waiting.communicate(timeout=60)
+
+    assert waiting.returncode == 130
+    assert "stopped waiting; the batches stay queued for the workers" in err
+    assert "Traceback" not in err
+    assert [s.status for s in tasks.batch_states()] == ["todo"]
+
+
 def test_status_counts_the_workers_alive(run_command):
     with worker():
         wait_until(lambda: tasks.live_workers() == 1, what="the worker's first heartbeat")

@@ -184,6 +184,40 @@ class Command(MemadminCommand):
             return
         job_ids = [job_id for job_id, _ in planned.queued]
         total = sum(len(names) for _, names in planned.queued)
+        try:
+            states = self.follow(job_ids, total)
+        except KeyboardInterrupt:
+            # Only the waiting stops: the batches are the workers' and stay queued.
+            raise CommandError(
+                "stopped waiting; the batches stay queued for the workers "
+                "(find_duplicates --status follows them)",
+                returncode=130,
+            ) from None
+        names = [name for _, batch in planned.queued for name in batch]
+        totals = runs.NamespaceReport(namespace="all")
+        models = set()
+        for counts, model in runs.finished_runs(names, since=started):
+            for name, value in counts.items():
+                setattr(totals, name, getattr(totals, name) + value)
+            if model:
+                models.add(model)
+        self.stdout.write(
+            summary_line(totals, total, dry_run=False) + verdicts_said(totals, sorted(models))
+        )
+        failed = [s for s in states if s.status != "succeeded"]
+        if failed:
+            raise CommandError(
+                "; ".join(
+                    f"batch {s.job_id} {s.status}: {', '.join(s.errors or s.namespaces)}"
+                    for s in failed
+                )
+            )
+
+    def follow(self, job_ids: list[int], total: int):
+        """--wait: the batches' progress until every one has ended (their states), looking
+        for batches of dead workers meanwhile, and saying once if no worker runs."""
+        from memadmin.curation.runs import tasks
+
         recovered = waiting_since = time.monotonic()
         hinted = False
         with progress_bar(total=total, desc="find_duplicates", unit="namespaces") as bar:
@@ -207,25 +241,7 @@ class Command(MemadminCommand):
                         f"{settings.DEDUP_QUEUE}); stopping --wait leaves them queued"
                     )
                 time.sleep(QUEUE_POLL_SECONDS)
-        names = [name for _, batch in planned.queued for name in batch]
-        totals = runs.NamespaceReport(namespace="all")
-        models = set()
-        for counts, model in runs.finished_runs(names, since=started):
-            for name, value in counts.items():
-                setattr(totals, name, getattr(totals, name) + value)
-            if model:
-                models.add(model)
-        self.stdout.write(
-            summary_line(totals, total, dry_run=False) + verdicts_said(totals, sorted(models))
-        )
-        failed = [s for s in states if s.status != "succeeded"]
-        if failed:
-            raise CommandError(
-                "; ".join(
-                    f"batch {s.job_id} {s.status}: {', '.join(s.errors or s.namespaces)}"
-                    for s in failed
-                )
-            )
+        return states
 
     def show_status(self):
         """--status: the batches queued, running and failed, with their namespaces."""

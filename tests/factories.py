@@ -51,6 +51,28 @@ def line(
     return {key: value for key, value in built.items() if value is not None}
 
 
+def llm_band_pair(namespace: str = NAMESPACE) -> tuple[dict, dict]:
+    """Two memories the rules leave to the LLM (cosine 0.62, in its band): one preference
+    said two ways."""
+    return (
+        line(
+            "a",
+            "Prefers a once-a-day summary of alerts over real-time pings.",
+            unit(1),
+            namespace=namespace,
+            tags=["alerts"],
+        ),
+        line(
+            "b",
+            "Owner likes homelab alerts batched into a daily digest.",
+            near(1, 0.62),
+            namespace=namespace,
+            tags=["alerts"],
+            created_at="2026-02-01T00:00:00Z",
+        ),
+    )
+
+
 def hosting_change(old: str = "old", new: str = "new", seed: int = 1) -> list[dict]:
     """The seeds' worked example: one fact changed ("deployed on Hetzner", months later
     "on Railway"), near-identical vectors, a conflict and never a merge."""

@@ -5,25 +5,11 @@ import time
 import pytest
 
 from memadmin.curation.models import Cluster, Conflict, DedupRun, PairVerdict
-from tests.factories import line, near, unit
+from tests.factories import llm_band_pair, near, unit
 from tests.fake_anthropic import error, verdict
 
 pytestmark = pytest.mark.django_db(transaction=True)
-BAND = (
-    line(
-        "a",
-        "Prefers a once-a-day summary of alerts over real-time pings.",
-        unit(1),
-        tags=["alerts"],
-    ),
-    line(
-        "b",
-        "Owner likes homelab alerts batched into a daily digest.",
-        near(1, 0.62),
-        tags=["alerts"],
-        created_at="2026-02-01T00:00:00Z",
-    ),
-)
+BAND = llm_band_pair()
 
 
 def test_without_an_llm_the_band_pair_is_left_to_the_rules(run_command, load):

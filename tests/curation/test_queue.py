@@ -23,7 +23,7 @@ from memadmin.curation import llm, runs
 from memadmin.curation.models import Cluster, DedupRun, HistoryEvent, LlmAllowance
 from memadmin.curation.runs import tasks
 from memadmin.store.models import Memory, Namespace
-from tests.factories import line, near, person, run_state, unit, unsaved
+from tests.factories import line, llm_band_pair, near, person, run_state, unit, unsaved
 from tests.fake_anthropic import verdict
 from tests.processes import environment, history_refused
 
@@ -324,31 +324,11 @@ def test_status_says_when_the_schedule_queues_next(run_command, settings):
     )
 
 
-def band_pair(load, name: str) -> None:
-    """Two memories the rules leave to the LLM (its band), in namespace `name`."""
-    load(
-        line(
-            "a",
-            "Prefers a once-a-day summary of alerts over real-time pings.",
-            unit(1),
-            namespace=name,
-        ),
-        line(
-            "b",
-            "Owner likes homelab alerts batched into a daily digest.",
-            near(1, 0.62),
-            namespace=name,
-            created_at="2026-02-01T00:00:00Z",
-        ),
-        name=f"{name}.jsonl",
-    )
-
-
 def test_the_llm_call_cap_is_one_runs_shared_by_its_batches_on_every_worker(
     load, run_command, fake_llm, settings
 ):
     for name in ("ns-a", "ns-b", "ns-c", "ns-d"):
-        band_pair(load, name)
+        load(*llm_band_pair(name), name=f"{name}.jsonl")
     fake_llm.handler = lambda body, count: verdict("duplicate", reasoning="same digest")
     settings.DEDUP_BATCH_NAMESPACES = 1  # four batches, each asking about its pair
     settings.LLM_MAX_CALLS_PER_RUN = 2

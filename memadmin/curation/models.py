@@ -321,7 +321,8 @@ class LlmAllowance(models.Model):
     """The LLM calls one queued run (find_duplicates --enqueue, or a scheduled run) may
     make in all. MEMADMIN_LLM_MAX_CALLS_PER_RUN caps a command run, and such a run's
     batches go to any number of workers at once: each call is taken from here first
-    (runs.tasks.take_llm_call), so that together they make no more than the cap."""
+    (runs.tasks.take_llm_call), so that together they make no more than the cap. Deleted
+    once every batch of its run has ended well (runs.tasks.forget_spent_allowances)."""
 
     max_calls = models.PositiveIntegerField()
     calls = models.PositiveIntegerField(default=0)

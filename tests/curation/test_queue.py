@@ -13,6 +13,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import partial
 
 import psycopg
 import pytest
@@ -350,6 +351,25 @@ def test_the_llm_call_cap_is_one_runs_shared_by_its_batches_on_every_worker(
     assert LlmAllowance.objects.get().calls == 2
     # The pairs the LLM was asked about are clusters; the other two were left to the rules.
     assert Cluster.objects.count() == 2
+
+
+def test_an_allowance_is_forgotten_once_every_batch_of_its_run_has_ended(load):
+    copies(load, "ns-a")
+    copies(load, "ns-b")
+    enqueue = partial(tasks.enqueue, options=runs.Options(), no_llm=False)
+    [done] = enqueue(list(Namespace.objects.filter(name="ns-a"))).queued
+    with worker():
+        wait_until(lambda: batches_finished([done[0]]), what="the first run")
+    spent = LlmAllowance.objects.get()
+
+    enqueue(list(Namespace.objects.filter(name="ns-b")))
+    waiting = LlmAllowance.objects.get()  # the first run's is gone
+    enqueue(list(Namespace.objects.filter(name="ns-a")))
+
+    assert waiting.pk != spent.pk
+    # ns-b's batch has not run yet: its run's allowance stays, beside the newest one.
+    assert waiting.pk in LlmAllowance.objects.values_list("pk", flat=True)
+    assert LlmAllowance.objects.count() == 2
 
 
 def test_workers_taking_llm_calls_at_once_never_take_more_than_the_allowance():

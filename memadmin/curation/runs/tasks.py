@@ -173,6 +173,7 @@ def enqueue(namespaces: list[Namespace], options: Options, *, no_llm: bool) -> P
         names = {ns.pk: ns.name for ns in free}
         sizes = store_queries.active_counts([ns.pk for ns in free])
         to_queue = batches(free, sizes, options)
+        forget_spent_allowances()
         if to_queue and not no_llm:
             # The run's LLM calls, shared by its batches on every worker (LlmAllowance).
             allowance = LlmAllowance.objects.create(max_calls=settings.LLM_MAX_CALLS_PER_RUN)
@@ -182,6 +183,21 @@ def enqueue(namespaces: list[Namespace], options: Options, *, no_llm: bool) -> P
             job_id = dedup_batch.defer(namespace_ids=batch, options=arguments)
             queued.append((job_id, [names[pk] for pk in batch]))
     return Planned(queued=queued, already=[ns.name for ns in namespaces if ns.pk in held])
+
+
+def forget_spent_allowances() -> int:
+    """Delete the LLM allowances no job can draw from any more: every batch of their run
+    has ended well (a failed one may be retried by hand, and keeps its run's). An
+    allowance and its jobs are committed together, so none is seen before its jobs."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "DELETE FROM curation_llmallowance AS allowance WHERE NOT EXISTS ("
+            "SELECT 1 FROM procrastinate_jobs WHERE task_name = %s "
+            "AND status IN ('todo', 'doing', 'failed') "
+            "AND (args -> 'options' ->> 'llm_allowance')::bigint = allowance.id)",
+            [BATCH_TASK],
+        )
+        return cursor.rowcount
 
 
 def held_namespace_ids() -> set[int]:

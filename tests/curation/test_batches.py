@@ -277,3 +277,19 @@ def test_a_batch_runs_without_the_garbage_collector_and_leaves_it_as_it_found_it
     assert seen_during == [False]
     assert enabled_after is enabled_before
     assert [o.report.exact_collapsed for o in outcomes] == [1, 1]
+
+
+def test_overlapping_batches_of_one_process_resume_the_collector_when_the_last_ends():
+    first, second = runs.batch._collector_paused(), runs.batch._collector_paused()
+    gc.enable()
+    try:
+        first.__enter__()
+        second.__enter__()  # a second worker thread's batch, begun while the first runs
+        first.__exit__(None, None, None)
+        still_paused = not gc.isenabled()
+        second.__exit__(None, None, None)
+        resumed = gc.isenabled()
+    finally:
+        gc.enable()
+
+    assert still_paused and resumed

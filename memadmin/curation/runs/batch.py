@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import threading
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -151,15 +152,25 @@ def _collector_paused():
     garbage collector walking them at its default pace took a fifth of a worker's time,
     and still 7 % at a threshold of 50,000: it is off while a batch runs, and once the
     batch's objects are freed (by their reference counts), it finds little left to walk.
-    Batches of one process that overlap (queue worker threads) leave it as they found it
-    once all have ended."""
-    was_enabled = gc.isenabled()
-    gc.disable()
+    Batches of one process that overlap (queue worker threads) leave it as the first found
+    it once the last has ended."""
+    with _paused_lock:
+        if _paused["batches"] == 0:
+            _paused["was_enabled"] = gc.isenabled()
+            gc.disable()
+        _paused["batches"] += 1
     try:
         yield
     finally:
-        if was_enabled:
-            gc.enable()
+        with _paused_lock:
+            _paused["batches"] -= 1
+            if _paused["batches"] == 0 and _paused["was_enabled"]:
+                gc.enable()
+
+
+# The batches running in this process with the collector paused, and whether it ran before.
+_paused_lock = threading.Lock()
+_paused = {"batches": 0, "was_enabled": True}
 
 
 def _run_batch(namespace_ids, options, on_progress, vector_workers) -> list[Outcome]:

@@ -1,3 +1,5 @@
+from datetime import UTC, datetime
+
 import numpy as np
 import pytest
 from django.utils import timezone
@@ -82,3 +84,46 @@ def test_the_nearest_query_walks_the_hnsw_index():
         plan = "\n".join(row[0] for row in cursor.fetchall())
 
     assert "Index Scan using memory_embedding_hnsw" in plan
+
+
+def test_locked_memories_are_the_rows_the_orm_reads_every_field_but_the_vectors():
+    alice = namespace("alice")
+    plain = add(alice, "plain", unit(1))
+    full = add(
+        alice,
+        "full",
+        unit(2),
+        tags=["food", "ü"],
+        metadata={"nested": {"list": [1, 2.5, None, "x"]}, "big": 2**53},
+        provenance=[{"source": "chat", "at": "2026-01-01"}],
+        valid_from=datetime(2025, 3, 1, 12, 30, tzinfo=UTC),
+        importance=0.9,
+        session_id="s-1",
+        superseded_by=plain,
+        status=MemoryStatus.SUPERSEDED,
+    )
+    from django.db import transaction
+
+    with transaction.atomic():
+        locked = queries.locked_memories([full.pk, plain.pk, 10**12])
+    assert sorted(locked) == sorted([plain.pk, full.pk])  # a missing id is left out
+    for pk, memory in locked.items():
+        expected = Memory.objects.defer("embedding", "embedding_multi").get(pk=pk)
+        assert memory.get_deferred_fields() == expected.get_deferred_fields()
+        for field in Memory._meta.concrete_fields:
+            if field.attname in ("embedding", "embedding_multi"):
+                continue
+            assert getattr(memory, field.attname) == getattr(expected, field.attname), field
+            assert type(getattr(memory, field.attname)) is type(getattr(expected, field.attname))
+        assert memory._state.adding is False and memory._state.db == "default"
+    # The vector loads on access, as a deferred field does.
+    assert np.allclose(locked[full.pk].embedding, full.embedding)
+
+
+def test_any_of_selects_exactly_the_given_ids_of_any_kind_of_integer():
+    alice = namespace("alice")
+    first, _unchosen, third = (add(alice, f"m{i}", unit(i)) for i in range(3))
+    chosen = Memory.objects.filter(pk__in=queries.any_of(np.array([first.pk, third.pk])))
+    assert sorted(m.pk for m in chosen) == sorted([first.pk, third.pk])
+    assert not Memory.objects.filter(pk__in=queries.any_of([])).exists()
+    assert not Memory.objects.filter(pk__in=queries.any_of([2**62])).exists()

@@ -39,7 +39,7 @@ from memadmin.curation.models import (
 )
 from memadmin.curation.queries import cluster_members
 from memadmin.store.models import Memory, MemoryStatus
-from memadmin.store.queries import any_of
+from memadmin.store.queries import locked_memories
 from memadmin.store.text import content_hash
 from memadmin.store.validation import capped_sum
 
@@ -102,13 +102,7 @@ def fold_many(
     now = timezone.now()
     with transaction.atomic():
         ids = {m.pk for fold in folds for m in (fold.survivor, *fold.others)}
-        locked = {
-            m.pk: m
-            for m in Memory.objects.select_for_update()
-            .defer("embedding", "embedding_multi")
-            .filter(pk__in=any_of(ids))
-            .order_by("pk")
-        }
+        locked = locked_memories(ids)
         made, refused, events, superseded = [], [], [], []
         survivors: dict[int, Memory] = {}
         befores: dict[int, dict] = {}

@@ -1,10 +1,20 @@
 """The set-based writes every batch decision goes through (decisions.history): COPY of new
 rows and UPDATE ... FROM VALUES, read back exactly, whatever the text holds."""
 
+import json
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memadmin.curation import decisions
-from memadmin.curation.decisions.history import insert_rows, snapshot, unsaved, update_rows
+from memadmin.curation.decisions.history import (
+    _json_text,
+    insert_rows,
+    snapshot,
+    unsaved,
+    update_rows,
+)
 from memadmin.curation.models import Cluster, ClusterMember, ClusterStatus, HistoryEvent
 from memadmin.store.models import Memory
 from tests.factories import line, store, unit
@@ -133,3 +143,19 @@ def test_an_unsaved_row_is_what_the_models_own_constructor_makes(model, values):
 def test_an_unsaved_row_of_a_field_the_model_lacks_is_refused():
     with pytest.raises(TypeError, match="no field 'colour'"):
         unsaved(ClusterMember, colour="red")
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)  # past 64 bits: json.dumps writes them
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(JSON_VALUES)
+def test_json_text_of_a_snapshot_reads_back_as_the_value(value):
+    assert json.loads(_json_text(value)) == value

@@ -37,7 +37,8 @@ SHORT_WORDS = 8
 def short(text: str) -> bool:
     """Whether a memory is short (at most SHORT_WORDS words). Text written without spaces
     (Chinese, Japanese) counts as one word: MiniLM reads it poorly anyway."""
-    return len(text.split()) <= SHORT_WORDS
+    # Split no further than needed to know (it runs for every memory of a run).
+    return len(text.split(None, SHORT_WORDS)) <= SHORT_WORDS
 
 
 def first_line(error: BaseException | str) -> str:

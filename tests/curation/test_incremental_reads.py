@@ -213,7 +213,7 @@ def test_a_narrow_run_reads_no_old_text_and_finds_what_only_the_frames_pair(load
     ]
     load(*older)
     run_all("frames")
-    detect.frame_of.cache_clear()
+    detect._frame_of_short.cache_clear()
     framed, read = [], []
     frame_of, memories_by_id = detect.frame_of, store_queries.memories_by_id
 

@@ -48,7 +48,7 @@ class Counts:
         self.documents += len(texts)
         # Every memory counts once, and few are ever compared: their terms are not kept
         # (lexical.terms keeps those of the texts a pair compares).
-        self.terms.update(chain.from_iterable(set(lexical.document_terms(t)) for t in texts))
+        self.terms.update(chain.from_iterable(map(set, map(lexical.document_terms, texts))))
         for text in texts:
             told, opening = _names_in(text)
             if told:

@@ -195,12 +195,15 @@ class Frame(NamedTuple):
     ceased: bool
 
 
-@lru_cache(maxsize=65536)
 def frame_of(text: str) -> Frame | None:
     """The frame of a short memory (store.text.short: in so few words the values are most
     of the text); None for a longer one."""
-    if not short(text):
-        return None
+    # Most memories are longer: answered before the cache, which would only fill with them.
+    return _frame_of_short(text) if short(text) else None
+
+
+@lru_cache(maxsize=65536)
+def _frame_of_short(text: str) -> Frame:
     found = reading.read(text)
     things = sorted({t.lemma for t in found.objects if t.kind == "word"})
     return Frame(tuple(sorted(reading.slot_keys(text))), tuple(things), bool(found.ceased))

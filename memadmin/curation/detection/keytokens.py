@@ -59,7 +59,9 @@ _LETTERS_NUMBER = re.compile(r"([a-z]+)[\s\-_]?0*(\d+)")
 _YEAR = re.compile(r"(19|20)\d{2}")
 _DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th|er|e|\.)?")
 _CHINESE_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?")
-_SENTENCE_END = (".", "!", "?", "。", "！", "？", ":", ";")
+# A mark that ends a sentence (or opens a new one: "Package manager: pnpm") and the white
+# space after it.
+_AFTER_SENTENCE_END = re.compile(r"[.!?。！？:;]\s*")
 # Capitalised words that are not names: pronouns and the words that start a sentence
 # inside one (after a colon).
 NAME_STOPWORDS = {"i", "i'm", "the", "a", "an", "ok", "okay", "via", "and", "or"}
@@ -85,20 +87,15 @@ def _tables() -> dict[str, dict[str, str]]:
 def words_of(text: str) -> tuple[_Word, ...]:
     # Cached: one judgement reads a text's words several times (subject, stance, names).
     found = []
-    sentence_start = True
-    last_end = 0  # the end of the previous token (never white space)
+    # A word starts a sentence when it is the first, or when what stands before it, white
+    # space aside, ends a sentence (no token ends in such a mark: it is outside them).
+    after_end = {match.end() for match in _AFTER_SENTENCE_END.finditer(text)}
     for match in _TOKEN.finditer(text):
         raw = match.group().strip(".-/:'")
-        start, end = match.span()
-        if not raw:
-            continue
-        # What text[:start].rstrip() ends with, without copying the text before every word.
-        gap = text[last_end:start].rstrip()
-        before = gap or text[max(last_end - 1, 0) : last_end]
-        at_start = sentence_start or before.endswith(_SENTENCE_END)
-        sentence_start = False
-        found.append(_Word(raw, _folded_word(raw), at_start, start, end))
-        last_end = end
+        if raw:
+            start, end = match.span()
+            at_start = not found or start in after_end
+            found.append(_Word(raw, _folded_word(raw), at_start, start, end))
     return tuple(found)
 
 
@@ -451,12 +448,14 @@ def _span_difference(values_a, values_b, measures_a, measures_b) -> KeyTokenDiff
     return KeyTokenDifference("quantity (duration)", tuple(sorted(spans_a)), tuple(sorted(spans_b)))
 
 
-def _compounds(text: str) -> set[str]:
-    return {
+@lru_cache(maxsize=65536)
+def _compounds(text: str) -> frozenset[str]:
+    # Cached: a memory in several candidate pairs is compared as often.
+    return frozenset(
         match
         for match in _COMPOUND.findall(fold(text))
         if not _IP.fullmatch(match) and not _ISO_DATE.fullmatch(match)
-    }
+    )
 
 
 def _compound_differences(text_a: str, text_b: str) -> list[KeyTokenDifference]:

@@ -37,6 +37,9 @@ STOP_WORDS = frozenset(
     """.split()
 )
 _WORD = re.compile(r"[^\W\d_][\w'\-]*|\d+(?:[.,:/]\d+)*", re.UNICODE)
+# The same words in lower-case ASCII text (most memories), found a third faster: detection
+# reads the words of every memory of a namespace to count them.
+_ASCII_WORD = re.compile(r"[a-z][a-z0-9_'\-]*|[0-9]+(?:[.,:/][0-9]+)*")
 STEM_LENGTH = 5  # crude stemming: "scripting" and "scripts" meet at "scrip"
 
 
@@ -50,13 +53,16 @@ _CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 
 
-@lru_cache(maxsize=65536)
 def cjk_share(text: str) -> float:
     """Share of letters that are Chinese, Japanese or Korean (the same ranges as is_cjk;
     regular expressions, because a Python loop over characters cost a second per 100,000
     memories)."""
-    if text.isascii():
-        return 0.0
+    # Most texts are ASCII: answered before the cache, which would only fill with them.
+    return 0.0 if text.isascii() else _cjk_share(text)
+
+
+@lru_cache(maxsize=65536)
+def _cjk_share(text: str) -> float:
     letters = len(_LETTER_OR_DIGIT.findall(text))
     return len(_CJK.findall(text)) / letters if letters else 0.0
 
@@ -71,7 +77,9 @@ def terms(text: str) -> tuple[str, ...]:
 def _terms(text: str) -> Iterator[str]:
     # A namespace's words repeat from memory to memory: each word's terms are worked out
     # once (_word_terms). NFKC leaves ASCII as it is, and casefold() is lower() there.
-    text = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
+    if text.isascii():
+        return chain.from_iterable(map(_word_terms, _ASCII_WORD.findall(text.lower())))
+    text = unicodedata.normalize("NFKC", text).casefold()
     return chain.from_iterable(map(_word_terms, _WORD.findall(text)))
 
 

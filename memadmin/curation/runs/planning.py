@@ -159,14 +159,13 @@ def judge_namespace(
         for i, j, _ in pairs:
             judged.judge(int(i), int(j))
     if word_pairs is None:
-        word_pairs = detect.frame_pairs([m.content for m in memories], queries.tolist())
+        texts = [m.content for m in memories]
+        word_pairs = detect.frame_pairs(texts, queries.tolist())
         cjk_queries = [
-            p
-            for p in queries.tolist()
-            if lexical.cjk_share(memories[p].content) >= thresholds.cjk_share
+            p for p in queries.tolist() if lexical.cjk_share(texts[p]) >= thresholds.cjk_share
         ]
         if cjk_queries:
-            word_pairs |= detect.lexical_pairs([m.content for m in memories], cjk_queries)
+            word_pairs |= detect.lexical_pairs(texts, cjk_queries)
     for i, j in word_pairs:
         judged.judge(i, j)
     return judged

@@ -2,6 +2,8 @@
 negation and change cues."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memadmin.curation.detection import keytokens, polarity
 
@@ -157,3 +159,11 @@ def test_parallel_sentences_about_two_things_are_told_apart(a, b):
 )
 def test_one_slot_filled_two_ways_is_not_two_things(a, b):
     assert keytokens.different_things(a, b) is None
+
+
+@given(st.text(alphabet=st.sampled_from("ab1 .!?:;。)\"'-#%\t\u00a0\n"), max_size=40))
+def test_a_word_starts_a_sentence_when_first_or_after_a_mark_that_ends_one(text):
+    sentence_ends = ".!?。！？:;"
+    for index, word in enumerate(keytokens.words_of.__wrapped__(text)):
+        before = text[: word.start].rstrip()
+        assert word.at_start == (index == 0 or before[-1:] in tuple(sentence_ends)), word

@@ -25,7 +25,10 @@ class ClusterStatus(models.TextChoices):
 class Cluster(models.Model):
     """Memories of one namespace that look like one fact."""
 
-    namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="clusters")
+    # Indexed by cluster_ns_status, which starts with it.
+    namespace = models.ForeignKey(
+        Namespace, on_delete=models.PROTECT, related_name="clusters", db_index=False
+    )
     members = models.ManyToManyField(Memory, through="ClusterMember", related_name="clusters")
     status = models.CharField(max_length=12, choices=ClusterStatus.choices, default="open")
     # Every pairwise similarity: [{"a": memory id, "b": memory id, "similarity": f,
@@ -52,7 +55,10 @@ class Cluster(models.Model):
 
 
 class ClusterMember(models.Model):
-    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="memberships")
+    # Indexed by cluster_member_unique, which starts with it.
+    cluster = models.ForeignKey(
+        Cluster, on_delete=models.CASCADE, related_name="memberships", db_index=False
+    )
     memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="memberships")
     # A curator took this member out of the cluster ("uncheck a member").
     excluded = models.BooleanField(default=False)
@@ -247,7 +253,10 @@ class HistoryEvent(models.Model):
         OPEN = "open"  # a cluster opened by hand from memories a curator chose
         FORGET = "forget"  # an agent asked to forget a memory: retired, undoable
 
-    namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="+")
+    # Indexed by history_ns_action, which starts with it.
+    namespace = models.ForeignKey(
+        Namespace, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
     memory = models.ForeignKey(
         Memory, null=True, blank=True, on_delete=models.PROTECT, related_name="history"
     )

@@ -39,7 +39,11 @@ class Memory(models.Model):
     """One fact an agent stored. Curation never hard-deletes a memory: it marks it
     superseded or deleted and writes a history event (curation.decisions)."""
 
-    namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="memories")
+    # No index of its own: memory_unique_external_id and the indexes below start with it
+    # (one index fewer to write for every memory stored or changed).
+    namespace = models.ForeignKey(
+        Namespace, on_delete=models.PROTECT, related_name="memories", db_index=False
+    )
     external_id = models.CharField(max_length=200)
     content = models.TextField()
     # sha256 of store.text.normalise(content): exact duplicates in O(1).

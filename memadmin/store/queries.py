@@ -357,15 +357,7 @@ def memories_by_id(memory_ids: Sequence[int]) -> dict[int, Memory]:
     """Memories holding DETECTION_FIELDS (as detection_batch reads them), by id."""
     if not memory_ids:
         return {}
-    with _vector_cursor() as cursor:
-        cursor.execute(
-            f"SELECT {', '.join(DETECTION_FIELDS)} FROM store_memory WHERE id = ANY(%s)",
-            [list(memory_ids)],
-            binary=True,
-        )
-        rows = cursor.fetchall()
-    alias = connection.alias
-    return {row[0]: _detection_memory(row, alias) for row in rows}
+    return _memories_with_ids(DETECTION_FIELDS, memory_ids)
 
 
 def _detection_memory(row, alias: str) -> Memory:
@@ -389,9 +381,9 @@ def _memory_of(names: Sequence[str], row, alias: str) -> Memory:
     return memory
 
 
-# Every column of a memory but its vectors, as (column, attribute) pairs.
+# Every field of a memory but its vectors.
 _ROW_FIELDS = [
-    (field.column, field.attname)
+    field.attname
     for field in Memory._meta.concrete_fields
     if field.attname not in ("embedding", "embedding_multi")
 ]
@@ -403,18 +395,25 @@ def locked_memories(memory_ids: Iterable[int]) -> dict[int, Memory]:
     vectors (those load on access), as `select_for_update().defer(...)` reads them. The
     ORM built each row in about 20 µs, and a batch run locks every memory it folds: read
     in binary here (psycopg decodes the JSON), a row costs a few."""
-    columns = ", ".join(f'"{column}"' for column, _ in _ROW_FIELDS)
-    names = [name for _, name in _ROW_FIELDS]
+    return _memories_with_ids(_ROW_FIELDS, memory_ids, "ORDER BY id FOR UPDATE")
+
+
+def _memories_with_ids(
+    fields: Sequence[str], memory_ids: Iterable[int], tail: str = ""
+) -> dict[int, Memory]:
+    """Memories holding `fields` (attribute names; the others load on access), by id, read
+    in one query."""
+    columns = ", ".join(f'"{Memory._meta.get_field(name).column}"' for name in fields)
     connection.ensure_connection()
     with psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(
-            f"SELECT {columns} FROM store_memory WHERE id = ANY(%s) ORDER BY id FOR UPDATE",
+            f"SELECT {columns} FROM store_memory WHERE id = ANY(%s) {tail}",
             [list(memory_ids)],
             binary=True,
         )
         rows = cursor.fetchall()
     alias = connection.alias
-    memories = (_memory_of(names, row, alias) for row in rows)
+    memories = (_memory_of(fields, row, alias) for row in rows)
     return {memory.pk: memory for memory in memories}
 
 

@@ -307,6 +307,14 @@ def _sets(event: PredicateClass, state: PredicateClass) -> bool:
 # --- Objects ----------------------------------------------------------------------------------
 
 
+def _not_said_in(tokens: tuple[Token, ...], others: tuple[Token, ...]) -> list[Token]:
+    """The tokens no word of `others` says (matching.same_word). Most words of a pair
+    share their key, which same_word checks first: those are found in a set, and only
+    the rest go through every comparison."""
+    keys = {other.key for other in others}
+    return [t for t in tokens if t.key not in keys and not any(same_word(t, o) for o in others)]
+
+
 def _compare_objects(older: Reading, newer: Reading) -> Relation:
     objects_a, objects_b = older.objects, newer.objects
     if _copulas(older, newer) or _subject_said_after(older, newer):
@@ -315,8 +323,8 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
         # its subject the other says after its verb. Compare all that is said.
         objects_a = older.subject_words + objects_a
         objects_b = newer.subject_words + objects_b
-    only_a = [t for t in objects_a if not any(same_word(t, o) for o in objects_b)]
-    only_b = [t for t in objects_b if not any(same_word(t, o) for o in objects_a)]
+    only_a = _not_said_in(objects_a, objects_b)
+    only_b = _not_said_in(objects_b, objects_a)
     only_a, only_b = without_acronyms(only_a, only_b)
     if _one_word_for_another(only_a, only_b):
         only_a, only_b = [], []  # "couch" / "sofa": one thing in two words

@@ -366,6 +366,13 @@ def key_token_differences(text_a: str, text_b: str) -> list[KeyTokenDifference]:
     """Kinds of key token for which each text has a value the other lacks: "on Tuesday"
     vs "on Thursday", "3.11" vs "3.13", "auth-svc" vs "billing-svc". A value present on
     one side only is added detail, not a difference (a paraphrase may say more)."""
+    return list(_differences(text_a, text_b))
+
+
+@lru_cache(maxsize=65536)
+def _differences(text_a: str, text_b: str) -> tuple[KeyTokenDifference, ...]:
+    # Cached: a judgement asks of one pair more than once (its clauses, then whether it
+    # may merge with no review).
     tokens_a, tokens_b = key_tokens(text_a), key_tokens(text_b)
     across = language_of(text_a) != language_of(text_b)
     differences = []
@@ -391,7 +398,7 @@ def key_token_differences(text_a: str, text_b: str) -> list[KeyTokenDifference]:
         if only_a and only_b:
             differences.append(KeyTokenDifference(kind, tuple(only_a), tuple(only_b)))
     differences.extend(_compound_differences(text_a, text_b))
-    return differences
+    return tuple(differences)
 
 
 def _quantity_differences(values_a: set[str], values_b: set[str]) -> list[KeyTokenDifference]:

@@ -202,7 +202,7 @@ def found_in(token: Token, reading: Reading) -> bool:
     """Whether the reading has this word (any form the alignment accepts), or spells it
     out when it is an acronym ("PO" / "product owner")."""
     content = reading.content
-    if any(same_word(token, other) for other in content):
+    if token.key in reading.content_keys or any(same_word(token, other) for other in content):
         return True
     return token.caps and (
         bool(expansion(token.text, list(content)))

@@ -24,8 +24,10 @@ def _polarity() -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
     )
 
 
-def _stance(text: str) -> tuple[set[str], set[str]]:
-    """The positive and negative stance words of a text (negative phrases included)."""
+@lru_cache(maxsize=65536)
+def _stance(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The positive and negative stance words of a text (negative phrases included).
+    Cached, as the other readings of one text: a memory is in several pairs."""
     folded = fold(text)
     positive, negative, phrases = _polarity()
     found = text_words(folded) | set(cjk_words(folded, positive | negative))
@@ -35,7 +37,7 @@ def _stance(text: str) -> tuple[set[str], set[str]]:
         neg |= said
         # "doesn't like" holds "like": the phrase, not the word, is the stance.
         pos -= {word for phrase in said for word in phrase.split()}
-    return pos, neg
+    return frozenset(pos), frozenset(neg)
 
 
 def cjk_words(folded: str, vocabulary: frozenset[str]) -> list[str]:
@@ -90,12 +92,15 @@ def _shared_object(text_a: str, text_b: str) -> bool:
     # Docker").
     subjects = {words[0].lower for words in (words_of(text_a), words_of(text_b)) if words}
     left_out = _stance_stems() | {s[:5] for s in subjects if s}
+    shared = _content_stems(text_a) & _content_stems(text_b)
+    return bool(shared - left_out) or bool(HAN.search(text_a + text_b))
+
+
+@lru_cache(maxsize=65536)
+def _content_stems(text: str) -> frozenset[str]:
+    """The stems (first five letters) of a text's words that are no stop words."""
     stop = stop_words()
-
-    def content(text: str) -> set[str]:
-        return {w[:5] for w in text_words(text) if w not in stop} - left_out
-
-    return bool(content(text_a) & content(text_b)) or bool(HAN.search(text_a + text_b))
+    return frozenset(w[:5] for w in text_words(text) if w not in stop)
 
 
 @cache
@@ -109,7 +114,8 @@ def _stance_stems() -> frozenset[str]:
 _CLAUSE_END = (".", ",", ";", ":", "!", "?", "。", "，", "；", "！", "？")
 
 
-def _negated_names(text: str) -> tuple[set[str], set[str]]:
+@lru_cache(maxsize=65536)
+def _negated_names(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """(names asserted, names negated): a name or identifier within NEGATION_REACH words
     after a negation, in the same clause, is negated ("does not use Jenkins", "no Kafka
     in the pipeline"). Only names: what is negated about ordinary words ("no ports are
@@ -129,7 +135,7 @@ def _negated_names(text: str) -> tuple[set[str], set[str]]:
         if index in names:
             (negated if reach else asserted).add(names[index])
         reach = max(reach - 1, 0)
-    return asserted, negated
+    return frozenset(asserted), frozenset(negated)
 
 
 def _negation_clash(text_a: str, text_b: str) -> str | None:

@@ -110,6 +110,12 @@ class Reading:
         """Every content token of the body (all clauses)."""
         return tuple(t for t in self.tokens if t.content)
 
+    @cached_property
+    def content_keys(self) -> frozenset[str]:
+        """The keys of the content tokens: a word of another text with one of them is
+        found here at once (matching.same_word holds for tokens of one key)."""
+        return frozenset(t.key for t in self.content)
+
 
 def _is_class_word(token: Token, predicate: PredicateClass | None) -> bool:
     """A word that only says which predicate it is (the stance word, "home" of "lives")."""

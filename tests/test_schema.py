@@ -1,5 +1,6 @@
 """The schema as migrations leave it: in step with the models, and every foreign key
-served by an index (an index of its own, or a composite one that starts with it)."""
+served by an index (an index of its own, a composite one that starts with it, or, for a
+key most rows leave empty, one that holds the rows where it is set)."""
 
 import pytest
 from django.apps import apps
@@ -32,3 +33,20 @@ def test_every_foreign_key_column_leads_an_index():
                 if isinstance(field, models.ForeignKey):
                     assert field.column in leading[table], f"{table}.{field.column} has no index"
     assert leading  # the models were found
+
+
+def test_a_key_most_rows_leave_empty_is_indexed_only_where_set():
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname IN "
+            "('memory_superseded_by_set', 'history_user_set', 'history_undoes_set')"
+        )
+        found = sorted(row[0] for row in cursor.fetchall())
+    assert found == [
+        "CREATE INDEX history_undoes_set ON public.curation_historyevent USING btree "
+        "(undoes_id) WHERE (undoes_id IS NOT NULL)",
+        "CREATE INDEX history_user_set ON public.curation_historyevent USING btree (user_id) "
+        "WHERE (user_id IS NOT NULL)",
+        "CREATE INDEX memory_superseded_by_set ON public.store_memory USING btree "
+        "(superseded_by_id) WHERE (superseded_by_id IS NOT NULL)",
+    ]

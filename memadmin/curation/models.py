@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-from memadmin.store.models import Memory, Namespace
+from memadmin.store.models import Memory, Namespace, index_where_set
 
 
 class ClusterStatus(models.TextChoices):
@@ -41,14 +41,22 @@ class Cluster(models.Model):
     flags = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Indexed where set (cluster_decided_by_set): a run's clusters have none.
     decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        db_index=False,
     )
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["namespace", "status"], name="cluster_ns_status")]
+        indexes = [
+            models.Index(fields=["namespace", "status"], name="cluster_ns_status"),
+            index_where_set("decided_by", "cluster_decided_by_set"),
+        ]
 
     def __str__(self) -> str:
         return f"cluster {self.pk} ({self.status})"
@@ -102,14 +110,20 @@ class MergeProposal(models.Model):
     # whose members changed since is refused.
     members_fingerprint = models.CharField(max_length=64, blank=True, default="")
     status = models.CharField(max_length=10, choices=ProposalStatus.choices, default="pending")
+    # Indexed where set (proposal_reviewer_set): pending proposals have none.
     reviewer = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        db_index=False,
     )
     decided_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        indexes = [index_where_set("reviewer", "proposal_reviewer_set")]
 
     def __str__(self) -> str:
         return f"proposal {self.pk} ({self.author}, {self.status})"
@@ -173,8 +187,13 @@ class Conflict(models.Model):
         max_length=16, choices=ConflictResolution.choices, blank=True, default=""
     )
     scope_note = models.TextField(blank=True, default="")
+    # Indexed where set (conflict_resolver_set): open conflicts have none.
     resolver = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        db_index=False,
     )
     resolved_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -185,7 +204,10 @@ class Conflict(models.Model):
             models.UniqueConstraint(fields=["memory_a", "memory_b"], name="conflict_pair_unique"),
             models.CheckConstraint(condition=~Q(memory_a=F("memory_b")), name="conflict_two"),
         ]
-        indexes = [models.Index(fields=["namespace", "status"], name="conflict_ns_status")]
+        indexes = [
+            models.Index(fields=["namespace", "status"], name="conflict_ns_status"),
+            index_where_set("resolver", "conflict_resolver_set"),
+        ]
 
     def __str__(self) -> str:
         return f"conflict {self.pk} ({self.kind}, {self.status})"
@@ -212,12 +234,18 @@ class PairVerdict(models.Model):
     # The LLM prompt version the verdict came from; empty for people.
     prompt_version = models.CharField(max_length=40, blank=True, default="")
     reason = models.TextField(blank=True, default="")
+    # Indexed where set (pair_verdict_user_set): the LLM's verdicts have none.
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        db_index=False,
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        indexes = [index_where_set("user", "pair_verdict_user_set")]
         constraints = [
             models.UniqueConstraint(
                 fields=["namespace", "hash_low", "hash_high", "decided_by", "prompt_version"],
@@ -263,8 +291,14 @@ class HistoryEvent(models.Model):
     action = models.CharField(max_length=12, choices=Action.choices)
     # "user:alice", "command:find_duplicates", "api:token-name": who or what did it.
     actor = models.CharField(max_length=200)
+    # Indexed where set, as conflict and undoes below (history_*_set): a run's events have
+    # none of the three.
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        db_index=False,
     )
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
@@ -274,16 +308,28 @@ class HistoryEvent(models.Model):
     # Memories the event concerns besides `memory` (merge sources, conflict sides...).
     related_memory_ids = models.JSONField(default=list, blank=True)
     cluster = models.ForeignKey(Cluster, null=True, blank=True, on_delete=models.PROTECT)
-    conflict = models.ForeignKey(Conflict, null=True, blank=True, on_delete=models.PROTECT)
+    conflict = models.ForeignKey(
+        Conflict, null=True, blank=True, on_delete=models.PROTECT, db_index=False
+    )
     # An unmerge event points at the merge event it undid.
     undoes = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="undone_by"
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="undone_by",
+        db_index=False,
     )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["namespace", "action"], name="history_ns_action")]
+        indexes = [
+            models.Index(fields=["namespace", "action"], name="history_ns_action"),
+            index_where_set("user", "history_user_set"),
+            index_where_set("conflict", "history_conflict_set"),
+            index_where_set("undoes", "history_undoes_set"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.action} by {self.actor} at {self.created_at:%Y-%m-%d %H:%M}"

@@ -10,6 +10,14 @@ from pgvector.django import HnswIndex, VectorField
 EMBEDDING_DIMENSIONS = 384
 
 
+def index_where_set(field: str, name: str) -> models.Index:
+    """The index of a foreign key that most rows leave empty until something happens (a
+    merge, a decision, an undo), holding only the rows that have it: every look-up by
+    it is of a value, and the many rows written without one (a batch run writes them by
+    the thousand) write no index entry for it."""
+    return models.Index(fields=[field], condition=Q(**{f"{field}__isnull": False}), name=name)
+
+
 class Namespace(models.Model):
     """One agent's or user's store. All detection happens within one namespace, and every
     heavy query is keyed by it (it is also the shard key when the tables are distributed)."""
@@ -72,8 +80,14 @@ class Memory(models.Model):
     status = models.CharField(
         max_length=12, choices=MemoryStatus.choices, default=MemoryStatus.ACTIVE
     )
+    # Indexed where set (memory_superseded_by_set): active memories have none.
     superseded_by = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="supersedes"
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="supersedes",
+        db_index=False,
     )
     # Bumped by every change: incremental detection compares what changed since a run.
     updated_at = models.DateTimeField(auto_now=True)
@@ -130,6 +144,7 @@ class Memory(models.Model):
                 name="memory_ns_multi",
                 condition=Q(embedding_multi__isnull=False),
             ),
+            index_where_set("superseded_by", "memory_superseded_by_set"),
         ]
 
     def __str__(self) -> str:

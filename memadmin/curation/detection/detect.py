@@ -126,8 +126,13 @@ def vector_pairs_exact(
 def _whole_triangle(vectors: np.ndarray, floor: float) -> np.ndarray:
     """Every pair of a namespace that fits one tile, in one product: numpy computes
     `v @ v.T` as a symmetric product (BLAS syrk), half the multiplications of a general
-    one (1,000 memories, one thread: the layer took 5.15 ms instead of the blocks' 5.5)."""
-    scores = vectors @ vectors.T
+    one (1,000 memories, one thread: the layer took 5.15 ms instead of the blocks' 5.5).
+    With one BLAS thread: a second one saved 1 ms of a 3 ms product, then spun on the
+    other core while the run judged the namespace (a serial run, as with an LLM, took
+    16.0 s of CPU for 200 namespaces of 1,000 instead of 10.0 s, in the same time:
+    MEMADMIN_DEDUP_WORKERS=1 bench/find_duplicates.py --scenario b --namespaces 200)."""
+    with _blas().limit(limits=1, user_api="blas"):
+        scores = vectors @ vectors.T
     flat = np.flatnonzero(scores >= floor)
     i, j = np.divmod(flat, len(vectors))
     keep = j > i
@@ -137,6 +142,14 @@ def _whole_triangle(vectors: np.ndarray, floor: float) -> np.ndarray:
 def _report(on_progress: Callable[[int, int], None] | None, work: list[int], done: int) -> None:
     if on_progress is not None:
         on_progress(sum(work[:done]), sum(work))
+
+
+@lru_cache(maxsize=1)
+def _blas():
+    """What sets the BLAS threads (found once: finding the libraries takes 0.6 ms)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def one_blas_thread() -> None:

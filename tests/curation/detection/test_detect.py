@@ -94,3 +94,35 @@ def test_a_namespace_of_one_tile_is_compared_in_one_symmetric_product(clustered_
     )
     assert whole[:, :2].tolist() == blocked[:, :2].tolist()  # the same pairs, in one order
     assert np.allclose(whole[:, 2], blocked[:, 2], atol=1e-6)
+
+
+class _ThreadsSeen(np.ndarray):
+    """Vectors that note the BLAS threads each product of theirs runs with."""
+
+    seen: list[int] = []
+
+    def __matmul__(self, other):
+        from threadpoolctl import threadpool_info
+
+        _ThreadsSeen.seen.append(max(i["num_threads"] for i in threadpool_info()))
+        return np.asarray(self) @ np.asarray(other)
+
+
+def test_a_namespace_of_one_tile_is_multiplied_with_one_blas_thread(clustered_vectors):
+    # A second thread saved a millisecond, then spun on the other core while the run
+    # judged the namespace. The process's own setting is left as it was.
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    every = np.arange(len(clustered_vectors))
+    _ThreadsSeen.seen = []
+    with threadpool_limits(2):
+        pairs = detect.vector_pairs_exact(
+            clustered_vectors.view(_ThreadsSeen), every, floor=0.6, workers=1
+        )
+        after = max(i["num_threads"] for i in threadpool_info())
+
+    assert _ThreadsSeen.seen == [1]
+    assert after == 2
+    assert {(int(i), int(j)) for i, j, _ in pairs} == brute_force_pairs(
+        clustered_vectors, every, 0.6
+    )

@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 import tomllib
 import unicodedata
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
+
+from memadmin.store.text import text_cache
 
 LEXICON_PATH = Path(__file__).with_name("lexicon.toml")
 ENGLISH = "en"
@@ -67,7 +69,7 @@ _LETTER = re.compile(r"[^\W\d_]")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 
-@lru_cache(maxsize=65536)
+@text_cache
 def language_of(text: str) -> str:
     """The text's language as a code: zh, ja, ko, ru by script; en, de, fr, es by their
     function words (English when nothing tells: short technical notes are mostly that).
@@ -114,7 +116,7 @@ def language_of(text: str) -> str:
     return best
 
 
-@lru_cache(maxsize=65536)
+@text_cache
 def language_told(text: str) -> bool:
     """Whether the text's language is told by its script or its function words, not
     guessed ("Fume." could be English or French, "Raucht." is German by the dictionary
@@ -158,7 +160,7 @@ def _dictionary_best(text: str) -> str:
     return _dictionary_winner(text) or ENGLISH
 
 
-@lru_cache(maxsize=65536)
+@text_cache
 def _dictionary_winner(text: str) -> str | None:
     import simplemma
 

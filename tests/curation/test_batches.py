@@ -293,3 +293,18 @@ def test_overlapping_batches_of_one_process_resume_the_collector_when_the_last_e
         gc.enable()
 
     assert still_paused and resumed
+
+
+def test_a_batch_forgets_the_texts_it_read_as_it_ends(load):
+    from memadmin.curation.detection import reading
+
+    namespaces_with_folds(load, ["forget-a"])
+    namespace = Namespace.objects.get(name="forget-a")
+    reading.read("A text read before the batch")
+
+    outcomes = runs.run_batch([namespace.pk], runs.Options())
+
+    assert outcomes[0].report.exact_collapsed == 1
+    # The batch judged its pairs, and left nothing of their readings behind.
+    assert outcomes[0].report.pairs_checked == 6
+    assert reading.read.cache_info().currsize == 0

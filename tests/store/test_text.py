@@ -30,3 +30,24 @@ def test_normalise_keeps_inner_punctuation():
 @given(st.text(alphabet=st.sampled_from("ab \t\n\u3000\u00a0."), max_size=40))
 def test_short_is_at_most_eight_words_however_the_text_is_spaced(text):
     assert short(text) == (len(text.split()) <= SHORT_WORDS)
+
+
+def test_forgetting_texts_empties_every_text_cache_and_keeps_the_word_caches():
+    from memadmin.curation.detection import keytokens, reading, words
+    from memadmin.store.lexicon import language_of
+    from memadmin.store.text import forget_texts
+
+    reading.read("Moved to Lyon in 2024")
+    keytokens.key_token_differences("Port 8080", "Port 9090")
+    assert reading.read.cache_info().currsize > 0
+    assert language_of.cache_info().currsize > 0
+    assert words.lemma.cache_info().currsize > 0
+
+    forget_texts()
+
+    assert reading.read.cache_info().currsize == 0
+    assert language_of.cache_info().currsize == 0
+    assert keytokens.key_token_differences.cache_info().currsize == 0
+    assert words.lemma.cache_info().currsize > 0  # a word's lemma holds in every namespace
+    # Read again as before: forgetting changes what is cached, never what is read.
+    assert reading.read("Moved to Lyon in 2024").predicate.name == "move"

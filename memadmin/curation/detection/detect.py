@@ -20,7 +20,7 @@ import numpy as np
 from django.conf import settings
 
 from memadmin.curation.detection import lexical, reading
-from memadmin.store.text import short
+from memadmin.store.text import short, text_cache
 
 # --- Candidate pairs ---------------------------------------------------------------------
 
@@ -200,12 +200,32 @@ FRAME_NEIGHBOURS = 8
 
 class Frame(NamedTuple):
     """What frame_pairs reads of one short memory: the slots it gives a value to
-    (reading.slot_keys), the things it names (object lemmas) and whether it ends
-    something. Text alone decides it, so it can be kept between runs (runs.counting)."""
+    (slot_keys), the things it names (object lemmas) and whether it ends something. Text
+    alone decides it, so it can be kept between runs (runs.counting)."""
 
     slots: tuple[str, ...]
     things: tuple[str, ...]
     ceased: bool
+
+
+@text_cache
+def slot_keys(text: str) -> frozenset[str]:
+    """The slots a memory gives a value to, as "class:subject" ("live:" for "Lives in
+    Porto" and for "Moved to Lyon"; "work:tom" for "Tom works at Initech"): memories that
+    share one are compared whatever their cosine. Only classes whose slot holds one value
+    (or the events that set them)."""
+    found = reading.read(text)
+    predicate = found.predicate
+    if predicate is None:
+        return frozenset()
+    classes = [predicate.name] if predicate.slot == "one" else []
+    classes += [c for c in predicate.sets if c != "*"]
+    if predicate.name in ("use", "switch"):
+        classes.append("use")  # "Nutzt Windows" / "Ist auf Linux umgestiegen"
+    if not classes:
+        return frozenset()
+    subject = found.subject_words[-1].lemma if found.subject_words else ""
+    return frozenset(f"{name}:{subject}" for name in classes)
 
 
 def frame_of(text: str) -> Frame | None:
@@ -215,11 +235,11 @@ def frame_of(text: str) -> Frame | None:
     return _frame_of_short(text) if short(text) else None
 
 
-@lru_cache(maxsize=65536)
+@text_cache
 def _frame_of_short(text: str) -> Frame:
     found = reading.read(text)
     things = sorted({t.lemma for t in found.objects if t.kind == "word"})
-    return Frame(tuple(sorted(reading.slot_keys(text))), tuple(things), bool(found.ceased))
+    return Frame(tuple(sorted(slot_keys(text))), tuple(things), bool(found.ceased))
 
 
 def frame_pairs(texts: Sequence[str], query_positions: Sequence[int]) -> set[tuple[int, int]]:
@@ -232,7 +252,7 @@ def frames_pairs(
 ) -> set[tuple[int, int]]:
     """Pairs (low, high) of short memories (`frames`: frame_of each memory), at least one
     of them a query, that the words make a candidate whatever their cosine: two that give
-    one slot a value (where one lives, works, a service deploys: reading.slot_keys), and a
+    one slot a value (where one lives, works, a service deploys: slot_keys), and a
     memory that ends something with each that names the same thing ("Quit the band last
     month" / "Plays guitar in a band"). Positions are in time order (as planning gives
     them)."""

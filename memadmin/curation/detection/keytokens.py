@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from memadmin.curation.detection import quantities
 from memadmin.store.lexicon import fold, language_of, lexicon, stop_words, words
+from memadmin.store.text import text_cache
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def _tables() -> dict[str, dict[str, str]]:
     return tables
 
 
-@lru_cache(maxsize=65536)
+@text_cache
 def words_of(text: str) -> tuple[_Word, ...]:
     # Cached: one judgement reads a text's words several times (subject, stance, names).
     found = []
@@ -104,7 +105,7 @@ def _folded_word(raw: str) -> str:
     return fold(raw)
 
 
-@lru_cache(maxsize=65536)
+@text_cache
 def key_tokens(text: str) -> frozenset[KeyToken]:
     """The key tokens of `text`: values (numbers, quantities, times, versions: canonical),
     dates (ISO, or day and month in words, also German "15. Dezember" and Chinese
@@ -362,17 +363,11 @@ class KeyTokenDifference:
         return f"{self.kind}: {', '.join(self.only_in_a)} vs {', '.join(self.only_in_b)}"
 
 
-def key_token_differences(text_a: str, text_b: str) -> list[KeyTokenDifference]:
-    """Kinds of key token for which each text has a value the other lacks: "on Tuesday"
-    vs "on Thursday", "3.11" vs "3.13", "auth-svc" vs "billing-svc". A value present on
-    one side only is added detail, not a difference (a paraphrase may say more)."""
-    return list(_differences(text_a, text_b))
-
-
-@lru_cache(maxsize=65536)
-def _differences(text_a: str, text_b: str) -> tuple[KeyTokenDifference, ...]:
-    # Cached: a judgement asks of one pair more than once (its clauses, then whether it
-    # may merge with no review).
+@text_cache
+def key_token_differences(text_a: str, text_b: str) -> tuple[KeyTokenDifference, ...]:
+    """Kinds of key token for which each text has a value the other lacks ("on Tuesday" /
+    "on Thursday", "3.11" / "3.13", "auth-svc" / "billing-svc"; a value on one side only
+    is added detail). Cached: a judgement asks it of one pair more than once."""
     tokens_a, tokens_b = key_tokens(text_a), key_tokens(text_b)
     across = language_of(text_a) != language_of(text_b)
     differences = []
@@ -455,9 +450,8 @@ def _span_difference(values_a, values_b, measures_a, measures_b) -> KeyTokenDiff
     return KeyTokenDifference("quantity (duration)", tuple(sorted(spans_a)), tuple(sorted(spans_b)))
 
 
-@lru_cache(maxsize=65536)
+@text_cache
 def _compounds(text: str) -> frozenset[str]:
-    # Cached: a memory in several candidate pairs is compared as often.
     return frozenset(
         match
         for match in _COMPOUND.findall(fold(text))
@@ -599,7 +593,7 @@ def _until_value(frame: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
     return frame
 
 
-@lru_cache(maxsize=65536)
+@text_cache
 def text_words(text: str) -> frozenset[str]:
     """The words of a text, case-folded (hyphenated words kept whole). Cached: one
     judgement reads them several times."""

@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from functools import lru_cache
 from itertools import chain
 
+from memadmin.store.text import text_cache
+
 # Words that carry no fact, in the languages agents' memories come in, plus the words
 # categories and agents use for everything ("user", "prefers").
 STOP_WORDS = frozenset(
@@ -61,13 +63,13 @@ def cjk_share(text: str) -> float:
     return 0.0 if text.isascii() else _cjk_share(text)
 
 
-@lru_cache(maxsize=65536)
+@text_cache
 def _cjk_share(text: str) -> float:
     letters = len(_LETTER_OR_DIGIT.findall(text))
     return len(_CJK.findall(text)) / letters if letters else 0.0
 
 
-@lru_cache(maxsize=65536)
+@text_cache
 def terms(text: str) -> tuple[str, ...]:
     """The terms of `text` for the lexical signal: stems of content words, numbers, and
     character bigrams of CJK runs."""

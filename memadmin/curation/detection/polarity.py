@@ -12,6 +12,7 @@ from functools import cache, lru_cache
 
 from memadmin.curation.detection.keytokens import key_tokens, text_words, words_of
 from memadmin.store.lexicon import HAN, fold, lexicon, stop_words, words
+from memadmin.store.text import text_cache
 
 
 @cache
@@ -24,7 +25,7 @@ def _polarity() -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
     )
 
 
-@lru_cache(maxsize=65536)
+@text_cache
 def _stance(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """The positive and negative stance words of a text (negative phrases included).
     Cached, as the other readings of one text: a memory is in several pairs."""
@@ -96,7 +97,7 @@ def _shared_object(text_a: str, text_b: str) -> bool:
     return bool(shared - left_out) or bool(HAN.search(text_a + text_b))
 
 
-@lru_cache(maxsize=65536)
+@text_cache
 def _content_stems(text: str) -> frozenset[str]:
     """The stems (first five letters) of a text's words that are no stop words."""
     stop = stop_words()
@@ -114,7 +115,7 @@ def _stance_stems() -> frozenset[str]:
 _CLAUSE_END = (".", ",", ";", ":", "!", "?", "。", "，", "；", "！", "？")
 
 
-@lru_cache(maxsize=65536)
+@text_cache
 def _negated_names(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """(names asserted, names negated): a name or identifier within NEGATION_REACH words
     after a negation, in the same clause, is negated ("does not use Jenkins", "no Kafka

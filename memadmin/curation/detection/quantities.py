@@ -26,6 +26,7 @@ from importlib import metadata
 from django.conf import settings
 
 from memadmin.store.lexicon import HAN, fold, language_of, lexicon, words
+from memadmin.store.text import text_cache
 
 
 @dataclass(frozen=True)
@@ -190,7 +191,7 @@ def parse_chinese_number(text: str) -> float | None:
     return float(total + section + (digit or 0))
 
 
-@lru_cache(maxsize=65536)
+@text_cache
 def read(text: str) -> tuple[Value, ...]:
     """Every value written in `text`, in canonical form, in order."""
     folded = fold(text)

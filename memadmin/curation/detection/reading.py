@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache, cached_property, lru_cache
+from functools import cache, cached_property
 
 from memadmin.curation.detection import polarity, quantities
 from memadmin.curation.detection.words import (
@@ -35,6 +35,7 @@ from memadmin.curation.detection.words import (
     tokens,
 )
 from memadmin.store.lexicon import HAN, fold, language_of, words
+from memadmin.store.text import text_cache
 
 # --- The reading ----------------------------------------------------------------------------
 
@@ -134,26 +135,6 @@ def warm_up() -> None:
     quantities.read("1,5 km")
 
 
-@lru_cache(maxsize=65536)
-def slot_keys(text: str) -> frozenset[str]:
-    """The slots a memory gives a value to, as "class:subject" ("live:" for "Lives in
-    Porto" and for "Moved to Lyon"; "work:tom" for "Tom works at Initech"): memories that
-    share one are compared whatever their cosine. Only classes whose slot holds one value
-    (or the events that set them)."""
-    found = read(text)
-    predicate = found.predicate
-    if predicate is None:
-        return frozenset()
-    classes = [predicate.name] if predicate.slot == "one" else []
-    classes += [c for c in predicate.sets if c != "*"]
-    if predicate.name in ("use", "switch"):
-        classes.append("use")  # "Nutzt Windows" / "Ist auf Linux umgestiegen"
-    if not classes:
-        return frozenset()
-    subject = found.subject_words[-1].lemma if found.subject_words else ""
-    return frozenset(f"{name}:{subject}" for name in classes)
-
-
 def strip_preamble(text: str) -> tuple[str, str]:
     """(the text without its reporting preamble, the preamble): "On 3 May the user said
     that" is two patterns, taken one after the other."""
@@ -187,7 +168,7 @@ def clause_break(text: str) -> int | None:
     return None
 
 
-@lru_cache(maxsize=65536)
+@text_cache
 def read(text: str) -> Reading:
     """The reading of one memory's text (see the module's docstring)."""
     language = language_of(text)

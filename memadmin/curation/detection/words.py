@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from memadmin.curation.detection import keytokens, quantities
 from memadmin.store.lexicon import HAN, fold, lexicon, stop_words, words
+from memadmin.store.text import text_cache
 
 # --- The lexicon, indexed -------------------------------------------------------------------
 
@@ -379,7 +380,7 @@ def _value_spans(body: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-@lru_cache(maxsize=65536)
+@text_cache
 def tokens(body: str, language: str) -> tuple[Token, ...]:
     """The body's tokens, each with its kind; the words of one value are one token."""
     spans = _value_spans(body)

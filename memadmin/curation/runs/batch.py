@@ -35,7 +35,7 @@ from memadmin.curation.runs.selection import (
 from memadmin.store import embeddings, multilingual
 from memadmin.store import queries as store_queries
 from memadmin.store.models import Memory, Namespace
-from memadmin.store.text import first_line
+from memadmin.store.text import first_line, forget_texts
 
 logger = logging.getLogger("memadmin.curation")
 
@@ -139,10 +139,17 @@ def run_batch(
     running by a process that died is closed by the next run); every decision through
     curation.decisions, the batch's in one transaction. A namespace whose detection or
     writes fail is recorded failed (DEDUP_FAIL in the log) and the others are done. A
-    lost database propagates (OperationalError, InterfaceError)."""
+    lost database propagates (OperationalError, InterfaceError). The text caches are
+    emptied as it ends (store.text.forget_texts)."""
     with _collector_paused():
-        # Returned inside the block: the batch's objects are gone before collection resumes.
-        return _run_batch(namespace_ids, options, on_progress, vector_workers)
+        try:
+            # Returned inside the block: the batch's objects are gone before collection
+            # resumes.
+            return _run_batch(namespace_ids, options, on_progress, vector_workers)
+        finally:
+            # What the batch read of its texts is of no use to the next one (their
+            # namespaces share no memory), and held, it made every later batch slower.
+            forget_texts()
 
 
 @contextmanager

@@ -96,22 +96,26 @@ def test_a_namespace_of_one_tile_is_compared_in_one_symmetric_product(clustered_
     assert np.allclose(whole[:, 2], blocked[:, 2], atol=1e-6)
 
 
+def blas_threads() -> int:
+    from threadpoolctl import threadpool_info
+
+    return max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+
+
 class _ThreadsSeen(np.ndarray):
     """Vectors that note the BLAS threads each product of theirs runs with."""
 
     seen: list[int] = []
 
     def __matmul__(self, other):
-        from threadpoolctl import threadpool_info
-
-        _ThreadsSeen.seen.append(max(i["num_threads"] for i in threadpool_info()))
+        _ThreadsSeen.seen.append(blas_threads())
         return np.asarray(self) @ np.asarray(other)
 
 
 def test_a_namespace_of_one_tile_is_multiplied_with_one_blas_thread(clustered_vectors):
     # A second thread saved a millisecond, then spun on the other core while the run
     # judged the namespace. The process's own setting is left as it was.
-    from threadpoolctl import threadpool_info, threadpool_limits
+    from threadpoolctl import threadpool_limits
 
     every = np.arange(len(clustered_vectors))
     _ThreadsSeen.seen = []
@@ -119,10 +123,16 @@ def test_a_namespace_of_one_tile_is_multiplied_with_one_blas_thread(clustered_ve
         pairs = detect.vector_pairs_exact(
             clustered_vectors.view(_ThreadsSeen), every, floor=0.6, workers=1
         )
-        after = max(i["num_threads"] for i in threadpool_info())
+        after = blas_threads()
 
     assert _ThreadsSeen.seen == [1]
     assert after == 2
     assert {(int(i), int(j)) for i, j, _ in pairs} == brute_force_pairs(
         clustered_vectors, every, 0.6
     )
+
+
+def test_slot_keys_join_a_move_to_where_one_lives_whatever_the_wording():
+    assert "live:" in detect.slot_keys("Lives in Porto")
+    assert "live:" in detect.slot_keys("Moved to Lyon in 2024")
+    assert detect.slot_keys("Likes tea") == frozenset()  # a slot that holds several

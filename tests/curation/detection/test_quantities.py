@@ -42,7 +42,7 @@ def test_a_calendar_span_matches_days_at_its_mean_length():
         keytokens.key_token_differences(
             "raw data is kept for 30 days", "raw data is kept for one month"
         )
-        == []
+        == ()
     )
     assert keytokens.key_token_differences(
         "raw data is kept for 30 days", "raw data is kept for three months"
@@ -54,7 +54,7 @@ def test_the_same_quantity_in_other_words_is_no_key_token_difference():
         keytokens.key_token_differences(
             "The UPS gives about 25 minutes of runtime.", "UPS runtime: roughly 1500 s."
         )
-        == []
+        == ()
     )
 
 

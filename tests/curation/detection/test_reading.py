@@ -111,11 +111,5 @@ def test_a_recommendation_is_not_a_preference():
     assert not read("Enjoys documentaries like Planet Earth").recommended
 
 
-def test_slot_keys_join_a_move_to_where_one_lives_whatever_the_wording():
-    assert "live:" in reading.slot_keys("Lives in Porto")
-    assert "live:" in reading.slot_keys("Moved to Lyon in 2024")
-    assert reading.slot_keys("Likes tea") == frozenset()  # a slot that holds several
-
-
 def test_readings_are_the_same_whatever_the_case_of_a_repeated_call():
     assert read("Prefers dark mode") is read("Prefers dark mode")  # cached: read once a run

@@ -54,9 +54,9 @@ def first_line(error: BaseException | str) -> str:
 
 # Entries each text cache holds: a detection pass reads a memory once for all the pairs it
 # is in, and the API reads what is written again. Bounded for a long-lived process (an API
-# server forgets nothing): 65,536 texts read filled the caches with 763 MB (16,384: about
-# 190 MB), and 16,384 hold every text a batch of bench/find_duplicates.py compares, and
-# the 14,000 its namespace of 100,000 compares (scenario a: 18.6 s either way).
+# server forgets nothing): 65,536 texts filled the caches with 763 MB, 16,384 take about
+# 190 MB and still hold every text one batch of bench/find_duplicates.py compares,
+# including the 14,000 of its namespace of 100,000 (scenario a: 18.6 s at either size).
 TEXT_CACHE_SIZE = 16384
 _text_caches: list = []
 Reader = TypeVar("Reader", bound=Callable)

@@ -149,6 +149,8 @@ def run_batch(
         finally:
             # What the batch read of its texts is of no use to the next one (their
             # namespaces share no memory), and held, it made every later batch slower.
+            # A batch still running in another thread of the process (a queue worker with
+            # --concurrency) reads its texts again: slower, never different.
             forget_texts()
 
 

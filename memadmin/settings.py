@@ -5,6 +5,7 @@ The README's settings reference lists every variable read here.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 from pathlib import Path
@@ -288,7 +289,27 @@ DEDUP_CONFLICT_THRESHOLD = env_float("MEMADMIN_DEDUP_CONFLICT_THRESHOLD", 0.42)
 # Lexical containment of the two texts with the differing values set aside, from which a
 # key-token difference reads as one fact changed rather than two facts.
 DEDUP_CONFLICT_SLOT = env_float("MEMADMIN_DEDUP_CONFLICT_SLOT", 0.35)
-DEDUP_NEIGHBOURS = env_int("MEMADMIN_DEDUP_NEIGHBOURS", 20, minimum=1)
+# Each memory is compared with its k nearest by each model (those above the model's floor),
+# not with every memory above the floor: the multilingual model's cosines of short texts
+# all pass its floor. MiniLM's k also bounds the HNSW route's search.
+DEDUP_NEIGHBOURS = env_int("MEMADMIN_DEDUP_NEIGHBOURS", 10, minimum=1)
+DEDUP_MULTI_NEIGHBOURS = env_int("MEMADMIN_DEDUP_MULTI_NEIGHBOURS", 10, minimum=1)
+# The tiers of the calibrated pair model (curation/detection/confidence.py), as
+# probabilities. Their defaults are what the fit chose on the leave-one-set-out figures
+# (bench/calibrate.py --fit writes them into pair_model.json beside the weights):
+# proposed from DEDUP_PROPOSE_* (held-out precision >= 0.90 on one fact, >= 0.85 on
+# conflicts), possible (ranked apart, never merged or bulk-accepted) from
+# DEDUP_POSSIBLE_*; an automatic merge needs P(one fact) >= DEDUP_AUTO_CONFIDENCE too.
+_FITTED = json.loads(
+    (BASE_DIR / "memadmin" / "curation" / "detection" / "pair_model.json").read_text()
+)["thresholds"]
+DEDUP_PROPOSE_ONE = env_float("MEMADMIN_DEDUP_PROPOSE_ONE", _FITTED["propose_one"])
+DEDUP_PROPOSE_CONFLICT = env_float("MEMADMIN_DEDUP_PROPOSE_CONFLICT", _FITTED["propose_conflict"])
+DEDUP_POSSIBLE_ONE = env_float("MEMADMIN_DEDUP_POSSIBLE_ONE", _FITTED["possible_one"])
+DEDUP_POSSIBLE_CONFLICT = env_float(
+    "MEMADMIN_DEDUP_POSSIBLE_CONFLICT", _FITTED["possible_conflict"]
+)
+DEDUP_AUTO_CONFIDENCE = env_float("MEMADMIN_DEDUP_AUTO_CONFIDENCE", _FITTED["auto_confidence"])
 # From this share of Chinese/Japanese/Korean letters, text is compared lexically (the
 # English embedding model cannot read it).
 DEDUP_CJK_SHARE = env_float("MEMADMIN_DEDUP_CJK_SHARE", 0.3)
@@ -391,12 +412,24 @@ LLM_MODEL = env_str("MEMADMIN_LLM_MODEL", "claude-haiku-5-5")
 LLM_TIMEOUT_SECONDS = env_float("MEMADMIN_LLM_TIMEOUT_SECONDS", 30.0, low=0.1, high=600.0)
 # Retries the SDK makes itself (with back-off) on 429/529/5xx before memadmin falls back.
 LLM_MAX_RETRIES = env_int("MEMADMIN_LLM_MAX_RETRIES", 2, minimum=0)
-# Calls one command run may make (verdicts and merges together); the rest are skipped.
-LLM_MAX_CALLS_PER_RUN = env_int("MEMADMIN_LLM_MAX_CALLS_PER_RUN", 30, minimum=0)
+# Calls one command run may make at most (verdicts and merges together): a safety cap
+# over the per-run budget below; the rest are skipped.
+LLM_MAX_CALLS_PER_RUN = env_int("MEMADMIN_LLM_MAX_CALLS_PER_RUN", 5000, minimum=0)
 LLM_MAX_TOKENS = env_int("MEMADMIN_LLM_MAX_TOKENS", 600, minimum=16)
-# Pairs whose cosine or similarity reaches LLM_BAND_LOW, short of an automatic merge, and
-# that no guard or key token already decided are sent to the LLM for a verdict.
-LLM_BAND_LOW = env_float("MEMADMIN_LLM_BAND_LOW", 0.5)
+# Every doubtful pair is asked (curation/runs/llm_verdicts.py): one whose likeliest
+# reading has a probability under LLM_SURE, and that is one fact or a conflict with a
+# probability of LLM_ASK_FLOOR or more; the most doubtful first, at most
+# LLM_CALLS_PER_MEMORY calls for each memory a namespace's pass compares (at least one).
+LLM_SURE = env_float("MEMADMIN_LLM_SURE", 0.97)
+LLM_ASK_FLOOR = env_float("MEMADMIN_LLM_ASK_FLOOR", 0.05)
+LLM_CALLS_PER_MEMORY = env_float("MEMADMIN_LLM_CALLS_PER_MEMORY", 0.5, low=0.0, high=100.0)
+# How often the LLM is taken to be right, for the confidence shown of a pair it judged
+# (the model's probabilities updated by its answer); its answer decides the pair.
+LLM_ACCURACY = env_float("MEMADMIN_LLM_ACCURACY", 0.9, low=0.34, high=1.0)
+# Calls in flight at once (each waits out a rate limit the answers' headers announce).
+LLM_CONCURRENCY = env_int("MEMADMIN_LLM_CONCURRENCY", 4, minimum=1)
+# find_duplicates --llm-batch: seconds between two looks at a Message Batch's progress.
+LLM_BATCH_POLL_SECONDS = env_float("MEMADMIN_LLM_BATCH_POLL_SECONDS", 30.0, low=0.01, high=3600.0)
 # A run stops calling the LLM after this many seconds in all (each call's timeout shrinks
 # to fit what is left) or after this many failures in a row (a gateway that hangs or
 # errors costs one budget, not one timeout per pair); the rest falls back to the rules.

@@ -21,6 +21,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from memadmin.curation.detection import evaluation, guards
+from memadmin.curation.detection.confidence import PROPOSED
 from memadmin.curation.detection.judgement import Thresholds
 from memadmin.curation.runs import planning
 from memadmin.store import embeddings, multilingual
@@ -70,18 +71,26 @@ class Vectors:
 
 @dataclass
 class Output:
-    """One namespace's detection, in external ids."""
+    """One namespace's detection, in external ids: what is proposed (clusters, automatic
+    merges, conflicts), and apart from it what is only possible."""
 
     ids: list[str]
     clusters: list[list[str]] = field(default_factory=list)
     automatic: list[list[str]] = field(default_factory=list)
     conflicts: list[tuple[str, str]] = field(default_factory=list)
     conflict_kinds: dict[frozenset, str] = field(default_factory=dict)
+    possible_clusters: list[list[str]] = field(default_factory=list)
+    possible_conflicts: list[tuple[str, str]] = field(default_factory=list)
+    asked: set[frozenset] = field(default_factory=set)  # pairs the LLM decided
+    candidates: set[frozenset] = field(default_factory=set)  # pairs any layer reached
 
 
-def plan_namespace(memories: Sequence, thresholds: Thresholds, vectors: Vectors) -> Output:
-    """What find_duplicates proposes for these memories (one namespace), no LLM. Memories
-    are taken in a fixed order (created, then external id), as a run reads them."""
+def judge_namespace(
+    memories: Sequence, thresholds: Thresholds, vectors: Vectors, model=None
+) -> planning.Judged:
+    """Every candidate pair of one namespace judged as find_duplicates judges it (no
+    LLM). Memories are taken in a fixed order (created, then external id), as a run
+    reads them."""
     memories = sorted(memories, key=lambda m: (m.created_at, m.external_id))
     vectors.add(m.content for m in memories)
     minilm = np.stack([vectors.minilm[m.content] for m in memories])
@@ -97,27 +106,75 @@ def plan_namespace(memories: Sequence, thresholds: Thresholds, vectors: Vectors)
                 for m, wanted in zip(memories, given, strict=True)
             ]
         )
-    plan = planning.plan_namespace(memories, minilm, thresholds=thresholds, multi_vectors=multi)
-    ids = [m.external_id for m in memories]
+    return planning.judge_namespace(
+        memories, minilm, thresholds=thresholds, multi_vectors=multi, model=model
+    )
+
+
+def output_of(judged: planning.Judged) -> Output:
+    """What grouping a namespace's judged pairs proposes, in external ids."""
+    plan = planning.group(judged)
+    ids = [m.external_id for m in judged.memories]
     output = Output(ids)
     for group in plan.collapses + plan.auto_merges:
         members = [ids[group.representative]] + [ids[p] for p in group.others]
         output.clusters.append(members)
         output.automatic.append(members)
-    output.clusters.extend([ids[p] for p in cluster.members] for cluster in plan.clusters)
+    for cluster in plan.clusters:
+        members = [ids[p] for p in cluster.members]
+        (output.clusters if cluster.tier == PROPOSED else output.possible_clusters).append(members)
     for conflict in plan.conflicts:
         pair = (ids[conflict.older], ids[conflict.newer])
+        if conflict.judgement.tier != PROPOSED:
+            output.possible_conflicts.append(pair)
+            continue
         output.conflicts.append(pair)
         output.conflict_kinds[frozenset(pair)] = conflict.judgement.conflict_kind
     return output
 
 
-def plan_set(rows: list[dict], thresholds: Thresholds, vectors: Vectors) -> list[Output]:
-    """Every namespace of a set, planned on its own."""
-    by_namespace: dict[str, list] = {}
+def plan_namespace(
+    memories: Sequence, thresholds: Thresholds, vectors: Vectors, model=None, session=None
+) -> Output:
+    """What find_duplicates proposes for these memories (one namespace): with no LLM, or
+    with `session` (an llm.Session) deciding the doubtful pairs as a run's band does
+    (runs.llm_verdicts, nothing recorded)."""
+    judged = judge_namespace(memories, thresholds, vectors, model)
+    if session is not None:
+        from memadmin.curation.runs import llm_verdicts
+        from memadmin.curation.runs.options import NamespaceReport, Options
+
+        report = NamespaceReport(namespace="", changed=len(memories))
+        options = Options(dry_run=True, llm_session=session)
+        llm_verdicts.ask_band(judged, None, options, report, cached=dict)
+    output = output_of(judged)
+    output.asked = {
+        frozenset((judged.memories[i].external_id, judged.memories[j].external_id))
+        for (i, j), judgement in judged.judgements.items()
+        if judgement.decided_by == "llm"
+    }
+    output.candidates = {
+        frozenset((judged.memories[i].external_id, judged.memories[j].external_id))
+        for i, j in judged.judgements
+    }
+    return output
+
+
+def by_namespace(rows: list[dict]) -> dict[str, list]:
+    found: dict[str, list] = {}
     for row in rows:
-        by_namespace.setdefault(row["namespace"], []).append(as_memory(row))
-    return [plan_namespace(by_namespace[ns], thresholds, vectors) for ns in sorted(by_namespace)]
+        found.setdefault(row["namespace"], []).append(as_memory(row))
+    return dict(sorted(found.items()))
+
+
+def plan_set(
+    rows: list[dict], thresholds: Thresholds, vectors: Vectors, model=None, session=None
+) -> list[Output]:
+    """Every namespace of a set, planned on its own."""
+    return [
+        plan_namespace(memories, thresholds, vectors, model, session)
+        for memories in by_namespace(rows).values()
+    ]
 
 
 def score(labels: dict, outputs: Sequence[Output]) -> evaluation.Score:

@@ -1,18 +1,24 @@
 """The one place that talks to an LLM, through the official `anthropic` SDK.
 
 The key comes from ANTHROPIC_API_KEY and the SDK honours ANTHROPIC_BASE_URL (a gateway,
-or a local fake server in tests). Calls are sequential (rate limits); the SDK retries
-429/529/5xx with back-off by itself (MEMADMIN_LLM_MAX_RETRIES), after which the caller
-falls back to the rules. A `Session` counts calls, tokens and skips for one run and
-stops calling at the cap.
+or a local fake server in tests). The SDK retries 429/529/5xx with back-off by itself,
+honouring retry-after (MEMADMIN_LLM_MAX_RETRIES), after which the caller falls back to
+the rules. A `Session` counts calls, tokens and skips for one run and stops calling at
+its cap; verdicts go several at a time (MEMADMIN_LLM_CONCURRENCY), each waiting out a
+rate limit the last answer's headers announced, and a full pass may go through the
+Message Batches API instead (`submit_batch`, `batch_progress`, `batch_answers`).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.conf import settings
 
@@ -61,16 +67,20 @@ def configured() -> bool:
 
 
 class Session:
-    """One run's LLM use: at most `max_calls` calls, made one after another, within the
-    run's time budget (LLM_RUN_BUDGET_SECONDS) and until LLM_BREAKER_FAILURES calls in a
-    row have failed (the circuit opens: a gateway that hangs or errors is not asked about
-    every pair). After that every call raises CapReached and the callers use the rules."""
+    """One run's LLM use: at most `max_calls` calls, within the run's time budget
+    (LLM_RUN_BUDGET_SECONDS) and until LLM_BREAKER_FAILURES calls in a row have failed
+    (the circuit opens: a gateway that hangs or errors is not asked about every pair).
+    After that every call raises CapReached and the callers use the rules. Thread-safe:
+    `verdicts` asks several pairs at once, from calls reserved beforehand."""
 
     def __init__(self, *, max_calls: int | None = None, shared_cap=None):
         self.max_calls = settings.LLM_MAX_CALLS_PER_RUN if max_calls is None else max_calls
         # A run whose batches run on several workers shares one cap among them:
-        # `shared_cap()` takes one call from it, or answers False when none is left.
+        # `shared_cap(n)` takes up to n calls from it and says how many it took.
         self._shared_cap = shared_cap
+        self._lock = threading.Lock()
+        self._reserved = 0  # calls taken from the caps for `verdicts` and not made yet
+        self._not_before = 0.0  # monotonic time before which no call starts (rate limit)
         self.calls = 0
         self.skipped = 0
         self.failures = 0
@@ -105,39 +115,75 @@ class Session:
             )
         return self._client
 
-    def _stop(self, why: str) -> None:
+    def _stop(self, why: str, reserved: bool = False) -> None:
+        """Stop calling for the rest of the run (the lock is held)."""
         if not self.stopped:
             self.stopped = why
             logger.warning("DEDUP_FAIL the LLM is not called again in this run: %s", why)
         self.skipped += 1
+        if reserved:
+            self._reserved -= 1
         raise CapReached(why)
 
-    def _call(self, **request):
-        if self.calls >= self.max_calls:
-            self.skipped += 1
-            raise CapReached(f"the run's cap of {self.max_calls} LLM calls is reached")
-        if self.failures_in_a_row >= settings.LLM_BREAKER_FAILURES:
-            self._stop(f"{self.failures_in_a_row} calls in a row failed")
-        remaining = settings.LLM_RUN_BUDGET_SECONDS - (time.monotonic() - self._started)
-        if remaining <= 0:
-            self._stop(f"the run's budget of {settings.LLM_RUN_BUDGET_SECONDS:g} s is spent")
+    def reserve(self, wanted: int) -> int:
+        """Take up to `wanted` calls from the run's caps for `verdicts` (in the calling
+        thread: the shared cap is a database row); how many were taken."""
+        with self._lock:
+            if self.stopped or self.failures_in_a_row >= settings.LLM_BREAKER_FAILURES:
+                return 0
+            left = self.max_calls - self.calls - self._reserved
+            wanted = max(0, min(wanted, left))
+        if wanted and self._shared_cap is not None:
+            granted = self._shared_cap(wanted)
+            if granted < wanted:
+                self.max_calls = self.calls + self._reserved + granted  # spent for good
+            wanted = granted
+        with self._lock:
+            self._reserved += wanted
+        return wanted
+
+    def release(self, unused: int) -> None:
+        """Give back reserved calls that were not made (they are not counted)."""
+        with self._lock:
+            self._reserved = max(0, self._reserved - unused)
+
+    def _call(self, *, reserved: bool = False, **request):
+        with self._lock:
+            if not reserved and self.calls + self._reserved >= self.max_calls:
+                self.skipped += 1
+                raise CapReached(f"the run's cap of {self.max_calls} LLM calls is reached")
+            if self.failures_in_a_row >= settings.LLM_BREAKER_FAILURES:
+                self._stop(f"{self.failures_in_a_row} calls in a row failed", reserved)
+            remaining = settings.LLM_RUN_BUDGET_SECONDS - (time.monotonic() - self._started)
+            if remaining <= 0:
+                self._stop(
+                    f"the run's budget of {settings.LLM_RUN_BUDGET_SECONDS:g} s is spent",
+                    reserved,
+                )
         client = self._client_or_fail()
-        if self._shared_cap is not None and not self._shared_cap():
+        if not reserved and self._shared_cap is not None and not self._shared_cap(1):
             self.max_calls = self.calls  # spent for good: not asked again
-            self.skipped += 1
+            with self._lock:
+                self.skipped += 1
             raise CapReached("the run's cap of LLM calls, shared by its batches, is reached")
         import anthropic
 
+        self._wait_for_the_rate_limit(remaining)
         # Every attempt (the SDK retries by itself) gets a share of what is left, so one
         # call never outlives the run's budget.
         attempts = settings.LLM_MAX_RETRIES + 1
         timeout = min(settings.LLM_TIMEOUT_SECONDS, max(remaining / attempts, 0.1))
-        self.calls += 1
+        with self._lock:
+            self.calls += 1
+            if reserved:
+                self._reserved -= 1
         started = time.perf_counter()
         try:
-            message = client.with_options(timeout=timeout).messages.create(
+            raw = client.with_options(timeout=timeout).messages.with_raw_response.create(
                 model=self.model, **request
             )
+            self._note_rate_limit(raw.headers)
+            message = raw.parse()
             latency_ms = int((time.perf_counter() - started) * 1000)
             usage = message.usage
             input_tokens = validation.count(usage.input_tokens, "usage.input_tokens")
@@ -148,20 +194,50 @@ class Session:
         except anthropic.APIError as error:
             self._failed()
             raise LLMFailed(f"{type(error).__name__}: {error}") from error
-        except (AttributeError, TypeError, validation.Invalid) as error:
+        except (AttributeError, TypeError, ValueError, validation.Invalid) as error:
             # The HTTP answer parsed, but it is not a message: {}, "usage": null...
             self._failed()
             raise LLMFailed(f"malformed answer: {error}") from error
-        self.input_tokens += input_tokens
-        self.output_tokens += output_tokens
+        with self._lock:
+            self.input_tokens += input_tokens
+            self.output_tokens += output_tokens
         return message, blocks, latency_ms
 
+    def _wait_for_the_rate_limit(self, remaining: float) -> None:
+        """Sleep until the rate limit the last answer announced resets (never past the
+        run's budget)."""
+        with self._lock:
+            wait = self._not_before - time.monotonic()
+        if wait > 0:
+            time.sleep(min(wait, max(remaining - 1.0, 0.0)))
+
+    def _note_rate_limit(self, headers) -> None:
+        """From the answer's headers: when fewer requests are left than calls run at
+        once, no call starts before the limit resets."""
+        left = headers.get("anthropic-ratelimit-requests-remaining")
+        reset = headers.get("anthropic-ratelimit-requests-reset")
+        if left is None or reset is None:
+            return
+        try:
+            left = int(left)
+            reset_at = datetime.fromisoformat(reset.replace("Z", "+00:00"))
+        except ValueError:
+            return  # not what the API documents: no pacing from it
+        if left >= settings.LLM_CONCURRENCY:
+            return
+        wait = min((reset_at - datetime.now(reset_at.tzinfo)).total_seconds(), 60.0)
+        if wait > 0:
+            with self._lock:
+                self._not_before = max(self._not_before, time.monotonic() + wait)
+
     def _failed(self) -> None:
-        self.failures += 1
-        self.failures_in_a_row += 1
+        with self._lock:
+            self.failures += 1
+            self.failures_in_a_row += 1
 
     def _answered(self) -> None:
-        self.failures_in_a_row = 0
+        with self._lock:
+            self.failures_in_a_row = 0
 
     def merge(self, members) -> MergeAnswer:
         """The LLM's merged text for a cluster's members: readable text within the
@@ -195,37 +271,130 @@ class Session:
             latency_ms=latency_ms,
         )
 
-    def verdict(self, older, newer) -> VerdictAnswer:
+    def verdict(self, older, newer, *, reserved: bool = False) -> VerdictAnswer:
         """The LLM's verdict on a pair, answered through a tool. Raises LLMFailed."""
         prompt = prompts.verdict_prompt(older, newer)
-        message, blocks, _ = self._call(
-            max_tokens=settings.LLM_MAX_TOKENS,
-            system=prompt.system,
-            messages=[{"role": "user", "content": prompt.user}],
-            tools=[prompts.VERDICT_TOOL],
-            tool_choice={"type": "tool", "name": prompts.VERDICT_TOOL["name"]},
-        )
-        answer = next(
-            (getattr(b, "input", None) for b in blocks if getattr(b, "type", None) == "tool_use"),
-            None,
-        )
-        if not isinstance(answer, dict) or answer.get("label") not in prompts.VERDICT_LABELS:
+        message, blocks, _ = self._call(reserved=reserved, **verdict_request(prompt))
+        try:
+            answer = verdict_of(blocks, str(message.model), prompt.version)
+        except LLMFailed:
             self._failed()
-            raise LLMFailed(f"malformed verdict answer: {validation.shown(answer)}")
-        label = answer["label"]
-        kind = answer.get("conflict_kind", "")
-        if label == "conflict" and kind not in ("update", "contradiction"):
-            kind = "contradiction"
-        reasoning = answer.get("reasoning", "")
-        if not isinstance(reasoning, str) or validation.unreadable(reasoning):
-            self._failed()
-            raise LLMFailed("malformed verdict answer: its reasoning is not readable text")
+            raise
         self._answered()
-        return VerdictAnswer(
-            label=label,
-            conflict_kind=kind if label == "conflict" else "",
-            # The LLM's explanation, shown to reviewers: its first 2,000 characters.
-            reasoning=reasoning[:2000],
-            model=str(message.model),
-            prompt_version=prompt.version,
-        )
+        return answer
+
+    def verdicts(self, pairs: Sequence[tuple]) -> list[VerdictAnswer | LLMFailed]:
+        """Verdicts on (older, newer) pairs, LLM_CONCURRENCY at a time, from calls the
+        caller reserved (`reserve`) for exactly these pairs: each answer, or the failure
+        that left a pair to the rules, in the pairs' order."""
+
+        def ask(pair):
+            try:
+                return self.verdict(*pair, reserved=True)
+            except LLMFailed as failure:
+                return failure
+
+        if len(pairs) <= 1 or settings.LLM_CONCURRENCY <= 1:
+            return [ask(pair) for pair in pairs]
+        with ThreadPoolExecutor(max_workers=settings.LLM_CONCURRENCY) as pool:
+            return list(pool.map(ask, pairs))
+
+    # --- Message Batches: a full pass's verdicts in one request -------------------------
+
+    def submit_batch(self, requests: Sequence[tuple[str, object, object]]) -> str:
+        """Send (custom id, older, newer) verdict requests as one Message Batch; its id.
+        Raises LLMFailed."""
+        import anthropic
+
+        client = self._client_or_fail()
+        body = [
+            {
+                "custom_id": custom_id,
+                "params": {
+                    "model": self.model,
+                    **verdict_request(prompts.verdict_prompt(older, newer)),
+                },
+            }
+            for custom_id, older, newer in requests
+        ]
+        try:
+            return str(client.messages.batches.create(requests=body).id)
+        except anthropic.APIError as error:
+            raise LLMFailed(f"{type(error).__name__}: {error}") from error
+
+    def batch_progress(self, batch_id: str) -> tuple[bool, dict[str, int]]:
+        """(whether the batch has ended, its requests counted by state)."""
+        import anthropic
+
+        client = self._client_or_fail()
+        try:
+            found = client.messages.batches.retrieve(batch_id)
+        except anthropic.APIError as error:
+            raise LLMFailed(f"{type(error).__name__}: {error}") from error
+        counts = found.request_counts
+        return found.processing_status == "ended", {
+            state: int(getattr(counts, state, 0) or 0)
+            for state in ("processing", "succeeded", "errored", "canceled", "expired")
+        }
+
+    def batch_answers(self, batch_id: str) -> Iterator[tuple[str, VerdictAnswer | str]]:
+        """An ended batch's answers: (custom id, the verdict, or why there is none)."""
+        import anthropic
+
+        client = self._client_or_fail()
+        version = prompts.VERDICT_VERSION
+        try:
+            for entry in client.messages.batches.results(batch_id):
+                result = entry.result
+                if getattr(result, "type", "") != "succeeded":
+                    yield entry.custom_id, f"the request {getattr(result, 'type', 'failed')}"
+                    continue
+                message = result.message
+                try:
+                    with self._lock:
+                        self.input_tokens += int(message.usage.input_tokens or 0)
+                        self.output_tokens += int(message.usage.output_tokens or 0)
+                    yield entry.custom_id, verdict_of(message.content, str(message.model), version)
+                except (LLMFailed, AttributeError, TypeError, ValueError) as problem:
+                    yield entry.custom_id, str(problem)
+        except anthropic.APIError as error:
+            raise LLMFailed(f"{type(error).__name__}: {error}") from error
+
+
+def verdict_request(prompt: prompts.Prompt) -> dict:
+    """The Messages API parameters of a verdict (but the model)."""
+    return {
+        "max_tokens": settings.LLM_MAX_TOKENS,
+        "system": prompt.system,
+        "messages": [{"role": "user", "content": prompt.user}],
+        "tools": [prompts.VERDICT_TOOL],
+        "tool_choice": {"type": "tool", "name": prompts.VERDICT_TOOL["name"]},
+    }
+
+
+def verdict_of(blocks, model: str, prompt_version: str) -> VerdictAnswer:
+    """A verdict from a message's content blocks, or LLMFailed when they hold none a
+    reader can use."""
+    if not isinstance(blocks, list):
+        raise LLMFailed("malformed verdict answer: its content is not a list of blocks")
+    answer = next(
+        (getattr(b, "input", None) for b in blocks if getattr(b, "type", None) == "tool_use"),
+        None,
+    )
+    if not isinstance(answer, dict) or answer.get("label") not in prompts.VERDICT_LABELS:
+        raise LLMFailed(f"malformed verdict answer: {validation.shown(answer)}")
+    label = answer["label"]
+    kind = answer.get("conflict_kind", "")
+    if label == "conflict" and kind not in ("update", "contradiction"):
+        kind = "contradiction"
+    reasoning = answer.get("reasoning", "")
+    if not isinstance(reasoning, str) or validation.unreadable(reasoning):
+        raise LLMFailed("malformed verdict answer: its reasoning is not readable text")
+    return VerdictAnswer(
+        label=label,
+        conflict_kind=kind if label == "conflict" else "",
+        # The LLM's explanation, shown to reviewers: its first 2,000 characters.
+        reasoning=reasoning[:2000],
+        model=model,
+        prompt_version=prompt_version,
+    )

@@ -22,6 +22,13 @@ class ClusterStatus(models.TextChoices):
     UNMERGED = "unmerged"  # its merge was undone
 
 
+class Tier(models.TextChoices):
+    """How sure detection is of a cluster or conflict (curation.detection.confidence)."""
+
+    PROPOSED = "proposed"
+    POSSIBLE = "possible"
+
+
 class Cluster(models.Model):
     """Memories of one namespace that look like one fact."""
 
@@ -39,6 +46,13 @@ class Cluster(models.Model):
     weakest_link = models.JSONField(default=list, blank=True)
     # Why the cluster needs a person: "protected", "guard: ...", "exact", ...
     flags = models.JSONField(default=list, blank=True)
+    # How sure detection is (curation.detection.confidence): the weakest P(one fact) of
+    # any two members; "proposed" from the calibrated threshold, "possible" below it
+    # (ranked apart, never merged or accepted in bulk).
+    tier = models.CharField(max_length=8, choices=Tier.choices, default=Tier.PROPOSED)
+    confidence = models.FloatField(default=1.0)
+    # What the readers found, as a reviewer reads it ("different values: Azure / Fly.io").
+    evidence = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     # Indexed where set (cluster_decided_by_set): a run's clusters have none.
@@ -182,6 +196,10 @@ class Conflict(models.Model):
     reason = models.TextField(blank=True, default="")
     detected_by = models.CharField(max_length=8, default="rule")  # rule | llm
     differing_tokens = models.JSONField(default=list, blank=True)
+    # How sure detection is: P(conflict) of the pair, its tier, and what moved it.
+    tier = models.CharField(max_length=8, choices=Tier.choices, default=Tier.PROPOSED)
+    confidence = models.FloatField(default=1.0)
+    evidence = models.JSONField(default=list, blank=True)
     status = models.CharField(max_length=10, choices=ConflictStatus.choices, default="open")
     resolution = models.CharField(
         max_length=16, choices=ConflictResolution.choices, blank=True, default=""
@@ -376,7 +394,7 @@ class LlmAllowance(models.Model):
     """The LLM calls one queued run (find_duplicates --enqueue, or a scheduled run) may
     make in all. MEMADMIN_LLM_MAX_CALLS_PER_RUN caps a command run, and such a run's
     batches go to any number of workers at once: each call is taken from here first
-    (runs.tasks.take_llm_call), so that together they make no more than the cap. Deleted
+    (runs.tasks.take_llm_calls), so that together they make no more than the cap. Deleted
     once every batch of its run has ended well (runs.tasks.forget_spent_allowances)."""
 
     max_calls = models.PositiveIntegerField()
@@ -410,3 +428,31 @@ class KeptCounts(models.Model):
 
     def __str__(self) -> str:
         return f"counts of {self.namespace_id} ({self.documents} memories)"
+
+
+class LlmBatch(models.Model):
+    """One Message Batch of verdicts (find_duplicates --llm-batch): recorded before it is
+    sent, so that a run killed at any point resumes it from here, and each answer is
+    applied once (a verdict per pair of texts: decisions.record_verdict)."""
+
+    class Status(models.TextChoices):
+        SUBMITTING = "submitting"  # recorded; the provider may or may not have it
+        SUBMITTED = "submitted"  # the provider's id is known; answers pending
+        APPLIED = "applied"  # every answer recorded as a verdict
+        FAILED = "failed"  # could not be sent or read: its pairs stay with the rules
+
+    provider_id = models.CharField(max_length=200, blank=True, default="")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.SUBMITTING)
+    # {custom id: {"namespace": id, "older": memory id, "newer": memory id, "hashes": [..]}}
+    requests = models.JSONField(default=dict)
+    # Answers by outcome once applied: {"verdicts": n, "failed": n}.
+    counts = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"LLM batch {self.pk} ({self.status})"

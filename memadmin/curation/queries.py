@@ -8,7 +8,7 @@ import hashlib
 import itertools
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from django.contrib.postgres.search import SearchQuery
@@ -27,6 +27,7 @@ from memadmin.curation.models import (
     MergeProposal,
     PairVerdict,
     ProposalStatus,
+    Tier,
 )
 from memadmin.store.models import Memory, MemoryStatus, Namespace
 from memadmin.store.queries import any_of, count_per_namespace
@@ -91,6 +92,8 @@ def review_export(namespace: str | None) -> dict:
                 "min_similarity": cluster.min_similarity,
                 "status": cluster.status,
                 "proposal": next((p.merged_text for p in cluster.proposals.all()), None),
+                "tier": cluster.tier,
+                "confidence": cluster.confidence,
             }
             for cluster in clusters.order_by("id")
         ],
@@ -102,6 +105,8 @@ def review_export(namespace: str | None) -> dict:
                 "b": conflict.memory_b.external_id,
                 "kind": conflict.kind,
                 "status": conflict.status,
+                "tier": conflict.tier,
+                "confidence": conflict.confidence,
             }
             for conflict in conflicts.order_by("id")
         ],
@@ -260,6 +265,7 @@ def clusters_needing_proposals(namespace: str | None, *, limit: int) -> list[tup
 # --- Review pages ------------------------------------------------------------------------
 
 QUEUE_SORTS = {
+    "surest": ("-confidence", "-min_similarity", "id"),
     "closest": ("-min_similarity", "id"),
     "weakest": ("min_similarity", "id"),
     "newest": ("-created_at", "-id"),
@@ -277,10 +283,12 @@ def cluster_queue(
     category: str = "",
     protected: bool | None = None,
     method: str = "",
-    sort: str = "closest",
+    sort: str = "surest",
+    tier: str = Tier.PROPOSED,
 ):
-    """Clusters for the review queue, closest first, with members and the pending
-    proposal prefetched: the same number of queries for 1 cluster or 1,000."""
+    """Clusters for the review queue (one tier: proposed, or the doubtful possible ones
+    apart), surest first, with members and the pending proposal prefetched: the same
+    number of queries for 1 cluster or 1,000."""
     clusters = (
         Cluster.objects.select_related("namespace")
         .prefetch_related(
@@ -300,8 +308,9 @@ def cluster_queue(
         clusters = clusters.annotate(
             size=Count("memberships", filter=Q(memberships__excluded=False))
         )
-    clusters = clusters.order_by(*QUEUE_SORTS.get(sort, QUEUE_SORTS["closest"]))
+    clusters = clusters.order_by(*QUEUE_SORTS.get(sort, QUEUE_SORTS["surest"]))
     conditions = {
+        "tier": tier or None,
         "namespace__name": namespace,
         "min_similarity__gte": min_similarity,
         "min_similarity__lte": max_similarity,
@@ -326,7 +335,7 @@ def exact_open_clusters(namespace: str | None = None) -> list[Cluster]:
     member kept from collapsing automatically): what bulk acceptance takes, after a
     preview that shows each one's flags."""
     clusters = Cluster.objects.select_related("namespace").filter(
-        status=ClusterStatus.OPEN, edges__contains=[{"method": "exact"}]
+        status=ClusterStatus.OPEN, tier=Tier.PROPOSED, edges__contains=[{"method": "exact"}]
     )
     if namespace:
         clusters = clusters.filter(namespace__name=namespace)
@@ -336,8 +345,11 @@ def exact_open_clusters(namespace: str | None = None) -> list[Cluster]:
 def bulk_flags(cluster: Cluster) -> list[str]:
     """Why a cluster may not go through a bulk action: the flags detection gave it, and a
     member that is protected now (pinned, protected category, importance or confidence)
-    or a guard between two members (another source, another session) found now."""
+    or a guard between two members (another source, another session) found now. A
+    cluster detection is not sure of (the possible tier) is never accepted in bulk."""
     flags = list(cluster.flags)
+    if cluster.tier == Tier.POSSIBLE:
+        flags.append(f"possible only (confidence {cluster.confidence:.2f})")
     members = cluster_members(cluster)
     if "protected" not in flags and any(guards.is_protected(m) for m in members):
         flags.append("protected")
@@ -391,11 +403,13 @@ def next_open_conflict(after: Conflict) -> Conflict | None:
     )
 
 
-def conflict_queue(*, status: str, namespace: str = "", kind: str = "") -> QuerySet[Conflict]:
-    """Conflicts of one status (and kind), newest first, with both sides and who settled
-    them."""
+def conflict_queue(
+    *, status: str, namespace: str = "", kind: str = "", tier: str = Tier.PROPOSED
+) -> QuerySet[Conflict]:
+    """Conflicts of one status (and kind) and tier (proposed, or the doubtful possible
+    ones apart), surest first then newest, with both sides and who settled them."""
     found = (
-        Conflict.objects.filter(status=status, **given({"kind": kind}))
+        Conflict.objects.filter(status=status, **given({"kind": kind, "tier": tier}))
         .select_related("namespace", "memory_a", "memory_b", "resolver")
         .defer(
             "memory_a__embedding",
@@ -403,7 +417,7 @@ def conflict_queue(*, status: str, namespace: str = "", kind: str = "") -> Query
             "memory_a__embedding_multi",
             "memory_b__embedding_multi",
         )
-        .order_by("-created_at", "-id")
+        .order_by("-confidence", "-created_at", "-id")
     )
     if namespace:
         found = found.filter(namespace__name=namespace)
@@ -489,7 +503,10 @@ class DetectionOutput:
     texts: dict[str, str]
     clusters: list[list[str]]  # every cluster it proposed or merged (a split's parts)
     automatic: list[list[str]]  # those merged without a person (undone ones included)
-    conflicts: list[tuple[str, str]]
+    conflicts: list[tuple[str, str]]  # every conflict it proposed
+    # What it found only possible (the doubtful tier, ranked apart): not proposed.
+    possible_clusters: list[list[str]] = field(default_factory=list)
+    possible_conflicts: list[tuple[str, str]] = field(default_factory=list)
 
 
 def detection_output(namespace: Namespace) -> DetectionOutput:
@@ -506,25 +523,36 @@ def detection_output(namespace: Namespace) -> DetectionOutput:
         cluster__namespace=namespace
     ).values_list("cluster_id", "memory_id"):
         members.setdefault(cluster_id, []).append(external[memory_id])
-    clusters, automatic = [], []
+    clusters, automatic, possible_clusters = [], [], []
     # Only an automatic merge ends "unmerged" (a person's reopens when undone).
     merged_by_machine = (ClusterStatus.AUTO_MERGED, ClusterStatus.UNMERGED)
-    for cluster_id, status in Cluster.objects.filter(namespace=namespace).values_list(
-        "pk", "status"
+    for cluster_id, status, tier in Cluster.objects.filter(namespace=namespace).values_list(
+        "pk", "status", "tier"
     ):
         if status == ClusterStatus.SPLIT or cluster_id not in members:
+            continue
+        if tier == Tier.POSSIBLE:
+            possible_clusters.append(members[cluster_id])
             continue
         clusters.append(members[cluster_id])
         if status in merged_by_machine:
             automatic.append(members[cluster_id])
-    conflicts = [
-        (external[a], external[b])
-        for a, b in Conflict.objects.filter(namespace=namespace).values_list(
-            "memory_a_id", "memory_b_id"
+    conflicts, possible_conflicts = [], []
+    for a, b, tier in Conflict.objects.filter(namespace=namespace).values_list(
+        "memory_a_id", "memory_b_id", "tier"
+    ):
+        (possible_conflicts if tier == Tier.POSSIBLE else conflicts).append(
+            (external[a], external[b])
         )
-    ]
     return DetectionOutput(
-        namespace.name, list(external.values()), texts, clusters, automatic, conflicts
+        namespace.name,
+        list(external.values()),
+        texts,
+        clusters,
+        automatic,
+        conflicts,
+        possible_clusters,
+        possible_conflicts,
     )
 
 

@@ -22,8 +22,9 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from memadmin.curation import decisions, llm, proposals
+from memadmin.curation.detection.confidence import PROPOSED, assess_pair
 from memadmin.curation.detection.counts import Counts
-from memadmin.curation.detection.judgement import PairJudgement, Thresholds, Verdict, judge_pair
+from memadmin.curation.detection.judgement import PairJudgement, Thresholds, Verdict
 from memadmin.curation.models import HistoryEvent
 from memadmin.store import embeddings, multilingual, queries
 from memadmin.store.importing import Record
@@ -150,7 +151,7 @@ def _check_write(memory: Memory, namespace: Namespace, vector, multi_vector) -> 
             n.multi is not None and n.multi >= thresholds.multi_candidate
         )
         if candidate or n.memory.content_hash == memory.content_hash:
-            judgement = judge_pair(
+            judgement = assess_pair(
                 n.memory,
                 memory,
                 cosine=n.similarity,
@@ -223,6 +224,9 @@ def _act_on_write(memory: Memory, judged: list, actor: str, llm_session, result:
                 memories=[older, memory],
                 edges=[_edge(older, memory, judgement)],
                 flags=judgement.flags,
+                tier=judgement.tier or PROPOSED,
+                confidence=judgement.confidence,
+                evidence=judgement.findings,
             )
             result.cluster_id, decided = cluster.pk, True
             merged = _merge_now(cluster, [older, memory], llm_session, actor, judgement)
@@ -248,9 +252,13 @@ def _still_active(memory: Memory) -> bool:
 
 
 def _merge_now(cluster, members, llm_session, actor, judgement) -> Memory | None:
-    """The LLM merges a review-band pair at write time, when it can (not for protected
-    memories); the proposal and both originals stay in history."""
+    """The LLM writes the merged text of a pair at write time and it is accepted, when
+    the calibrated model is as sure of one fact as an automatic merge needs (not for
+    protected memories); the proposal and both originals stay in history. A pair it is
+    less sure of waits for review."""
     if llm_session is None or not llm.configured() or judgement.flags:
+        return None
+    if judgement.p_one < Thresholds.from_settings().auto_confidence:
         return None
     draft = proposals.draft_for(members, llm_session)
     if draft.author != "llm":
@@ -265,4 +273,5 @@ def _edge(a: Memory, b: Memory, judgement) -> dict:
         "b": b.pk,
         "similarity": round(float(judgement.similarity), 4),
         "method": judgement.method,
+        "confidence": round(float(judgement.p_one), 4),
     }

@@ -453,15 +453,17 @@ def vector_pairs_in_database(
     namespace_ids: Sequence[int],
     *,
     floor: float,
+    neighbours: int | None = None,
     column: str = "embedding",
 ) -> list[tuple[int, int, float]]:
     """(memory id, other id, cosine) for every active memory of the same namespace whose
     vector of the current model (of `column`: "embedding" or "embedding_multi") is at
-    cosine >= floor from one of the given memories':
-    the exact comparison of a few new memories against all of their namespaces, computed
-    where the vectors are (one query for a batch). Reading every vector out to compare
-    ten new ones cost 7 µs a row, the comparison in PostgreSQL 0.14 µs a pair
-    (bench/find_duplicates.py, scenario d). A pair of two given memories comes twice."""
+    cosine >= floor from one of the given memories' (with `neighbours`, only each given
+    memory's k nearest of those): the exact comparison of a few new memories against all
+    of their namespaces, computed where the vectors are (one query for a batch). Reading
+    every vector out to compare ten new ones cost 7 µs a row, the comparison in
+    PostgreSQL 0.14 µs a pair (bench/find_duplicates.py, scenario d). A pair of two given
+    memories comes twice."""
     if not memory_ids:
         return []
     model_column, model = VECTOR_COLUMNS[column]
@@ -471,18 +473,25 @@ def vector_pairs_in_database(
             WITH fresh AS MATERIALIZED (
                 SELECT id, namespace_id, {column} AS vector FROM store_memory
                 WHERE id = ANY(%(ids)s) AND {model_column} = %(model)s
+            ), found AS (
+                SELECT fresh.id AS a, other.id AS b, -(other.{column} <#> fresh.vector) AS cosine,
+                       row_number() OVER (
+                           PARTITION BY fresh.id ORDER BY other.{column} <#> fresh.vector, other.id
+                       ) AS rank
+                FROM fresh JOIN store_memory AS other ON other.namespace_id = fresh.namespace_id
+                WHERE other.namespace_id = ANY(%(namespaces)s) AND other.status = 'active'
+                  AND other.{model_column} = %(model)s AND other.id <> fresh.id
+                  AND other.{column} <#> fresh.vector <= %(bound)s
             )
-            SELECT fresh.id, other.id, -(other.{column} <#> fresh.vector)
-            FROM fresh JOIN store_memory AS other ON other.namespace_id = fresh.namespace_id
-            WHERE other.namespace_id = ANY(%(namespaces)s) AND other.status = 'active'
-              AND other.{model_column} = %(model)s AND other.id <> fresh.id
-              AND other.{column} <#> fresh.vector <= %(bound)s
+            SELECT a, b, cosine FROM found WHERE rank <= %(neighbours)s
             """,
             {
                 "ids": list(memory_ids),
                 "namespaces": list(namespace_ids),
                 "model": model,
                 "bound": -floor,  # <#> is the negative inner product: cosine of unit vectors
+                # No bound: every pair above the floor (a rank never reaches it).
+                "neighbours": neighbours if neighbours is not None else 2**62,
             },
         )
         return [(a, b, float(cosine)) for a, b, cosine in cursor.fetchall()]

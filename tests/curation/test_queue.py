@@ -376,17 +376,20 @@ def test_workers_taking_llm_calls_at_once_never_take_more_than_the_allowance():
     allowance = LlmAllowance.objects.create(max_calls=7)
     barrier = threading.Barrier(4)
 
-    def take_five() -> list[bool]:
+    def take_five() -> list[int]:
         barrier.wait()  # the four start together, each on its own connection
         try:
-            return [tasks.take_llm_call(allowance.pk) for _ in range(5)]
+            # One at a time, then three at once: both ways count against the allowance.
+            return [tasks.take_llm_calls(allowance.pk) for _ in range(2)] + [
+                tasks.take_llm_calls(allowance.pk, 3)
+            ]
         finally:
             connection.close()
 
     with ThreadPoolExecutor(4) as pool:
         taken = [took for takes in pool.map(lambda _: take_five(), range(4)) for took in takes]
 
-    assert taken.count(True) == 7
+    assert sum(taken) == 7
     allowance.refresh_from_db()
     assert allowance.calls == 7
 

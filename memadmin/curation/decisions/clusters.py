@@ -4,7 +4,7 @@ the curator's decisions that change no memory: dismiss, exclude a member, split.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy
 from django.db import transaction
@@ -29,6 +29,7 @@ from memadmin.curation.models import (
     MergeProposal,
     PairVerdict,
     ProposalStatus,
+    Tier,
 )
 from memadmin.curation.queries import cluster_members
 from memadmin.store.models import Memory, Namespace
@@ -50,20 +51,30 @@ class ProposedCluster:
     memories: Sequence[Memory]
     edges: list[dict]
     flags: list[str]
+    tier: str = Tier.PROPOSED
+    confidence: float = 1.0
+    evidence: list[str] = field(default_factory=list)
 
 
 def open_cluster(
-    *, namespace: Namespace, memories: Sequence[Memory], edges: list[dict], flags: list[str]
+    *,
+    namespace: Namespace,
+    memories: Sequence[Memory],
+    edges: list[dict],
+    flags: list[str],
+    tier: str = Tier.PROPOSED,
+    confidence: float = 1.0,
+    evidence: Sequence[str] = (),
 ) -> tuple[Cluster, bool]:
-    """Open a cluster for review, or grow the open cluster that already holds one of
-    `memories` (a new memory joins it rather than opening a duplicate cluster).
+    """Open a cluster for review (in the tier detection gave it, with its confidence and
+    evidence), or grow the open cluster that already holds one of `memories` (a new
+    memory joins it rather than opening a duplicate cluster).
 
     Side effects: creates or updates a Cluster and its ClusterMember rows. Returns the
     cluster and whether it is new.
     """
-    ((cluster, created),) = open_clusters(
-        proposed=[ProposedCluster(memories, edges, flags)], namespace_ids=[namespace.pk]
-    )
+    proposed = ProposedCluster(memories, edges, flags, tier, confidence, list(evidence))
+    ((cluster, created),) = open_clusters(proposed=[proposed], namespace_ids=[namespace.pk])
     return cluster, created
 
 
@@ -116,6 +127,9 @@ def _unsaved_cluster(namespace_id: int, proposed: ProposedCluster) -> Cluster:
         min_similarity=min((e["similarity"] for e in proposed.edges), default=0.0),
         weakest_link=weakest(proposed.edges),
         flags=sorted(set(proposed.flags)),
+        tier=proposed.tier,
+        confidence=round(float(proposed.confidence), 4),
+        evidence=list(proposed.evidence),
     )
 
 
@@ -141,6 +155,11 @@ def _grow_cluster(cluster_id: int, proposed: ProposedCluster) -> Cluster:
     cluster.min_similarity = min((e["similarity"] for e in cluster.edges), default=0.0)
     cluster.weakest_link = weakest(cluster.edges)
     cluster.flags = sorted(set(cluster.flags) | set(proposed.flags))
+    # A cluster is as sure as its least sure part.
+    cluster.confidence = round(min(cluster.confidence, float(proposed.confidence)), 4)
+    if proposed.tier == Tier.POSSIBLE:
+        cluster.tier = Tier.POSSIBLE
+    cluster.evidence = list(dict.fromkeys([*cluster.evidence, *proposed.evidence]))
     cluster.save()
     return cluster
 

@@ -41,9 +41,13 @@ def open_conflict(
     reason: str,
     differing_tokens: list[str],
     detected_by: str = "rule",
+    tier: str = "proposed",
+    confidence: float = 1.0,
+    evidence: Sequence[str] = (),
 ) -> tuple[Conflict, bool]:
     """Record that `older` and `newer` disagree (unless that pair already has a
-    conflict, open or decided). Side effects: creates one Conflict row."""
+    conflict, open or decided), in the tier detection gave it, with its confidence and
+    evidence. Side effects: creates one Conflict row."""
     with transaction.atomic():
         existing = Conflict.objects.filter(
             Q(memory_a=older, memory_b=newer) | Q(memory_a=newer, memory_b=older)
@@ -58,6 +62,9 @@ def open_conflict(
             reason=reason,
             detected_by=detected_by,
             differing_tokens=differing_tokens,
+            tier=tier,
+            confidence=confidence,
+            evidence=list(evidence),
         )
     return conflict, True
 

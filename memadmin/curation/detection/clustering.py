@@ -47,9 +47,16 @@ class Edge:
     # A judge (the LLM, a person) said these two are one fact: the pair holds whatever
     # its similarity.
     confirmed: bool = False
+    # P(one fact) of the calibrated model (curation.detection.confidence); where set, it
+    # is what the all-pairs condition and the weakest link go by.
+    confidence: float | None = None
+
+    @property
+    def strength(self) -> float:
+        return self.similarity if self.confidence is None else self.confidence
 
     def holds(self, floor: float) -> bool:
-        return self.confirmed or self.similarity >= floor
+        return self.confirmed or self.strength >= floor
 
 
 @dataclass
@@ -86,7 +93,8 @@ def clusters(
 ) -> list[Component]:
     """Clusters in which every pair of members reaches `floor`.
 
-    `pair_score(a, b)` gives the (similarity, method[, confirmed]) of any two nodes, or
+    `pair_score(a, b)` gives the (similarity, method[, confirmed[, confidence]]) of any
+    two nodes (the floor applies to the confidence where given), or
     None when the pair must never share a cluster (a conflict, a guard); a confirmed edge
     always holds. Accepted edges are what union-find joins; a component that breaks the
     all-pairs condition loses its weakest edge and is checked again, until every part
@@ -100,10 +108,10 @@ def clusters(
         pairs = _all_pairs(members, component_edges, pair_score)
         if all(edge is not None and edge.holds(floor) for edge in pairs.values()):
             present = [edge for edge in pairs.values() if edge is not None]
-            weakest = min(present, key=lambda edge: edge.similarity) if present else None
+            weakest = min(present, key=lambda edge: edge.strength) if present else None
             done.append(Component(sorted(members), present, weakest))
             continue
-        weakest = min(component_edges, key=lambda edge: (edge.similarity, edge.a, edge.b))
+        weakest = min(component_edges, key=lambda edge: (edge.strength, edge.a, edge.b))
         remaining = [edge for edge in component_edges if edge is not weakest]
         work.extend(components(members, remaining))
     return done

@@ -44,19 +44,30 @@ _SHARED: dict[str, np.ndarray] = {}
 TILE_COLUMNS = 4096
 
 
-def _block_pairs(task: tuple[int, int, bool, float]) -> np.ndarray:
+def _block_pairs(task: tuple[int, int, bool, float, int | None]) -> np.ndarray:
     """Pairs (i, j, cosine) with cosine >= floor for queries[start:end] against every
     vector (or, when `triangle`, against the vectors after each query only). The floor is
-    applied inside each tile, so the full similarity matrix never exists."""
-    start, end, triangle, floor = task
+    applied inside each tile, so the full similarity matrix never exists. With
+    `neighbours` (k), a tile that holds more than k pairs a row keeps only each row's and
+    each column's k best of it: every memory's k nearest are still among the pairs kept
+    (keep_nearest then cuts to them), and a namespace of short texts, whose cosines all
+    pass the floor, never holds all its pairs."""
+    start, end, triangle, floor, neighbours = task
     vectors, queries = _SHARED["vectors"], _SHARED["queries"]
     rows = queries[start:end]
     block = vectors[rows]
     parts = []
     for column in range(int(rows[0]) if triangle else 0, len(vectors), TILE_COLUMNS):
         scores = block @ vectors[column : column + TILE_COLUMNS].T
+        passed = scores >= floor
+        if neighbours is not None and passed.sum() > neighbours * len(rows):
+            # A pair with itself (and, in the triangle, one seen from its other end) must
+            # not take a place among the best.
+            later = np.arange(column, column + scores.shape[1])[None, :]
+            scores[(later <= rows[:, None]) if triangle else (later == rows[:, None])] = -2.0
+            passed &= _best_of_tile(scores, neighbours)
         # flatnonzero then divmod: 15x faster than a 2-D nonzero (measured).
-        flat = np.flatnonzero(scores >= floor)
+        flat = np.flatnonzero(passed)
         if not len(flat):
             continue
         i, j = np.divmod(flat, scores.shape[1])
@@ -66,25 +77,61 @@ def _block_pairs(task: tuple[int, int, bool, float]) -> np.ndarray:
     return np.concatenate(parts).astype(np.float64) if parts else np.empty((0, 3))
 
 
+def _best_of_tile(scores: np.ndarray, neighbours: int) -> np.ndarray:
+    """The cells of a tile among the k best of their row or of their column."""
+    best = np.zeros(scores.shape, dtype=bool)
+    for axis in (1, 0):
+        size = scores.shape[axis]
+        if size <= neighbours:
+            return np.ones(scores.shape, dtype=bool)
+        kth = -np.partition(-scores, neighbours - 1, axis=axis).take(neighbours - 1, axis=axis)
+        best |= scores >= np.expand_dims(kth, axis)
+    return best
+
+
+def keep_nearest(pairs: np.ndarray, neighbours: int | None) -> np.ndarray:
+    """The rows (low, high, cosine) that are among the `neighbours` best pairs of either of
+    their two memories (all when None). Ranks are counted among the pairs given: exact
+    for a memory whose every pair above the floor is there (a full pass), and generous
+    for the others (an incremental pass sees an old memory's pairs with the new ones
+    only)."""
+    if neighbours is None or len(pairs) <= neighbours:
+        return pairs
+    count = len(pairs)
+    ends = np.concatenate([pairs[:, 0], pairs[:, 1]]).astype(np.int64)
+    scores = np.concatenate([pairs[:, 2], pairs[:, 2]])
+    order = np.lexsort((-scores, ends))  # by memory, best first
+    sorted_ends = ends[order]
+    starts = np.flatnonzero(np.r_[True, sorted_ends[1:] != sorted_ends[:-1]])
+    first = np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+    rank = np.empty(2 * count, dtype=np.int64)
+    rank[order] = np.arange(2 * count) - first
+    keep = (rank[:count] < neighbours) | (rank[count:] < neighbours)
+    return pairs[keep]
+
+
 def vector_pairs_exact(
     vectors: np.ndarray,
     query_positions: np.ndarray,
     *,
     floor: float,
+    neighbours: int | None = None,
     block_size: int | None = None,
     workers: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> np.ndarray:
     """Every pair (query, any) with cosine >= floor over unit vectors, as rows (low, high,
-    cosine), each unordered pair once. A full run (every position a query) computes the
-    upper triangle only. Large namespaces use worker processes (DEDUP_WORKERS): measured
-    here, two processes with one BLAS thread each beat one process with two threads.
-    `on_progress(done, total)` hears after each block how many of the pairs to compare
-    are compared (blocks differ in cost: the triangle's first rows are the longest)."""
+    cosine), each unordered pair once; with `neighbours` (k), only the pairs among the k
+    nearest of either memory (keep_nearest). A full run (every position a query) computes
+    the upper triangle only. Large namespaces use worker processes (DEDUP_WORKERS):
+    measured here, two processes with one BLAS thread each beat one process with two
+    threads. `on_progress(done, total)` hears after each block how many of the pairs to
+    compare are compared (blocks differ in cost: the triangle's first rows are the
+    longest)."""
     query_positions = np.asarray(query_positions, dtype=np.int64)
     triangle = len(query_positions) == len(vectors)
     if block_size is None and triangle and len(vectors) <= TILE_COLUMNS:
-        pairs = _whole_triangle(vectors, floor)
+        pairs = _whole_triangle(vectors, floor, neighbours)
         _report(on_progress, [len(vectors) ** 2], 1)
         return pairs
     if block_size is None:
@@ -92,12 +139,12 @@ def vector_pairs_exact(
         # several blocks (a namespace of one tile is one product, above).
         block_size = min(1024, max(128, len(query_positions) // 8))
     tasks = [
-        (start, min(start + block_size, len(query_positions)), triangle, floor)
+        (start, min(start + block_size, len(query_positions)), triangle, floor, neighbours)
         for start in range(0, len(query_positions), block_size)
     ]
     work = [
         (end - start) * (len(vectors) - (int(query_positions[start]) if triangle else 0))
-        for start, end, _, _ in tasks
+        for start, end, *_ in tasks
     ]
     workers = settings.DEDUP_WORKERS if workers is None else workers
     _SHARED.update(vectors=vectors, queries=query_positions)
@@ -118,12 +165,12 @@ def vector_pairs_exact(
     finally:
         _SHARED.clear()
     pairs = np.concatenate(parts) if parts else np.empty((0, 3))
-    if triangle or not len(pairs):
-        return pairs
-    return _unique_pairs(pairs, query_positions)
+    if not triangle and len(pairs):
+        pairs = _unique_pairs(pairs, query_positions)
+    return keep_nearest(pairs, neighbours)
 
 
-def _whole_triangle(vectors: np.ndarray, floor: float) -> np.ndarray:
+def _whole_triangle(vectors: np.ndarray, floor: float, neighbours: int | None) -> np.ndarray:
     """Every pair of a namespace that fits one tile, in one product: numpy computes
     `v @ v.T` as a symmetric product (BLAS syrk), half the multiplications of a general
     one (1,000 memories, one thread: the layer took 5.15 ms instead of the blocks' 5.5).
@@ -133,10 +180,19 @@ def _whole_triangle(vectors: np.ndarray, floor: float) -> np.ndarray:
     MEMADMIN_DEDUP_WORKERS=1 bench/find_duplicates.py --scenario b --namespaces 200)."""
     with _blas().limit(limits=1, user_api="blas"):
         scores = vectors @ vectors.T
-    flat = np.flatnonzero(scores >= floor)
+    passed = scores >= floor
+    # Only where a row has more pairs than it keeps (the diagonal passes too): most
+    # namespaces of long texts have a few pairs a memory above the floor, and pay nothing.
+    if neighbours is not None and passed.sum() - len(vectors) > neighbours * len(vectors):
+        np.fill_diagonal(scores, -2.0)
+        kth = -np.partition(-scores, neighbours - 1, axis=1)[:, neighbours - 1]
+        nearest = scores >= kth[:, None]
+        passed &= nearest | nearest.T
+    flat = np.flatnonzero(passed)
     i, j = np.divmod(flat, len(vectors))
     keep = j > i
-    return np.stack([i[keep], j[keep], scores.ravel()[flat[keep]]], axis=1).astype(np.float64)
+    i, j, flat = i[keep], j[keep], flat[keep]
+    return np.stack([i, j, scores.ravel()[flat]], axis=1).astype(np.float64)
 
 
 def _report(on_progress: Callable[[int, int], None] | None, work: list[int], done: int) -> None:

@@ -27,6 +27,9 @@ class Score:
     conflicts_labelled: int
     conflicts_proposed: int
     unsafe_auto_merges: list[str] = field(default_factory=list)
+    # Pairs merged with no review, and how many of them are labelled one fact.
+    automatic_pairs: int = 0
+    automatic_correct: int = 0
     false_pairs: list[tuple[str, str]] = field(default_factory=list)
     missed_pairs: list[tuple[str, str]] = field(default_factory=list)
     false_conflicts: list[tuple[str, str]] = field(default_factory=list)
@@ -111,6 +114,7 @@ def score(
 ) -> Score:
     """`clusters`: every cluster's external ids (automatic and open); `automatic_clusters`:
     those merged without a person; `conflicts`: (a, b) external ids."""
+    automatic_clusters = [list(members) for members in automatic_clusters]
     # Pairs that count neither way (a guard the store no longer has: calibration).
     unscored = {frozenset(p) for p in labels.get("unscored_pairs", [])}
     truth = _pairs(labels["duplicate_groups"]) - unscored
@@ -132,7 +136,10 @@ def score(
             unsafe.append(f"protected: {sorted(members & forbidden_ids)}")
         for pair in _pairs([members]) & forbidden_pairs:
             unsafe.append(f"forbidden pair: {sorted(pair)}")
+    automatic = _pairs(automatic_clusters) - unscored
     return Score(
+        automatic_pairs=len(automatic),
+        automatic_correct=len(automatic & truth),
         precision=len(correct) / len(found) if found else 1.0,
         recall=len(correct) / len(truth) if truth else 1.0,
         true_pairs=len(truth),
@@ -160,4 +167,19 @@ def score_output(labels: dict, outputs) -> Score:
         clusters=[c for output in outputs for c in output.clusters],
         automatic_clusters=[c for output in outputs for c in output.automatic],
         conflicts=[c for output in outputs for c in output.conflicts],
+    )
+
+
+def score_possible(labels: dict, outputs) -> str:
+    """What the doubtful ("possible") tier holds, as a line: how many of its pairs are
+    labelled one fact or conflict (it is not proposed, so it counts in no figure above)."""
+    truth = _pairs(labels["duplicate_groups"])
+    conflicts = {frozenset((c["a"], c["b"])) for c in labels["conflicts"]}
+    found = _pairs(c for output in outputs for c in getattr(output, "possible_clusters", []))
+    possible = {
+        frozenset(p) for output in outputs for p in getattr(output, "possible_conflicts", [])
+    }
+    return (
+        f"{len(found)} duplicate pairs ({len(found & truth)} labelled one fact), "
+        f"{len(possible)} conflicts ({len(possible & conflicts)} labelled conflicts)"
     )

@@ -48,7 +48,8 @@ class Thresholds:
     candidate: float  # cosine floor of the vector layer
     conflict: float  # similarity from which a pair is "same subject" (for conflicts)
     conflict_slot: float  # overlap, values set aside, from which a difference is a conflict
-    neighbours: int  # k of the vector layer
+    neighbours: int  # k of the vector layer: each memory's nearest by MiniLM
+    multi_neighbours: int  # each memory's nearest by the multilingual model
     cjk_share: float  # from this share of CJK letters, a text is compared lexically
     # The multilingual model's own thresholds (its cosines sit in a compressed band).
     multi_candidate: float  # its floor for candidate pairs
@@ -60,6 +61,14 @@ class Thresholds:
     # side adds (curation.detection.alignment) at align_floor or more.
     align_until: float
     align_floor: float
+    # The tiers of the calibrated model (curation.detection.confidence), as probabilities:
+    # proposed from propose_*, possible from possible_*; an automatic merge needs
+    # P(one fact) >= auto_confidence as well as the rules' strict check.
+    propose_one: float
+    propose_conflict: float
+    possible_one: float
+    possible_conflict: float
+    auto_confidence: float
 
     @classmethod
     def from_settings(cls) -> Thresholds:
@@ -72,6 +81,7 @@ class Thresholds:
             conflict=settings.DEDUP_CONFLICT_THRESHOLD,
             conflict_slot=settings.DEDUP_CONFLICT_SLOT,
             neighbours=settings.DEDUP_NEIGHBOURS,
+            multi_neighbours=settings.DEDUP_MULTI_NEIGHBOURS,
             cjk_share=settings.DEDUP_CJK_SHARE,
             multi_candidate=settings.DEDUP_MULTI_CANDIDATE_THRESHOLD,
             multi_review=settings.DEDUP_MULTI_REVIEW_THRESHOLD,
@@ -80,6 +90,11 @@ class Thresholds:
             multi_conflict=settings.DEDUP_MULTI_CONFLICT_THRESHOLD,
             align_until=settings.DEDUP_ALIGN_UNTIL,
             align_floor=settings.DEDUP_ALIGN_FLOOR,
+            propose_one=settings.DEDUP_PROPOSE_ONE,
+            propose_conflict=settings.DEDUP_PROPOSE_CONFLICT,
+            possible_one=settings.DEDUP_POSSIBLE_ONE,
+            possible_conflict=settings.DEDUP_POSSIBLE_CONFLICT,
+            auto_confidence=settings.DEDUP_AUTO_CONFIDENCE,
         )
 
 
@@ -112,6 +127,38 @@ class PairJudgement:
     # whatever their other members say.
     never_together: bool = False
     decided_by: str = "rule"  # rule | llm | human (a cached verdict)
+    # What the readers found on the way (curation.detection.evidence reads them): the
+    # relation of the two clause readings, and for a pair whose values differ, the
+    # overlap of the texts with those values set aside and whether it reads as one slot.
+    relation: frames.Relation | None = None
+    slot_overlap: float | None = None
+    one_slot: bool = False
+    # What the calibrated model made of the evidence (curation.detection.confidence):
+    # P(one fact), P(conflict), P(two facts); None for an exact copy (no doubt there).
+    probabilities: tuple[float, float, float] | None = None
+    tier: str = ""  # proposed | possible, for a cluster edge or a conflict
+    rule_verdict: str = ""  # what the rules alone said, before the model
+    rule_conflict_kind: str = ""
+    rule_reasons: tuple[str, ...] = ()
+    findings: tuple[str, ...] = ()  # the readers' findings, as a reviewer reads them
+    evidence: object = None  # the evidence values (asked again to explain or ask the LLM)
+
+    @property
+    def confidence(self) -> float:
+        """The probability of what the pair became: one fact for a cluster edge (or an
+        automatic merge), a conflict for a conflict, two facts for nothing."""
+        if self.probabilities is None:
+            return 1.0
+        p_one, p_conflict, p_two = self.probabilities
+        if self.verdict == Verdict.CONFLICT:
+            return p_conflict
+        if self.verdict in (Verdict.REVIEW, Verdict.AUTO_MERGE):
+            return p_one
+        return p_two
+
+    @property
+    def p_one(self) -> float:
+        return 1.0 if self.probabilities is None else self.probabilities[0]
 
     def conflict_fields(self) -> dict:
         """What decisions.open_conflict records of a conflict judgement."""
@@ -120,6 +167,9 @@ class PairJudgement:
             "reason": "; ".join(self.reasons),
             "differing_tokens": self.differing_tokens,
             "detected_by": self.decided_by,
+            "tier": self.tier or "proposed",
+            "confidence": round(float(self.confidence), 4),
+            "evidence": list(self.findings),
         }
 
 
@@ -160,6 +210,7 @@ def judge_pair(
     reading_a, reading_b = reading.read(a.content), reading.read(b.content)
     cross = languages_differ(a.content, b.content)
     relation = frames.compare(reading_a, reading_b, user_names=user_names)
+    judgement.relation = relation
     if relation.two_facts:
         judgement.reasons.append(_describe(relation))
         judgement.never_together = True
@@ -269,6 +320,8 @@ def automatic_merge(text_a: str, text_b: str, *, cosine: float, thresholds: Thre
     the same order (the same lemma, value or name, or a word of the same class of
     predicate: "loves" / "enjoys"), with the same sign and at a cosine of at least the
     automatic threshold; or a cosine of NEAR_EXACT with no difference any reader sees.
+    Either way the names and values must keep their roles (matching.roles_kept: "A is
+    our champion at B" / "B is our champion at A" are two facts).
     The batch run, write time and the API all decide through this one function."""
     if cosine < thresholds.auto_merge:
         return False
@@ -281,6 +334,8 @@ def automatic_merge(text_a: str, text_b: str, *, cosine: float, thresholds: Thre
         return False
     if polarity.polarity_difference(reading_a.body, reading_b.body):
         return False
+    if not matching.roles_kept(reading_a, reading_b):
+        return False  # the same words in other roles: two facts
     if matching.words_in_order(reading_a, reading_b):
         return True
     return cosine >= NEAR_EXACT and frames.compare(reading_a, reading_b).kind == frames.SAME
@@ -317,9 +372,12 @@ def _by_signals(a, b, judgement, tfidf, thresholds, *, multi, cross) -> PairJudg
     def one_slot(values) -> bool:
         if cross:
             return multi_subject
-        return _slot_overlap(body_a, body_b, values, tfidf) >= thresholds.conflict_slot
+        return slot_overlap(body_a, body_b, values, tfidf) >= thresholds.conflict_slot
 
     same_slot = bool(differences) and one_slot(differences)
+    if differences and not cross:
+        judgement.slot_overlap = slot_overlap(body_a, body_b, differences, tfidf)
+    judgement.one_slot = same_slot
     added = _added_values(body_a, body_b) if newer_changes else []
     changed = bool(added) and one_slot(added)
     if (
@@ -369,7 +427,7 @@ def _judge_exact(a, b) -> PairJudgement:
 WHEN_KINDS = frozenset({"date", "weekday", "month"})
 
 
-def _slot_overlap(text_a: str, text_b: str, differences, tfidf: lexical.TfIdf) -> float:
+def slot_overlap(text_a: str, text_b: str, differences, tfidf: lexical.TfIdf) -> float:
     """The containment of two texts with the values that differ set aside, and the values
     of a kind only one text has ("updated on 2025-11-18": when, not what): their words
     as written, but of a quantity only its number (the unit is the slot: "minutes of

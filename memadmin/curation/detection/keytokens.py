@@ -300,6 +300,8 @@ def _compatible(kind: str, value: str, others: set[str]) -> bool:
         )
     if value in others:
         return True
+    if kind == "name" and value.rstrip(".") in {other.rstrip(".") for other in others}:
+        return True  # an initial with or without its full stop ("K." / "K.'s")
     letters, number = _parts(value)
     for other in others:
         if value == other:

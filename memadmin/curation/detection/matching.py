@@ -153,6 +153,28 @@ def words_in_order(older: Reading, newer: Reading) -> bool:
     )
 
 
+def roles_kept(older: Reading, newer: Reading) -> bool:
+    """Whether the names and values the two texts share stand in the same order: "Nina is
+    our champion at Hugo Ltd." / "Hugo is our champion at Nina Ltd." share every word,
+    but the two names swapped roles (two facts). Each name or value of the older text is
+    looked up in the newer; the places found must rise."""
+    places = []
+    for token in older.content:
+        if token.kind == "word" and not token.upper:
+            continue
+        found = [index for index, other in enumerate(newer.content) if same_word(token, other)]
+        if found:
+            places.append(found)
+    # The earliest place after the last one taken: rising if every name finds one.
+    last = -1
+    for found in places:
+        later = [index for index in found if index > last]
+        if not later:
+            return False
+        last = later[0]
+    return True
+
+
 def without_acronyms(only_a: list[Token], only_b: list[Token]):
     """The leftovers of each side less an acronym on one and its expansion on the other
     ("UCL" / "University College London", "PI" / "principal investigator", "TU" /

@@ -26,7 +26,8 @@ logger = logging.getLogger("memadmin.curation")
 
 
 def plan_edges(group_edges, memories: list[Memory]) -> list[dict]:
-    """A plan's edges (positions) as a cluster stores them (memory ids)."""
+    """A plan's edges (positions) as a cluster stores them (memory ids), with each pair's
+    P(one fact) where the calibrated model gave one."""
     return [
         {
             "a": memories[e.a].pk,
@@ -34,6 +35,7 @@ def plan_edges(group_edges, memories: list[Memory]) -> list[dict]:
             "similarity": round(float(e.similarity), 4),
             "method": e.method,
         }
+        | ({"confidence": round(float(e.confidence), 4)} if e.confidence is not None else {})
         for e in group_edges
     ]
 
@@ -95,13 +97,21 @@ def collect(
             continue  # already proposed (open or decided): never proposed twice
         if options.dry_run:
             report.actions.append(
-                f"cluster {', '.join(m.external_id for m in members)}"
+                f"{cluster.tier} cluster {', '.join(m.external_id for m in members)} "
+                f"(confidence {cluster.confidence:.2f})"
                 + (f" [{', '.join(cluster.flags)}]" if cluster.flags else "")
             )
-            report.clusters_opened += 1
+            report.count_cluster(cluster.tier)
             continue
         writes.clusters.append(
-            decisions.ProposedCluster(members, plan_edges(cluster.edges, memories), cluster.flags)
+            decisions.ProposedCluster(
+                members,
+                plan_edges(cluster.edges, memories),
+                cluster.flags,
+                tier=cluster.tier,
+                confidence=cluster.confidence,
+                evidence=cluster.evidence,
+            )
         )
     for candidate in plan.conflicts:
         older, newer = memories[candidate.older], memories[candidate.newer]
@@ -110,10 +120,11 @@ def collect(
         judgement = candidate.judgement
         if options.dry_run:
             report.actions.append(
-                f"conflict {older.external_id} / {newer.external_id} ({judgement.conflict_kind}: "
+                f"{judgement.tier} conflict {older.external_id} / {newer.external_id} "
+                f"({judgement.conflict_kind}, confidence {judgement.confidence:.2f}: "
                 f"{'; '.join(judgement.reasons)})"
             )
-            report.conflicts_opened += 1
+            report.count_conflict(judgement.tier)
             continue
         writes.conflicts.append((older, newer, judgement.conflict_fields()))
     return writes
@@ -151,13 +162,14 @@ def write(batch: Sequence[tuple[NamespaceReport, Writes]], *, actor: str) -> Non
             )
         else:
             _count_fold(report, fold.action, len(fold.others))
-    for (report, _), (_, created) in zip(clusters, opened, strict=True):
+    for (report, proposed), (_, created) in zip(clusters, opened, strict=True):
         if created:
-            report.clusters_opened += 1
+            report.count_cluster(proposed.tier)
         else:
             report.clusters_grown += 1
-    for (report, _), created in zip(conflicts, conflicts_opened, strict=True):
-        report.conflicts_opened += int(created)
+    for (report, (_, _, fields)), created in zip(conflicts, conflicts_opened, strict=True):
+        if created:
+            report.count_conflict(fields["tier"])
 
 
 def _count_fold(report: NamespaceReport, kind: str, folded: int) -> None:

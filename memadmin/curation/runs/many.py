@@ -73,7 +73,12 @@ def run_many(
     small = [b for b in all_batches if b not in large]
     # Worker processes could not see a caller's uncommitted transaction: stay serial then;
     # and LLM calls go one at a time, within one run's budget.
-    serial = workers <= 1 or len(small) <= 1 or options.llm_session is not None
+    serial = (
+        workers <= 1
+        or len(small) <= 1
+        or options.llm_session is not None
+        or options.llm_batch is not None
+    )
     if serial or connection.in_atomic_block:
         large, small = all_batches, []
     if small:

@@ -22,9 +22,12 @@ class Options:
     full: bool = False
     since: timedelta | None = None
     actor: str = ACTOR
-    # The run's LLM session (None: rules only). Verdicts go one call at a time, so a run
-    # with an LLM takes the namespaces one after another.
+    # The run's LLM session (None: rules only). A run with an LLM takes the namespaces
+    # one after another; each namespace's doubtful pairs are asked several at once.
     llm_session: llm.Session | None = None
+    # find_duplicates --llm-batch, first pass: the pairs to ask are collected here as
+    # (namespace, older, newer) for one Message Batch, none asked, nothing written.
+    llm_batch: list | None = None
 
 
 @dataclass
@@ -35,9 +38,11 @@ class NamespaceReport:
     pairs_checked: int = 0
     exact_collapsed: int = 0
     auto_merged: int = 0
-    clusters_opened: int = 0
+    clusters_opened: int = 0  # proposed (curation.detection.confidence's tiers)
     clusters_grown: int = 0
-    conflicts_opened: int = 0
+    conflicts_opened: int = 0  # proposed
+    clusters_possible: int = 0  # doubtful: opened in the "possible" tier, counted apart
+    conflicts_possible: int = 0
     deferred: int = 0  # automatic changes left for the next run by --max-ops
     failed: int = 0
     llm_verdicts: int = 0  # pairs the LLM judged in this run
@@ -61,6 +66,8 @@ class NamespaceReport:
         "clusters_opened",
         "clusters_grown",
         "conflicts_opened",
+        "clusters_possible",
+        "conflicts_possible",
         "deferred",
         "failed",
         "llm_verdicts",
@@ -76,6 +83,18 @@ class NamespaceReport:
     def removal_rate(self) -> float:
         removed = self.exact_collapsed + self.auto_merged
         return removed / self.memories if self.memories else 0.0
+
+    def count_cluster(self, tier: str) -> None:
+        if tier == "possible":
+            self.clusters_possible += 1
+        else:
+            self.clusters_opened += 1
+
+    def count_conflict(self, tier: str) -> None:
+        if tier == "possible":
+            self.conflicts_possible += 1
+        else:
+            self.conflicts_opened += 1
 
     def counts(self) -> dict[str, int]:
         return {name: getattr(self, name) for name in self.COUNTED}

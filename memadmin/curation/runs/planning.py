@@ -10,9 +10,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memadmin.curation.detection import clustering, detect, guards, lexical
+from memadmin.curation.detection import clustering, detect, lexical
+from memadmin.curation.detection.confidence import (
+    POSSIBLE,
+    PROPOSED,
+    PairModel,
+    assess_pair,
+    decide_namespace,
+)
 from memadmin.curation.detection.counts import Counts
-from memadmin.curation.detection.judgement import PairJudgement, Thresholds, Verdict, judge_pair
+from memadmin.curation.detection.judgement import PairJudgement, Thresholds, Verdict
 from memadmin.curation.detection.representative import representative
 
 
@@ -32,6 +39,10 @@ class ReviewCluster:
     edges: list[clustering.Edge]
     weakest: clustering.Edge | None
     flags: list[str]
+    tier: str = PROPOSED  # proposed | possible (curation.detection.confidence)
+    # The weakest P(one fact) of any two members: how sure the cluster is.
+    confidence: float = 1.0
+    evidence: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -64,6 +75,8 @@ class Judged:
     multi_vectors: np.ndarray | None = None
     # The names the namespace's user goes by (detection.counts.Counts.user_names).
     user_names: frozenset[str] = frozenset()
+    # The calibrated pair model (None: the one shipped; the calibration passes others).
+    model: PairModel | None = None
 
     def judge(self, i: int, j: int, cosine: float | None = None) -> PairJudgement:
         """The judgement of any pair (computed on first use: grouping asks for pairs the
@@ -75,7 +88,7 @@ class Judged:
             if cosine is None:
                 vectors = self.vectors
                 cosine = float(vectors[i] @ vectors[j]) if vectors is not None else 0.0
-            self.judgements[key] = judge_pair(
+            self.judgements[key] = assess_pair(
                 memories[older],
                 memories[newer],
                 cosine=cosine,
@@ -83,6 +96,7 @@ class Judged:
                 thresholds=self.thresholds,
                 multi=self.multi(i, j),
                 user_names=self.user_names,
+                model=self.model,
             )
         return self.judgements[key]
 
@@ -94,9 +108,17 @@ class Judged:
         return float(found[i] @ found[j])
 
     def edge(self, i: int, j: int) -> clustering.Edge:
-        """The pair as a cluster edge (similarity and method of its judgement)."""
+        """The pair as a cluster edge (similarity, method and P(one fact) of its
+        judgement)."""
         judgement = self.judge(i, j)
-        return clustering.Edge(min(i, j), max(i, j), judgement.similarity, judgement.method)
+        return clustering.Edge(
+            min(i, j),
+            max(i, j),
+            judgement.similarity,
+            judgement.method,
+            judgement.decided_by != "rule",
+            judgement.p_one,
+        )
 
     def ordered(self, i: int, j: int) -> tuple[int, int]:
         """(older, newer) positions of a pair."""
@@ -115,6 +137,7 @@ def judge_namespace(
     multi_vectors: np.ndarray | None = None,
     counts: Counts | None = None,
     word_pairs: set[tuple[int, int]] | None = None,
+    model: PairModel | None = None,
 ) -> Judged:
     """Judge every candidate pair that involves a `changed` memory (all when None)
     against the whole namespace: exact hashes, the vector layer, and the lexical layer
@@ -132,7 +155,14 @@ def judge_namespace(
     if counts is None:
         counts = Counts.of(memory.content for memory in memories)
     judged = Judged(
-        memories, vectors, thresholds, counts.tfidf(), {}, multi_vectors, counts.user_names()
+        memories,
+        vectors,
+        thresholds,
+        counts.tfidf(),
+        {},
+        multi_vectors,
+        counts.user_names(),
+        model,
     )
     count = len(memories)
     queries = np.arange(count) if changed is None else np.asarray(sorted(changed), dtype=np.int64)
@@ -147,14 +177,23 @@ def judge_namespace(
     if vectors is not None:
         find = vector_pairs or (
             lambda v, q, floor: detect.vector_pairs_exact(
-                v, q, floor=floor, workers=workers, on_progress=on_progress
+                v,
+                q,
+                floor=floor,
+                neighbours=thresholds.neighbours,
+                workers=workers,
+                on_progress=on_progress,
             )
         )
         for i, j, cosine in find(vectors, queries, thresholds.candidate):
             judged.judge(int(i), int(j), float(cosine))
     if multi_vectors is not None:
         pairs = detect.vector_pairs_exact(
-            multi_vectors, queries, floor=thresholds.multi_candidate, workers=workers
+            multi_vectors,
+            queries,
+            floor=thresholds.multi_candidate,
+            neighbours=thresholds.multi_neighbours,
+            workers=workers,
         )
         for i, j, _ in pairs:
             judged.judge(int(i), int(j))
@@ -168,28 +207,8 @@ def judge_namespace(
             word_pairs |= detect.lexical_pairs(texts, cjk_queries)
     for i, j in word_pairs:
         judged.judge(i, j)
+    decide_namespace(judged)
     return judged
-
-
-def llm_band(judged: Judged, *, low: float) -> list[tuple[int, int]]:
-    """Pairs worth an LLM verdict, the closest to the automatic threshold first: cosine or
-    similarity >= low, not exact, not already a rule conflict, no metadata guard, neither
-    member protected, and short of an automatic merge."""
-    band = []
-    for (i, j), judgement in judged.judgements.items():
-        if judgement.verdict not in (Verdict.REVIEW, Verdict.DISTINCT):
-            continue
-        if judgement.never_together or judgement.flags or judgement.method == "exact":
-            continue
-        if guards.is_protected(judged.memories[i]) or guards.is_protected(judged.memories[j]):
-            continue  # a protected memory is never sent, whatever its pair
-        # Either signal may vouch for a pair: a paraphrase sharing few words has a high
-        # cosine and a low lexical score.
-        cosine = judgement.cosine if judgement.method == "vector" else 0.0
-        if max(cosine, judgement.similarity) < low:
-            continue
-        band.append((judgement.similarity, i, j))
-    return [(i, j) for _, i, j in sorted(band, key=lambda item: (-item[0], item[1], item[2]))]
 
 
 def plan_namespace(
@@ -201,6 +220,7 @@ def plan_namespace(
     judged_pairs: set[tuple[str, str]] = frozenset(),
     vector_pairs: Callable[[np.ndarray, np.ndarray, float], np.ndarray] | None = None,
     multi_vectors: np.ndarray | None = None,
+    model: PairModel | None = None,
 ) -> Plan:
     """Judge and group in one go (no LLM): see judge_namespace and group."""
     judged = judge_namespace(
@@ -210,6 +230,7 @@ def plan_namespace(
         thresholds=thresholds,
         vector_pairs=vector_pairs,
         multi_vectors=multi_vectors,
+        model=model,
     )
     return group(judged, judged_pairs=judged_pairs)
 
@@ -250,24 +271,41 @@ def group(
     for group_ in plan.auto_merges:
         folded.update(group_.others)
 
-    def review_score(i: int, j: int) -> tuple[float, str, bool] | None:
-        judgement = judge(i, j)
-        if already_judged(i, j) or judgement.never_together:
-            return None
-        return judgement.similarity, judgement.method, judgement.decided_by != "rule"
+    review = [(i, j, jd) for i, j, jd in by_verdict.get(Verdict.REVIEW, []) if not {i, j} & folded]
+    # Proposed clusters first, every two members proposed (or confirmed by a judge); then
+    # possible ones among the memories left, every two members at least possible.
+    for tier, floor in ((PROPOSED, thresholds.propose_one), (POSSIBLE, thresholds.possible_one)):
+        taken = {p for cluster in plan.clusters for p in cluster.members}
 
-    review_edges = [
-        clustering.Edge(i, j, jd.similarity, jd.method, confirmed=jd.decided_by != "rule")
-        for i, j, jd in by_verdict.get(Verdict.REVIEW, [])
-        if not {i, j} & folded
-    ]
-    for component in clustering.clusters(
-        review_edges, pair_score=review_score, floor=thresholds.cluster_floor
-    ):
-        flags = sorted({flag for e in component.edges for flag in judge(e.a, e.b).flags})
-        plan.clusters.append(
-            ReviewCluster(component.members, component.edges, component.weakest, flags)
-        )
+        def review_score(i: int, j: int, floor=floor, taken=taken):
+            judgement = judge(i, j)
+            if already_judged(i, j) or judgement.never_together or {i, j} & taken:
+                return None
+            confirmed = judgement.decided_by != "rule"
+            if not confirmed and judgement.p_one < floor:
+                return None
+            return judgement.similarity, judgement.method, confirmed, judgement.p_one
+
+        edges = [
+            judged.edge(i, j)
+            for i, j, jd in review
+            if not {i, j} & taken and (tier == POSSIBLE or jd.tier == PROPOSED)
+        ]
+        for component in clustering.clusters(edges, pair_score=review_score, floor=floor):
+            pairs = [judge(e.a, e.b) for e in component.edges]
+            flags = sorted({flag for jd in pairs for flag in jd.flags})
+            evidence = list(dict.fromkeys(f for jd in pairs for f in jd.findings))
+            plan.clusters.append(
+                ReviewCluster(
+                    component.members,
+                    component.edges,
+                    component.weakest,
+                    flags,
+                    tier=tier,
+                    confidence=min(e.strength for e in component.edges),
+                    evidence=evidence,
+                )
+            )
 
     for i, j, judgement in by_verdict.get(Verdict.CONFLICT, []):
         if {i, j} & folded - {g.representative for g in plan.collapses + plan.auto_merges}:
@@ -300,13 +338,14 @@ def hold_across_runs(
                     return False
                 cosine = float(np.asarray(ghost.embedding, dtype=np.float32) @ vectors[other])
                 older, newer = sorted((ghost, memories[other]), key=lambda m: m.created_at)
-                verdict = judge_pair(
+                verdict = assess_pair(
                     older,
                     newer,
                     cosine=cosine,
                     tfidf=judged.tfidf,
                     thresholds=judged.thresholds,
                     user_names=judged.user_names,
+                    model=judged.model,
                 ).verdict
                 if verdict not in (Verdict.AUTO_MERGE, Verdict.EXACT):
                     return False

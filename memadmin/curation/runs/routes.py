@@ -105,7 +105,7 @@ def wide_routes(
     if in_database:
         fresh = [inputs[pk].memories[p].pk for pk in in_database for p in changed[pk]]
         pairs = store_queries.vector_pairs_in_database(
-            fresh, in_database, floor=thresholds.candidate
+            fresh, in_database, floor=thresholds.candidate, neighbours=thresholds.neighbours
         )
         involved = set(fresh) | {other for _, other, _ in pairs}
         vectors = store_queries.batch_vectors(
@@ -184,7 +184,7 @@ def narrow(
         return {}
     fresh_ids = [ids[pk][p] for pk in counted for p in light[pk].fresh]
     vector_pairs = store_queries.vector_pairs_in_database(
-        fresh_ids, list(counted), floor=thresholds.candidate
+        fresh_ids, list(counted), floor=thresholds.candidate, neighbours=thresholds.neighbours
     )
     exact = store_queries.exact_partners(fresh_ids)
     # Short new memories have the multilingual vector too: its pairs, as a full read's
@@ -193,6 +193,7 @@ def narrow(
         [memory_id for memory_id in fresh_ids if short(read[memory_id].content)],
         list(counted),
         floor=thresholds.multi_candidate,
+        neighbours=thresholds.multi_neighbours,
         column="embedding_multi",
     )
     by_id = {memory_id: (pk, p) for pk in counted for p, memory_id in enumerate(ids[pk])}

@@ -20,7 +20,6 @@ from functools import partial
 import procrastinate
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F
 from django.utils import timezone
 from procrastinate.contrib.django import app
 
@@ -70,7 +69,7 @@ def options_from_arguments(arguments: dict) -> Options:
     if llm.configured() and not arguments.get("no_llm"):
         allowance = arguments.get("llm_allowance")
         # A job queued before allowances existed has none: its batch keeps a cap of its own.
-        shared = None if allowance is None else partial(take_llm_call, allowance)
+        shared = None if allowance is None else partial(take_llm_calls, allowance)
         session = llm.Session(shared_cap=shared)
     return Options(
         dry_run=arguments.get("dry_run", False),
@@ -81,15 +80,27 @@ def options_from_arguments(arguments: dict) -> Options:
     )
 
 
-def take_llm_call(allowance_id: int) -> bool:
-    """Take one LLM call from a queued run's allowance; False when none is left. One
-    statement, so that workers taking calls at the same moment never take more than the
-    cap (PostgreSQL checks `calls < max_calls` again on the row it locks). The batch's
-    detection runs outside a transaction: the row is not held beyond this statement."""
-    taken = LlmAllowance.objects.filter(pk=allowance_id, calls__lt=F("max_calls")).update(
-        calls=F("calls") + 1
-    )
-    return taken == 1
+def take_llm_calls(allowance_id: int, wanted: int = 1) -> int:
+    """Take up to `wanted` LLM calls from a queued run's allowance; how many were taken
+    (0 when none is left). One statement, so that workers taking calls at the same moment
+    never take more than the cap together (the row is locked while it is read and
+    written). The batch's detection runs outside a transaction: the row is not held
+    beyond this statement."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            WITH before AS (
+                SELECT id, calls FROM curation_llmallowance WHERE id = %s FOR UPDATE
+            )
+            UPDATE curation_llmallowance AS allowance
+            SET calls = LEAST(allowance.max_calls, before.calls + %s)
+            FROM before WHERE allowance.id = before.id
+            RETURNING allowance.calls - before.calls
+            """,
+            [allowance_id, wanted],
+        )
+        row = cursor.fetchone()
+    return int(row[0]) if row else 0
 
 
 @app.task(name=BATCH_TASK, queue=settings.DEDUP_QUEUE, retry=_retry())

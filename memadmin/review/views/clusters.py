@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 
 from memadmin.curation import decisions, history_queries, llm, proposals, queries
 from memadmin.curation.detection.representative import representative
-from memadmin.curation.models import Cluster, ClusterStatus, MergeProposal
+from memadmin.curation.models import Cluster, ClusterStatus, MergeProposal, Tier
 from memadmin.review.diff import word_diff
 from memadmin.review.roles import CURATOR, VIEWER
 from memadmin.review.views.answers import (
@@ -60,10 +60,13 @@ def _queue_filters(query: QueryDict) -> tuple[dict, dict, list[str]]:
         "category": query.get("category", ""),
         "protected": query.get("protected", ""),
         "method": query.get("method", ""),
-        "sort": query.get("sort", "closest"),
+        "sort": query.get("sort", "surest"),
+        "tier": query.get("tier", Tier.PROPOSED),
     }
     if filters["status"] not in ClusterStatus.values:
         filters["status"] = ClusterStatus.OPEN
+    if filters["tier"] not in Tier.values:
+        filters["tier"] = Tier.PROPOSED
     numbers, ignored = {}, []
     for name, (parse, limits, said) in QUEUE_NUMBERS.items():
         numbers[name] = None
@@ -80,6 +83,7 @@ def _queue_filters(query: QueryDict) -> tuple[dict, dict, list[str]]:
         "protected": {"yes": True, "no": False}.get(filters["protected"]),
         "method": filters["method"],
         "sort": filters["sort"],
+        "tier": filters["tier"],
     }
     return filters, arguments, ignored
 
@@ -91,10 +95,15 @@ def queue(request: HttpRequest) -> HttpResponse:
     queue's filters (`from`), so the review goes on within this queue."""
     filters, arguments, ignored = _queue_filters(request.GET)
     page = page_of(request, queries.cluster_queue(**arguments), QUEUE_PAGE_SIZE)
+    other_tier = Tier.POSSIBLE if filters["tier"] == Tier.PROPOSED else Tier.PROPOSED
     context = {
         "page": page,
         "filters": filters,
         "ignored": ignored,
+        # The other tier's count, apart: "possible" clusters are doubtful ones.
+        "other_tier": other_tier,
+        "other_tier_count": queries.cluster_queue(**{**arguments, "tier": other_tier}).count(),
+        "tiers": Tier.values,
         "statuses": ClusterStatus.values,
         "sorts": list(queries.QUEUE_SORTS),
         "methods": ["exact", "vector", "lexical", "multilingual", "llm", "manual"],

@@ -14,6 +14,7 @@ from memadmin.curation.models import (
     ConflictKind,
     ConflictResolution,
     ConflictStatus,
+    Tier,
     settled_in_words,
 )
 from memadmin.review.diff import word_diff
@@ -41,10 +42,21 @@ def queue(request: HttpRequest) -> HttpResponse:
         status = ConflictStatus.OPEN
     namespace = request.GET.get("namespace", "")
     kind = request.GET.get("kind", "")
-    found = queries.conflict_queue(status=status, namespace=namespace, kind=kind)
+    tier = request.GET.get("tier", Tier.PROPOSED)
+    if tier not in Tier.values:
+        tier = Tier.PROPOSED
+    found = queries.conflict_queue(status=status, namespace=namespace, kind=kind, tier=tier)
     page = page_of(request, found, QUEUE_PAGE_SIZE)
+    other_tier = Tier.POSSIBLE if tier == Tier.PROPOSED else Tier.PROPOSED
     context = {
         "page": page,
+        "tier": tier,
+        "tiers": Tier.values,
+        # The other tier's count, apart: "possible" conflicts are doubtful ones.
+        "other_tier": other_tier,
+        "other_tier_count": queries.conflict_queue(
+            status=status, namespace=namespace, kind=kind, tier=other_tier
+        ).count(),
         "status": status,
         "namespace": namespace,
         "statuses": ConflictStatus.values,

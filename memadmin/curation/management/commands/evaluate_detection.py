@@ -37,6 +37,8 @@ class Command(MemadminCommand):
             self.stdout.write(f"{output.namespace}: {result.summary()}")
         overall = evaluation.score_output(truth, outputs)
         self.stdout.write(f"overall: {overall.summary()}")
+        possible = evaluation.score_possible(truth, outputs)
+        self.stdout.write(f"possible tier, apart: {possible}")
         if not quiet:
             texts = {key: text for output in outputs for key, text in output.texts.items()}
             for title, pairs in (

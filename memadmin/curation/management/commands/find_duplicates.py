@@ -56,6 +56,12 @@ class Command(MemadminCommand):
         parser.add_argument(
             "--no-llm", action="store_true", help="rules only, even with ANTHROPIC_API_KEY set"
         )
+        parser.add_argument(
+            "--llm-batch",
+            action="store_true",
+            help="ask the doubtful pairs through one Message Batch, then run the pass "
+            "(resumes a batch an earlier run left)",
+        )
         queue = parser.add_argument_group("the queue (workers on any machine)")
         queue.add_argument(
             "--enqueue",
@@ -80,6 +86,7 @@ class Command(MemadminCommand):
         since,
         shard,
         no_llm,
+        llm_batch,
         enqueue,
         wait,
         status,
@@ -103,6 +110,18 @@ class Command(MemadminCommand):
             queued = runs.Options(max_ops=max_ops, full=full, since=since)
             return self.enqueue(namespaces, queued, no_llm=no_llm, wait=wait)
         session = llm.Session() if llm.configured() and not no_llm else None
+        if llm_batch:
+            if session is None:
+                raise CommandError(
+                    "--llm-batch asks an LLM: set ANTHROPIC_API_KEY (and no --no-llm)"
+                )
+            if dry_run:
+                raise CommandError("--llm-batch sends a batch: run it without --dry-run")
+            self.ask_in_a_batch(
+                namespaces, runs.Options(max_ops=max_ops, full=full, since=since), session
+            )
+            # The pass below finds the batch's answers as cached verdicts: no call made.
+            session = None
         run_options = runs.Options(
             dry_run=dry_run, max_ops=max_ops, full=full, since=since, llm_session=session
         )
@@ -161,6 +180,52 @@ class Command(MemadminCommand):
             )
         if problems:
             raise CommandError("; ".join(problems))
+
+    def ask_in_a_batch(self, namespaces, options, session) -> None:
+        """--llm-batch (runs.llm_batch): resume the batch an earlier run left, or plan
+        every namespace without writing and send its doubtful pairs as one Message Batch;
+        follow it with a bar and record its answers."""
+        from memadmin.curation.runs import llm_batch
+
+        batch = llm_batch.unfinished()
+        if batch is not None:
+            self.stdout.write(
+                f"resuming LLM batch {batch.pk} ({batch.status}, {len(batch.requests)} pairs, "
+                f"recorded {batch.created_at:%Y-%m-%d %H:%M})"
+            )
+        else:
+            pairs: list = []
+            collecting = runs.Options(
+                dry_run=True, max_ops=options.max_ops, full=options.full, since=options.since,
+                llm_batch=pairs,
+            )  # fmt: skip
+            with progress_bar(total=len(namespaces), desc="finding doubtful pairs",
+                              unit="namespaces") as bar:  # fmt: skip
+                runs.run_many(namespaces, collecting, workers=1, on_done=lambda _: bar.update(1))
+            batch = llm_batch.record(pairs)
+            if batch is None:
+                self.stdout.write("no doubtful pair to ask: no batch sent")
+                return
+        try:
+            if batch.status == batch.Status.SUBMITTING:
+                llm_batch.submit(batch, session)
+                self.stdout.write(
+                    f"sent LLM batch {batch.pk} ({batch.provider_id}): {len(batch.requests)} pairs"
+                )
+            with progress_bar(total=len(batch.requests), desc="batch answers",
+                              unit="pairs") as bar:  # fmt: skip
+                llm_batch.follow(batch, session, lambda done, _: bar.update(done - bar.n))
+            counts = llm_batch.apply(batch, session)
+        except llm.LLMFailed as error:
+            raise CommandError(
+                f"the LLM batch {batch.pk} could not be sent or read: {error} (nothing was "
+                "decided; find_duplicates --llm-batch again follows a batch that was sent, "
+                "and asks anew if it was not)"
+            ) from None
+        self.stdout.write(
+            f"LLM batch {batch.pk}: {counts.get('verdicts', 0)} verdicts recorded, "
+            f"{counts.get('failed', 0)} left to the rules"
+        )
 
     def enqueue(self, namespaces, options, *, no_llm, wait):
         """--enqueue: the batches deferred (a namespace a queued or running batch holds is
@@ -314,12 +379,16 @@ def verdicts_said(totals: runs.NamespaceReport, models: list[str]) -> str:
 
 def summary_line(totals: runs.NamespaceReport, namespaces: int, *, dry_run: bool) -> str:
     """The run's one-line summary, the same in-process and through the queue."""
+    per_memory = totals.pairs_checked / totals.changed if totals.changed else 0.0
     summary = (
         f"{'dry run: ' if dry_run else ''}{namespaces} namespace(s), "
-        f"{totals.memories} memories ({totals.changed} compared), "
+        f"{totals.memories} memories ({totals.changed} compared, {totals.pairs_checked} "
+        f"candidate pairs, {per_memory:.1f} a memory), "
         f"{totals.exact_collapsed} exact collapsed, {totals.auto_merged} auto-merged, "
         f"{totals.clusters_opened} clusters opened, {totals.clusters_grown} grown, "
-        f"{totals.conflicts_opened} conflicts, {totals.deferred} deferred by --max-ops"
+        f"{totals.conflicts_opened} conflicts; possible apart: {totals.clusters_possible} "
+        f"clusters, {totals.conflicts_possible} conflicts; {totals.deferred} deferred by "
+        "--max-ops"
     )
     if totals.failed:
         summary += f", {totals.failed} failed"

@@ -1,0 +1,132 @@
+"""The LLM band measured with an oracle judge (bench/oracle.py): a local server speaking
+the Messages API that answers verdicts from a labelled set's labels, wrong a seeded share
+of the time. Detection runs in memory as find_duplicates runs it (candidates, rules, the
+calibrated model, the doubtful pairs asked through the real anthropic SDK, grouping).
+
+    .venv/bin/python bench/llm_band.py [--data DIR ...] [--error-rate 0,0.15] [--seed 7]
+
+Per set and error rate: duplicate and conflict precision / recall (recall also of the
+labelled pairs some candidate layer reaches), the calls made, per 100 memories and per
+memory, the labelled pairs no candidate layer reaches, and the share of labelled pairs
+the pipeline neither asked about nor decided. With no --data: every labelled set of
+curation.model_fit.LABELLED_SETS present here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
+os.environ.setdefault("DATABASE_URL", "postgresql://unused@/unused")  # no database needed
+
+
+def labelled_pairs(labels: dict) -> tuple[set, set]:
+    duplicates = {
+        frozenset(pair)
+        for group in labels["duplicate_groups"]
+        for pair in itertools.combinations(group, 2)
+    }
+    conflicts = {frozenset((c["a"], c["b"])) for c in labels["conflicts"]}
+    return duplicates, conflicts
+
+
+def measure(name: str, rows: list[dict], labels: dict, error_rate: float, seed: int) -> dict:
+    """One set under one oracle: the figures printed."""
+    from bench.oracle import Oracle
+    from memadmin.curation import calibration, llm
+    from memadmin.curation.detection.judgement import Thresholds
+
+    with Oracle(rows, labels, error_rate=error_rate, seed=seed) as oracle:
+        os.environ["ANTHROPIC_BASE_URL"] = oracle.url
+        os.environ["ANTHROPIC_API_KEY"] = "oracle"
+        session = llm.Session(max_calls=10**9)
+        outputs = calibration.plan_set(
+            rows, Thresholds.from_settings(), calibration.Vectors(), session=session
+        )
+    found = calibration.score(labels, outputs)
+    duplicates, conflicts = labelled_pairs(labels)
+    ids = {row["id"] for row in rows}
+    duplicates = {p for p in duplicates if p <= ids}
+    conflicts = {p for p in conflicts if p <= ids}
+    reached = set().union(*(o.candidates for o in outputs)) if outputs else set()
+    asked = set().union(*(o.asked for o in outputs)) if outputs else set()
+    proposed_one = {
+        frozenset(p)
+        for o in outputs
+        for c in o.clusters
+        for p in itertools.combinations(c, 2)
+    }
+    proposed_conflicts = {frozenset(c) for o in outputs for c in o.conflicts}
+    labelled = duplicates | conflicts
+    left = {p for p in labelled if p not in asked and p not in proposed_one | proposed_conflicts}
+    reached_one = duplicates & reached
+    reached_conflicts = conflicts & reached
+    return {
+        "set": name,
+        "error": error_rate,
+        "memories": len(rows),
+        "dup": (found.precision, found.recall),
+        "dup_of_reached": len(proposed_one & reached_one) / len(reached_one) if reached_one else 1.0,
+        "conflicts": (found.conflict_precision, found.conflict_recall),
+        "conflicts_of_reached": len(proposed_conflicts & reached_conflicts) / len(reached_conflicts)
+        if reached_conflicts
+        else 1.0,
+        "calls": session.calls,
+        "unreached": len(labelled - reached),
+        "labelled": len(labelled),
+        "left": len(left),
+        "unsafe": len(found.unsafe_auto_merges),
+    }
+
+
+def line(r: dict) -> str:
+    return (
+        f"{r['set']:14s} error {r['error']:.2f}: duplicates P {r['dup'][0]:.3f} R {r['dup'][1]:.3f} "
+        f"(of reached {r['dup_of_reached']:.3f}); conflicts P {r['conflicts'][0]:.3f} "
+        f"R {r['conflicts'][1]:.3f} (of reached {r['conflicts_of_reached']:.3f}); calls "
+        f"{r['calls']} ({100 * r['calls'] / r['memories']:.1f} per 100 memories, "
+        f"{r['calls'] / r['memories']:.2f} a memory); labelled pairs no layer reaches "
+        f"{r['unreached']} of {r['labelled']}; neither asked nor decided "
+        f"{r['left'] / r['labelled']:.1%}; unsafe automatic merges {r['unsafe']}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data", type=Path, action="append", default=[])
+    parser.add_argument("--error-rate", default="0,0.15")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+
+    import django
+
+    django.setup()
+    from memadmin.curation import calibration, model_fit
+
+    sets = (
+        [(folder.name, *calibration.load_set(folder)) for folder in args.data]
+        if args.data
+        else [(name, *model_fit.load(name)) for name in model_fit.available()]
+    )
+    rates = [float(x) for x in args.error_rate.split(",")]
+    for rate in rates:
+        totals = {"memories": 0, "calls": 0}
+        for name, rows, labels in sets:
+            result = measure(name, rows, labels, rate, args.seed)
+            print(line(result), flush=True)
+            totals["memories"] += result["memories"]
+            totals["calls"] += result["calls"]
+        print(
+            f"error {rate:.2f}, all sets: {totals['calls']} calls for {totals['memories']} "
+            f"memories ({totals['calls'] / totals['memories']:.2f} a memory)"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,224 @@
+"""An oracle judge: a local server speaking the Anthropic Messages and Message Batches APIs
+that answers memadmin's verdict prompts from a labelled set's labels, wrong a seeded
+share of the time. The real `anthropic` SDK talks to it (ANTHROPIC_BASE_URL), so the
+LLM path is measured exactly as it runs, with a judge whose quality is known.
+
+    with Oracle(rows, labels, error_rate=0.15, seed=7) as oracle:
+        os.environ["ANTHROPIC_BASE_URL"] = oracle.url
+        ...
+
+The pair's two texts are read back from the prompt; their label is "duplicate" when
+some two memories with those texts (of one namespace) are in one duplicate group,
+"conflict" (with its kind) when labelled so, else "related_distinct". With the error
+rate e, a pair's answer is, with probability e, one of the two other labels (chosen by
+a generator seeded from the seed and the two texts: the same pair gets the same answer
+every time, as a cached verdict would).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import random
+import re
+import threading
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LABELS = ("duplicate", "conflict", "related_distinct")
+_PAIR = re.compile(
+    r"Older memory: \(\d{4}-\d\d-\d\d \d\d:\d\d(?: \[[^\]]*\])?\) (?P<older>.*)\n"
+    r"Newer memory: \(\d{4}-\d\d-\d\d \d\d:\d\d(?: \[[^\]]*\])?\) (?P<newer>.*)\Z",
+    re.DOTALL,
+)
+
+
+class Oracle:
+    """The server (a context manager: started on enter, stopped on exit). `asked` holds
+    every pair of texts it was asked about; `batch_polls` how many looks a batch takes
+    before it ends."""
+
+    def __init__(self, rows: list[dict], labels: dict, *, error_rate: float, seed: int = 7):
+        self.error_rate, self.seed = error_rate, seed
+        self.asked: list[tuple[str, str]] = []
+        self.batch_polls = 2
+        self._batches: dict[str, dict] = {}
+        self._lock = threading.Lock()
+        self._ids: dict[str, list[tuple[str, str]]] = {}
+        for row in rows:
+            self._ids.setdefault(row["content"], []).append((row["namespace"], row["id"]))
+        self._one = {
+            frozenset(pair)
+            for group in labels["duplicate_groups"]
+            for pair in itertools.combinations(group, 2)
+        }
+        self._conflicts = {
+            frozenset((c["a"], c["b"])): c.get("kind", "contradiction") for c in labels["conflicts"]
+        }
+        oracle = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if self.path.rstrip("/").endswith("/messages/batches"):
+                    self._send(oracle._create_batch(body, self._base()))
+                else:
+                    self._send(oracle.answer(body))
+
+            def do_GET(self):
+                found = re.search(r"/messages/batches/([^/]+)(/results)?$", self.path)
+                if not found:
+                    self._send({"type": "error", "error": {"type": "not_found_error",
+                                "message": self.path}}, status=404)  # fmt: skip
+                    return
+                batch_id, results = found.group(1), found.group(2)
+                if results:
+                    self._send_lines(oracle._results(batch_id))
+                else:
+                    self._send(oracle._look(batch_id, self._base()))
+
+            def _base(self) -> str:
+                return f"http://{self.headers['Host']}"
+
+            def _send(self, payload: dict, status: int = 200) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _send_lines(self, lines: list[dict]) -> None:
+                data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/binary")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> Oracle:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    # --- The judge ----------------------------------------------------------------------
+
+    def truth(self, older: str, newer: str) -> tuple[str, str]:
+        """(label, conflict kind) of two texts by the labels."""
+        kind = ""
+        for (ns_a, a), (ns_b, b) in itertools.product(
+            self._ids.get(older, []), self._ids.get(newer, [])
+        ):
+            if ns_a != ns_b or a == b:
+                continue
+            pair = frozenset((a, b))
+            if pair in self._one:
+                return "duplicate", ""
+            kind = kind or self._conflicts.get(pair, "")
+        return ("conflict", kind) if kind else ("related_distinct", "")
+
+    def judge(self, older: str, newer: str) -> tuple[str, str]:
+        """The oracle's answer: the truth, or with the error rate another label."""
+        label, kind = self.truth(older, newer)
+        digest = hashlib.sha256(f"{self.seed}\0{older}\0{newer}".encode()).digest()
+        rng = random.Random(digest)
+        if rng.random() < self.error_rate:
+            label = rng.choice([other for other in LABELS if other != label])
+            kind = "contradiction" if label == "conflict" else ""
+        return label, kind
+
+    def answer(self, body: dict) -> dict:
+        """A Messages API answer to a verdict request (a tool call)."""
+        text = body["messages"][0]["content"]
+        found = _PAIR.search(text)
+        if not found:
+            label, kind = "unrelated", ""
+        else:
+            older, newer = found.group("older"), found.group("newer")
+            with self._lock:
+                self.asked.append((older, newer))
+            label, kind = self.judge(older, newer)
+        return {
+            "id": f"msg_oracle_{len(self.asked)}",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "oracle"),
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_oracle",
+                    "name": "record_verdict",
+                    "input": {
+                        "reasoning": "from the labels",
+                        "label": label,
+                        "conflict_kind": kind or "none",
+                    },
+                }
+            ],
+            "stop_reason": "tool_use",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 150, "output_tokens": 40},
+        }
+
+    # --- Message Batches ----------------------------------------------------------------
+
+    def _create_batch(self, body: dict, base: str) -> dict:
+        with self._lock:
+            batch_id = f"msgbatch_oracle_{len(self._batches) + 1}"
+            self._batches[batch_id] = {"requests": body["requests"], "looks": 0}
+        return self._batch_json(batch_id, base)
+
+    def _look(self, batch_id: str, base: str) -> dict:
+        with self._lock:
+            self._batches[batch_id]["looks"] += 1
+        return self._batch_json(batch_id, base)
+
+    def _ended(self, batch_id: str) -> bool:
+        return self._batches[batch_id]["looks"] >= self.batch_polls
+
+    def _batch_json(self, batch_id: str, base: str) -> dict:
+        batch = self._batches[batch_id]
+        total = len(batch["requests"])
+        ended = self._ended(batch_id)
+        now = datetime.now(UTC)
+        return {
+            "id": batch_id,
+            "type": "message_batch",
+            "processing_status": "ended" if ended else "in_progress",
+            "request_counts": {
+                "processing": 0 if ended else total,
+                "succeeded": total if ended else 0,
+                "errored": 0,
+                "canceled": 0,
+                "expired": 0,
+            },
+            "created_at": now.isoformat(),
+            "expires_at": (now + timedelta(days=1)).isoformat(),
+            "ended_at": now.isoformat() if ended else None,
+            "archived_at": None,
+            "cancel_initiated_at": None,
+            "results_url": f"{base}/v1/messages/batches/{batch_id}/results" if ended else None,
+        }
+
+    def _results(self, batch_id: str) -> list[dict]:
+        return [
+            {
+                "custom_id": request["custom_id"],
+                "result": {"type": "succeeded", "message": self.answer(request["params"])},
+            }
+            for request in self._batches[batch_id]["requests"]
+        ]

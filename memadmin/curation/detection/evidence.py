@@ -1,0 +1,473 @@
+"""What every reader finds about a candidate pair, as numbers a calibrated model weighs
+(curation.detection.confidence): both models' cosines, the lexical scores, and each
+reader's finding (the clause readings' relation, key-token differences, polarity,
+change cues, subjects, parallel things, words in the same roles).
+
+No finding decides here: a reader that says "two subjects" or "one slot, two values"
+moves the probabilities by the weight the labelled pairs gave it, and the findings are
+also kept as phrases a reviewer reads ("different values: Azure / Fly.io").
+
+Every reader runs on every pair (none is skipped because another already spoke), so a
+feature means one thing whatever the others found; the readers cache per text and per
+pair (store.text.text_cache), and the judgement already asked most of them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from memadmin.curation.detection import (
+    alignment,
+    frames,
+    keytokens,
+    matching,
+    polarity,
+    reading,
+)
+from memadmin.curation.detection.judgement import slot_overlap
+from memadmin.store.lexicon import languages_differ
+from memadmin.store.text import short, text_cache
+
+# Kinds of key token, as the features group them.
+_WHEN = frozenset({"date", "weekday", "month", "time"})
+_NUMBERS = frozenset({"number", "quantity"})
+_IDENTIFIERS = frozenset({"version", "host", "ip", "env", "compound"})
+
+# The relation of the two clause readings (curation.detection.frames), one feature each.
+RELATIONS = (
+    frames.SAME,
+    frames.REFINES,
+    frames.OPPOSITE,
+    frames.NEW_VALUE,
+    frames.OTHER_VALUE,
+    frames.OTHER_SUBJECT,
+    frames.OTHER_PREDICATE,
+    frames.EVENTS,
+    frames.UNREAD,
+)
+
+# The features, in the order of the model's weights (curation/detection/pair_model.json).
+# A feature's name says what it is; a change here is a new model: fit it again.
+FEATURES = (
+    "bias",
+    "cosine",
+    "cosine_above_0.6",
+    "cosine_above_0.75",
+    "cosine_above_0.85",
+    "cosine_above_0.92",
+    "multi_known",
+    "multi_above_0.85",
+    "multi_above_0.9",
+    "multi_above_0.95",
+    "containment",
+    "containment_sq",
+    "similarity",
+    *(f"relation_{kind}" for kind in RELATIONS),
+    "relation_update",
+    "differs_name",
+    "differs_number",
+    "differs_when",
+    "differs_identifier",
+    "differs_other",
+    "differs_count",
+    "one_slot",
+    "slot_overlap",
+    "opposed",
+    "newer_announces_change",
+    "older_announces_change",
+    "different_subjects",
+    "different_things",
+    "words_in_order",
+    "same_words_same_roles",
+    "across_languages",
+    "lexical_only",
+    "both_short",
+    "length_ratio",
+    "both_about_user",
+    "one_names_a_subject",
+    "subjects_agree",
+    "subjects_differ",
+    "names_differ",
+    "alignment",
+    "alignment_unknown",
+    "one_adds_nothing",
+    "shared_share",
+    "added_most",
+    "added_least",
+    "one_word_each",
+    "names_swapped_in",
+    "modifier_differs",
+    "values_and_more",
+    "frame_overlap",
+    "frame_identical",
+    "frame_x_same_names",
+    "other_frame_same_names",
+    "spans_differ",
+    "one_span_replaced",
+    "span_opens",
+    "span_closes",
+    "subject_swapped",
+    "value_swapped",
+    "new_value_same_frame",
+    "new_value_other_frame",
+    "value_and_thing_differ",
+    "nearest_of_one",
+    "nearest_of_both",
+    "subject_extra",
+    "new_value_x_added",
+    "signs_differ",
+    "events_differ",
+    "differs_x_cosine",
+    "conflict_reading_x_cosine",
+    "two_subjects_x_cosine",
+    "rule_review",
+    "rule_conflict",
+    "rule_apart",
+)
+INDEX = {name: position for position, name in enumerate(FEATURES)}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A pair's features (FEATURES order) and what the readers found, as phrases."""
+
+    values: np.ndarray
+    findings: tuple[str, ...]
+
+
+def _above(value: float, threshold: float) -> float:
+    return max(0.0, value - threshold)
+
+
+def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozenset()) -> Evidence:
+    """The evidence of a pair the rules just judged (`a` the older memory; `judgement`
+    what curation.detection.judgement made of it, before anything else changed it;
+    `multi` the multilingual cosine or None; `tfidf` the namespace's term weights)."""
+    values = np.zeros(len(FEATURES), dtype=np.float64)
+    findings: list[str] = []
+
+    def put(name: str, value: float = 1.0) -> None:
+        values[INDEX[name]] = value
+
+    reading_a, reading_b = reading.read(a.content), reading.read(b.content)
+    body_a, body_b = reading_a.body, reading_b.body
+    cosine = judgement.cosine if judgement.method != "lexical" else judgement.similarity
+    put("bias")
+    put("cosine", cosine)
+    for threshold in (0.6, 0.75, 0.85, 0.92):
+        put(f"cosine_above_{threshold}", _above(cosine, threshold))
+    if multi is not None:
+        put("multi_known")
+        for threshold in (0.85, 0.9, 0.95):
+            put(f"multi_above_{threshold}", _above(multi, threshold))
+    put("containment", judgement.lexical)
+    put("containment_sq", judgement.lexical**2)
+    put("similarity", judgement.similarity)
+
+    relation = judgement.relation or frames.compare(reading_a, reading_b, user_names=user_names)
+    put(f"relation_{relation.kind}")
+    if relation.update:
+        put("relation_update")
+    if relation.kind != frames.UNREAD and relation.kind != frames.SAME:
+        findings.append(_relation_phrase(relation))
+
+    differences = keytokens.key_token_differences(body_a, body_b)
+    for difference in differences:
+        kind = difference.kind.split(" ")[0]
+        if kind == "name":
+            put("differs_name")
+        elif kind in _NUMBERS:
+            put("differs_number")
+        elif kind in _WHEN:
+            put("differs_when")
+        elif kind in _IDENTIFIERS:
+            put("differs_identifier")
+        else:
+            put("differs_other")
+        findings.append(f"different values: {_values(difference)}")
+    put("differs_count", min(len(differences), 3))
+    put("differs_x_cosine", cosine if differences else 0.0)
+    if differences:
+        overlap = judgement.slot_overlap
+        if overlap is None:
+            overlap = slot_overlap(body_a, body_b, differences, tfidf)
+        put("slot_overlap", overlap)
+        if judgement.one_slot:
+            put("one_slot")
+    opposed = polarity.polarity_difference(body_a, body_b)
+    if opposed:
+        put("opposed")
+        findings.append(f"one denies or reverses the other: {opposed}")
+    if polarity.announces_change(body_b):
+        put("newer_announces_change")
+        findings.append("the newer announces a change")
+    if polarity.announces_change(body_a):
+        put("older_announces_change")
+    subjects = keytokens.different_subjects(body_a, body_b)
+    if subjects or relation.kind == frames.OTHER_SUBJECT:
+        put("different_subjects")
+        put("two_subjects_x_cosine", cosine)
+        if subjects:
+            findings.append(f"different subjects: {subjects[0]} / {subjects[1]}")
+    if differences or opposed:
+        things = keytokens.different_things(body_a, body_b)
+        if things:
+            put("different_things")
+            findings.append(f"different things: {things}")
+    if relation.kind in (frames.NEW_VALUE, frames.OPPOSITE):
+        put("conflict_reading_x_cosine", cosine)
+    in_order = matching.words_in_order(reading_a, reading_b)
+    if in_order:
+        put("words_in_order")
+        if matching.roles_kept(reading_a, reading_b):
+            put("same_words_same_roles")
+    elif same_words(reading_a, reading_b):
+        findings.append("the same words in other roles")
+    if languages_differ(a.content, b.content):
+        put("across_languages")
+    if judgement.method == "lexical":
+        put("lexical_only")
+    if short(a.content) and short(b.content):
+        put("both_short")
+    length_a, length_b = len(reading_a.content) or 1, len(reading_b.content) or 1
+    put("length_ratio", min(length_a, length_b) / max(length_a, length_b))
+    if reading_a.about_user and reading_b.about_user:
+        put("both_about_user")
+    elif reading_a.about_user != reading_b.about_user:
+        put("one_names_a_subject")
+    else:
+        only_a = _missing(reading_a.subject_words, reading_b)
+        only_b = _missing(reading_b.subject_words, reading_a)
+        if only_a and only_b:
+            put("subjects_differ")
+            findings.append(
+                f"different subjects: {matching.spelled(only_a)} / {matching.spelled(only_b)}"
+            )
+        elif not only_a and not only_b:
+            put("subjects_agree")
+        else:
+            put("subject_extra")  # "Stock of the mug is 12" / "The mug is for the arm"
+    names_a = _missing([t for t in reading_a.content if _named(t)], reading_b)
+    names_b = _missing([t for t in reading_b.content if _named(t)], reading_a)
+    if names_a and names_b:
+        put("names_differ")
+    words_a, words_b = alignment.content_words(a.content), alignment.content_words(b.content)
+    only_a, only_b = alignment.unshared(a.content, b.content)
+    longest = max(len(words_a), len(words_b)) or 1
+    put("shared_share", (longest - max(len(only_a), len(only_b))) / longest)
+    put("added_most", min(max(len(only_a), len(only_b)), 4))
+    put("added_least", min(min(len(only_a), len(only_b)), 4))
+    if len(only_a) == len(only_b) == 1:
+        put("one_word_each")
+        if _written_as_name(only_a[0], a.content) and _written_as_name(only_b[0], b.content):
+            put("names_swapped_in")  # "stages on Azure" / "stages on Hetzner"
+        after_a, after_b = _next_word(only_a[0], words_a), _next_word(only_b[0], words_b)
+        if after_a and after_a == after_b:
+            put("modifier_differs")  # "the small gripper pad" / "the glass gripper pad"
+    if relation.kind == frames.NEW_VALUE:
+        put("new_value_x_added", min(min(len(only_a), len(only_b)), 4))
+    if differences:
+        # A value differs, and other words on both sides too: "15 N on the steel bracket"
+        # / "20 N on the blue sensor" give two things their values, not one its new one.
+        said = {
+            word
+            for d in differences
+            for value in (*d.only_in_a, *d.only_in_b)
+            for word in alignment.content_words(value)
+        }
+        if [w for w in only_a if w not in said] and [w for w in only_b if w not in said]:
+            put("values_and_more")
+    frame_a, frame_b = frame_words(a.content), frame_words(b.content)
+    overlap = len(frame_a & frame_b) / len(frame_a | frame_b) if frame_a or frame_b else 1.0
+    put("frame_overlap", overlap)
+    if relation.kind == frames.NEW_VALUE:
+        # "One value at a time" is read from the clause; it holds when both say it in one
+        # frame ("lives in Lyon" / "lives in Lille"), hardly when the rest differs too
+        # ("is a native of Ghent" / "is vegetarian": two attributes after one copula).
+        put("new_value_same_frame", overlap)
+        put("new_value_other_frame", 1.0 - overlap)
+    if overlap == 1.0:
+        put("frame_identical")
+    # One subject is what both name alike (or neither names); one slot what both say of it
+    # in the same frame. Either alone is weak in a store of many subjects: two customers
+    # share every frame, one customer's plan and diet share a name.
+    if not (names_a or names_b) and not values[INDEX["subjects_differ"]]:
+        put("frame_x_same_names", overlap)
+        if overlap < 0.5:
+            put("other_frame_same_names")
+    spans = differing_spans(a.content, b.content)
+    put("spans_differ", min(len(spans), 3))
+    if len(spans) == 1 and spans[0][0] == "replace":
+        # The texts are one sentence with one part said two ways: at its start, two
+        # subjects ("Lea K. lives in Turin" / "Lea M. lives in Turin"); at its end, one
+        # slot's two values ("The staging target is Azure" / "... is Fly.io").
+        _, start, end, length = spans[0]
+        put("one_span_replaced")
+        if start == 0:
+            put("span_opens")
+        if end == length:
+            put("span_closes")
+        if start == 0 and end < length:
+            put("subject_swapped")
+        elif start > 0 and end == length:
+            put("value_swapped")
+    if values[INDEX["values_and_more"]] and len(spans) >= 2:
+        # A value and, elsewhere in the sentence, another word each: two things with a
+        # value each ("Use 20 N of grip force on the glass pad" / "... 15 N ... the blue
+        # pad"), not one thing's value changed.
+        put("value_and_thing_differ")
+    aligned = _alignment(only_a, only_b, a.content, b.content)
+    if aligned is None:
+        put("alignment_unknown")
+    elif aligned < 0:
+        put("one_adds_nothing")
+    else:
+        put("alignment", aligned)
+    if reading_a.sign != reading_b.sign:
+        put("signs_differ")
+    if reading_a.event != reading_b.event:
+        put("events_differ")
+    if judgement.verdict in ("review", "auto_merge"):
+        put("rule_review")
+    elif judgement.verdict == "conflict":
+        put("rule_conflict")
+    elif judgement.never_together:
+        put("rule_apart")
+    return Evidence(values, tuple(dict.fromkeys(findings)))
+
+
+def mark_nearest(pairs: dict) -> None:
+    """The neighbourhood features of a namespace's judged pairs ({(i, j): judgement}):
+    whether each pair is the closest of one of its memories, or of both (a paraphrase
+    usually is; among many memories of one kind, the nearest of each is often another
+    subject's). Closeness is the embedding cosine (the lexical score for text the model
+    cannot read). Sets the values in place, on pairs that have evidence."""
+    best: dict[int, tuple[float, tuple[int, int]]] = {}
+    for key, judgement in pairs.items():
+        if judgement.evidence is None:
+            continue
+        close = judgement.similarity if judgement.method == "lexical" else judgement.cosine
+        for end in key:
+            if end not in best or close > best[end][0]:
+                best[end] = (close, key)
+    for key, judgement in pairs.items():
+        if judgement.evidence is None:
+            continue
+        ends = sum(best.get(end, (0.0, None))[1] == key for end in key)
+        judgement.evidence[INDEX["nearest_of_one"]] = float(ends >= 1)
+        judgement.evidence[INDEX["nearest_of_both"]] = float(ends == 2)
+
+
+def _named(token) -> bool:
+    return token.kind == "name" or (token.upper and token.start > 0)
+
+
+def _missing(tokens, other) -> list:
+    """The tokens the other reading has no counterpart of."""
+    return [t for t in tokens if not matching.found_in(t, other)]
+
+
+# Unshared words beyond this many a side are a rewording or another fact altogether: the
+# word vectors are not asked (each new word costs a MiniLM call).
+_ALIGN_WORDS = 6
+
+
+_TOKEN = re.compile(r"\w[\w.'’/-]*\w|\w")
+
+
+@text_cache
+def sentence_tokens(text: str) -> tuple[str, ...]:
+    return tuple(_TOKEN.findall(text.lower()))
+
+
+def differing_spans(text_a: str, text_b: str) -> list[tuple[str, int, int, int]]:
+    """Where two texts' words differ, as the spans of the older's words a diff replaces,
+    inserts or deletes: (operation, start, end, number of the older's words) each."""
+    tokens_a, tokens_b = sentence_tokens(text_a), sentence_tokens(text_b)
+    matcher = difflib.SequenceMatcher(None, tokens_a, tokens_b, autojunk=False)
+    return [
+        (operation, start, end, len(tokens_a))
+        for operation, start, end, _, _ in matcher.get_opcodes()
+        if operation != "equal"
+    ]
+
+
+@text_cache
+def frame_words(text: str) -> frozenset[str]:
+    """What a memory says of its subject with every name and value taken out: the stems
+    of its other content words ("Lea K. lives in Turin" -> {"lives"}; "Use 15 N of grip
+    force on the steel bracket" -> {"use", "grip", "force", "steel", "brack"}). Two
+    memories of one frame give one slot two values; two frames, two slots."""
+    names = {
+        part
+        for token in keytokens.key_tokens(text)
+        for part in alignment.content_words(token.written or token.value)
+    }
+    words = text.split()
+    names |= {
+        alignment.content_words(raw)[0]
+        for raw in words[1:]
+        if raw[:1].isupper() and alignment.content_words(raw)
+    }
+    return frozenset(
+        word[: alignment.STEM_LENGTH] for word in alignment.content_words(text) if word not in names
+    )
+
+
+def _next_word(word: str, words: list[str]) -> str:
+    """The content word after `word` in a text's content words, or ""."""
+    at = words.index(word) if word in words else -1
+    return words[at + 1] if 0 <= at < len(words) - 1 else ""
+
+
+def _written_as_name(word: str, text: str) -> bool:
+    """Whether the text writes this (folded) word with a capital, after its first word."""
+    for index, raw in enumerate(text.split()):
+        if index and raw[:1].isupper() and raw.strip(".,;:!?()'\"").lower() == word:
+            return True
+    return False
+
+
+def _alignment(only_a: list[str], only_b: list[str], text_a: str, text_b: str) -> float | None:
+    """How alike in kind the words each text adds are (curation.detection.alignment):
+    synonyms or two values of one slot score high, two attributes low; -1 when one side
+    adds nothing; None when there are too many to ask."""
+    if not only_a or not only_b:
+        return -1.0
+    if len(only_a) > _ALIGN_WORDS or len(only_b) > _ALIGN_WORDS:
+        return None
+    return alignment.word_alignment(text_a, text_b)
+
+
+def _values(difference: keytokens.KeyTokenDifference) -> str:
+    return f"{', '.join(difference.only_in_a)} / {', '.join(difference.only_in_b)}"
+
+
+_PHRASES = {
+    frames.REFINES: "one adds detail",
+    frames.OPPOSITE: "the same statement, one side denies or reverses it",
+    frames.NEW_VALUE: "one value at a time",
+    frames.OTHER_VALUE: "two values of a slot that holds several, or two attributes",
+    frames.OTHER_SUBJECT: "different subjects",
+    frames.OTHER_PREDICATE: "another thing said of one subject",
+    frames.EVENTS: "two events",
+}
+
+
+def _relation_phrase(relation: frames.Relation) -> str:
+    said = _PHRASES.get(relation.kind, relation.kind)
+    return f"{said}: {relation.detail}" if relation.detail else said
+
+
+def same_words(older, newer) -> bool:
+    """Every content word of each side has a counterpart on the other, in any order."""
+    words_a, words_b = older.content, newer.content
+    if not words_a or not words_b:
+        return False
+    return all(any(matching.same_word(a, b) for b in words_b) for a in words_a) and all(
+        any(matching.same_word(b, a) for a in words_a) for b in words_b
+    )

@@ -4,6 +4,7 @@ of the time. Detection runs in memory as find_duplicates runs it (candidates, ru
 calibrated model, the doubtful pairs asked through the real anthropic SDK, grouping).
 
     .venv/bin/python bench/llm_band.py [--data DIR ...] [--error-rate 0,0.15] [--seed 7]
+    .venv/bin/python bench/llm_band.py --loso      # each set under a model fit without it
 
 Per set and error rate: duplicate and conflict precision / recall (recall also of the
 labelled pairs some candidate layer reaches), the calls made, per 100 memories and per
@@ -36,8 +37,10 @@ def labelled_pairs(labels: dict) -> tuple[set, set]:
     return duplicates, conflicts
 
 
-def measure(name: str, rows: list[dict], labels: dict, error_rate: float, seed: int) -> dict:
-    """One set under one oracle: the figures printed."""
+def measure(
+    name: str, rows: list[dict], labels: dict, error_rate: float, seed: int, model=None
+) -> dict:
+    """One set under one oracle (and `model`, else the shipped one): the figures."""
     from bench.oracle import Oracle
     from memadmin.curation import calibration, llm
     from memadmin.curation.detection.judgement import Thresholds
@@ -47,7 +50,7 @@ def measure(name: str, rows: list[dict], labels: dict, error_rate: float, seed: 
         os.environ["ANTHROPIC_API_KEY"] = "oracle"
         session = llm.Session(max_calls=10**9)
         outputs = calibration.plan_set(
-            rows, Thresholds.from_settings(), calibration.Vectors(), session=session
+            rows, Thresholds.from_settings(), calibration.Vectors(), model, session=session
         )
     found = calibration.score(labels, outputs)
     duplicates, conflicts = labelled_pairs(labels)
@@ -57,22 +60,34 @@ def measure(name: str, rows: list[dict], labels: dict, error_rate: float, seed: 
     reached = set().union(*(o.candidates for o in outputs)) if outputs else set()
     asked = set().union(*(o.asked for o in outputs)) if outputs else set()
     proposed_one = {
-        frozenset(p)
-        for o in outputs
-        for c in o.clusters
-        for p in itertools.combinations(c, 2)
+        frozenset(p) for o in outputs for c in o.clusters for p in itertools.combinations(c, 2)
     }
     proposed_conflicts = {frozenset(c) for o in outputs for c in o.conflicts}
     labelled = duplicates | conflicts
     left = {p for p in labelled if p not in asked and p not in proposed_one | proposed_conflicts}
     reached_one = duplicates & reached
     reached_conflicts = conflicts & reached
+    counts = {
+        "one_right": found.correct_pairs,
+        "one_found": found.found_pairs,
+        "one_labelled": found.true_pairs,
+        "one_reached": len(reached_one),
+        "one_reached_right": len(proposed_one & reached_one),
+        "conflicts_right": found.conflicts_found,
+        "conflicts_proposed": found.conflicts_proposed,
+        "conflicts_labelled": found.conflicts_labelled,
+        "conflicts_reached": len(reached_conflicts),
+        "conflicts_reached_right": len(proposed_conflicts & reached_conflicts),
+    }
     return {
+        "counts": counts,
         "set": name,
         "error": error_rate,
         "memories": len(rows),
         "dup": (found.precision, found.recall),
-        "dup_of_reached": len(proposed_one & reached_one) / len(reached_one) if reached_one else 1.0,
+        "dup_of_reached": len(proposed_one & reached_one) / len(reached_one)
+        if reached_one
+        else 1.0,
         "conflicts": (found.conflict_precision, found.conflict_recall),
         "conflicts_of_reached": len(proposed_conflicts & reached_conflicts) / len(reached_conflicts)
         if reached_conflicts
@@ -83,6 +98,20 @@ def measure(name: str, rows: list[dict], labels: dict, error_rate: float, seed: 
         "left": len(left),
         "unsafe": len(found.unsafe_auto_merges),
     }
+
+
+def pooled_line(t: dict) -> str:
+    def share(a: str, b: str) -> float:
+        return t[a] / t[b] if t[b] else 1.0
+
+    return (
+        f"duplicates P {share('one_right', 'one_found'):.3f} R "
+        f"{share('one_right', 'one_labelled'):.3f} (of reached "
+        f"{share('one_reached_right', 'one_reached'):.3f}); conflicts P "
+        f"{share('conflicts_right', 'conflicts_proposed'):.3f} R "
+        f"{share('conflicts_right', 'conflicts_labelled'):.3f} (of reached "
+        f"{share('conflicts_reached_right', 'conflicts_reached'):.3f})"
+    )
 
 
 def line(r: dict) -> str:
@@ -97,11 +126,34 @@ def line(r: dict) -> str:
     )
 
 
+def held_out_models(names: list[str]) -> dict:
+    """For each labelled set, the pair model fit on every other one (the shipped
+    thresholds: they were chosen leave one set out)."""
+    from memadmin.curation import calibration, model_fit
+    from memadmin.curation.detection import confidence
+    from memadmin.curation.detection.judgement import Thresholds
+
+    thresholds, vectors = Thresholds.from_settings(), calibration.Vectors()
+    tables = [model_fit.table_of(name, thresholds, vectors) for name in model_fit.available()]
+    shipped = confidence.stored_model().thresholds
+    return {
+        table.name: model_fit.with_thresholds(
+            model_fit.fit([t for t in tables if t is not table], c_related=1.0, c_disagree=1.0),
+            shipped,
+        )
+        for table in tables
+        if table.name in names
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, action="append", default=[])
     parser.add_argument("--error-rate", default="0,0.15")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--loso", action="store_true", help="each set under a pair model fit without it"
+    )
     args = parser.parse_args()
 
     import django
@@ -114,17 +166,21 @@ def main() -> None:
         if args.data
         else [(name, *model_fit.load(name)) for name in model_fit.available()]
     )
+    models = held_out_models([name for name, *_ in sets]) if args.loso else {}
     rates = [float(x) for x in args.error_rate.split(",")]
     for rate in rates:
         totals = {"memories": 0, "calls": 0}
         for name, rows, labels in sets:
-            result = measure(name, rows, labels, rate, args.seed)
+            result = measure(name, rows, labels, rate, args.seed, models.get(name))
             print(line(result), flush=True)
-            totals["memories"] += result["memories"]
-            totals["calls"] += result["calls"]
+            for key in ("memories", "calls"):
+                totals[key] += result[key]
+            for key, value in result["counts"].items():
+                totals[key] = totals.get(key, 0) + value
         print(
             f"error {rate:.2f}, all sets: {totals['calls']} calls for {totals['memories']} "
-            f"memories ({totals['calls'] / totals['memories']:.2f} a memory)"
+            f"memories ({totals['calls'] / totals['memories']:.2f} a memory); pooled: "
+            f"{pooled_line(totals)}"
         )
 
 

@@ -83,10 +83,14 @@ CUSTOMER_SLOTS = (
 SERVICES = tuple(
     f"{a}-{b}"
     for a, b in itertools.product(
-        ("auth", "billing", "search", "ingest", "report", "notify", "media", "quota"),
+        (
+            "auth", "billing", "search", "ingest", "report", "notify", "media", "quota",
+            "ledger", "export", "import", "geo", "pricing", "cart", "invoice", "audit",
+            "session", "profile", "feed", "upload", "thumb", "mailer", "sync", "webhook",
+        ),
         ("svc", "api", "worker"),
     )
-)
+)  # fmt: skip
 SERVICE_SLOTS = (
     Slot("staging", True, ("Azure", "Fly.io", "AWS", "GCP", "Hetzner"),
          ("The staging target of {s} is {v}.", "{s} stages on {v}.", "{s} deploys to {v} for staging."),
@@ -110,10 +114,12 @@ SERVICE_SLOTS = (
 OBJECTS = tuple(
     f"the {a} {b}"
     for a, b in itertools.product(
-        ("red", "blue", "12V", "ceramic", "steel", "glass", "spare", "small"),
-        ("controller plugin", "battery pack", "mug", "bracket", "sensor", "gripper pad"),
+        ("red", "blue", "12V", "ceramic", "steel", "glass", "spare", "small", "large",
+         "green", "old", "new"),
+        ("controller plugin", "battery pack", "mug", "bracket", "sensor", "gripper pad",
+         "camera", "cable", "motor", "valve", "tray", "fixture"),
     )
-)
+)  # fmt: skip
 OBJECT_SLOTS = (
     Slot("weight", True, ("120 g", "250 g", "400 g", "1.2 kg"),
          ("{S} weighs {v}.", "The weight of {s} is {v}."), ("{S} now weighs {v}.",)),
@@ -128,13 +134,19 @@ OBJECT_SLOTS = (
     Slot("use", False, ("the demo rig", "the pick-and-place cell", "field tests", "the lab arm"),
          ("{S} is used on {v}.", "{S} is for {v}.")),
 )  # fmt: skip
-# Each firm once: "Acme GmbH" and "Acme Ltd." would be one firm to most readers.
-COMPANIES = (
-    "Acme Ltd.", "Globex GmbH", "Initech Inc.", "Umbrella Ltd.", "Stark Inc.", "Wayne GmbH",
-    "Tyrell Ltd.", "Soylent Inc.", "Hooli GmbH", "Vandelay Ltd.", "Cyberdyne Inc.",
-    "Aperture GmbH", "Wonka Ltd.", "Oscorp Inc.", "Dunder Ltd.", "Pied Piper Inc.",
-    "Massive Dynamic GmbH", "Gringotts Ltd.", "Monarch Inc.", "Nakatomi GmbH",
-    "Prestige Ltd.", "Virtucon Inc.", "Gekko GmbH", "Krusty Ltd.", "Sirius Inc.",
+# Each firm once, its name made of two parts: "Acme GmbH" and "Acme Ltd." would be one
+# firm to most readers.
+COMPANIES = tuple(
+    f"{a}{b} {suffix}"
+    for (a, b), suffix in zip(
+        itertools.product(
+            ("North", "Bright", "Stone", "River", "Silver", "Blue", "Iron", "Green", "Sun",
+             "Oak", "Star", "Cloud", "Maple", "Falcon", "Harbor"),
+            ("wave", "peak", "field", "works", "gate", "line", "forge", "stack", "path",
+             "point", "bridge", "craft", "mark", "port", "light", "stone", "grid"),
+        ),
+        itertools.cycle(("Ltd.", "GmbH", "Inc.", "AG", "LLC")),
+    )
 )  # fmt: skip
 COMPANY_SLOTS = (
     Slot("hq", True, CITIES, ("{s} is headquartered in {v}.", "{s} has its head office in {v}."),

@@ -134,24 +134,23 @@ def output_of(judged: planning.Judged) -> Output:
 
 
 def plan_namespace(
-    memories: Sequence, thresholds: Thresholds, vectors: Vectors, model=None, session=None
+    memories: Sequence, thresholds: Thresholds, vectors: Vectors, model=None, llm_options=None
 ) -> Output:
     """What find_duplicates proposes for these memories (one namespace): with no LLM, or
-    with `session` (an llm.Session) deciding the doubtful pairs as a run's band does
-    (runs.llm_verdicts, nothing recorded)."""
+    with `llm_options` (a dry run's runs.Options with an LLM session) deciding the
+    doubtful pairs as a run's band does (runs.llm_verdicts, nothing recorded)."""
     judged = judge_namespace(memories, thresholds, vectors, model)
-    if session is not None:
+    if llm_options is not None:
         from memadmin.curation.runs import llm_verdicts
-        from memadmin.curation.runs.options import NamespaceReport, Options
+        from memadmin.curation.runs.options import NamespaceReport
 
         report = NamespaceReport(namespace="", changed=len(memories))
-        options = Options(dry_run=True, llm_session=session)
-        llm_verdicts.ask_band(judged, None, options, report, cached=dict)
+        llm_verdicts.ask_band(judged, None, llm_options, report, cached=dict)
     output = output_of(judged)
     output.asked = {
         frozenset((judged.memories[i].external_id, judged.memories[j].external_id))
         for (i, j), judgement in judged.judgements.items()
-        if judgement.decided_by == "llm"
+        if judgement.llm_answer
     }
     output.candidates = {
         frozenset((judged.memories[i].external_id, judged.memories[j].external_id))
@@ -170,9 +169,15 @@ def by_namespace(rows: list[dict]) -> dict[str, list]:
 def plan_set(
     rows: list[dict], thresholds: Thresholds, vectors: Vectors, model=None, session=None
 ) -> list[Output]:
-    """Every namespace of a set, planned on its own."""
+    """Every namespace of a set, planned on its own; with `session`, as one run asking
+    an LLM (its budget shared across the namespaces)."""
+    llm_options = None
+    if session is not None:
+        from memadmin.curation.runs.options import Options
+
+        llm_options = Options(dry_run=True, llm_session=session)
     return [
-        plan_namespace(memories, thresholds, vectors, model, session)
+        plan_namespace(memories, thresholds, vectors, model, llm_options)
         for memories in by_namespace(rows).values()
     ]
 

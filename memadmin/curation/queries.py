@@ -115,7 +115,8 @@ def review_export(namespace: str | None) -> dict:
 
 def profile(namespace: Namespace) -> tuple[list[Memory], list[Conflict]]:
     """(active memories, open conflicts) for an agent's profile read. Of the members of
-    an open cluster (duplicates awaiting review) only the representative is listed."""
+    an open cluster detection proposed (duplicates awaiting review) only the
+    representative is listed; a possible one (doubtful) hides nothing."""
     memories = list(
         Memory.objects.filter(namespace=namespace, status=MemoryStatus.ACTIVE)
         .defer("embedding", "embedding_multi")
@@ -124,7 +125,10 @@ def profile(namespace: Namespace) -> tuple[list[Memory], list[Conflict]]:
     by_id = {m.pk: m for m in memories}
     clusters: dict[int, list[Memory]] = {}
     for cluster_id, memory_id in ClusterMember.objects.filter(
-        cluster__namespace=namespace, cluster__status=ClusterStatus.OPEN, excluded=False
+        cluster__namespace=namespace,
+        cluster__status=ClusterStatus.OPEN,
+        cluster__tier=Tier.PROPOSED,
+        excluded=False,
     ).values_list("cluster_id", "memory_id"):
         if memory_id in by_id:
             clusters.setdefault(cluster_id, []).append(by_id[memory_id])

@@ -22,7 +22,12 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from memadmin.curation import decisions, llm, proposals
-from memadmin.curation.detection.confidence import PROPOSED, assess_pair
+from memadmin.curation.detection.confidence import (
+    POSSIBLE,
+    PROPOSED,
+    assess_pair,
+    decide_together,
+)
 from memadmin.curation.detection.counts import Counts
 from memadmin.curation.detection.judgement import PairJudgement, Thresholds, Verdict
 from memadmin.curation.models import HistoryEvent
@@ -163,6 +168,13 @@ def _check_write(memory: Memory, namespace: Namespace, vector, multi_vector) -> 
         else:  # below the vector layer's floor: only listed as similar
             judgement = PairJudgement(Verdict.DISTINCT, n.similarity, n.similarity, 0.0, "vector")
         judged.append((n, judgement))
+    # The new memory (position -1) and its nearest, as a run's namespace is decided: which
+    # is the closest of each is evidence too.
+    decide_together(
+        {(index, -1): (judgement, n.memory, memory) for index, (n, judgement) in enumerate(judged)},
+        None,
+        thresholds,
+    )
     return judged
 
 
@@ -185,12 +197,16 @@ def _with_multilingual_cosines(neighbours: list, multi_vector) -> list:
 
 
 def _act_on_write(memory: Memory, judged: list, actor: str, llm_session, result: WriteResult):
-    """Act on the nearest decisive judgement (merge, conflict or review); list the rest
-    as `similar`."""
+    """Act on the nearest decisive judgement (merge, conflict or review, in the proposed
+    tier); list the rest as `similar`. A doubtful pair is left to the next
+    find_duplicates run, which ranks it with the namespace's other doubtful pairs (and
+    asks the LLM about it, when one is configured)."""
     decided = False
     auto_merge = Thresholds.from_settings().auto_merge
     for neighbour, judgement in judged:
         older = neighbour.memory
+        if judgement.tier == POSSIBLE:
+            judgement.verdict = Verdict.DISTINCT  # listed as similar below, nothing opened
         decisive = judgement.verdict in (
             Verdict.AUTO_MERGE,
             Verdict.CONFLICT,

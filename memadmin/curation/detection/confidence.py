@@ -259,14 +259,27 @@ def decide_namespace(judged) -> None:
     """A namespace's candidate pairs decided again once all are judged: the evidence that
     needs every pair (detection.evidence.mark_nearest) is added, and each pair's
     probabilities, verdict and tier follow from it."""
+    decide_together(
+        {
+            key: (judgement, *(judged.memories[p] for p in judged.ordered(*key)))
+            for key, judgement in judged.judgements.items()
+        },  # fmt: skip
+        judged.model,
+        judged.thresholds,
+    )
+
+
+def decide_together(pairs: dict, model: PairModel | None, thresholds) -> None:
+    """Pairs judged side by side ({key: (judgement, older, newer)}, the keys pairs of
+    positions) decided again with the neighbourhood evidence that needs them all (which
+    pair is the closest of each memory): a namespace's candidates in a run, a new
+    memory's nearest at write time."""
     from memadmin.curation.detection import evidence as evidence_module
 
-    evidence_module.mark_nearest(judged.judgements)
-    model = judged.model or stored_model()
-    for (i, j), judgement in judged.judgements.items():
+    evidence_module.mark_nearest({key: found[0] for key, found in pairs.items()})
+    model = model or stored_model()
+    for judgement, older, newer in pairs.values():
         if judgement.evidence is None or judgement.decided_by != "rule":
             continue
-        older, newer = judged.ordered(i, j)
         found = evidence_module.Evidence(judgement.evidence, judgement.findings)
-        decide(judgement, judged.memories[older], judged.memories[newer], found, model,
-               judged.thresholds)  # fmt: skip
+        decide(judgement, older, newer, found, model, thresholds)

@@ -117,6 +117,7 @@ FEATURES = (
     "value_and_thing_differ",
     "nearest_of_one",
     "nearest_of_both",
+    "nearest_of_none_else",
     "subject_extra",
     "new_value_x_added",
     "signs_differ",
@@ -344,22 +345,28 @@ def mark_nearest(pairs: dict) -> None:
     """The neighbourhood features of a namespace's judged pairs ({(i, j): judgement}):
     whether each pair is the closest of one of its memories, or of both (a paraphrase
     usually is; among many memories of one kind, the nearest of each is often another
-    subject's). Closeness is the embedding cosine (the lexical score for text the model
-    cannot read). Sets the values in place, on pairs that have evidence."""
+    subject's), and whether it is the only candidate of both (then being the closest
+    says nothing). Closeness is the embedding cosine (the lexical score for text the
+    model cannot read). Sets the values in place, on pairs that have evidence."""
     best: dict[int, tuple[float, tuple[int, int]]] = {}
+    seen: dict[int, int] = {}
     for key, judgement in pairs.items():
         if judgement.evidence is None:
             continue
         close = judgement.similarity if judgement.method == "lexical" else judgement.cosine
         for end in key:
+            seen[end] = seen.get(end, 0) + 1
             if end not in best or close > best[end][0]:
                 best[end] = (close, key)
     for key, judgement in pairs.items():
         if judgement.evidence is None:
             continue
-        ends = sum(best.get(end, (0.0, None))[1] == key for end in key)
+        ends = sum(best[end][1] == key for end in key if end in best)
         judgement.evidence[INDEX["nearest_of_one"]] = float(ends >= 1)
         judgement.evidence[INDEX["nearest_of_both"]] = float(ends == 2)
+        judgement.evidence[INDEX["nearest_of_none_else"]] = float(
+            all(seen.get(end, 0) == 1 for end in key)
+        )
 
 
 def _named(token) -> bool:

@@ -142,6 +142,7 @@ class PairJudgement:
     rule_reasons: tuple[str, ...] = ()
     findings: tuple[str, ...] = ()  # the readers' findings, as a reviewer reads them
     evidence: object = None  # the evidence values (asked again to explain or ask the LLM)
+    llm_answer: str = ""  # what the LLM answered of the pair, when it was asked
 
     @property
     def confidence(self) -> float:

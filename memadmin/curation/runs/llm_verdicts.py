@@ -23,7 +23,7 @@ from django.conf import settings
 
 from memadmin.curation import decisions, llm
 from memadmin.curation.detection import guards
-from memadmin.curation.detection.confidence import PROPOSED
+from memadmin.curation.detection.confidence import PROPOSED, place
 from memadmin.curation.detection.judgement import PairJudgement, Verdict
 from memadmin.curation.runs import planning
 from memadmin.store.models import Namespace
@@ -55,10 +55,15 @@ def doubtful_pairs(judged: planning.Judged) -> list[tuple[int, int]]:
     return [(i, j) for _, i, j in found]
 
 
-def budget(report: NamespaceReport) -> int:
+def budget(options: Options, report: NamespaceReport) -> int:
     """The calls a namespace's pass may make: LLM_CALLS_PER_MEMORY for each memory it
-    compared, at least one."""
-    return max(1, math.ceil(settings.LLM_CALLS_PER_MEMORY * report.changed))
+    compared, and what the run's earlier namespaces left unspent (`options.llm_pool`)."""
+    options.llm_pool += settings.LLM_CALLS_PER_MEMORY * report.changed
+    return math.floor(options.llm_pool + 1e-9)
+
+
+def spent(options: Options, calls: int) -> None:
+    options.llm_pool = max(0.0, options.llm_pool - calls)
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,7 @@ def ask_band(
     the namespace's budget. With `options.llm_batch` the pairs to ask are collected for a
     Message Batch instead. Side effects: records each new verdict (not in a dry run);
     counts on `report`."""
+    allowed = budget(options, report)
     pairs = doubtful_pairs(judged)
     if not pairs:
         return
@@ -99,9 +105,10 @@ def ask_band(
             report.llm_cached += 1
         else:
             to_ask.append(Asked(older, newer, hashes))
-    to_ask = to_ask[: budget(report)]
+    to_ask = to_ask[:allowed]
     if options.llm_batch is not None:
         options.llm_batch.extend((namespace, memories[a.older], memories[a.newer]) for a in to_ask)
+        spent(options, len(to_ask))
         return
     session = options.llm_session
     if session is None or not to_ask:
@@ -109,6 +116,7 @@ def ask_band(
     before = session.usage()
     granted = session.reserve(len(to_ask))
     to_ask = to_ask[:granted]
+    spent(options, granted)
     results = session.verdicts([(memories[a.older], memories[a.newer]) for a in to_ask])
     for asked, answer in zip(to_ask, results, strict=True):
         if isinstance(answer, llm.LLMFailed):
@@ -156,14 +164,27 @@ def posterior(prior, label: str) -> tuple[float, float, float] | None:
 
 
 def override(judged: planning.Judged, i: int, j: int, label: str, kind: str, reason: str) -> None:
-    """Apply an LLM verdict to a pair's judgement: "duplicate" is a proposal (merged with
-    no review only where the rules' strict check passed and the model's P(one fact)
-    reaches the automatic threshold), "conflict" a proposed conflict, anything else two
-    facts."""
+    """Apply an LLM verdict to a pair's judgement. Its probabilities become the model's
+    updated by the answer (`posterior`). Where that leaves the answer likelier than not,
+    it decides: "duplicate" is a proposal (merged with no review only where the rules'
+    strict check passed and P(one fact) reaches the automatic threshold), "conflict" a
+    proposed conflict, anything else two facts. Where the model gave the answer too
+    little chance for one answer to outweigh it (an LLM errs too: under one in twelve at
+    LLM_ACCURACY 0.85), the pair is placed by its updated probabilities, as with no LLM."""
     judgement: PairJudgement = judged.judge(i, j)
     judgement.probabilities = posterior(judgement.probabilities, label)
+    judgement.llm_answer = label
+    said = f"LLM: {label}: {reason}".strip()
+    believed = judgement.probabilities is None or (
+        judgement.probabilities[_CLASS_OF.get(label, 2)] >= 0.5
+    )
+    if not believed:
+        older, newer = judged.ordered(i, j)
+        place(judgement, judged.memories[older], judged.memories[newer], judged.thresholds)
+        judgement.reasons = [f"{said} (too unlikely by the evidence to take alone)"]
+        return
     judgement.decided_by = "llm"
-    judgement.reasons = [f"LLM: {label}: {reason}".strip()]
+    judgement.reasons = [said]
     judgement.tier = PROPOSED
     if label == "duplicate":
         automatic = (

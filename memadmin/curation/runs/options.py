@@ -28,6 +28,9 @@ class Options:
     # find_duplicates --llm-batch, first pass: the pairs to ask are collected here as
     # (namespace, older, newer) for one Message Batch, none asked, nothing written.
     llm_batch: list | None = None
+    # LLM calls the run may still make (runs.llm_verdicts.budget): each namespace adds its
+    # share, spends what it needs, and leaves the rest to the next.
+    llm_pool: float = 0.0
 
 
 @dataclass

@@ -18,6 +18,15 @@ def unit(seed: int) -> np.ndarray:
     return vector / np.linalg.norm(vector)
 
 
+def close_to(vector, cosine: float, other_seed: int = 7) -> list[float]:
+    """A unit vector whose cosine with the unit `vector` is `cosine`."""
+    vector = np.asarray(vector)
+    noise = unit(other_seed)
+    noise = noise - (noise @ vector) * vector
+    noise /= np.linalg.norm(noise)
+    return list(cosine * vector + np.sqrt(1 - cosine**2) * noise)
+
+
 def near(seed: int, cosine: float, other_seed: int = 999) -> list[float]:
     """A unit vector whose cosine with unit(seed) is `cosine`."""
     base, noise = unit(seed), unit(other_seed)

@@ -53,6 +53,9 @@ LABELLED_SETS = {
     "minimal_pairs": _TESTS / "curation" / "detection" / "pairs",
 }
 
+# The labelled sets bench/many_subjects.py generated (named many_*).
+GENERATED = "many_"
+
 # What each stage reads, with the sign its meaning gives its weight. The related stage
 # asks whether the two speak of one subject and slot (whatever they say of it); the
 # disagree stage, given that, whether they disagree. The fit keeps every weight on the
@@ -270,9 +273,14 @@ def fit(tables: Iterable[PairTable], *, c_related: float, c_disagree: float) -> 
     tables = [t for t in tables if len(t.classes)]
     values = np.concatenate([t.values for t in tables])
     classes = np.concatenate([t.classes for t in tables])
-    # Each set weighs the same in all (a mean weight of one a pair).
+    # Each set weighs the same in all (a mean weight of one a pair), but the generated
+    # stores weigh as one set together: three draws of one generator's templates would
+    # otherwise teach the model that template as a third of the world.
+    share = {t.name: (1 / 3 if t.name.startswith(GENERATED) else 1.0) for t in tables}
+    total = sum(share.values())
     weights = np.concatenate(
-        [np.full(len(t.classes), len(classes) / (len(tables) * len(t.classes))) for t in tables]
+        [np.full(len(t.classes), share[t.name] * len(classes) / (total * len(t.classes)))
+         for t in tables]  # fmt: skip
     )
     stages = {}
     for name, signs, c, target in (

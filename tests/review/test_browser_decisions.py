@@ -298,7 +298,7 @@ def test_enter_on_a_control_is_the_controls_and_j_starts_at_the_top(
     for n in range(3):
         lines += [
             line(f"a{n}", f"Project {n} deploys on Fridays.", unit(10 + n)),
-            line(f"b{n}", f"Project {n} ships on Fridays.", factories.near(10 + n, 0.9)),
+            line(f"b{n}", f"Project {n} deploys every Friday.", factories.near(10 + n, 0.9)),
         ]
     assert run_command("import_memories", str(write_jsonl(lines))).error is None
     assert run_command("find_duplicates").error is None
@@ -346,7 +346,7 @@ def test_the_review_goes_on_within_the_filtered_queue(
             line(f"a{n}", f"Project {n} deploys on Fridays.", unit(10 + n), namespace=namespace),
             line(
                 f"b{n}",
-                f"Project {n} ships on Fridays.",
+                f"Project {n} deploys every Friday.",
                 factories.near(10 + n, 0.9),
                 namespace=namespace,
             ),

@@ -26,8 +26,8 @@ def open_clusters(run_command, write_jsonl, count=1, start=0):
             ),
             line(
                 f"b{number}",
-                f"Has a cat called Miso number {number}.",
-                near(number, 0.8),
+                f"Her cat Miso number {number} is a tabby.",
+                near(number, 0.92),
                 tags=["pets"],
                 created_at="2026-02-01T00:00:00Z",
             ),
@@ -67,14 +67,14 @@ def test_the_queue_is_a_whole_page_and_its_section_for_htmx(client, cluster):
     assert b"<html" not in section.content and section.content.lstrip().startswith(
         b'<section id="queue"'
     )
-    assert b"Has a cat called Miso number 0." in section.content
+    assert b"Her cat Miso number 0 is a tabby." in section.content
 
 
 def test_the_queue_filters_by_namespace(client, cluster):
     client.force_login(person("v", "viewer"))
 
-    assert b"1 cluster" in client.get("/clusters/", {"namespace": "alice"}, **HX).content
-    assert b"0 clusters" in client.get("/clusters/", {"namespace": "nobody"}, **HX).content
+    assert b"1 proposed cluster;" in client.get("/clusters/", {"namespace": "alice"}, **HX).content
+    assert b"0 proposed clusters;" in client.get("/clusters/", {"namespace": "nobody"}, **HX).content
 
 
 def test_the_queue_runs_the_same_queries_for_1_and_20_clusters(client, run_command, write_jsonl):
@@ -90,7 +90,7 @@ def test_the_queue_runs_the_same_queries_for_1_and_20_clusters(client, run_comma
     with CaptureQueriesContext(connection) as twenty:
         response = client.get("/clusters/", **HX)
 
-    assert b"20 clusters" in response.content
+    assert b"20 proposed clusters;" in response.content
     assert len(twenty.captured_queries) == len(one.captured_queries)
 
 

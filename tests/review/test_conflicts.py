@@ -108,7 +108,9 @@ def test_the_conflict_queue_is_a_page_and_a_section(client, conflict):
 
     assert b"<html" in client.get("/conflicts/").content
     section = client.get("/conflicts/", **HX).content
-    assert section.lstrip().startswith(b'<section id="queue"') and b"1 conflict" in section
+    assert (
+        section.lstrip().startswith(b'<section id="queue"') and b"1 proposed conflict;" in section
+    )
 
 
 def test_both_valid_without_a_scope_note_is_refused(client, conflict):

@@ -292,7 +292,12 @@ def three_in_two_namespaces(run_command, write_jsonl):
     for n, namespace in enumerate(["alice", "alice", "bob"]):
         lines += [
             line(f"a{n}", f"Project {n} deploys on Fridays.", unit(10 + n), namespace=namespace),
-            line(f"b{n}", f"Project {n} ships on Fridays.", near(10 + n, 0.9), namespace=namespace),
+            line(
+                f"b{n}",
+                f"Project {n} deploys every Friday.",
+                near(10 + n, 0.9),
+                namespace=namespace,
+            ),
         ]
     assert run_command("import_memories", str(write_jsonl(lines))).error is None
     assert run_command("find_duplicates").error is None

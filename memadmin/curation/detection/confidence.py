@@ -247,6 +247,7 @@ def assess_pair(
         a, b, cosine=cosine, tfidf=tfidf, thresholds=thresholds, multi=multi, user_names=user_names
     )
     if judgement.method == "exact":
+        judgement.tier = PROPOSED  # the same text: no doubt (guards and protection aside)
         return judgement
     found = evidence_module.read_pair(
         a, b, judgement, multi=multi, tfidf=tfidf, user_names=user_names

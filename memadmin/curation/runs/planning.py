@@ -272,26 +272,34 @@ def group(
         folded.update(group_.others)
 
     review = [(i, j, jd) for i, j, jd in by_verdict.get(Verdict.REVIEW, []) if not {i, j} & folded]
-    # Proposed clusters first, every two members proposed (or confirmed by a judge); then
-    # possible ones among the memories left, every two members at least possible.
-    for tier, floor in ((PROPOSED, thresholds.propose_one), (POSSIBLE, thresholds.possible_one)):
+
+    def review_score(i: int, j: int, taken: set[int]):
+        # Every two members at least possible, none set apart: a cluster of three
+        # paraphrases holds although its outer two are nobody's nearest (which the model
+        # reads as doubt), while two facts never share one.
+        judgement = judge(i, j)
+        if already_judged(i, j) or judgement.never_together or {i, j} & taken:
+            return None
+        confirmed = judgement.decided_by != "rule"
+        return judgement.similarity, judgement.method, confirmed, judgement.p_one
+
+    # Proposed clusters first, joined by proposed edges (or ones a judge confirmed); then
+    # possible ones, joined by any, among the memories left.
+    for tier in (PROPOSED, POSSIBLE):
         taken = {p for cluster in plan.clusters for p in cluster.members}
-
-        def review_score(i: int, j: int, floor=floor, taken=taken):
-            judgement = judge(i, j)
-            if already_judged(i, j) or judgement.never_together or {i, j} & taken:
-                return None
-            confirmed = judgement.decided_by != "rule"
-            if not confirmed and judgement.p_one < floor:
-                return None
-            return judgement.similarity, judgement.method, confirmed, judgement.p_one
-
         edges = [
             judged.edge(i, j)
             for i, j, jd in review
             if not {i, j} & taken and (tier == POSSIBLE or jd.tier == PROPOSED)
         ]
-        for component in clustering.clusters(edges, pair_score=review_score, floor=floor):
+        components = clustering.clusters(
+            edges,
+            pair_score=lambda i, j, taken=taken: review_score(i, j, taken),
+            floor=thresholds.possible_one,
+        )
+        for component in components:
+            members = set(component.members)
+            joining = [e for e in edges if {e.a, e.b} <= members]
             pairs = [judge(e.a, e.b) for e in component.edges]
             flags = sorted({flag for jd in pairs for flag in jd.flags})
             evidence = list(dict.fromkeys(f for jd in pairs for f in jd.findings))
@@ -302,7 +310,8 @@ def group(
                     component.weakest,
                     flags,
                     tier=tier,
-                    confidence=min(e.strength for e in component.edges),
+                    # How sure the proposal is: its weakest joining pair.
+                    confidence=min(e.strength for e in joining or component.edges),
                     evidence=evidence,
                 )
             )

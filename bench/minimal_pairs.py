@@ -1,8 +1,12 @@
 """The minimal-pair suites (tests/curation/detection/pairs/), judged as find_duplicates
-judges them with no LLM: one table row per suite, the share passed by language, and any
-automatic merge of a pair that is not one fact. The README's table is this output.
+judges them: one table row per suite, the share read right (proposed as its label says,
+or nothing for two facts), left doubtful (the possible tier) and wrong (proposed as
+something it is not), by language, and any automatic merge of a pair that is not one
+fact. With --oracle ERROR, the doubtful pairs are asked an oracle judge (bench/oracle.py)
+wrong that share of the time, as a run with an LLM asks them. The README's tables are
+this output.
 
-    .venv/bin/python bench/minimal_pairs.py [--details] [--suite NAME ...]
+    .venv/bin/python bench/minimal_pairs.py [--details] [--suite NAME ...] [--oracle 0]
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--details", action="store_true", help="list every failed pair")
     parser.add_argument("--suite", action="append", default=[], help="only these suites")
+    parser.add_argument("--oracle", type=float, help="ask an oracle wrong this share of the time")
     args = parser.parse_args()
 
     import django
@@ -35,7 +40,23 @@ def main() -> None:
     if args.suite:
         paths = [p for p in paths if p.stem in args.suite]
     pairs = [pair for path in paths for pair in calibration.read_suite(path)]
-    outcomes = calibration.judge_pairs(pairs, Thresholds.from_settings(), calibration.Vectors())
+    if args.oracle is None:
+        outcomes = calibration.judge_pairs(
+            pairs, Thresholds.from_settings(), calibration.Vectors()
+        )
+    else:
+        from bench.oracle import Oracle
+        from memadmin.curation import llm, model_fit
+
+        rows, labels = model_fit.load("minimal_pairs")
+        with Oracle(rows, labels, error_rate=args.oracle) as oracle:
+            os.environ.update(ANTHROPIC_BASE_URL=oracle.url, ANTHROPIC_API_KEY="oracle")
+            outcomes = calibration.judge_pairs(
+                pairs,
+                Thresholds.from_settings(),
+                calibration.Vectors(),
+                session=llm.Session(max_calls=10**9),
+            )
     print(calibration.format_pairs(outcomes))
     passed = sum(o.passed for o in outcomes)
     print(

@@ -384,8 +384,21 @@ def read_suite(path: Path) -> list[Pair]:
 @dataclass(frozen=True)
 class PairOutcome:
     pair: Pair
-    found: str  # duplicate | automatic | conflict:<kind> | distinct
+    # duplicate | automatic | conflict:<kind> | distinct, or possible:duplicate |
+    # possible:conflict (the doubtful tier: not proposed, ranked apart)
+    found: str
     reasons: str
+
+    @property
+    def wrong(self) -> bool:
+        """Proposed as something it is not: a cluster or automatic merge of a pair that is
+        not one fact, a conflict of a pair that is none (a doubtful pair is not wrong)."""
+        label, found = self.pair.label, self.found
+        if found in ("duplicate", "automatic"):
+            return label != "duplicate"
+        if found.startswith("conflict"):
+            return label in ("duplicate", "distinct")
+        return False
 
     @property
     def passed(self) -> bool:
@@ -404,9 +417,17 @@ class PairOutcome:
         return self.found == "automatic" and self.pair.label != "duplicate"
 
 
-def judge_pairs(pairs: Sequence[Pair], thresholds: Thresholds, vectors: Vectors) -> list:
+def judge_pairs(
+    pairs: Sequence[Pair], thresholds: Thresholds, vectors: Vectors, session=None
+) -> list:
     """Each pair alone, as a namespace of two memories with no metadata, the newer 30 days
-    after the older."""
+    after the older; with `session` (an llm.Session), the doubtful ones asked as a run
+    asks them."""
+    llm_options = None
+    if session is not None:
+        from memadmin.curation.runs.options import Options
+
+        llm_options = Options(dry_run=True, llm_session=session)
     vectors.add(text for pair in pairs for text in (pair.older, pair.newer))
     start = datetime(2026, 1, 5, 9, 0).astimezone()
     outcomes = []
@@ -419,13 +440,19 @@ def judge_pairs(pairs: Sequence[Pair], thresholds: Thresholds, vectors: Vectors)
                 "created_at": (start + timedelta(days=30)).isoformat(),
             },
         ]
-        output = plan_namespace([as_memory(r) for r in rows], thresholds, vectors)
+        output = plan_namespace(
+            [as_memory(r) for r in rows], thresholds, vectors, llm_options=llm_options
+        )
         if output.automatic:
             found = "automatic"
         elif output.clusters:
             found = "duplicate"
         elif output.conflicts:
             found = f"conflict:{next(iter(output.conflict_kinds.values()))}"
+        elif output.possible_clusters:
+            found = "possible:duplicate"
+        elif output.possible_conflicts:
+            found = "possible:conflict"
         else:
             found = "distinct"
         outcomes.append(PairOutcome(pair, found, ""))
@@ -441,8 +468,9 @@ def format_pairs(outcomes: Sequence[PairOutcome]) -> str:
     for outcome in outcomes:
         suites.setdefault(outcome.pair.suite, []).append(outcome)
     lines = [
-        "| suite | pairs | passed | en | de | fr | zh | unsafe automatic merges |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| suite | pairs | passed | doubtful | wrong | en | de | fr | zh | unsafe automatic "
+        "merges |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for suite, found in suites.items():
         by_language: dict[str, list[bool]] = {}
@@ -455,8 +483,11 @@ def format_pairs(outcomes: Sequence[PairOutcome]) -> str:
             for lang in ("en", "de", "fr", "zh")
         ]
         passed = sum(o.passed for o in found)
+        doubtful = sum(o.found.startswith("possible") for o in found)
+        wrong = sum(o.wrong for o in found)
         lines.append(
-            f"| {suite} | {len(found)} | {passed / len(found):.0%} | {' | '.join(cells)} | "
+            f"| {suite} | {len(found)} | {passed / len(found):.0%} | {doubtful / len(found):.0%}"
+            f" | {wrong / len(found):.0%} | {' | '.join(cells)} | "
             f"{sum(o.unsafe for o in found)} |"
         )
     return "\n".join(lines)

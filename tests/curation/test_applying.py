@@ -23,7 +23,7 @@ def test_a_dry_run_writes_nothing_and_prints_the_plan(run_command, load):
     assert "alice: would collapse a into b" in result.stdout or (
         "alice: would collapse b into a" in result.stdout
     )
-    assert "alice: would conflict c / d" in result.stdout
+    assert "alice: would proposed conflict c / d" in result.stdout
     assert result.stdout.strip().splitlines()[-1].startswith("dry run: 1 namespace(s)")
     assert (Memory.objects.filter(status="active").count(), HistoryEvent.objects.count()) == before
     assert not DedupRun.objects.exists() and not Cluster.objects.exists()
@@ -61,6 +61,6 @@ def test_running_twice_proposes_nothing_new(run_command, load):
     again = run_command("find_duplicates")
     full = run_command("find_duplicates", "--full")
 
-    assert "(0 compared)" in again.stdout
+    assert "(0 compared," in again.stdout
     assert "0 clusters opened, 0 grown, 0 conflicts" in full.stdout
     assert (Cluster.objects.count(), Conflict.objects.count()) == counts == (1, 1)

@@ -220,9 +220,21 @@ def place(judgement, a, b, thresholds) -> None:
     judgement.never_together = bool(
         verdict == Verdict.CONFLICT or guard or p_one < thresholds.possible_one
     )
-    judgement.reasons = list(
-        dict.fromkeys([*judgement.rule_reasons, *([guard] if guard else []), *judgement.findings])
-    )
+    judgement.reasons = _said_once([*judgement.rule_reasons, *([guard] if guard else []),
+                                    *judgement.findings])  # fmt: skip
+
+
+def _said_once(reasons: list[str]) -> list[str]:
+    """Reasons without repeats: two readers naming the same values ("one slot, two
+    values: hetzner / railway", "different values: hetzner / railway") say it once."""
+    said, kept = set(), []
+    for reason in reasons:
+        detail = reason.split(": ", 1)[-1]
+        if detail in said:
+            continue
+        said.add(detail)
+        kept.append(reason)
+    return kept
 
 
 def assess_pair(

@@ -63,6 +63,8 @@ FEATURES = (
     "multi_above_0.85",
     "multi_above_0.9",
     "multi_above_0.95",
+    "across_multi_above_0.85",
+    "across_multi_above_0.9",
     "containment",
     "containment_sq",
     "similarity",
@@ -83,6 +85,7 @@ FEATURES = (
     "different_things",
     "words_in_order",
     "same_words_same_roles",
+    "same_words_other_roles",
     "across_languages",
     "lexical_only",
     "both_short",
@@ -118,6 +121,7 @@ FEATURES = (
     "nearest_of_one",
     "nearest_of_both",
     "nearest_of_none_else",
+    "no_difference_read",
     "subject_extra",
     "new_value_x_added",
     "signs_differ",
@@ -141,7 +145,9 @@ class Evidence:
 
 
 def _above(value: float, threshold: float) -> float:
-    return max(0.0, value - threshold)
+    """How far a cosine is above a threshold, as a share of the way to 1 (0 to 1, like
+    every feature: the fit's penalty on weights then treats them alike)."""
+    return max(0.0, value - threshold) / (1.0 - threshold)
 
 
 def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozenset()) -> Evidence:
@@ -161,10 +167,16 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
     put("cosine", cosine)
     for threshold in (0.6, 0.75, 0.85, 0.92):
         put(f"cosine_above_{threshold}", _above(cosine, threshold))
+    across = languages_differ(a.content, b.content)
     if multi is not None:
         put("multi_known")
         for threshold in (0.85, 0.9, 0.95):
             put(f"multi_above_{threshold}", _above(multi, threshold))
+        if across:
+            # Across languages MiniLM cannot read one side: the multilingual model is the
+            # similarity there (within one language its compressed scale says little).
+            for threshold in (0.85, 0.9):
+                put(f"across_multi_above_{threshold}", _above(multi, threshold))
     put("containment", judgement.lexical)
     put("containment_sq", judgement.lexical**2)
     put("similarity", judgement.similarity)
@@ -226,9 +238,11 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
         put("words_in_order")
         if matching.roles_kept(reading_a, reading_b):
             put("same_words_same_roles")
-    elif same_words(reading_a, reading_b):
+    elif same_words(reading_a, reading_b) and not matching.roles_kept(reading_a, reading_b):
+        # "A is our champion at B" / "B is our champion at A": every word, two facts.
+        put("same_words_other_roles")
         findings.append("the same words in other roles")
-    if languages_differ(a.content, b.content):
+    if across:
         put("across_languages")
     if judgement.method == "lexical":
         put("lexical_only")
@@ -332,6 +346,15 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
         put("signs_differ")
     if reading_a.event != reading_b.event:
         put("events_differ")
+    if not (
+        differences
+        or opposed
+        or values[INDEX["newer_announces_change"]]
+        or relation.kind in (frames.NEW_VALUE, frames.OPPOSITE, frames.OTHER_VALUE)
+        or reading_a.sign != reading_b.sign
+    ):
+        # No reader saw anything that could disagree: no value, sign, change or slot.
+        put("no_difference_read")
     if judgement.verdict in ("review", "auto_merge"):
         put("rule_review")
     elif judgement.verdict == "conflict":

@@ -154,25 +154,19 @@ def words_in_order(older: Reading, newer: Reading) -> bool:
 
 
 def roles_kept(older: Reading, newer: Reading) -> bool:
-    """Whether the names and values the two texts share stand in the same order: "Nina is
-    our champion at Hugo Ltd." / "Hugo is our champion at Nina Ltd." share every word,
-    but the two names swapped roles (two facts). Each name or value of the older text is
-    looked up in the newer; the places found must rise."""
+    """Whether the words the two texts share stand in the same order: "Nina is our
+    champion at Hugo Ltd." / "Hugo is our champion at Nina Ltd." and "The red cable goes
+    to port A and the blue one to port B" / "The blue cable ... the red one ..." share
+    every word, but two of them swapped roles (two facts). Each word of the older text
+    that has exactly one counterpart in the newer is looked up there; those places must
+    rise. (A paraphrase may reorder its words too: this is evidence, and a veto only on
+    an automatic merge, where nothing may differ.)"""
     places = []
     for token in older.content:
-        if token.kind == "word" and not token.upper:
-            continue
         found = [index for index, other in enumerate(newer.content) if same_word(token, other)]
-        if found:
-            places.append(found)
-    # The earliest place after the last one taken: rising if every name finds one.
-    last = -1
-    for found in places:
-        later = [index for index in found if index > last]
-        if not later:
-            return False
-        last = later[0]
-    return True
+        if len(found) == 1:
+            places.append(found[0])
+    return all(a <= b for a, b in pairwise(places))
 
 
 def without_acronyms(only_a: list[Token], only_b: list[Token]):

@@ -50,23 +50,24 @@ def test_the_dev_set_reaches_the_targets_with_no_metadata(dev_memories_path, vec
     table = {row.name: row.score for row in invariance_of(dev_memories_path.parent, vectors)}
 
     score = table["no metadata"]
-    assert score.precision >= 0.95
-    assert score.recall >= 0.90
-    assert score.conflict_precision >= 0.75
-    assert score.conflict_recall >= 0.85
+    assert score.precision >= 0.93
+    assert score.recall >= 0.45
+    assert score.conflict_precision >= 0.85
+    assert score.conflict_recall >= 0.55
 
 
 @pytest.mark.parametrize(
     ("folder", "floor"),
     [
-        ("everyday", (0.9, 0.75, 0.9, 0.9)),
-        ("everyday2", (0.9, 0.9, 0.95, 0.9)),
-        ("everyday3", (0.95, 0.7, 0.95, 0.8)),
+        ("everyday", (0.93, 0.6, 0.93, 0.75)),
+        ("everyday2", (0.93, 0.75, 0.93, 0.7)),
+        ("everyday3", (0.93, 0.35, 0.93, 0.8)),
     ],
 )
 def test_everyday_memories_reach_their_floor(vectors, folder, floor):
     # Short memories in the voices agents use, written for memadmin (tests/data/everyday*);
-    # the floor is what they score today, so a change that loses ground fails here.
+    # the precision is the proposed tier's target, the recall what they score today, so
+    # a change that loses ground fails here (the rest waits in the possible tier).
     rows, labels = calibration.load_set(EVERYDAY.parent / folder)
     score = calibration.score(
         labels, calibration.plan_set(rows, Thresholds.from_settings(), vectors)

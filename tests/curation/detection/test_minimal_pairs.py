@@ -1,28 +1,55 @@
-"""The minimal-pair suites (pairs/*.txt): every class read right in at least nine pairs
-of ten, in English, German, French and Chinese, and no pair that is not one fact merged
-without review. Judged as find_duplicates judges them: each pair a namespace of two
-memories with no metadata (calibration.judge_pairs), no LLM."""
+"""The minimal-pair suites (pairs/*.txt), judged as find_duplicates judges them: each pair
+a namespace of two memories with no metadata (calibration.judge_pairs). With no LLM, no
+class is proposed wrong in more than one pair of ten (a doubtful pair waits in the
+possible tier: not wrong); with an oracle judge answering the doubtful pairs from the
+labels (bench/oracle.py, through the real SDK), every class is read right in at least
+nine pairs of ten, in English, German, French and Chinese; and no pair that is not one
+fact is ever merged without review."""
 
 from pathlib import Path
 
 import pytest
 
-from memadmin.curation import calibration
+from bench.oracle import Oracle
+from memadmin.curation import calibration, llm, model_fit
 from memadmin.curation.detection.judgement import Thresholds
 
 SUITES = sorted((Path(__file__).parent / "pairs").glob("*.txt"))
-# Issue 21 and 26: at least 90 % of each class.
+# Issues 21 and 26: at least 90 % of each class read right (with the LLM band, issue 39);
+# issue 39: with no LLM, at most 10 % proposed wrong.
 BOUND = 0.9
+WRONG_AT_MOST = 0.1
 
 
-@pytest.fixture(scope="module")
-def outcomes() -> dict[str, list[calibration.PairOutcome]]:
-    pairs = [pair for path in SUITES for pair in calibration.read_suite(path)]
-    judged = calibration.judge_pairs(pairs, Thresholds.from_settings(), calibration.Vectors())
+def by_suite(judged) -> dict[str, list[calibration.PairOutcome]]:
     found: dict[str, list[calibration.PairOutcome]] = {}
     for outcome in judged:
         found.setdefault(outcome.pair.suite, []).append(outcome)
     return found
+
+
+@pytest.fixture(scope="module")
+def vectors() -> calibration.Vectors:
+    return calibration.Vectors()
+
+
+@pytest.fixture(scope="module")
+def outcomes(vectors) -> dict[str, list[calibration.PairOutcome]]:
+    pairs = [pair for path in SUITES for pair in calibration.read_suite(path)]
+    return by_suite(calibration.judge_pairs(pairs, Thresholds.from_settings(), vectors))
+
+
+@pytest.fixture(scope="module")
+def with_an_oracle(vectors) -> dict[str, list[calibration.PairOutcome]]:
+    pairs = [pair for path in SUITES for pair in calibration.read_suite(path)]
+    rows, labels = model_fit.load("minimal_pairs")
+    with pytest.MonkeyPatch.context() as patch, Oracle(rows, labels, error_rate=0.0) as oracle:
+        patch.setenv("ANTHROPIC_BASE_URL", oracle.url)
+        patch.setenv("ANTHROPIC_API_KEY", "oracle-not-secret")
+        judged = calibration.judge_pairs(
+            pairs, Thresholds.from_settings(), vectors, session=llm.Session(max_calls=10_000)
+        )
+    return by_suite(judged)
 
 
 def failures(found: list[calibration.PairOutcome]) -> list[str]:
@@ -44,11 +71,28 @@ def test_every_suite_has_fifteen_pairs_or_more_in_all_four_languages(outcomes):
 
 
 @pytest.mark.parametrize("suite", [path.stem for path in SUITES])
-def test_a_class_is_read_right_in_nine_pairs_of_ten(outcomes, suite):
+def test_with_no_llm_a_class_is_proposed_wrong_in_one_pair_of_ten_at_most(outcomes, suite):
     found = outcomes[suite]
+    wrong = [o for o in found if o.wrong]
+
+    assert len(wrong) / len(found) <= WRONG_AT_MOST, "\n".join(failures(wrong))
+
+
+@pytest.mark.parametrize("suite", [path.stem for path in SUITES])
+def test_with_the_llm_band_a_class_is_read_right_in_nine_pairs_of_ten(with_an_oracle, suite):
+    found = with_an_oracle[suite]
     passed = sum(o.passed for o in found) / len(found)
 
     assert passed >= BOUND, "\n".join(failures(found))
+
+
+def test_with_no_llm_the_doubtful_pairs_are_apart_not_proposed(outcomes):
+    # The same judgement with no LLM leaves pairs in the possible tier: they are neither
+    # read right nor wrong, and there are some (the LLM band is where they are decided).
+    doubtful = [o for found in outcomes.values() for o in found if o.found.startswith("possible")]
+
+    assert doubtful
+    assert all(not o.wrong and not o.passed for o in doubtful)
 
 
 def test_no_pair_that_is_not_one_fact_is_merged_without_review(outcomes):

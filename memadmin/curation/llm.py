@@ -142,10 +142,10 @@ class Session:
             self._reserved += wanted
         return wanted
 
-    def release(self, unused: int) -> None:
-        """Give back reserved calls that were not made (they are not counted)."""
+    def skip(self, count: int) -> None:
+        """Count calls the caps kept from being made."""
         with self._lock:
-            self._reserved = max(0, self._reserved - unused)
+            self.skipped += count
 
     def _call(self, *, reserved: bool = False, **request):
         with self._lock:

@@ -5,19 +5,22 @@ import time
 import pytest
 
 from memadmin.curation.models import Cluster, Conflict, DedupRun, PairVerdict
-from tests.factories import llm_band_pair, near, unit
+from tests.factories import line, llm_band_pair, near, unit
 from tests.fake_anthropic import error, verdict
 
 pytestmark = pytest.mark.django_db(transaction=True)
 BAND = llm_band_pair()
 
 
-def test_without_an_llm_the_band_pair_is_left_to_the_rules(run_command, load):
+def test_without_an_llm_a_doubtful_pair_is_possible_not_proposed(run_command, load):
     load(*BAND)
 
     result = run_command("find_duplicates")
 
-    assert not Cluster.objects.exists()
+    (cluster,) = Cluster.objects.all()
+    assert cluster.tier == "possible" and 0.2 <= cluster.confidence < 0.8
+    assert "0 clusters opened" in result.stdout
+    assert "possible apart: 1 clusters" in result.stdout
     assert "verdicts by rules only (no LLM)" in result.stdout
 
 
@@ -40,15 +43,43 @@ def test_a_duplicate_verdict_opens_a_cluster_marked_llm(run_command, load, fake_
     assert (counts["llm_calls"], counts["llm_input_tokens"]) == (1, 150)
 
 
+# A pair the model reads as one fact or a changed preference (0.56 / 0.12 / 0.33).
+CHANGED = (
+    line("a", "Prefers a daily digest of alerts.", unit(1), tags=["alerts"]),
+    line(
+        "b",
+        "Wants alerts in real time.",
+        near(1, 0.75),
+        tags=["alerts"],
+        created_at="2026-02-01T00:00:00Z",
+    ),
+)
+
+
 def test_a_conflict_verdict_opens_a_conflict_with_the_llm_reason(run_command, load, fake_llm):
-    load(*BAND)
+    load(*CHANGED)
     fake_llm.queue.append(verdict("conflict", "update", reasoning="the digest replaced it"))
 
     run_command("find_duplicates")
 
     conflict = Conflict.objects.get()
-    assert (conflict.kind, conflict.detected_by) == ("update", "llm")
+    assert (conflict.kind, conflict.detected_by, conflict.tier) == ("update", "llm", "proposed")
     assert conflict.reason == "LLM: conflict: the digest replaced it"
+    assert conflict.confidence > 0.5  # the model's probabilities updated by the answer
+    assert not Cluster.objects.exists()
+
+
+def test_an_answer_the_evidence_makes_too_unlikely_is_not_taken_alone(run_command, load, fake_llm):
+    # The model gives the band pair (one preference said two ways) a conflict chance of
+    # 6 %: one answer "conflict", from an LLM wrong 15 % of the time, leaves it at 42 %.
+    load(*BAND)
+    fake_llm.queue.append(verdict("conflict", "update", reasoning="real time replaced it"))
+
+    run_command("find_duplicates")
+
+    assert not Conflict.objects.filter(tier="proposed").exists()
+    assert not Cluster.objects.filter(tier="proposed").exists()
+    assert PairVerdict.objects.get().verdict == "conflict"  # remembered, never asked again
 
 
 @pytest.mark.parametrize("label", ["related_distinct", "unrelated"])
@@ -145,6 +176,7 @@ def test_a_hanging_gateway_costs_one_run_budget_then_the_rules_decide(
 def test_after_failures_in_a_row_the_circuit_opens(run_command, load, fake_llm, settings, caplog):
     settings.LLM_MAX_RETRIES = 0
     settings.LLM_BREAKER_FAILURES = 3
+    settings.LLM_CONCURRENCY = 1  # one call at a time: exactly three are made
     fake_llm.handler = lambda body, number: error(500, "api_error")
     load(*band_pairs(6))
 
@@ -154,3 +186,48 @@ def test_after_failures_in_a_row_the_circuit_opens(run_command, load, fake_llm, 
     assert len(fake_llm.requests) == 3
     assert "3 failed" in result.stdout
     assert any("3 calls in a row failed" in r.message for r in caplog.records)
+
+
+def test_with_calls_in_flight_at_once_the_circuit_opens_within_one_round(
+    run_command, load, fake_llm, settings
+):
+    # Four calls start together; once three have failed, no new call starts.
+    settings.LLM_MAX_RETRIES = 0
+    settings.LLM_BREAKER_FAILURES = 3
+    settings.LLM_CONCURRENCY = 4
+    fake_llm.handler = lambda body, number: error(500, "api_error")
+    load(*band_pairs(8))
+
+    result = run_command("find_duplicates")
+
+    assert result.error is None
+    assert 3 <= len(fake_llm.requests) <= settings.LLM_CONCURRENCY + 2
+
+
+def test_doubtful_pairs_are_asked_several_at_once(run_command, load, fake_llm, settings):
+    settings.LLM_CONCURRENCY = 4
+    fake_llm.delay = 0.3
+    fake_llm.handler = lambda body, number: verdict("unrelated")
+    load(*band_pairs(8))
+    started = time.perf_counter()
+
+    result = run_command("find_duplicates")
+
+    assert len(fake_llm.requests) == 8
+    assert "8 verdicts" in result.stdout
+    assert time.perf_counter() - started < 8 * 0.3  # not one after another
+
+
+def test_the_budget_grows_with_the_memories_compared(run_command, load, fake_llm, settings):
+    # 0.25 calls a memory: 16 memories (8 doubtful pairs) allow 4 calls, the most
+    # doubtful first; the other pairs stay possible.
+    settings.LLM_CALLS_PER_MEMORY = 0.25
+    fake_llm.handler = lambda body, number: verdict("unrelated")
+    load(*band_pairs(8))
+
+    result = run_command("find_duplicates")
+
+    assert len(fake_llm.requests) == 4
+    assert "4 verdicts" in result.stdout
+    assert PairVerdict.objects.count() == 4
+    assert Cluster.objects.filter(tier="possible").exists()

@@ -74,7 +74,9 @@ def test_the_queue_filters_by_namespace(client, cluster):
     client.force_login(person("v", "viewer"))
 
     assert b"1 proposed cluster;" in client.get("/clusters/", {"namespace": "alice"}, **HX).content
-    assert b"0 proposed clusters;" in client.get("/clusters/", {"namespace": "nobody"}, **HX).content
+    assert (
+        b"0 proposed clusters;" in client.get("/clusters/", {"namespace": "nobody"}, **HX).content
+    )
 
 
 def test_the_queue_runs_the_same_queries_for_1_and_20_clusters(client, run_command, write_jsonl):

@@ -89,12 +89,14 @@ def _best_of_tile(scores: np.ndarray, neighbours: int) -> np.ndarray:
     return best
 
 
-def keep_nearest(pairs: np.ndarray, neighbours: int | None) -> np.ndarray:
+def keep_nearest(
+    pairs: np.ndarray, neighbours: int | None, queries: np.ndarray | None = None
+) -> np.ndarray:
     """The rows (low, high, cosine) that are among the `neighbours` best pairs of either of
-    their two memories (all when None). Ranks are counted among the pairs given: exact
-    for a memory whose every pair above the floor is there (a full pass), and generous
-    for the others (an incremental pass sees an old memory's pairs with the new ones
-    only)."""
+    their two memories (all when None), or, given `queries`, of a query memory: an
+    incremental pass sees an old memory's pairs with the new ones only, so only the new
+    ones' ranks are known (as the database route, which asks each new memory's k
+    nearest, knows them)."""
     if neighbours is None or len(pairs) <= neighbours:
         return pairs
     count = len(pairs)
@@ -106,8 +108,13 @@ def keep_nearest(pairs: np.ndarray, neighbours: int | None) -> np.ndarray:
     first = np.repeat(starts, np.diff(np.r_[starts, len(order)]))
     rank = np.empty(2 * count, dtype=np.int64)
     rank[order] = np.arange(2 * count) - first
-    keep = (rank[:count] < neighbours) | (rank[count:] < neighbours)
-    return pairs[keep]
+    near_low, near_high = rank[:count] < neighbours, rank[count:] < neighbours
+    if queries is not None:
+        is_query = np.zeros(int(max(ends.max(), queries.max())) + 1, dtype=bool)
+        is_query[queries] = True
+        near_low &= is_query[pairs[:, 0].astype(np.int64)]
+        near_high &= is_query[pairs[:, 1].astype(np.int64)]
+    return pairs[near_low | near_high]
 
 
 def vector_pairs_exact(
@@ -165,9 +172,11 @@ def vector_pairs_exact(
     finally:
         _SHARED.clear()
     pairs = np.concatenate(parts) if parts else np.empty((0, 3))
-    if not triangle and len(pairs):
+    if triangle:
+        return keep_nearest(pairs, neighbours)
+    if len(pairs):
         pairs = _unique_pairs(pairs, query_positions)
-    return keep_nearest(pairs, neighbours)
+    return keep_nearest(pairs, neighbours, query_positions)
 
 
 def _whole_triangle(vectors: np.ndarray, floor: float, neighbours: int | None) -> np.ndarray:

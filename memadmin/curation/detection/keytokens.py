@@ -286,9 +286,9 @@ def _parts(identifier: str) -> tuple[str, str]:
 
 
 def _compatible(kind: str, value: str, others: set[str]) -> bool:
-    """A name is kept by the other text when it appears there, a longer or shorter form
-    of it does (Postgres / PostgreSQL), or its abbreviation ("Joint 4" / "J4"); a date
-    when a fuller or partial form of it does (2025-09-03 / "3 September" = -09-03)."""
+    """A name is kept by the other text when it appears there (an initial with or without
+    its stop: "K." / "K.'s"), a longer or shorter form (Postgres / PostgreSQL), its short
+    form ("Joint 4" / "J4"); a date when a fuller or partial form of it does."""
     if kind == "date":
         return any(
             value == o
@@ -298,10 +298,8 @@ def _compatible(kind: str, value: str, others: set[str]) -> bool:
             or value.startswith(o)
             for o in others
         )
-    if value in others:
+    if value in others or value.rstrip(".") in {o.rstrip(".") for o in others}:
         return True
-    if kind == "name" and value.rstrip(".") in {other.rstrip(".") for other in others}:
-        return True  # an initial with or without its full stop ("K." / "K.'s")
     letters, number = _parts(value)
     for other in others:
         if value == other:

@@ -115,6 +115,7 @@ def ask_band(
         return
     before = session.usage()
     granted = session.reserve(len(to_ask))
+    session.skip(len(to_ask) - granted)
     to_ask = to_ask[:granted]
     spent(options, granted)
     results = session.verdicts([(memories[a.older], memories[a.newer]) for a in to_ask])

@@ -88,6 +88,10 @@ class Judged:
             if cosine is None:
                 vectors = self.vectors
                 cosine = float(vectors[i] @ vectors[j]) if vectors is not None else 0.0
+                # Under the vector layer's floor MiniLM says nothing (and a route that
+                # reads only the vectors of its candidates has none of the others): 0.
+                if cosine < self.thresholds.candidate:
+                    cosine = 0.0
             self.judgements[key] = assess_pair(
                 memories[older],
                 memories[newer],

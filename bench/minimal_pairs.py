@@ -41,9 +41,7 @@ def main() -> None:
         paths = [p for p in paths if p.stem in args.suite]
     pairs = [pair for path in paths for pair in calibration.read_suite(path)]
     if args.oracle is None:
-        outcomes = calibration.judge_pairs(
-            pairs, Thresholds.from_settings(), calibration.Vectors()
-        )
+        outcomes = calibration.judge_pairs(pairs, Thresholds.from_settings(), calibration.Vectors())
     else:
         from bench.oracle import Oracle
         from memadmin.curation import llm, model_fit

@@ -42,6 +42,7 @@ class Oracle:
     def __init__(self, rows: list[dict], labels: dict, *, error_rate: float, seed: int = 7):
         self.error_rate, self.seed = error_rate, seed
         self.asked: list[tuple[str, str]] = []
+        self.batches_created: list[str] = []
         self.batch_polls = 2
         self._batches: dict[str, dict] = {}
         self._lock = threading.Lock()
@@ -180,6 +181,7 @@ class Oracle:
         with self._lock:
             batch_id = f"msgbatch_oracle_{len(self._batches) + 1}"
             self._batches[batch_id] = {"requests": body["requests"], "looks": 0}
+            self.batches_created.append(batch_id)
         return self._batch_json(batch_id, base)
 
     def _look(self, batch_id: str, base: str) -> dict:

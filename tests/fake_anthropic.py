@@ -55,12 +55,17 @@ class FakeAnthropic:
         self.queue: deque = deque()
         self.handler: Callable[[dict, int], object] | None = None
         self.delay = 0.0
+        # Headers every answer carries, or a function of the request's number giving them
+        # (rate-limit headers, say).
+        self.headers: Callable[[int], dict[str, str]] = lambda number: {}
+        self.started: list[float] = []  # when each request came in (time.monotonic)
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 fake.requests.append(body)
+                fake.started.append(time.monotonic())
                 if fake.delay:
                     time.sleep(fake.delay)
                 answer = (
@@ -75,6 +80,8 @@ class FakeAnthropic:
                     self.send_header("Content-Type", "application/json")
                     # Retries come back at once, so tests do not wait for back-off.
                     self.send_header("retry-after-ms", "1")
+                    for name, value in fake.headers(len(fake.requests)).items():
+                        self.send_header(name, value)
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)

@@ -44,10 +44,15 @@ def manage(*args: str, database: str | None = None, timeout: float = 120):
 
 def start(*args: str) -> subprocess.Popen:
     """Start a management command in its own process, its output discarded."""
+    return start_with({}, *args)
+
+
+def start_with(overrides: dict[str, str], *args: str) -> subprocess.Popen:
+    """start, with these environment variables set for the process."""
     return subprocess.Popen(
         [sys.executable, "manage.py", *args],
         cwd=settings.BASE_DIR,
-        env=environment(),
+        env=environment(**overrides),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

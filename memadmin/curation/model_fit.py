@@ -283,8 +283,10 @@ def fit(tables: Iterable[PairTable], *, c_related: float, c_disagree: float) -> 
     share = {t.name: (1 / 3 if t.name.startswith(GENERATED) else 1.0) for t in tables}
     total = sum(share.values())
     weights = np.concatenate(
-        [np.full(len(t.classes), share[t.name] * len(classes) / (total * len(t.classes)))
-         for t in tables]  # fmt: skip
+        [
+            np.full(len(t.classes), share[t.name] * len(classes) / (total * len(t.classes)))
+            for t in tables
+        ]  # fmt: skip
     )
     stages = {}
     for name, signs, c, target in (

@@ -111,3 +111,45 @@ def test_the_call_cap_stops_calling(fake_llm):
 
     assert [d.author for d in drafts] == ["llm", "llm", "rule"]
     assert (session.calls, session.skipped, len(fake_llm.requests)) == (2, 1, 2)
+
+
+def test_no_call_starts_before_an_announced_rate_limit_resets(fake_llm, settings):
+    # The first answer says no request is left until a second from now: the next call
+    # waits for it (the SDK itself honours retry-after on a 429).
+    from datetime import UTC, datetime, timedelta
+
+    settings.LLM_CONCURRENCY = 4
+
+    def headers(number: int) -> dict[str, str]:
+        reset = (datetime.now(UTC) + timedelta(seconds=1)).isoformat()
+        left = "0" if number == 1 else "100"
+        return {
+            "anthropic-ratelimit-requests-remaining": left,
+            "anthropic-ratelimit-requests-reset": reset,
+        }
+
+    fake_llm.headers = headers
+    fake_llm.handler = lambda body, number: verdict("unrelated")
+    session = llm.Session()
+    older, newer = THREE[:2]
+
+    session.verdict(older, newer)
+    session.verdict(older, newer)
+
+    assert len(fake_llm.requests) == 2
+    assert fake_llm.started[1] - fake_llm.started[0] >= 0.8
+
+
+def test_a_rate_limit_header_that_is_not_a_time_is_ignored(fake_llm):
+    fake_llm.headers = lambda number: {
+        "anthropic-ratelimit-requests-remaining": "0",
+        "anthropic-ratelimit-requests-reset": "soon",
+    }
+    fake_llm.handler = lambda body, number: verdict("unrelated")
+    session = llm.Session()
+    older, newer = THREE[:2]
+
+    session.verdict(older, newer)
+    session.verdict(older, newer)
+
+    assert fake_llm.started[1] - fake_llm.started[0] < 0.8

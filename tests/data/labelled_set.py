@@ -48,3 +48,14 @@ def write_set(folder: Path, prefix: str, sets: dict, notes: str) -> None:
             handle.write(json.dumps(line, ensure_ascii=False) + "\n")
     with open(folder / "labels.json", "w", encoding="utf-8") as handle:
         json.dump(labels, handle, ensure_ascii=False, indent=1)
+
+
+def load_set(name: str) -> tuple[list[dict], dict]:
+    """A labelled set of tests/data by its folder's name: (import lines, labels)."""
+    folder = Path(__file__).parent / name
+    rows = [
+        json.loads(line)
+        for line in (folder / "memories.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    return rows, json.loads((folder / "labels.json").read_text(encoding="utf-8"))

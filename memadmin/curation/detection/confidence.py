@@ -169,9 +169,27 @@ def decide(judgement, a, b, evidence, model: PairModel, thresholds) -> None:
         judgement.rule_conflict_kind = judgement.conflict_kind
         judgement.rule_reasons = tuple(judgement.reasons)
     judgement.probabilities = tuple(float(p) for p in model.probabilities(evidence.values))
-    judgement.findings = evidence.findings
     judgement.evidence = evidence.values
+    read = tuple(f for f in evidence.findings if not f.startswith(_WEIGHED))
+    judgement.findings = (*read, weighed_most(model, evidence.values))
     place(judgement, a, b, thresholds)
+
+
+_WEIGHED = "weighed most: "
+
+
+def weighed_most(model: PairModel, values: np.ndarray, count: int = 3) -> str:
+    """What moved a pair's probabilities most, as a phrase: the features with the largest
+    shares of the two stages' logits, each with the way it pushed ("+" towards one
+    subject and slot, or towards disagreeing)."""
+    shares: dict[str, float] = {}
+    for stage in (model.related, model.disagree):
+        for feature, share in stage.contributions(values):
+            if feature != "bias":
+                name = f"{said(feature)} ({'same slot' if stage is model.related else 'disagree'})"
+                shares[name] = shares.get(name, 0.0) + share
+    top = sorted(shares.items(), key=lambda item: -abs(item[1]))[:count]
+    return _WEIGHED + ", ".join(f"{name} {share:+.1f}" for name, share in top)
 
 
 def place(judgement, a, b, thresholds) -> None:

@@ -1,0 +1,181 @@
+"""The calibrated pair model (curation.detection.confidence): what it reads, the
+probabilities it gives, the tiers, and the vetoes only an operator controls."""
+
+import json
+
+import numpy as np
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from memadmin.curation import calibration
+from memadmin.curation.detection import confidence
+from memadmin.curation.detection.evidence import FEATURES, INDEX
+from memadmin.curation.detection.judgement import Thresholds, Verdict
+
+
+@pytest.fixture(scope="module")
+def vectors() -> calibration.Vectors:
+    return calibration.Vectors()
+
+
+def judged_pair(older: str, newer: str, vectors, **fields):
+    rows = [
+        {"id": "a", "namespace": "n", "content": older, "created_at": "2026-01-01T00:00:00Z"},
+        {"id": "b", "namespace": "n", "content": newer, "created_at": "2026-02-01T00:00:00Z"},
+    ]
+    memories = [calibration.as_memory({**row, **fields}) for row in rows]
+    judged = calibration.judge_namespace(memories, Thresholds.from_settings(), vectors)
+    ((_, judgement),) = judged.judgements.items()
+    return judgement
+
+
+def test_the_shipped_model_reads_the_features_detection_computes():
+    model = confidence.stored_model()
+    stored = json.loads(confidence.MODEL_PATH.read_text())
+
+    assert stored["features"] == list(FEATURES)
+    assert set(model.thresholds) == {
+        "propose_one",
+        "propose_conflict",
+        "possible_one",
+        "possible_conflict",
+        "auto_confidence",
+    }
+    # Where it came from travels with it (STYLE 10).
+    assert stored["command"].startswith("bench/calibrate.py --fit")
+    assert "dev" in stored["fitted_on"] and "peers" in stored["fitted_on"]
+    assert stored["held_out"]["pooled"]["duplicates"][0] >= 0.93
+
+
+def test_a_model_fit_on_other_features_is_refused_by_name():
+    stored = json.loads(confidence.MODEL_PATH.read_text())
+    stored["features"] = stored["features"][:-1]
+
+    with pytest.raises(ImproperlyConfigured, match="fit it again"):
+        confidence.from_dict(stored)
+
+
+def test_the_thresholds_are_settings_defaulting_to_the_fit(settings):
+    fitted = confidence.stored_model().thresholds
+
+    assert fitted["propose_one"] == settings.DEDUP_PROPOSE_ONE
+    assert fitted["propose_conflict"] == settings.DEDUP_PROPOSE_CONFLICT
+    assert fitted["auto_confidence"] == settings.DEDUP_AUTO_CONFIDENCE
+    assert fitted["auto_confidence"] >= fitted["propose_one"]
+
+
+def test_probabilities_are_one_fact_conflict_two_facts_summing_to_one():
+    model = confidence.stored_model()
+    rng = np.random.default_rng(7)
+    values = rng.uniform(0, 1, size=(50, len(FEATURES)))
+
+    found = model.probabilities(values)
+
+    assert found.shape == (50, 3)
+    assert np.allclose(found.sum(axis=1), 1.0)
+    assert (found >= 0).all() and (found <= 1).all()
+    # The two stages: P(two facts) = 1 - related, and the rest split by disagree.
+    related = 1 / (1 + np.exp(-model.related.logit(values)))
+    assert np.allclose(found[:, 2], 1 - related)
+
+
+def test_every_weight_reads_the_way_its_name_says():
+    from memadmin.curation import model_fit
+
+    stored = json.loads(confidence.MODEL_PATH.read_text())
+    for stage, signs in (
+        ("related", model_fit.RELATED_FEATURES),
+        ("disagree", model_fit.DISAGREE_FEATURES),
+    ):
+        weights = dict(
+            zip(
+                stored["stages"][stage]["features"], stored["stages"][stage]["weights"], strict=True
+            )
+        )
+        assert all(weights[f] * sign >= 0 for f, sign in signs.items()), stage
+
+
+def test_a_changed_value_of_one_slot_is_a_proposed_conflict_with_its_evidence(vectors):
+    judgement = judged_pair(
+        "The staging target is Azure.", "The staging target is Fly.io.", vectors
+    )
+
+    assert (judgement.verdict, judgement.tier) == (Verdict.CONFLICT, "proposed")
+    assert judgement.confidence >= Thresholds.from_settings().propose_conflict
+    assert any("azure / fly.io" in finding for finding in judgement.findings)
+
+
+def test_two_attributes_of_one_subject_are_not_a_proposed_conflict(vectors):
+    judgement = judged_pair("Lea is vegetarian.", "Lea has asthma.", vectors)
+
+    assert not (judgement.verdict == Verdict.CONFLICT and judgement.tier == "proposed")
+    assert judgement.probabilities[1] < Thresholds.from_settings().propose_conflict
+
+
+def test_the_same_words_in_swapped_roles_are_never_merged_without_review(vectors):
+    judgement = judged_pair(
+        "Nina is our champion at Hugo Ltd.", "Hugo is our champion at Nina Ltd.", vectors
+    )
+
+    assert judgement.verdict != Verdict.AUTO_MERGE
+    assert judgement.evidence[INDEX["same_words_other_roles"]] == 1.0
+    assert "the same words in other roles" in judgement.findings
+
+
+def test_a_near_identical_pair_merges_automatically(vectors):
+    judgement = judged_pair(
+        "The team prefers squash merges into main.",
+        "The team prefers squash-merges into main.",
+        vectors,
+    )
+
+    assert judgement.verdict == Verdict.AUTO_MERGE
+    assert judgement.p_one >= Thresholds.from_settings().auto_confidence
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs"),
+    [({"category": "fact"}, {"category": "config"}), ({"source_ref": "a"}, {"source_ref": "b"})],
+    ids=["category", "source"],
+)
+def test_a_metadata_guard_keeps_a_pair_out_of_every_cluster(vectors, mine, theirs):
+    judgement = judged_pair(
+        "The team prefers squash merges into main.",
+        "The team prefers squash-merges into main.",
+        vectors,
+    )
+    older, newer = (
+        calibration.as_memory(
+            {"id": i, "content": "x", "created_at": "2026-01-01T00:00:00Z", **fields}
+        )
+        for i, fields in (("a", mine), ("b", theirs))
+    )
+
+    confidence.place(judgement, older, newer, Thresholds.from_settings())
+
+    assert judgement.verdict == Verdict.DISTINCT and judgement.never_together
+    assert judgement.p_one >= 0.9  # the model was sure: the operator's guard decided
+
+
+def test_a_protected_member_is_flagged_never_merged_automatically(vectors):
+    judgement = judged_pair(
+        "The team prefers squash merges into main.",
+        "The team prefers squash-merges into main.",
+        vectors,
+        importance=0.97,
+    )
+
+    assert judgement.verdict == Verdict.REVIEW
+    assert "protected" in judgement.flags
+
+
+def test_the_evidence_that_moved_a_pair_is_named():
+    model = confidence.stored_model()
+    values = np.zeros(len(FEATURES))
+    values[INDEX["bias"]] = 1.0
+    values[INDEX["opposed"]] = 1.0
+
+    moved = dict(model.disagree.contributions(values))
+
+    assert moved["opposed"] > 0
+    assert confidence.said("opposed") == "one denies or reverses the other"

@@ -20,6 +20,7 @@ import numpy as np
 
 from memadmin.store import embeddings, multilingual
 from memadmin.store.lexicon import fold, stop_words
+from memadmin.store.text import text_cache
 
 _WORD = re.compile(r"[^\W\d_][\w'\-]*", re.UNICODE)
 # Words are compared by their first letters, like the lexical signal ("scripting" and
@@ -57,7 +58,8 @@ _vectors = _WordVectors(embeddings.encode)
 _multilingual_vectors = _WordVectors(multilingual.encode)
 
 
-def content_words(text: str) -> list[str]:
+@text_cache
+def content_words(text: str) -> tuple[str, ...]:
     """The words of a text that carry meaning (no stop words, no one- or two-letter words,
     compounds split: "port-forwarded" is "port" and "forwarded")."""
     found = []
@@ -66,7 +68,7 @@ def content_words(text: str) -> list[str]:
             part = part.strip("'")
             if len(part) > 2 and part not in stop_words():
                 found.append(part)
-    return found
+    return tuple(found)
 
 
 def unshared(text_a: str, text_b: str) -> tuple[list[str], list[str]]:

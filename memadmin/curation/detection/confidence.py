@@ -164,15 +164,31 @@ def decide(judgement, a, b, evidence, model: PairModel, thresholds) -> None:
     """Turn the rules' judgement of a pair (`a` the older memory) into the calibrated
     one: its probabilities from the evidence, then its verdict and tier (`place`). The
     rules' verdict stays as `rule_verdict` and is one feature among the others."""
+    keep_evidence(judgement, evidence)
+    settle(judgement, a, b, model.probabilities(evidence.values), model, thresholds)
+
+
+def keep_evidence(judgement, evidence) -> None:
+    """What the rules said and what the readers found, kept on the judgement before the
+    model decides (once: a pair decided again keeps the rules' first word)."""
     if not judgement.rule_verdict:
         judgement.rule_verdict = judgement.verdict
         judgement.rule_conflict_kind = judgement.conflict_kind
         judgement.rule_reasons = tuple(judgement.reasons)
-    judgement.probabilities = tuple(float(p) for p in model.probabilities(evidence.values))
     judgement.evidence = evidence.values
-    read = tuple(f for f in evidence.findings if not f.startswith(_WEIGHED))
-    judgement.findings = (*read, weighed_most(model, evidence.values))
+    judgement.findings = tuple(f for f in evidence.findings if not f.startswith(_WEIGHED))
+
+
+def settle(judgement, a, b, probabilities, model: PairModel, thresholds) -> None:
+    """Place a pair by its probabilities; one that is something (a cluster edge, a
+    conflict) says what weighed most."""
+    judgement.probabilities = tuple(float(p) for p in probabilities)
+    judgement.findings = tuple(f for f in judgement.findings if not f.startswith(_WEIGHED))
     place(judgement, a, b, thresholds)
+    # For a reviewer: what an automatic merge needs is its strict check, not weights.
+    if judgement.tier and judgement.verdict != "auto_merge":
+        judgement.findings = (*judgement.findings, weighed_most(model, judgement.evidence))
+        judgement.reasons = _said_once([*judgement.reasons, judgement.findings[-1]])
 
 
 _WEIGHED = "weighed most: "
@@ -265,11 +281,13 @@ def assess_pair(
     multi: float | None = None,
     user_names: frozenset[str] = frozenset(),
     model: PairModel | None = None,
+    later: bool = False,
 ):
     """The rules' judgement of a pair (curation.detection.judgement.judge_pair, `a` the
     older memory), then the calibrated one (`decide`): what every detection path (a
     batch run, write time, the calibration) asks of a pair. An exact copy keeps the
-    rules' verdict: no doubt there."""
+    rules' verdict: no doubt there. `later`: the evidence only, the model applied with
+    the pair's neighbours (decide_together)."""
     from memadmin.curation.detection import evidence as evidence_module
     from memadmin.curation.detection.judgement import judge_pair
 
@@ -282,7 +300,10 @@ def assess_pair(
     found = evidence_module.read_pair(
         a, b, judgement, multi=multi, tfidf=tfidf, user_names=user_names
     )
-    decide(judgement, a, b, found, model or stored_model(), thresholds)
+    if later:
+        keep_evidence(judgement, found)
+    else:
+        decide(judgement, a, b, found, model or stored_model(), thresholds)
     return judgement
 
 
@@ -309,8 +330,17 @@ def decide_together(pairs: dict, model: PairModel | None, thresholds) -> None:
 
     evidence_module.mark_nearest({key: found[0] for key, found in pairs.items()})
     model = model or stored_model()
-    for judgement, older, newer in pairs.values():
-        if judgement.evidence is None or judgement.decided_by != "rule":
-            continue
-        found = evidence_module.Evidence(judgement.evidence, judgement.findings)
-        decide(judgement, older, newer, found, model, thresholds)
+    decided = [
+        (judgement, older, newer)
+        for judgement, older, newer in pairs.values()
+        if judgement.evidence is not None and judgement.decided_by == "rule"
+    ]
+    if not decided:
+        return
+    # Every pair at once: one product for the namespace (a pair at a time cost more in
+    # numpy's calls than in the arithmetic).
+    probabilities = model.probabilities(np.stack([j.evidence for j, _, _ in decided]))
+    for (judgement, older, newer), found in zip(decided, probabilities, strict=True):
+        if not judgement.rule_verdict:
+            keep_evidence(judgement, evidence_module.Evidence(judgement.evidence, judgement.findings))
+        settle(judgement, older, newer, found, model, thresholds)

@@ -233,12 +233,19 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
             findings.append(f"different things: {things}")
     if relation.kind in (frames.NEW_VALUE, frames.OPPOSITE):
         put("conflict_reading_x_cosine", cosine)
+    # What only short memories are read for (their frames, spans and word roles): in so
+    # few words these say most; a long memory pays nothing for them.
+    both_short = short(a.content) and short(b.content)
     in_order = matching.words_in_order(reading_a, reading_b)
     if in_order:
         put("words_in_order")
         if matching.roles_kept(reading_a, reading_b):
             put("same_words_same_roles")
-    elif same_words(reading_a, reading_b) and not matching.roles_kept(reading_a, reading_b):
+    elif (
+        both_short
+        and same_words(reading_a, reading_b)
+        and not matching.roles_kept(reading_a, reading_b)
+    ):
         # "A is our champion at B" / "B is our champion at A": every word, two facts.
         put("same_words_other_roles")
         findings.append("the same words in other roles")
@@ -246,7 +253,7 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
         put("across_languages")
     if judgement.method == "lexical":
         put("lexical_only")
-    if short(a.content) and short(b.content):
+    if both_short:
         put("both_short")
     length_a, length_b = len(reading_a.content) or 1, len(reading_b.content) or 1
     put("length_ratio", min(length_a, length_b) / max(length_a, length_b))
@@ -296,8 +303,11 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
         }
         if [w for w in only_a if w not in said] and [w for w in only_b if w not in said]:
             put("values_and_more")
-    frame_a, frame_b = frame_words(a.content), frame_words(b.content)
-    overlap = len(frame_a & frame_b) / len(frame_a | frame_b) if frame_a or frame_b else 1.0
+    if both_short:
+        frame_a, frame_b = frame_words(a.content), frame_words(b.content)
+        overlap = len(frame_a & frame_b) / len(frame_a | frame_b) if frame_a or frame_b else 1.0
+    else:
+        overlap = judgement.lexical  # the shared words, weighed: the frame of a long text
     put("frame_overlap", overlap)
     if relation.kind == frames.NEW_VALUE:
         # "One value at a time" is read from the clause; it holds when both say it in one
@@ -314,7 +324,7 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
         put("frame_x_same_names", overlap)
         if overlap < 0.5:
             put("other_frame_same_names")
-    spans = differing_spans(a.content, b.content)
+    spans = differing_spans(a.content, b.content) if both_short else []
     put("spans_differ", min(len(spans), 3))
     if len(spans) == 1 and spans[0][0] == "replace":
         # The texts are one sentence with one part said two ways: at its start, two
@@ -498,6 +508,4 @@ def same_words(older, newer) -> bool:
     words_a, words_b = older.content, newer.content
     if not words_a or not words_b:
         return False
-    return all(any(matching.same_word(a, b) for b in words_b) for a in words_a) and all(
-        any(matching.same_word(b, a) for a in words_a) for b in words_b
-    )
+    return all(matching.counterparts(older, newer)) and all(matching.counterparts(newer, older))

@@ -161,12 +161,26 @@ def roles_kept(older: Reading, newer: Reading) -> bool:
     that has exactly one counterpart in the newer is looked up there; those places must
     rise. (A paraphrase may reorder its words too: this is evidence, and a veto only on
     an automatic merge, where nothing may differ.)"""
-    places = []
-    for token in older.content:
-        found = [index for index, other in enumerate(newer.content) if same_word(token, other)]
-        if len(found) == 1:
-            places.append(found[0])
+    places = [found[0] for found in counterparts(older, newer) if len(found) == 1]
     return all(a <= b for a, b in pairwise(places))
+
+
+def counterparts(older: Reading, newer: Reading) -> list[list[int]]:
+    """For each content word of the older reading, the places of the newer's words that
+    are the same word (matching.same_word): those of the same key are found at once,
+    the others compared one by one."""
+    places: dict[str, list[int]] = {}
+    for index, other in enumerate(newer.content):
+        places.setdefault(other.key, []).append(index)
+    found = []
+    for token in older.content:
+        same_key = places.get(token.key)
+        found.append(
+            same_key
+            if same_key
+            else [index for index, other in enumerate(newer.content) if same_word(token, other)]
+        )
+    return found
 
 
 def without_acronyms(only_a: list[Token], only_b: list[Token]):

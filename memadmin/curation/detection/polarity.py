@@ -55,6 +55,7 @@ def _chinese_entries(vocabulary: frozenset[str]) -> tuple[str, ...]:
     return tuple(w for w in vocabulary if w and "\u3400" <= w[0] <= "\u9fff")
 
 
+@text_cache
 def polarity_difference(text_a: str, text_b: str) -> str | None:
     """Opposite stances ("likes" / "hates", "loves" / "can't stand", "mag" / "mag
     keine", "aime" / "n'aime pas"), opposite states ("enabled" / "disabled"), or a term

@@ -77,6 +77,9 @@ class Judged:
     user_names: frozenset[str] = frozenset()
     # The calibrated pair model (None: the one shipped; the calibration passes others).
     model: PairModel | None = None
+    # While the candidate layers run, pairs get their evidence only: the model decides
+    # them together once all are in (confidence.decide_namespace).
+    gathering: bool = False
 
     def judge(self, i: int, j: int, cosine: float | None = None) -> PairJudgement:
         """The judgement of any pair (computed on first use: grouping asks for pairs the
@@ -101,6 +104,7 @@ class Judged:
                 multi=self.multi(i, j),
                 user_names=self.user_names,
                 model=self.model,
+                later=self.gathering,
             )
         return self.judgements[key]
 
@@ -167,10 +171,12 @@ def judge_namespace(
         multi_vectors,
         counts.user_names(),
         model,
+        gathering=True,
     )
     count = len(memories)
     queries = np.arange(count) if changed is None else np.asarray(sorted(changed), dtype=np.int64)
     if not count or not len(queries):
+        judged.gathering = False
         return judged
     query_set = set(queries.tolist())
     for group in detect.exact_groups([memory.content_hash for memory in memories]):
@@ -211,6 +217,7 @@ def judge_namespace(
             word_pairs |= detect.lexical_pairs(texts, cjk_queries)
     for i, j in word_pairs:
         judged.judge(i, j)
+    judged.gathering = False
     decide_namespace(judged)
     return judged
 

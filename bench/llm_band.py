@@ -116,7 +116,8 @@ def pooled_line(t: dict) -> str:
 
 def line(r: dict) -> str:
     return (
-        f"{r['set']:14s} error {r['error']:.2f}: duplicates P {r['dup'][0]:.3f} R {r['dup'][1]:.3f} "
+        f"{r['set']:14s} error {r['error']:.2f}: "
+        f"duplicates P {r['dup'][0]:.3f} R {r['dup'][1]:.3f} "
         f"(of reached {r['dup_of_reached']:.3f}); conflicts P {r['conflicts'][0]:.3f} "
         f"R {r['conflicts'][1]:.3f} (of reached {r['conflicts_of_reached']:.3f}); calls "
         f"{r['calls']} ({100 * r['calls'] / r['memories']:.1f} per 100 memories, "

@@ -61,7 +61,8 @@ FIRST = (
 INITIALS = "KMSTBRPLDHWG"
 
 CUSTOMER_SLOTS = (
-    Slot("city", True, CITIES, ("{s} lives in {v}.", "{s} is based in {v}.", "{s}'s home is in {v}."),
+    Slot("city", True, CITIES,
+         ("{s} lives in {v}.", "{s} is based in {v}.", "{s}'s home is in {v}."),
          ("{s} moved to {v}.", "{s} now lives in {v}.", "{s} relocated to {v}.")),
     Slot("plan", True, ("Team", "Business", "Starter", "Enterprise"),
          ("{s} is on the {v} plan.", "{s} has a {v} subscription.", "{s} pays for the {v} plan."),
@@ -74,7 +75,8 @@ CUSTOMER_SLOTS = (
     Slot("health", False, ("asthma", "a peanut allergy", "migraines", "a bad knee"),
          ("{s} has {v}.", "{s} suffers from {v}.")),
     Slot("channel", True, ("SMS", "email", "phone calls", "Slack"),
-         ("{s} prefers {v} for replies.", "{s} wants replies by {v}.", "{s} likes to be reached by {v}."),
+         ("{s} prefers {v} for replies.", "{s} wants replies by {v}.",
+          "{s} likes to be reached by {v}."),
          ("{s} now prefers {v} for replies.",)),
     Slot("language", False, ("German", "French", "Spanish", "Italian", "Japanese"),
          ("{s} speaks {v}.", "{s} is fluent in {v}.")),
@@ -93,7 +95,8 @@ SERVICES = tuple(
 )  # fmt: skip
 SERVICE_SLOTS = (
     Slot("staging", True, ("Azure", "Fly.io", "AWS", "GCP", "Hetzner"),
-         ("The staging target of {s} is {v}.", "{s} stages on {v}.", "{s} deploys to {v} for staging."),
+         ("The staging target of {s} is {v}.", "{s} stages on {v}.",
+          "{s} deploys to {v} for staging."),
          ("{s} moved its staging to {v}.", "{s} now stages on {v}.")),
     Slot("ci", True, ("Buildkite", "CircleCI", "GitHub Actions", "Jenkins"),
          ("Builds of {s} run on {v}.", "{s} is built on {v}.", "{s} uses {v} for CI."),

@@ -279,8 +279,6 @@ DEDUP_AUTO_MERGE = env_bool("MEMADMIN_DEDUP_AUTO_MERGE", True)
 DEDUP_AUTO_MERGE_THRESHOLD = env_float("MEMADMIN_DEDUP_AUTO_MERGE_THRESHOLD", 0.95)
 # Similarity (mean of cosine and lexical containment) from which a pair is proposed.
 DEDUP_REVIEW_THRESHOLD = env_float("MEMADMIN_DEDUP_REVIEW_THRESHOLD", 0.4)
-# Every two members of one cluster must reach this similarity (no chaining).
-DEDUP_CLUSTER_FLOOR = env_float("MEMADMIN_DEDUP_CLUSTER_FLOOR", 0.35)
 # Cosine floor of the vector layer: pairs below are never looked at.
 DEDUP_CANDIDATE_THRESHOLD = env_float("MEMADMIN_DEDUP_CANDIDATE_THRESHOLD", 0.45)
 # Similarity from which two memories count as the same subject, so that a differing key

@@ -13,7 +13,7 @@ import json
 import random
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -83,6 +83,22 @@ class Output:
     possible_conflicts: list[tuple[str, str]] = field(default_factory=list)
     asked: set[frozenset] = field(default_factory=set)  # pairs the LLM decided
     candidates: set[frozenset] = field(default_factory=set)  # pairs any layer reached
+
+
+def with_possible(outputs: Sequence[Output]) -> list[Output]:
+    """The outputs with their possible tier counted as proposed: what a curator who also
+    works the possible filters reaches without an LLM (its recall is the one to hold
+    against rules that proposed everything they found)."""
+    return [
+        replace(
+            output,
+            clusters=output.clusters + output.possible_clusters,
+            conflicts=output.conflicts + output.possible_conflicts,
+            possible_clusters=[],
+            possible_conflicts=[],
+        )
+        for output in outputs
+    ]
 
 
 def judge_namespace(

@@ -4,7 +4,7 @@ on the set it was not fit on.
 Every candidate pair of every labelled set is judged as find_duplicates judges it (the
 same candidate layers, rules and readers, no LLM); its evidence (detection.evidence) and
 its label (one fact, conflict, two facts) make one training row. The two logistic
-stages are fit with scikit-learn (the dev extra: `make install-dev`), each labelled set
+stages are fit with scipy (the dev extra: `make install-dev`), each labelled set
 weighing the same in all, so that a set of many pairs does not drown the others.
 
 Leave one set out: for each set, a model fit on the others plans it (clusters, merges,
@@ -147,7 +147,7 @@ CHOOSING_SETS = tuple(LABELLED_SETS)
 # A doubtful pair: one chance in five or more. Below it a pair is nothing (and two
 # memories that unlikely to be one fact never share a cluster).
 POSSIBLE_FLOOR = 0.2
-GRID = tuple(round(x, 2) for x in np.arange(0.40, 0.991, 0.05)) + (0.97, 0.99)
+GRID = (*(round(x, 2) for x in np.arange(0.40, 0.991, 0.05)), 0.97, 0.99)
 
 
 def load(name: str) -> tuple[list[dict], dict]:
@@ -286,7 +286,7 @@ def fit(tables: Iterable[PairTable], *, c_related: float, c_disagree: float) -> 
         [
             np.full(len(t.classes), share[t.name] * len(classes) / (total * len(t.classes)))
             for t in tables
-        ]  # fmt: skip
+        ]
     )
     stages = {}
     for name, signs, c, target in (
@@ -346,9 +346,13 @@ class Figures:
     unsafe: int = 0
     automatic: int = 0  # pairs merged with no review
     automatic_right: int = 0
+    # Right pairs and conflicts with the possible tier counted too (what a curator who
+    # also works the possible filters reaches without an LLM).
+    reached_correct: int = 0
+    reached_conflicts: int = 0
 
     @classmethod
-    def of(cls, score: evaluation.Score) -> Figures:
+    def of(cls, score: evaluation.Score, reached: evaluation.Score | None = None) -> Figures:
         return cls(
             score.correct_pairs,
             score.found_pairs,
@@ -359,6 +363,8 @@ class Figures:
             len(score.unsafe_auto_merges),
             score.automatic_pairs,
             score.automatic_correct,
+            (reached or score).correct_pairs,
+            (reached or score).conflicts_found,
         )
 
     def __add__(self, other: Figures) -> Figures:
@@ -386,6 +392,14 @@ class Figures:
         return self.conflicts_right / self.conflicts_labelled if self.conflicts_labelled else 1.0
 
     @property
+    def reached_recall(self) -> float:
+        return self.reached_correct / self.labelled if self.labelled else 1.0
+
+    @property
+    def reached_conflict_recall(self) -> float:
+        return self.reached_conflicts / self.conflicts_labelled if self.conflicts_labelled else 1.0
+
+    @property
     def automatic_precision(self) -> float:
         return self.automatic_right / self.automatic if self.automatic else 1.0
 
@@ -394,14 +408,20 @@ class Figures:
             f"duplicates P {self.precision:.3f} R {self.recall:.3f} "
             f"({self.correct} of {self.found}, {self.labelled} labelled); conflicts P "
             f"{self.conflict_precision:.3f} R {self.conflict_recall:.3f} ({self.conflicts_right}"
-            f" of {self.conflicts_proposed}, {self.conflicts_labelled} labelled); automatic "
-            f"merges {self.automatic_right} of {self.automatic} right, {self.unsafe} unsafe"
+            f" of {self.conflicts_proposed}, {self.conflicts_labelled} labelled); with the "
+            f"possible tier R {self.reached_recall:.3f} / {self.reached_conflict_recall:.3f}; "
+            f"automatic merges {self.automatic_right} of {self.automatic} right, "
+            f"{self.unsafe} unsafe"
         )
 
     def as_dict(self) -> dict:
         return {
             "duplicates": [round(self.precision, 3), round(self.recall, 3)],
             "conflicts": [round(self.conflict_precision, 3), round(self.conflict_recall, 3)],
+            "with_possible_recall": [
+                round(self.reached_recall, 3),
+                round(self.reached_conflict_recall, 3),
+            ],
             "counts": dataclasses.asdict(self),
         }
 
@@ -457,7 +477,10 @@ def leave_one_set_out(
         found = {}
         for table in tables:
             model = with_thresholds(models[table.name], values)
-            found[table.name] = Figures.of(score(table, replan(table, model, thresholds)))
+            outputs = replan(table, model, thresholds)
+            found[table.name] = Figures.of(
+                score(table, outputs), score(table, calibration.with_possible(outputs))
+            )
         return found
 
     def pooled(found: dict[str, Figures]) -> Figures:

@@ -110,7 +110,8 @@ def test_a_key_token_difference_opens_a_conflict_and_never_merges(run_command, l
     conflict = Conflict.objects.get()
     assert (conflict.memory_a.external_id, conflict.memory_b.external_id) == ("old", "new")
     assert conflict.kind == "update"  # where a service deploys changes over time
-    assert conflict.reason == "one slot, two values: hetzner / railway"
+    # The rule's reading first, then what weighed most in the calibrated model.
+    assert conflict.reason.startswith("one slot, two values: Hetzner / Railway; weighed most: ")
     assert (status("old"), status("new")) == ("active", "active")
     assert not Cluster.objects.exists()
     assert "1 conflicts" in result.stdout

@@ -112,8 +112,8 @@ def test_several_namespaces_run_in_worker_processes(run_command, write_jsonl, se
     result = run_command("find_duplicates")
 
     assert (
-        "3 namespace(s), 6 memories (6 compared, 3 candidate pairs, 0.5 a memory), 3 exact collapsed"
-        in result.stdout
+        "3 namespace(s), 6 memories (6 compared, 3 candidate pairs, 0.5 a memory), "
+        "3 exact collapsed" in result.stdout
     )
     assert Memory.objects.filter(status="superseded").count() == 3
     assert DedupRun.objects.filter(status="done").count() == 3

@@ -38,7 +38,7 @@ def test_the_conflict_page_highlights_the_differing_words(client, conflict):
 
     assert '<span class="differs">Hetzner.</span>' in content
     assert '<span class="differs">Railway.</span>' in content
-    assert "one slot, two values: hetzner / railway" in content
+    assert "one slot, two values: Hetzner / Railway" in content
 
 
 def test_both_valid_keeps_both_with_a_scope_note_and_remembers_the_pair(

@@ -62,11 +62,15 @@ _multilingual_vectors = _WordVectors(multilingual.encode)
 def content_words(text: str) -> tuple[str, ...]:
     """The words of a text that carry meaning (no stop words, no one- or two-letter words,
     compounds split: "port-forwarded" is "port" and "forwarded")."""
-    found = []
+    found, stop = [], stop_words()
     for token in _WORD.findall(fold(text)):
+        if "-" not in token and "'" not in token:  # most words: as they are
+            if len(token) > 2 and token not in stop:
+                found.append(token)
+            continue
         for part in token.split("-"):
             part = part.strip("'")
-            if len(part) > 2 and part not in stop_words():
+            if len(part) > 2 and part not in stop:
                 found.append(part)
     return tuple(found)
 
@@ -82,6 +86,7 @@ def unshared(text_a: str, text_b: str) -> tuple[list[str], list[str]]:
     )
 
 
+@text_cache
 def word_alignment(text_a: str, text_b: str) -> float | None:
     """How well the unshared words of the two texts pair up in meaning (0-1); None when
     one side adds nothing (it only adds detail, or the texts say the same words)."""

@@ -11,8 +11,8 @@ so, do they disagree (`disagree`: differing values, polarity, change cues)? Then
     P(conflict) = related x disagree
     P(two facts) = 1 - related
 
-The weights are data (pair_model.json beside this module), fit on labelled pairs with
-scikit-learn by `bench/calibrate.py --fit` and judged leave-one-set-out; the file keeps
+The weights are data (pair_model.json beside this module), fit on labelled pairs (a
+logistic fit with scipy) by `bench/calibrate.py --fit` and judged leave-one-set-out; the file keeps
 the command, the training sets and the held-out figures with them. The run applies them
 with numpy: nothing learned is a number in code.
 
@@ -32,7 +32,10 @@ from pathlib import Path
 import numpy as np
 from django.core.exceptions import ImproperlyConfigured
 
+from memadmin.curation.detection import evidence as evidence_module
+from memadmin.curation.detection import guards
 from memadmin.curation.detection.evidence import FEATURES, INDEX
+from memadmin.curation.detection.judgement import Verdict, judge_pair
 
 MODEL_PATH = Path(__file__).with_name("pair_model.json")
 
@@ -199,10 +202,11 @@ def weighed_most(model: PairModel, values: np.ndarray, count: int = 3) -> str:
     shares of the two stages' logits, each with the way it pushed ("+" towards one
     subject and slot, or towards disagreeing)."""
     shares: dict[str, float] = {}
-    for stage in (model.related, model.disagree):
-        for feature, share in stage.contributions(values):
-            if feature != "bias":
-                name = f"{said(feature)} ({'same slot' if stage is model.related else 'disagree'})"
+    for stage, pushes in ((model.related, "same slot"), (model.disagree, "disagree")):
+        contribution = (values[stage.positions] * stage.weights).tolist()
+        for feature, share in zip(stage.features, contribution, strict=True):
+            if share and feature != "bias":
+                name = f"{said(feature)} ({pushes})"
                 shares[name] = shares.get(name, 0.0) + share
     top = sorted(shares.items(), key=lambda item: -abs(item[1]))[:count]
     return _WEIGHED + ", ".join(f"{name} {share:+.1f}" for name, share in top)
@@ -216,9 +220,6 @@ def place(judgement, a, b, thresholds) -> None:
     Hard vetoes are the operator's only: a metadata guard keeps the pair out of every
     cluster (a conflict may still be proposed across it), and a protected memory is
     never merged without review (flagged)."""
-    from memadmin.curation.detection import guards
-    from memadmin.curation.detection.judgement import Verdict
-
     p_one, p_conflict, _ = judgement.probabilities
     guard = guards.metadata_guard(a, b)
     verdict, tier = Verdict.DISTINCT, ""
@@ -263,7 +264,7 @@ def _said_once(reasons: list[str]) -> list[str]:
     values: hetzner / railway", "different values: hetzner / railway") say it once."""
     said, kept = set(), []
     for reason in reasons:
-        detail = reason.split(": ", 1)[-1]
+        detail = reason.split(": ", 1)[-1].casefold()
         if detail in said:
             continue
         said.add(detail)
@@ -288,9 +289,6 @@ def assess_pair(
     batch run, write time, the calibration) asks of a pair. An exact copy keeps the
     rules' verdict: no doubt there. `later`: the evidence only, the model applied with
     the pair's neighbours (decide_together)."""
-    from memadmin.curation.detection import evidence as evidence_module
-    from memadmin.curation.detection.judgement import judge_pair
-
     judgement = judge_pair(
         a, b, cosine=cosine, tfidf=tfidf, thresholds=thresholds, multi=multi, user_names=user_names
     )
@@ -315,7 +313,7 @@ def decide_namespace(judged) -> None:
         {
             key: (judgement, *(judged.memories[p] for p in judged.ordered(*key)))
             for key, judgement in judged.judgements.items()
-        },  # fmt: skip
+        },
         judged.model,
         judged.thresholds,
     )
@@ -326,8 +324,6 @@ def decide_together(pairs: dict, model: PairModel | None, thresholds) -> None:
     positions) decided again with the neighbourhood evidence that needs them all (which
     pair is the closest of each memory): a namespace's candidates in a run, a new
     memory's nearest at write time."""
-    from memadmin.curation.detection import evidence as evidence_module
-
     evidence_module.mark_nearest({key: found[0] for key, found in pairs.items()})
     model = model or stored_model()
     decided = [
@@ -342,5 +338,7 @@ def decide_together(pairs: dict, model: PairModel | None, thresholds) -> None:
     probabilities = model.probabilities(np.stack([j.evidence for j, _, _ in decided]))
     for (judgement, older, newer), found in zip(decided, probabilities, strict=True):
         if not judgement.rule_verdict:
-            keep_evidence(judgement, evidence_module.Evidence(judgement.evidence, judgement.findings))
+            keep_evidence(
+                judgement, evidence_module.Evidence(judgement.evidence, judgement.findings)
+            )
         settle(judgement, older, newer, found, model, thresholds)

@@ -28,7 +28,7 @@ from memadmin.curation.detection import (
     polarity,
     reading,
 )
-from memadmin.curation.detection.judgement import slot_overlap
+from memadmin.curation.detection.judgement import as_written, slot_overlap
 from memadmin.store.lexicon import languages_differ
 from memadmin.store.text import short, text_cache
 
@@ -144,6 +144,12 @@ class Evidence:
     findings: tuple[str, ...]
 
 
+# The hinges of each cosine, with their features' names (spelled once, not per pair).
+_COSINE_HINGES = [(t, f"cosine_above_{t}") for t in (0.6, 0.75, 0.85, 0.92)]
+_MULTI_HINGES = [(t, f"multi_above_{t}") for t in (0.85, 0.9, 0.95)]
+_ACROSS_HINGES = [(t, f"across_multi_above_{t}") for t in (0.85, 0.9)]
+
+
 def _above(value: float, threshold: float) -> float:
     """How far a cosine is above a threshold, as a share of the way to 1 (0 to 1, like
     every feature: the fit's penalty on weights then treats them alike)."""
@@ -154,37 +160,35 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
     """The evidence of a pair the rules just judged (`a` the older memory; `judgement`
     what curation.detection.judgement made of it, before anything else changed it;
     `multi` the multilingual cosine or None; `tfidf` the namespace's term weights)."""
-    values = np.zeros(len(FEATURES), dtype=np.float64)
+    # The features found, by name (those not found are 0), made an array at the end.
+    found: dict[str, float] = {}
     findings: list[str] = []
-
-    def put(name: str, value: float = 1.0) -> None:
-        values[INDEX[name]] = value
 
     reading_a, reading_b = reading.read(a.content), reading.read(b.content)
     body_a, body_b = reading_a.body, reading_b.body
     cosine = judgement.cosine if judgement.method != "lexical" else judgement.similarity
-    put("bias")
-    put("cosine", cosine)
-    for threshold in (0.6, 0.75, 0.85, 0.92):
-        put(f"cosine_above_{threshold}", _above(cosine, threshold))
+    found["bias"] = 1.0
+    found["cosine"] = cosine
+    for threshold, name in _COSINE_HINGES:
+        found[name] = _above(cosine, threshold)
     across = languages_differ(a.content, b.content)
     if multi is not None:
-        put("multi_known")
-        for threshold in (0.85, 0.9, 0.95):
-            put(f"multi_above_{threshold}", _above(multi, threshold))
+        found["multi_known"] = 1.0
+        for threshold, name in _MULTI_HINGES:
+            found[name] = _above(multi, threshold)
         if across:
             # Across languages MiniLM cannot read one side: the multilingual model is the
             # similarity there (within one language its compressed scale says little).
-            for threshold in (0.85, 0.9):
-                put(f"across_multi_above_{threshold}", _above(multi, threshold))
-    put("containment", judgement.lexical)
-    put("containment_sq", judgement.lexical**2)
-    put("similarity", judgement.similarity)
+            for threshold, name in _ACROSS_HINGES:
+                found[name] = _above(multi, threshold)
+    found["containment"] = judgement.lexical
+    found["containment_sq"] = judgement.lexical**2
+    found["similarity"] = judgement.similarity
 
     relation = judgement.relation or frames.compare(reading_a, reading_b, user_names=user_names)
-    put(f"relation_{relation.kind}")
+    found[f"relation_{relation.kind}"] = 1.0
     if relation.update:
-        put("relation_update")
+        found["relation_update"] = 1.0
     if relation.kind != frames.UNREAD and relation.kind != frames.SAME:
         findings.append(_relation_phrase(relation))
 
@@ -192,106 +196,109 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
     for difference in differences:
         kind = difference.kind.split(" ")[0]
         if kind == "name":
-            put("differs_name")
+            found["differs_name"] = 1.0
         elif kind in _NUMBERS:
-            put("differs_number")
+            found["differs_number"] = 1.0
         elif kind in _WHEN:
-            put("differs_when")
+            found["differs_when"] = 1.0
         elif kind in _IDENTIFIERS:
-            put("differs_identifier")
+            found["differs_identifier"] = 1.0
         else:
-            put("differs_other")
-        findings.append(f"different values: {_values(difference)}")
-    put("differs_count", min(len(differences), 3))
-    put("differs_x_cosine", cosine if differences else 0.0)
+            found["differs_other"] = 1.0
+        said = as_written(difference, body_a, body_b).split(": ", 1)[-1]
+        findings.append(f"different values: {said}")
+    found["differs_count"] = min(len(differences), 3)
+    found["differs_x_cosine"] = cosine if differences else 0.0
     if differences:
         overlap = judgement.slot_overlap
         if overlap is None:
             overlap = slot_overlap(body_a, body_b, differences, tfidf)
-        put("slot_overlap", overlap)
+        found["slot_overlap"] = overlap
         if judgement.one_slot:
-            put("one_slot")
-    opposed = polarity.polarity_difference(body_a, body_b)
+            found["one_slot"] = 1.0
+    # The rules' strict check of an automatic merge read the polarity already: none.
+    strict = judgement.verdict == "auto_merge"
+    opposed = None if strict else polarity.polarity_difference(body_a, body_b)
     if opposed:
-        put("opposed")
+        found["opposed"] = 1.0
         findings.append(f"one denies or reverses the other: {opposed}")
     if polarity.announces_change(body_b):
-        put("newer_announces_change")
+        found["newer_announces_change"] = 1.0
         findings.append("the newer announces a change")
     if polarity.announces_change(body_a):
-        put("older_announces_change")
+        found["older_announces_change"] = 1.0
     subjects = keytokens.different_subjects(body_a, body_b)
     if subjects or relation.kind == frames.OTHER_SUBJECT:
-        put("different_subjects")
-        put("two_subjects_x_cosine", cosine)
+        found["different_subjects"] = 1.0
+        found["two_subjects_x_cosine"] = cosine
         if subjects:
             findings.append(f"different subjects: {subjects[0]} / {subjects[1]}")
     if differences or opposed:
         things = keytokens.different_things(body_a, body_b)
         if things:
-            put("different_things")
+            found["different_things"] = 1.0
             findings.append(f"different things: {things}")
     if relation.kind in (frames.NEW_VALUE, frames.OPPOSITE):
-        put("conflict_reading_x_cosine", cosine)
+        found["conflict_reading_x_cosine"] = cosine
     # What only short memories are read for (their frames, spans and word roles): in so
     # few words these say most; a long memory pays nothing for them.
     both_short = short(a.content) and short(b.content)
     in_order = matching.words_in_order(reading_a, reading_b)
     if in_order:
-        put("words_in_order")
-        if matching.roles_kept(reading_a, reading_b):
-            put("same_words_same_roles")
+        found["words_in_order"] = 1.0
+        if strict or matching.roles_kept(reading_a, reading_b):
+            found["same_words_same_roles"] = 1.0
     elif (
         both_short
         and same_words(reading_a, reading_b)
         and not matching.roles_kept(reading_a, reading_b)
     ):
         # "A is our champion at B" / "B is our champion at A": every word, two facts.
-        put("same_words_other_roles")
+        found["same_words_other_roles"] = 1.0
         findings.append("the same words in other roles")
     if across:
-        put("across_languages")
+        found["across_languages"] = 1.0
     if judgement.method == "lexical":
-        put("lexical_only")
+        found["lexical_only"] = 1.0
     if both_short:
-        put("both_short")
+        found["both_short"] = 1.0
     length_a, length_b = len(reading_a.content) or 1, len(reading_b.content) or 1
-    put("length_ratio", min(length_a, length_b) / max(length_a, length_b))
+    found["length_ratio"] = min(length_a, length_b) / max(length_a, length_b)
     if reading_a.about_user and reading_b.about_user:
-        put("both_about_user")
+        found["both_about_user"] = 1.0
     elif reading_a.about_user != reading_b.about_user:
-        put("one_names_a_subject")
+        found["one_names_a_subject"] = 1.0
     else:
         only_a = _missing(reading_a.subject_words, reading_b)
         only_b = _missing(reading_b.subject_words, reading_a)
         if only_a and only_b:
-            put("subjects_differ")
+            found["subjects_differ"] = 1.0
             findings.append(
                 f"different subjects: {matching.spelled(only_a)} / {matching.spelled(only_b)}"
             )
         elif not only_a and not only_b:
-            put("subjects_agree")
+            found["subjects_agree"] = 1.0
         else:
-            put("subject_extra")  # "Stock of the mug is 12" / "The mug is for the arm"
-    names_a = _missing([t for t in reading_a.content if _named(t)], reading_b)
-    names_b = _missing([t for t in reading_b.content if _named(t)], reading_a)
+            found["subject_extra"] = 1.0  # "Stock of the mug is 12" / "The mug is for the arm"
+    names_a = _missing(_names(reading_a), reading_b)
+    names_b = _missing(_names(reading_b), reading_a)
     if names_a and names_b:
-        put("names_differ")
+        found["names_differ"] = 1.0
     words_a, words_b = alignment.content_words(a.content), alignment.content_words(b.content)
     only_a, only_b = alignment.unshared(a.content, b.content)
     longest = max(len(words_a), len(words_b)) or 1
-    put("shared_share", (longest - max(len(only_a), len(only_b))) / longest)
-    put("added_most", min(max(len(only_a), len(only_b)), 4))
-    put("added_least", min(min(len(only_a), len(only_b)), 4))
+    found["shared_share"] = (longest - max(len(only_a), len(only_b))) / longest
+    found["added_most"] = min(max(len(only_a), len(only_b)), 4)
+    found["added_least"] = min(min(len(only_a), len(only_b)), 4)
     if len(only_a) == len(only_b) == 1:
-        put("one_word_each")
+        found["one_word_each"] = 1.0
         if _written_as_name(only_a[0], a.content) and _written_as_name(only_b[0], b.content):
-            put("names_swapped_in")  # "stages on Azure" / "stages on Hetzner"
+            found["names_swapped_in"] = 1.0  # "stages on Azure" / "stages on Hetzner"
         after_a, after_b = _next_word(only_a[0], words_a), _next_word(only_b[0], words_b)
         if after_a and after_a == after_b:
-            put("modifier_differs")  # "the small gripper pad" / "the glass gripper pad"
+            found["modifier_differs"] = 1.0  # "the small gripper pad" / "the glass gripper pad"
     if relation.kind == frames.NEW_VALUE:
-        put("new_value_x_added", min(min(len(only_a), len(only_b)), 4))
+        found["new_value_x_added"] = min(min(len(only_a), len(only_b)), 4)
     if differences:
         # A value differs, and other words on both sides too: "15 N on the steel bracket"
         # / "20 N on the blue sensor" give two things their values, not one its new one.
@@ -302,75 +309,77 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
             for word in alignment.content_words(value)
         }
         if [w for w in only_a if w not in said] and [w for w in only_b if w not in said]:
-            put("values_and_more")
+            found["values_and_more"] = 1.0
     if both_short:
         frame_a, frame_b = frame_words(a.content), frame_words(b.content)
         overlap = len(frame_a & frame_b) / len(frame_a | frame_b) if frame_a or frame_b else 1.0
     else:
         overlap = judgement.lexical  # the shared words, weighed: the frame of a long text
-    put("frame_overlap", overlap)
+    found["frame_overlap"] = overlap
     if relation.kind == frames.NEW_VALUE:
         # "One value at a time" is read from the clause; it holds when both say it in one
         # frame ("lives in Lyon" / "lives in Lille"), hardly when the rest differs too
         # ("is a native of Ghent" / "is vegetarian": two attributes after one copula).
-        put("new_value_same_frame", overlap)
-        put("new_value_other_frame", 1.0 - overlap)
+        found["new_value_same_frame"] = overlap
+        found["new_value_other_frame"] = 1.0 - overlap
     if overlap == 1.0:
-        put("frame_identical")
+        found["frame_identical"] = 1.0
     # One subject is what both name alike (or neither names); one slot what both say of it
     # in the same frame. Either alone is weak in a store of many subjects: two customers
     # share every frame, one customer's plan and diet share a name.
-    if not (names_a or names_b) and not values[INDEX["subjects_differ"]]:
-        put("frame_x_same_names", overlap)
+    if not (names_a or names_b) and not found.get("subjects_differ"):
+        found["frame_x_same_names"] = overlap
         if overlap < 0.5:
-            put("other_frame_same_names")
+            found["other_frame_same_names"] = 1.0
     spans = differing_spans(a.content, b.content) if both_short else []
-    put("spans_differ", min(len(spans), 3))
+    found["spans_differ"] = min(len(spans), 3)
     if len(spans) == 1 and spans[0][0] == "replace":
         # The texts are one sentence with one part said two ways: at its start, two
         # subjects ("Lea K. lives in Turin" / "Lea M. lives in Turin"); at its end, one
         # slot's two values ("The staging target is Azure" / "... is Fly.io").
         _, start, end, length = spans[0]
-        put("one_span_replaced")
+        found["one_span_replaced"] = 1.0
         if start == 0:
-            put("span_opens")
+            found["span_opens"] = 1.0
         if end == length:
-            put("span_closes")
+            found["span_closes"] = 1.0
         if start == 0 and end < length:
-            put("subject_swapped")
+            found["subject_swapped"] = 1.0
         elif start > 0 and end == length:
-            put("value_swapped")
-    if values[INDEX["values_and_more"]] and len(spans) >= 2:
+            found["value_swapped"] = 1.0
+    if found.get("values_and_more") and len(spans) >= 2:
         # A value and, elsewhere in the sentence, another word each: two things with a
         # value each ("Use 20 N of grip force on the glass pad" / "... 15 N ... the blue
         # pad"), not one thing's value changed.
-        put("value_and_thing_differ")
+        found["value_and_thing_differ"] = 1.0
     aligned = _alignment(only_a, only_b, a.content, b.content)
     if aligned is None:
-        put("alignment_unknown")
+        found["alignment_unknown"] = 1.0
     elif aligned < 0:
-        put("one_adds_nothing")
+        found["one_adds_nothing"] = 1.0
     else:
-        put("alignment", aligned)
+        found["alignment"] = aligned
     if reading_a.sign != reading_b.sign:
-        put("signs_differ")
+        found["signs_differ"] = 1.0
     if reading_a.event != reading_b.event:
-        put("events_differ")
+        found["events_differ"] = 1.0
     if not (
         differences
         or opposed
-        or values[INDEX["newer_announces_change"]]
+        or found.get("newer_announces_change")
         or relation.kind in (frames.NEW_VALUE, frames.OPPOSITE, frames.OTHER_VALUE)
         or reading_a.sign != reading_b.sign
     ):
         # No reader saw anything that could disagree: no value, sign, change or slot.
-        put("no_difference_read")
+        found["no_difference_read"] = 1.0
     if judgement.verdict in ("review", "auto_merge"):
-        put("rule_review")
+        found["rule_review"] = 1.0
     elif judgement.verdict == "conflict":
-        put("rule_conflict")
+        found["rule_conflict"] = 1.0
     elif judgement.never_together:
-        put("rule_apart")
+        found["rule_apart"] = 1.0
+    values = np.zeros(len(FEATURES), dtype=np.float64)
+    values[[INDEX[name] for name in found]] = list(found.values())
     return Evidence(values, tuple(dict.fromkeys(findings)))
 
 
@@ -402,8 +411,10 @@ def mark_nearest(pairs: dict) -> None:
         )
 
 
-def _named(token) -> bool:
-    return token.kind == "name" or (token.upper and token.start > 0)
+def _names(reading_) -> list:
+    """The tokens of a reading that name something: a name, or a capital after the first
+    word."""
+    return [t for t in reading_.content if t.kind == "name" or (t.upper and t.start > 0)]
 
 
 def _missing(tokens, other) -> list:
@@ -481,10 +492,6 @@ def _alignment(only_a: list[str], only_b: list[str], text_a: str, text_b: str) -
     if len(only_a) > _ALIGN_WORDS or len(only_b) > _ALIGN_WORDS:
         return None
     return alignment.word_alignment(text_a, text_b)
-
-
-def _values(difference: keytokens.KeyTokenDifference) -> str:
-    return f"{', '.join(difference.only_in_a)} / {', '.join(difference.only_in_b)}"
 
 
 _PHRASES = {

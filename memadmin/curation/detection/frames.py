@@ -315,6 +315,11 @@ def _not_said_in(tokens: tuple[Token, ...], others: tuple[Token, ...]) -> list[T
     return [t for t in tokens if t.key not in keys and not any(same_word(t, o) for o in others)]
 
 
+def _both(only_a, older: Reading, only_b, newer: Reading) -> str:
+    """ "42 cm / 45 cm": what each side has that the other lacks, as each writes it."""
+    return f"{spelled(only_a, older.text)} / {spelled(only_b, newer.text)}"
+
+
 def _compare_objects(older: Reading, newer: Reading) -> Relation:
     objects_a, objects_b = older.objects, newer.objects
     if _copulas(older, newer) or _subject_said_after(older, newer):
@@ -350,16 +355,16 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     if not only_a or not only_b:
         return Relation(REFINES, spelled(only_a or only_b))
     if (older.event or newer.event) and not newer.change:
-        return Relation(EVENTS, f"{spelled(only_a)} / {spelled(only_b)}")
+        return Relation(EVENTS, _both(only_a, older, only_b, newer))
     if not update and scoped_in_time(only_a) != scoped_in_time(only_b):
         # "a backend developer" / "the on-call lead for January": a role for a time.
-        return Relation(OTHER_VALUE, f"{spelled(only_a)} / {spelled(only_b)}")
+        return Relation(OTHER_VALUE, _both(only_a, older, only_b, newer))
     only_a, only_b = slots.without_lone_times(only_a, only_b)
     only_a = [t for t in only_a if not slots.manner(t, older)]
     only_b = [t for t in only_b if not slots.manner(t, newer)]
     if not only_a or not only_b:
         return Relation(REFINES, spelled(only_a or only_b))
-    detail = f"{spelled(only_a)} / {spelled(only_b)}"
+    detail = _both(only_a, older, only_b, newer)
     if not _same_predicate(older, newer):
         return Relation(UNREAD)  # "prefers answers in English" / "wants replies in English"
     slot = slots.slot_of(older, newer, only_a, only_b)

@@ -44,7 +44,6 @@ class Thresholds:
     auto_merge: float  # cosine at or above which a clean pair may merge without review
     auto_merge_enabled: bool
     review: float  # combined similarity at or above which a pair is proposed
-    cluster_floor: float  # every pair inside a cluster must reach this
     candidate: float  # cosine floor of the vector layer
     conflict: float  # similarity from which a pair is "same subject" (for conflicts)
     conflict_slot: float  # overlap, values set aside, from which a difference is a conflict
@@ -76,7 +75,6 @@ class Thresholds:
             auto_merge=settings.DEDUP_AUTO_MERGE_THRESHOLD,
             auto_merge_enabled=settings.DEDUP_AUTO_MERGE,
             review=settings.DEDUP_REVIEW_THRESHOLD,
-            cluster_floor=settings.DEDUP_CLUSTER_FLOOR,
             candidate=settings.DEDUP_CANDIDATE_THRESHOLD,
             conflict=settings.DEDUP_CONFLICT_THRESHOLD,
             conflict_slot=settings.DEDUP_CONFLICT_SLOT,
@@ -370,14 +368,17 @@ def _by_signals(a, b, judgement, tfidf, thresholds, *, multi, cross) -> PairJudg
     # do; once the values are set aside, a changed fact still reads the same (one slot).
     # Across languages the words cannot coincide: the multilingual model says whether
     # the two fill one slot.
+    if differences and not cross:
+        judgement.slot_overlap = slot_overlap(body_a, body_b, differences, tfidf)
+
     def one_slot(values) -> bool:
         if cross:
             return multi_subject
+        if values is differences:
+            return judgement.slot_overlap >= thresholds.conflict_slot
         return slot_overlap(body_a, body_b, values, tfidf) >= thresholds.conflict_slot
 
     same_slot = bool(differences) and one_slot(differences)
-    if differences and not cross:
-        judgement.slot_overlap = slot_overlap(body_a, body_b, differences, tfidf)
     judgement.one_slot = same_slot
     added = _added_values(body_a, body_b) if newer_changes else []
     changed = bool(added) and one_slot(added)
@@ -393,7 +394,7 @@ def _by_signals(a, b, judgement, tfidf, thresholds, *, multi, cross) -> PairJudg
         return judgement
     if same_subject and ((differences and (same_slot or opposed)) or opposed or changed):
         judgement.verdict = Verdict.CONFLICT
-        judgement.differing_tokens = [d.describe() for d in differences] + (
+        judgement.differing_tokens = [as_written(d, body_a, body_b) for d in differences] + (
             [opposed] if opposed else []
         )
         judgement.conflict_kind = "update" if newer_changes else "contradiction"
@@ -405,10 +406,42 @@ def _by_signals(a, b, judgement, tfidf, thresholds, *, multi, cross) -> PairJudg
     if differences:
         # Each says a value the other lacks: two facts, never one (a paraphrase keeps
         # its values; added detail is a value on one side only).
-        judgement.reasons.append(f"different values: {differences[0].describe()}")
+        judgement.reasons.append(f"different values: {as_written(differences[0], body_a, body_b)}")
         judgement.never_together = True
         return judgement
     return None
+
+
+def as_written(difference: keytokens.KeyTokenDifference, text_a: str, text_b: str) -> str:
+    """A key-token difference as the texts write it ("quantity (length): 42 cm / 45 cm",
+    not the canonical "0.42 vs 0.45"), for reasons people read."""
+    measure = difference.kind.removeprefix("quantity (").removesuffix(")")
+    kind = "quantity" if measure != difference.kind else difference.kind
+
+    def written(values, text) -> str:
+        tokens, words = keytokens.key_tokens(text), keytokens.words_of(text)
+        said = []
+        for value in values:
+            wanted = f"{measure}={value}" if kind == "quantity" else value
+            found = next((t for t in tokens if t.kind == kind and t.value == wanted), None)
+            if found is None or found.position >= len(words):
+                said.append(value)
+                continue
+            base = found.written or words[found.position].raw
+            if found.position + 1 < len(words):
+                # "3 am": the word after it when only both read as the value.
+                longer = f"{base} {words[found.position + 1].raw}"
+                if found in keytokens.key_tokens(longer) and found not in keytokens.key_tokens(
+                    base
+                ):
+                    base = longer
+            said.append(base)
+        return ", ".join(said)
+
+    return (
+        f"{difference.kind}: {written(difference.only_in_a, text_a)} / "
+        f"{written(difference.only_in_b, text_b)}"
+    )
 
 
 def _judge_exact(a, b) -> PairJudgement:

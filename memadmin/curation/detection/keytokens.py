@@ -4,10 +4,9 @@
 stand jazz") or in negation ("uses X" / "does not use X"); and whether a text announces a
 change ("moved to", "jetzt", "désormais", "现在").
 
-Values are read in canonical form (curation.quantities): "3 am" and "03:00", "90 min" and
-"1.5 h" are one value. The words of every language come from store/lexicon.toml. Pure
-functions of text, shared by detection, the API, the lost-fact check and calibration.
-"""
+Values are read in canonical form (curation.quantities): "3 am" and "03:00" are one value.
+The words of every language come from store/lexicon.toml. Pure functions of text, shared
+by detection, the API, the lost-fact check and calibration."""
 
 from __future__ import annotations
 
@@ -487,6 +486,7 @@ def _one_part_differs(parts_a: list[str], parts_b: list[str]) -> bool:
     return 0 < same < len(parts_a)
 
 
+@text_cache
 def subject(text: str) -> str | None:
     """The entity a text is about when it names one in its first words ("pve1 has 64 GB",
     "Experiment E-041 tested...", "Alice's birthday is..."): its name, or None."""

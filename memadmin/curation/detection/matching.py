@@ -132,9 +132,28 @@ def same_stem(lemma_a: str, lemma_b: str) -> bool:
     return len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 3
 
 
-def spelled(tokens) -> str:
-    """Tokens as written, for a reason people read."""
-    return " ".join(t.text for t in tokens)
+def spelled(tokens, text: str = "") -> str:
+    """Tokens as `text` writes them, for a reason people read: a name whole and in its
+    case ("Postgres 15", not "postgres"), a quantity with its unit ("42 cm")."""
+    return " ".join(_as_written(t, text) for t in tokens)
+
+
+# A number and the word after it: a quantity's unit when the key tokens read it so.
+_NUMBER_AND_WORD = re.compile(r"[^\s,;]+(?:\s?[^\W\d_]+\.?)?")
+
+
+def _as_written(token: Token, text: str) -> str:
+    if not text or text[token.start : token.start + len(token.text)].lower() != token.text:
+        return token.text
+    if token.kind == "name" and text[token.start :].lower().startswith(token.lemma):
+        return text[token.start : token.start + len(token.lemma)]
+    if token.kind == "value":
+        found = _NUMBER_AND_WORD.match(text, token.start)
+        candidate = found.group(0).rstrip(".") if found else ""
+        value = token.value.replace(":", "=", 1)
+        if any(t.value == value for t in keytokens.key_tokens(candidate)):
+            return candidate
+    return text[token.start : token.start + len(token.text)]
 
 
 def same_word_class(a: Token, b: Token) -> bool:

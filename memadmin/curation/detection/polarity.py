@@ -33,12 +33,22 @@ def _stance(text: str) -> tuple[frozenset[str], frozenset[str]]:
     positive, negative, phrases = _polarity()
     found = text_words(folded) | set(cjk_words(folded, positive | negative))
     pos, neg = found & positive, found & negative
-    said = {phrase for phrase in phrases if phrase in folded}
+    # One search tells whether any phrase is there (most texts have none); then which.
+    said = (
+        {phrase for phrase in phrases if phrase in folded}
+        if _any_phrase().search(folded)
+        else set()
+    )
     if said:
         neg |= said
         # "doesn't like" holds "like": the phrase, not the word, is the stance.
         pos -= {word for phrase in said for word in phrase.split()}
     return frozenset(pos), frozenset(neg)
+
+
+@cache
+def _any_phrase() -> re.Pattern:
+    return re.compile("|".join(map(re.escape, _polarity()[2])) or "(?!)")
 
 
 def cjk_words(folded: str, vocabulary: frozenset[str]) -> list[str]:
@@ -125,10 +135,15 @@ def _negated_names(text: str) -> tuple[frozenset[str], frozenset[str]]:
     negators = words("negation")
     suffixes = tuple(lexicon()["negation"]["suffixes"])
     names = {t.position: t.value for t in key_tokens(text) if t.kind == "name"}
+    words_ = words_of(text)
+    if not any(w.lower in negators or w.lower.endswith(suffixes) for w in words_):
+        return frozenset(names.values()), frozenset()  # no negation: every name asserted
     asserted, negated = set(), set()
     reach = 0
-    for index, word in enumerate(words_of(text)):
-        gap = text[: word.start].rstrip()
+    for index, word in enumerate(words_):
+        # What ends before the word: its last mark is at or after the previous word's
+        # start (a word's span holds the mark that closes it).
+        gap = text[words_[index - 1].start if index else 0 : word.start].rstrip()
         if index and gap.endswith(_CLAUSE_END):
             reach = 0
         if word.lower in negators or word.lower.endswith(suffixes):

@@ -102,7 +102,7 @@ def test_a_changed_value_of_one_slot_is_a_proposed_conflict_with_its_evidence(ve
 
     assert (judgement.verdict, judgement.tier) == (Verdict.CONFLICT, "proposed")
     assert judgement.confidence >= Thresholds.from_settings().propose_conflict
-    assert any("azure / fly.io" in finding for finding in judgement.findings)
+    assert any("Azure / Fly.io" in finding for finding in judgement.findings)
 
 
 def test_two_attributes_of_one_subject_are_not_a_proposed_conflict(vectors):

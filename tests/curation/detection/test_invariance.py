@@ -57,28 +57,24 @@ def test_the_dev_set_reaches_the_targets_with_no_metadata(dev_memories_path, vec
 
 
 @pytest.mark.parametrize(
-    ("folder", "floor"),
-    [
-        ("everyday", (0.93, 0.6, 0.93, 0.75)),
-        ("everyday2", (0.93, 0.75, 0.93, 0.7)),
-        ("everyday3", (0.93, 0.35, 0.93, 0.8)),
-    ],
+    ("folder", "recall", "conflict_recall"),
+    [("everyday", 0.75, 0.9), ("everyday2", 0.9, 0.9), ("everyday3", 0.7, 0.8)],
 )
-def test_everyday_memories_reach_their_floor(vectors, folder, floor):
-    # Short memories in the voices agents use, written for memadmin (tests/data/everyday*);
-    # the precision is the proposed tier's target, the recall what they score today, so
-    # a change that loses ground fails here (the rest waits in the possible tier).
+def test_everyday_memories_reach_their_floor(vectors, folder, recall, conflict_recall):
+    # Short memories in the voices agents use, written for memadmin (tests/data/everyday*).
+    # The proposed tier holds the precision target; with the possible tier, which waits
+    # apart for a curator or the LLM, the recall the rules had before the calibrated
+    # model (what they proposed at a lower precision).
     rows, labels = calibration.load_set(EVERYDAY.parent / folder)
-    score = calibration.score(
-        labels, calibration.plan_set(rows, Thresholds.from_settings(), vectors)
-    )
+    outputs = calibration.plan_set(rows, Thresholds.from_settings(), vectors)
+    proposed = calibration.score(labels, outputs)
+    reached = calibration.score(labels, calibration.with_possible(outputs))
 
-    precision, recall, conflict_precision, conflict_recall = floor
-    assert score.precision >= precision
-    assert score.recall >= recall
-    assert score.conflict_precision >= conflict_precision
-    assert score.conflict_recall >= conflict_recall
-    assert score.unsafe_auto_merges == []
+    assert proposed.precision >= 0.93
+    assert proposed.conflict_precision >= 0.93
+    assert reached.recall >= recall
+    assert reached.conflict_recall >= conflict_recall
+    assert proposed.unsafe_auto_merges == []
 
 
 def test_a_lost_guard_leaves_its_pair_unscored():

@@ -1,0 +1,36 @@
+"""Reasons name the values as the memories write them: versions with their name, lengths
+with their unit, names in their case (never the canonical values a reader cannot find)."""
+
+import pytest
+
+from memadmin.curation.detection import frames, keytokens, reading
+from memadmin.curation.detection.judgement import as_written
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "detail"),
+    [
+        ("Staging runs Postgres 15.", "Staging runs Postgres 16.", "Postgres 15 / Postgres 16"),
+        ("The shelf is 42 cm deep.", "The shelf is 45 cm deep.", "42 cm / 45 cm"),
+        ("The staging target is Azure", "The staging target is Fly.io", "Azure / Fly.io"),
+    ],
+)
+def test_a_slot_with_two_values_names_them_as_written(older, newer, detail):
+    assert frames.compare(reading.read(older), reading.read(newer)).detail == detail
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "said"),
+    [
+        (
+            "The shelf is 42 cm deep.",
+            "The shelf is 45 cm deep.",
+            "quantity (length): 42 cm / 45 cm",
+        ),
+        ("Backups run at 3 am.", "Backups run at 04:00.", "time: 3 am / 04:00"),
+        ("The meeting is on Tuesday", "The meeting is on Thursday", "weekday: Tuesday / Thursday"),
+    ],
+)
+def test_a_key_token_difference_reads_as_written(older, newer, said):
+    (difference,) = keytokens.key_token_differences(older, newer)
+    assert as_written(difference, older, newer) == said

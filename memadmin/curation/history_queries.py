@@ -50,11 +50,17 @@ def what_changed(
     events = (
         HistoryEvent.objects.filter(id__gt=since_event, **lookup)
         .select_related("memory")
-        .only("action", "actor", "created_at", "memory__external_id")
+        .only("action", "actor", "created_at", "reason", "memory__external_id")
         .order_by("id")
     )
     grouped: dict[tuple[str, str, str], list[str]] = {}
+    overtaken: list[str] = []
     for event in events:
+        if event.action == HistoryEvent.Action.OVERTAKE:
+            # Another decision's doing, already said in full ("kit-001 was merged into
+            # merged-8-3 by carla at ...").
+            overtaken += [] if event.reason in overtaken else [event.reason]
+            continue
         when = timezone.localtime(event.created_at).strftime("%H:%M")
         who = event.actor.split(":", 1)[-1]
         names = grouped.setdefault((who, VERBS.get(event.action, event.action), when), [])
@@ -63,7 +69,7 @@ def what_changed(
     said = [
         " ".join(filter(None, (who, verb, ", ".join(names), f"at {when}")))
         for (who, verb, when), names in grouped.items()
-    ]
+    ] + overtaken
     if cluster is not None:
         newest = (
             MergeProposal.objects.filter(cluster=cluster).order_by("-id").only("created_at").first()

@@ -20,6 +20,9 @@ class ClusterStatus(models.TextChoices):
     DISMISSED = "dismissed"  # a curator said "not duplicates"
     SPLIT = "split"  # replaced by smaller clusters
     UNMERGED = "unmerged"  # its merge was undone
+    # Another decision made all but one of its members inactive (decisions/overlaps.py);
+    # open again if that decision is undone.
+    OVERTAKEN = "overtaken"
 
 
 class Tier(models.TextChoices):
@@ -84,6 +87,9 @@ class ClusterMember(models.Model):
     memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="memberships")
     # A curator took this member out of the cluster ("uncheck a member").
     excluded = models.BooleanField(default=False)
+    # Another decision made it inactive (decisions/overlaps.py): out of the cluster, said
+    # how, back in if that decision is undone.
+    taken_note = models.TextField(blank=True, default="")
 
     class Meta:
         constraints = [
@@ -159,6 +165,10 @@ class ConflictStatus(models.TextChoices):
     OPEN = "open"
     RESOLVED = "resolved"
     DISMISSED = "dismissed"
+    # Another decision made a side inactive (decisions/overlaps.py): closed, its fact
+    # carried on by a conflict that `follows` it where a memory carries it; open again if
+    # that decision is undone.
+    OVERTAKEN = "overtaken"
 
 
 class ConflictResolution(models.TextChoices):
@@ -214,6 +224,12 @@ class Conflict(models.Model):
         db_index=False,
     )
     resolved_at = models.DateTimeField(null=True, blank=True)
+    # What overtook it, as a reader reads it ("kit-001 was merged into merged-8-3 by
+    # carla at 2026-11-26 12:17"), and the conflict it re-points, when it carries one on.
+    overtaken_note = models.TextField(blank=True, default="")
+    follows = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="followed_by"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -298,6 +314,8 @@ class HistoryEvent(models.Model):
         UNDO = "undo"  # a dismissal, exclusion or split taken back (undoes: which)
         OPEN = "open"  # a cluster opened by hand from memories a curator chose
         FORGET = "forget"  # an agent asked to forget a memory: retired, undoable
+        # An open conflict or cluster followed another decision (decisions/overlaps.py).
+        OVERTAKE = "overtake"
 
     # Indexed by history_ns_action, which starts with it.
     namespace = models.ForeignKey(
@@ -388,6 +406,15 @@ class DedupRun(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.pk} of {self.namespace_id} ({self.status})"
+
+    @property
+    def shown_status(self) -> str:
+        """The status as people read it: a run that left work for the next (--max-ops) is
+        "partial: N left for the next run", not "done"."""
+        deferred = (self.counts or {}).get("deferred", 0)
+        if self.status == self.Status.DONE and deferred:
+            return f"partial: {deferred} left for the next run"
+        return self.status
 
 
 class LlmAllowance(models.Model):

@@ -85,6 +85,16 @@ def check(draft: Draft, members: Sequence) -> Draft:
     return draft
 
 
+def offered_warnings(members: Sequence, proposal) -> list[str]:
+    """The lost-fact check of what a page offers for an open cluster: its saved
+    proposal's warnings, else the rule's text (what the box holds) checked now."""
+    if proposal is not None:
+        return list(proposal.warnings)
+    if len(members) < 2:
+        return []
+    return check(rule_draft(members, "not saved"), members).warnings
+
+
 def rule_draft(members: Sequence, reason: str) -> Draft:
     keep = representative(members)
     return Draft(

@@ -281,7 +281,10 @@ def test_wait_says_once_when_no_worker_runs_and_goes_on_when_one_starts(
     assert "1 exact collapsed, 1 auto-merged" in result.stdout
 
 
-def test_ctrl_c_stops_the_waiting_only_and_says_so(load):
+@pytest.mark.parametrize("after", [0.0, 0.3, 1.0])
+def test_ctrl_c_stops_the_waiting_only_and_says_so(load, after):
+    """Whenever Ctrl-C comes once the batch is queued (at once, in the first look at the
+    queue, in the waiting loop), only the waiting stops, at once, and says so."""
     copies(load, "ns-a")
     waiting = subprocess.Popen(
         [sys.executable, "manage.py", "find_duplicates", "--enqueue", "--wait", "--no-llm"],
@@ -292,7 +295,7 @@ def test_ctrl_c_stops_the_waiting_only_and_says_so(load):
         text=True,
     )
     wait_until(lambda: tasks.batch_states() != [], what="the batch to be queued")
-    time.sleep(1)  # in its waiting loop
+    time.sleep(after)
     waiting.send_signal(signal.SIGINT)
     _, err = waiting.communicate(timeout=60)
 

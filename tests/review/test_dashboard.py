@@ -54,7 +54,7 @@ def test_the_dashboard_shows_counts_runs_and_charts(client, viewer, run_command,
     content = client.get("/").content.decode()
 
     assert "<td>alice</td>" in content
-    assert content.count("<figure>") == 3 and "Open clusters by weakest link" in content
+    assert content.count("<figure>") == 4 and "Open clusters by weakest link" in content
     assert content.count("No open clusters.") == 2  # the pair was folded automatically
     assert "50 %" in content  # the run's removal rate
 
@@ -86,3 +86,67 @@ def test_an_empty_chart_says_so_instead_of_drawing_nothing():
     assert empty.empty == "Nothing yet." and full.empty == ""
     assert full.top == 4 and full.bars[1].y == full.plot_top and full.bars[0].height == 0
     assert full.bars[1].y + full.bars[1].height == full.baseline
+
+
+def test_decisions_per_day_count_every_decision_once_and_undos_apart(client, viewer):
+    """One definition: merges, dismissals and settlements are decisions whatever became of
+    them since (a merge undone still was one); the undo is counted apart."""
+    from django.utils import timezone
+
+    from memadmin.curation import decisions, queries
+    from tests.curation.decisions.test_overlaps import accept, conflict, kit
+    from tests.factories import cluster
+
+    carla, ada = person("carla", "curator"), person("ada", "admin")
+    one, two, three, four = kit()
+    merged_cluster = cluster(one, two)
+    dismissed = cluster(three, four)
+    settled = conflict(three, four)
+    accept(merged_cluster, carla)
+    decisions.dismiss_cluster(cluster=dismissed, user=carla)
+    decisions.resolve_conflict(conflict=settled, resolution="keep_b", user=ada)
+    decisions.unmerge(cluster=merged_cluster, actor="user:carla", user=carla)
+
+    today = timezone.localdate()
+    counted = queries.decisions_per_day(today)
+    assert (counted["decisions"][today], counted["undos"][today]) == (3, 1)
+    client.force_login(viewer)
+    content = client.get("/").content.decode()
+    assert "Decisions per day (14 days; undos apart)" in content
+    assert "Undos per day (14 days)" in content
+
+
+def test_automatic_merges_and_partial_runs_read_the_same_everywhere(
+    client, viewer, run_command, load
+):
+    from tests.factories import line, near, unit
+
+    lines = []
+    for group in range(3):
+        lines += [
+            line(f"g{group}-a", f"Fact number {group} is here.", unit(group)),
+            line(f"g{group}-b", f"fact number {group} here", unit(group)),
+        ]
+    lines += [
+        line("p-a", "Her cat Miso is an orange tabby cat.", unit(7)),
+        line("p-b", "Her cat Miso is an orange tabby.", near(7, 0.99)),
+    ]
+    load(*lines)
+    first = run_command("find_duplicates", "--max-ops", "2")
+    client.force_login(viewer)
+
+    content = client.get("/").content.decode()
+
+    import re
+
+    from memadmin.curation.models import DedupRun
+
+    merged = int(re.search(r"(\d+) auto-merged", first.stdout).group(1))
+    deferred = int(re.search(r"(\d+) deferred by --max-ops", first.stdout).group(1))
+    assert deferred > 0 and merged > 0
+    run = DedupRun.objects.get()
+    assert run.shown_status == f"partial: {deferred} left for the next run"
+    assert f"partial: {deferred} left for the next run (--max-ops)" in run.alerts
+    assert f"partial: {deferred} left for the next run" in content
+    # The dashboard's automatic merges are the command's "auto-merged".
+    assert re.search(rf'<td class="num">{merged}</td></tr>', content)

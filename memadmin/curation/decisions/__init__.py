@@ -33,6 +33,7 @@ from memadmin.curation.decisions.conflicts import (
 )
 from memadmin.curation.decisions.history import (
     DecisionError,
+    InvalidText,
     StaleDecision,
     refuse_if_decided,
     snapshot,
@@ -68,6 +69,7 @@ __all__ = [
     "DecisionError",
     "Fold",
     "ImportResult",
+    "InvalidText",
     "ProposedCluster",
     "StaleDecision",
     "accept_proposal",

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from memadmin.curation.decisions import overlaps
 from memadmin.curation.decisions.history import (
     DecisionError,
     StaleDecision,
@@ -114,6 +115,8 @@ def resolve_conflict(
     the conflict's status. Refuses with StaleDecision when someone settled it first."""
     with transaction.atomic():
         conflict = Conflict.objects.select_for_update().get(pk=conflict.pk)
+        if conflict.status == ConflictStatus.OVERTAKEN:
+            raise StaleDecision(f"this conflict was overtaken: {conflict.overtaken_note}")
         if conflict.status != ConflictStatus.OPEN:
             who = conflict.resolver.get_username() if conflict.resolver else "a command"
             when = conflict.resolved_at.strftime("%Y-%m-%d %H:%M") if conflict.resolved_at else "?"
@@ -125,7 +128,13 @@ def resolve_conflict(
                 'both valid needs a scope note: say where each holds (e.g. "A is staging, '
                 'B production")'
             )
-        older, newer = conflict.memory_a, conflict.memory_b
+        # A settlement acts on the two memories as they are now: never on one another
+        # decision already made inactive (that would undo what it decided).
+        older, newer = lock_memory(conflict.memory_a), lock_memory(conflict.memory_b)
+        gone = [m for m in (older, newer) if m.status != MemoryStatus.ACTIVE]
+        if gone:
+            said = "; ".join(overlaps.what_happened(m) for m in gone)
+            raise StaleDecision(f"{said}: this conflict can no longer be settled as asked")
         actor, now = actor_of(user), timezone.now()
         reason = f"conflict {conflict.pk} settled: {settled_in_words(resolution)}"
         if resolution in (ConflictResolution.KEEP_A, ConflictResolution.KEEP_B):
@@ -190,6 +199,7 @@ def resolve_conflict(
         conflict.resolution = "" if resolution == "dismiss" else resolution
         conflict.scope_note, conflict.resolver, conflict.resolved_at = scope_note, user, now
         conflict.save()
+        overlaps.follow([older.pk, newer.pk], actor=actor, user=user)
     return conflict
 
 
@@ -295,6 +305,7 @@ def undo_resolution(*, conflict: Conflict, user) -> Conflict:
         conflict.status, conflict.resolution, conflict.scope_note = ConflictStatus.OPEN, "", ""
         conflict.resolver, conflict.resolved_at = None, None
         conflict.save()
+        overlaps.follow(memories, actor=actor_of(user), user=user)
     return conflict
 
 

@@ -40,6 +40,11 @@ class StaleDecision(DecisionError):
     """Someone decided first, or the members changed since the proposal was written."""
 
 
+class InvalidText(DecisionError):
+    """The text a person wrote cannot be stored (blank, unreadable, too long): nothing to
+    do with what anyone else decided; the page keeps the text in its box."""
+
+
 def actor_of(user) -> str:
     return f"user:{user.get_username()}"
 
@@ -145,7 +150,7 @@ def merged_text(text: str) -> str:
     try:
         return validation.content(text.strip(), "the merged text")
     except validation.Invalid as problem:
-        raise DecisionError(str(problem)) from None
+        raise InvalidText(str(problem)) from None
 
 
 def lock_active(ids: Sequence[int]) -> dict[int, Memory]:

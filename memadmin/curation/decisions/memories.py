@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from memadmin.curation.decisions import overlaps
 from memadmin.curation.decisions.history import (
     DecisionError,
     actor_of,
@@ -41,6 +42,8 @@ class ImportResult:
     # Memories curation had made inactive whose status the file would have changed back.
     kept_curated: int = 0
     namespaces: set[str] = field(default_factory=set)
+    # Memories the file made inactive (their open conflicts and clusters follow).
+    retired_ids: list[int] = field(default_factory=list)
 
 
 def import_records(
@@ -78,6 +81,12 @@ def import_records(
             if on_progress:
                 on_progress(len(chunk))
         _link_supersessions(supersessions, actor)
+        # A file that retires a memory (its status, superseded_by) moves what held it.
+        overlaps.follow(
+            [m.pk for _, m in supersessions if m.status != MemoryStatus.ACTIVE]
+            + result.retired_ids,
+            actor=actor,
+        )
         if embed:
             # Memories stored before their namespace turned multilingual get the vector.
             for namespace in namespaces.values():
@@ -123,6 +132,8 @@ def _import_chunk(
                 result.kept_curated += 1
             if _apply_record(memory, record, keep_status=curated):
                 changed.append((memory, before))
+                if memory.status != MemoryStatus.ACTIVE and not curated:
+                    result.retired_ids.append(memory.pk)
                 if before["content"] != memory.content:
                     needs_vector.append((memory, record))
             else:
@@ -438,13 +449,15 @@ def forget_memory(*, memory: Memory, reason: str, actor: str) -> Memory:
             raise DecisionError(f"{memory.external_id} is {memory.status}, not active")
         if memory.pinned:
             raise DecisionError(f"{memory.external_id} is pinned by an admin: it is kept")
-        return change(
+        memory = change(
             memory,
             HistoryEvent.Action.FORGET,
             actor=actor,
             reason=reason,
             status=MemoryStatus.DELETED,
         )
+        overlaps.follow([memory.pk], actor=actor)
+        return memory
 
 
 def return_from_source(*, memory: Memory, actor: str, reason: str) -> Memory:
@@ -456,7 +469,7 @@ def return_from_source(*, memory: Memory, actor: str, reason: str) -> Memory:
         memory = lock_memory(memory)
         if memory.status == MemoryStatus.ACTIVE:
             return memory
-        return change(
+        memory = change(
             memory,
             HistoryEvent.Action.UPDATE,
             actor=actor,
@@ -464,6 +477,8 @@ def return_from_source(*, memory: Memory, actor: str, reason: str) -> Memory:
             status=MemoryStatus.ACTIVE,
             superseded_by=None,
         )
+        overlaps.follow([memory.pk], actor=actor)
+        return memory
 
 
 def undo_forget(*, forgotten: HistoryEvent, user) -> Memory:
@@ -479,7 +494,7 @@ def undo_forget(*, forgotten: HistoryEvent, user) -> Memory:
         memory = lock_memory(forgotten.memory)
         if memory.status != MemoryStatus.DELETED:
             raise DecisionError(f"{memory.external_id} changed since it was forgotten")
-        return change(
+        memory = change(
             memory,
             HistoryEvent.Action.UNDO,
             actor=actor_of(user),
@@ -488,6 +503,8 @@ def undo_forget(*, forgotten: HistoryEvent, user) -> Memory:
             links={"undoes": forgotten},
             status=forgotten.before["status"],
         )
+        overlaps.follow([memory.pk], actor=actor_of(user), user=user)
+        return memory
 
 
 def insert_written(

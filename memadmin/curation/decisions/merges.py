@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from memadmin.curation.decisions import overlaps
 from memadmin.curation.decisions.clusters import close, weakest
 from memadmin.curation.decisions.history import (
     DecisionError,
@@ -143,6 +144,11 @@ def fold_many(
             ]
         )
         insert_rows(events)
+        overlaps.follow(
+            [m.pk for m in superseded],
+            actor=actor,
+            deciding=[fold.into.pk for fold in folds if fold.into is not None],
+        )
     left_out = {id(fold) for fold, _ in refused}
     # One line per fold at DEBUG only: a batch run makes tens of thousands (the INFO
     # summary per namespace is find_duplicates'), and their arguments cost if built.
@@ -334,7 +340,15 @@ def accept_proposal(
         proposal.save(update_fields=["status", "reviewer", "decided_at"])
         cluster.status, cluster.decided_by, cluster.decided_at = ClusterStatus.ACCEPTED, user, now
         cluster.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
+        overlaps.follow(member_ids, actor=actor, user=user)
     return merged
+
+
+_FOLD_ACTIONS = (
+    HistoryEvent.Action.MERGE,
+    HistoryEvent.Action.COLLAPSE,
+    HistoryEvent.Action.SUPERSEDE,
+)
 
 
 def unmerge(*, cluster: Cluster, actor: str, user=None, reason: str = "") -> None:
@@ -355,8 +369,11 @@ def unmerge(*, cluster: Cluster, actor: str, user=None, reason: str = "") -> Non
         events = list(
             # This merge's events: not undo events, and not those of an earlier merge of
             # the same cluster that was undone already (a reopened cluster merged again).
-            HistoryEvent.objects.filter(cluster=cluster, undoes__isnull=True)
-            .exclude(action=HistoryEvent.Action.UNMERGE)
+            # Only the fold's own events: an exclusion or an overtaken member of the same
+            # cluster is no part of the merge (undoing it as one retired that member).
+            HistoryEvent.objects.filter(
+                cluster=cluster, undoes__isnull=True, action__in=_FOLD_ACTIONS
+            )
             .exclude(undone_by__isnull=False)
             .select_related("memory")
             .order_by("id")
@@ -402,6 +419,7 @@ def unmerge(*, cluster: Cluster, actor: str, user=None, reason: str = "") -> Non
             # A person's merge undone: the cluster goes back to the queue, to decide again.
             cluster.status, cluster.decided_by, cluster.decided_at = ClusterStatus.OPEN, None, None
         cluster.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
+        overlaps.follow(memories, actor=actor, user=user)
 
 
 def _remember_undone(cluster: Cluster, events, memories, user) -> None:

@@ -412,6 +412,11 @@ def _finish(parts: list[_Part], batch_seconds: float) -> None:
                 report.failed,
                 part.run.pk if part.run else None,
             )
+        if report.deferred:
+            # Done, but not all of it: the rest waits for the next run (--max-ops).
+            alert = f"partial: {report.deferred} left for the next run (--max-ops)"
+            report.alerts.append(alert)
+            logger.warning("DEDUP_ALERT %s in namespace %s", alert, namespace.name)
         if report.removal_rate > settings.DEDUP_ALERT_REMOVAL_RATE:
             alert = (
                 f"removal rate {report.removal_rate:.0%} exceeds "

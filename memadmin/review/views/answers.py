@@ -173,6 +173,7 @@ def offer_undo(request: HttpRequest, *, url: str, label: str, back: str) -> None
 
 # The session key of the drafts a refused decision set aside (no JavaScript).
 DRAFTS = "drafts"
+BOXES = "boxes"  # texts refused for themselves, back in their box
 MAX_DRAFTS = 20
 
 
@@ -194,6 +195,24 @@ def take_draft(request: HttpRequest, key: str) -> str:
     text = drafts.pop(key)
     request.session[DRAFTS] = drafts
     return text
+
+
+def keep_in_box(request: HttpRequest, key: str, text: str, error: str) -> None:
+    """A text refused for itself (blank, too long), with what is wrong: the page it goes
+    back to puts it back in its box, the error beside it (no JavaScript: a redirect)."""
+    boxes = request.session.get(BOXES, {})
+    boxes[key] = [text, error]
+    request.session[BOXES] = dict(list(boxes.items())[-MAX_DRAFTS:])
+
+
+def take_from_box(request: HttpRequest, key: str) -> tuple[str, str]:
+    """The text and error keep_in_box set for `key`, once; ("", "") when none."""
+    boxes = request.session.get(BOXES)
+    if not boxes or key not in boxes:
+        return "", ""
+    text, error = boxes.pop(key)
+    request.session[BOXES] = boxes
+    return text, error
 
 
 @dataclass

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.contrib import messages
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -22,6 +23,7 @@ from memadmin.review.views.answers import (
     answer_decision,
     filter_value,
     keep_draft,
+    keep_in_box,
     offer_undo,
     page_of,
     query_without_page,
@@ -30,6 +32,7 @@ from memadmin.review.views.answers import (
     safe_next,
     selected_ids,
     take_draft,
+    take_from_box,
 )
 from memadmin.store import validation
 from memadmin.store.models import Memory, Namespace
@@ -95,6 +98,13 @@ def queue(request: HttpRequest) -> HttpResponse:
     queue's filters (`from`), so the review goes on within this queue."""
     filters, arguments, ignored = _queue_filters(request.GET)
     page = page_of(request, queries.cluster_queue(**arguments), QUEUE_PAGE_SIZE)
+    for found in page:
+        # Every row's lost-fact warning, saved proposal or not.
+        members = [membership.memory for membership in found.memberships.all()]
+        pending = found.pending[0] if found.pending else None
+        found.warnings = (
+            proposals.offered_warnings(members, pending) if found.status == "open" else []
+        )
     other_tier = Tier.POSSIBLE if filters["tier"] == Tier.PROPOSED else Tier.PROPOSED
     context = {
         "page": page,
@@ -178,6 +188,7 @@ def _context(
     changes: Sequence[str] = (),
     draft: str = "",
     place: Place | None = None,
+    in_box: tuple[str, str] = ("", ""),
 ) -> dict:
     """The cluster page's context. Each member shows its differences from the proposal,
     or, when `against` names a member, from that member (to compare members). After a
@@ -201,6 +212,9 @@ def _context(
         ]
         for row in members
     ]
+    # The lost-fact check of the text the page offers, saved or not.
+    open_now = cluster.status == ClusterStatus.OPEN
+    warnings = proposals.offered_warnings(members, proposal) if open_now else []
     flags = list(cluster.flags)
     if any(m.pinned for m in members) and "protected" not in flags:
         flags.append("protected")  # pinned since the run: protected all the same
@@ -211,7 +225,12 @@ def _context(
         "compared": compared,
         "grid": zip(members, grid, strict=True),
         "proposal": proposal,
-        "text": text,
+        "warnings": warnings,
+        # Members another decision made inactive, and what it was.
+        "taken": cluster.memberships.exclude(taken_note="").values_list("taken_note", flat=True),
+        # A text refused for itself goes back in the box, with what is wrong beside it.
+        "text": in_box[0] if in_box[1] else text,
+        "text_error": in_box[1],
         # The proposal box as tall as its text (about 70 characters a line), within reason.
         "text_rows": min(24, max(3, len(text) // 70 + text.count("\n") + 2)),
         "error": error,
@@ -237,10 +256,10 @@ def cluster(request: HttpRequest, cluster_id: int) -> HttpResponse:
     against = filter_value(request, "against", validation.whole_number, low=1, high=2**63 - 1)
     found = _get(cluster_id)
     draft = take_draft(request, f"cluster-{found.pk}")
+    in_box = take_from_box(request, f"cluster-{found.pk}")
     place = _place(found, request.GET.get("from", ""))
-    return render(
-        request, "review/cluster.html", _context(found, against=against, draft=draft, place=place)
-    )
+    context = _context(found, against=against, draft=draft, place=place, in_box=in_box)
+    return render(request, "review/cluster.html", context)
 
 
 def _get(cluster_id: int) -> Cluster:
@@ -261,12 +280,33 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
     query = request.POST.get("from", "")
     order = _queue_order(query)
     try:
-        if version and version != queries.cluster_version(found):
-            decisions.refuse_if_decided(found)
-            raise decisions.StaleDecision(
-                "this cluster changed since your page showed it: nothing was decided"
+        with transaction.atomic():
+            # One decision on a cluster at a time: a second click waits for one in flight
+            # (its proposal written on the way included), then reads what it decided.
+            found = (
+                Cluster.objects.select_for_update(of=("self",))
+                .select_related("namespace", "decided_by")
+                .get(pk=cluster_id)
             )
-        message = act(found) or message
+            if version and version != queries.cluster_version(found):
+                decisions.refuse_if_decided(found)
+                raise decisions.StaleDecision(
+                    "this cluster changed since your page showed it: nothing was decided"
+                )
+            message = act(found) or message
+    except decisions.InvalidText as problem:
+        # The reviewer's own text is wrong, nobody else's doing: it stays in its box.
+        invalid = str(problem)
+        draft = request.POST.get("text", "")
+        if not request.htmx:
+            keep_in_box(request, f"cluster-{cluster_id}", draft, invalid)
+        page = DecisionPage(
+            "review/cluster.html",
+            "cluster",
+            lambda e: _context(found, place=_place(found, query, order), in_box=(draft, invalid)),
+        )
+        here = _cluster_url(found.pk, query)
+        return answer_decision(request, page=page, error=invalid, done_url=here, refused_url=here)
     except decisions.DecisionError as problem:
         error = str(problem)
     found = _get(cluster_id)  # as the decision left it

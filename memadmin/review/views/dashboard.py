@@ -1,4 +1,4 @@
-"""The dashboard: per namespace counts, the last runs, three charts."""
+"""The dashboard: per namespace counts, the last runs, four charts."""
 
 from datetime import timedelta
 
@@ -15,7 +15,7 @@ from memadmin.review.views.answers import role_required
 @role_required(VIEWER)
 def dashboard(request: HttpRequest) -> HttpResponse:
     """Per namespace: memories, open clusters and conflicts, automatic merges this week,
-    the last runs with their removal rate and alerts; three small charts."""
+    the last runs with their removal rate and alerts; four small charts."""
     days = [(timezone.now() - timedelta(days=back)).date() for back in range(13, -1, -1)]
     sizes = queries.open_cluster_sizes()
     decided = queries.decisions_per_day(days[0])
@@ -39,11 +39,18 @@ def dashboard(request: HttpRequest) -> HttpResponse:
                 empty="No open clusters.",
             ),
             charts.bar_chart(
-                "Decisions per day (14 days)",
-                [(d.strftime("%d"), decided.get(d, 0)) for d in days],
+                "Decisions per day (14 days; undos apart)",
+                [(d.strftime("%d"), decided["decisions"].get(d, 0)) for d in days],
                 x_name="day of the month",
                 y_name="decisions",
                 empty="No decisions in the last 14 days.",
+            ),
+            charts.bar_chart(
+                "Undos per day (14 days)",
+                [(d.strftime("%d"), decided["undos"].get(d, 0)) for d in days],
+                x_name="day of the month",
+                y_name="undos",
+                empty="No undos in the last 14 days.",
             ),
         ],
     }

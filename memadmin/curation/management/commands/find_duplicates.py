@@ -1,4 +1,5 @@
 import re
+import signal
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -234,6 +235,12 @@ class Command(MemadminCommand):
         from memadmin.curation.runs import tasks
 
         started = timezone.now()
+        if wait:
+            # Ctrl-C while waiting is only ever noted, then acted on between two looks
+            # at the queue: a KeyboardInterrupt raised inside the database driver or the
+            # queue's connection pool could leave threads that keep the process alive.
+            self.interrupted = False
+            signal.signal(signal.SIGINT, self.note_interrupt)
         planned = tasks.enqueue(namespaces, options, no_llm=no_llm)
         for job_id, names in planned.queued:
             self.stdout.write(
@@ -278,6 +285,9 @@ class Command(MemadminCommand):
                 )
             )
 
+    def note_interrupt(self, signum, frame) -> None:
+        self.interrupted = True
+
     def follow(self, job_ids: list[int], total: int):
         """--wait: the batches' progress until every one has ended (their states), looking
         for batches of dead workers meanwhile, and saying once if no worker runs."""
@@ -287,6 +297,8 @@ class Command(MemadminCommand):
         hinted = False
         with progress_bar(total=total, desc="find_duplicates", unit="namespaces") as bar:
             while True:
+                if self.interrupted:
+                    raise KeyboardInterrupt
                 states = tasks.batch_states(job_ids)
                 finished = [s for s in states if s.status not in ("todo", "doing")]
                 bar.update(sum(len(s.namespaces) for s in finished) - bar.n)
@@ -306,6 +318,8 @@ class Command(MemadminCommand):
                         f"{settings.DEDUP_QUEUE}); stopping --wait leaves them queued"
                     )
                 time.sleep(QUEUE_POLL_SECONDS)
+                if self.interrupted:
+                    raise KeyboardInterrupt
         return states
 
     def show_status(self):

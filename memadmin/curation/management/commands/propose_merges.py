@@ -16,13 +16,15 @@ class Command(MemadminCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--namespace")
-        parser.add_argument("--limit", type=int, default=100, help="clusters at most")
+        parser.add_argument(
+            "--limit", type=int, default=None, help="clusters at most (default: every one)"
+        )
         parser.add_argument("--no-llm", action="store_true", help="rule proposals only")
 
     def handle(self, *args, namespace, limit, no_llm, **options):
         if namespace and not Namespace.objects.filter(name=namespace).exists():
             raise CommandError(f"no namespace {namespace!r}")
-        if limit < 1:
+        if limit is not None and limit < 1:
             raise CommandError("--limit must be at least 1")
         session = llm.Session() if llm.configured() and not no_llm else None
         todo = queries.clusters_needing_proposals(namespace, limit=limit)

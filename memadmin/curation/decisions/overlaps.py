@@ -1,0 +1,277 @@
+"""One rule for overlapping decisions: whatever makes a memory inactive (a merge, keep
+one, a settlement, forget, a pull, a run's automatic merge), the open conflicts and
+clusters holding it follow, in the same transaction; whatever makes it active again (an
+undo) takes them back.
+
+- An open conflict with a side no longer active is closed as `overtaken`, saying what
+  happened ("kit-001 was merged into merged-8-3 by carla at 2026-11-26 12:17"). Where a
+  memory now carries that side's fact (its `superseded_by` chain ends at an active
+  memory) and the pair is still in question (not the other side itself, no conflict or
+  settled verdict on that pair yet), a conflict that `follows` it is opened on the
+  carrier, in the same place (the older side stays `a`).
+- An open cluster's member no longer active is taken out (`taken_note`); a cluster left
+  with fewer than two members is `overtaken`.
+- When every memory of an overtaken conflict is active again (the decision was undone),
+  it is open again and a follower nobody touched is removed; a member taken out comes
+  back, and its cluster opens again. Undo restores what was.
+
+Each change writes an `overtake` event on the memory that caused it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db.models import Q
+from django.utils import timezone
+
+from memadmin.curation.decisions.history import snapshot
+from memadmin.curation.models import (
+    Cluster,
+    ClusterMember,
+    ClusterStatus,
+    Conflict,
+    ConflictStatus,
+    HistoryEvent,
+    PairVerdict,
+)
+from memadmin.store.models import Memory, MemoryStatus
+
+_MERGING = {
+    HistoryEvent.Action.MERGE,
+    HistoryEvent.Action.SUPERSEDE,
+    HistoryEvent.Action.COLLAPSE,
+}
+
+
+def follow(
+    memory_ids: Iterable[int], *, actor: str, user=None, deciding: Iterable[int] = ()
+) -> None:
+    """Bring the open conflicts and clusters holding `memory_ids` in line with what those
+    memories are now (see the module's docstring). Call it inside the decision's
+    transaction, after its memory changes; `deciding`: the clusters the decision itself
+    decides (their members are its to take)."""
+    ids = set(memory_ids)
+    if not ids:
+        return
+    _take_back(ids, actor, user)
+    _overtake_conflicts(ids, actor, user)
+    _overtake_clusters(ids, actor, user, set(deciding))
+
+
+def what_happened(memory: Memory) -> str:
+    """How `memory` stopped being active, as a reader reads it: from its latest event."""
+    event = (
+        HistoryEvent.objects.filter(memory_id=memory.pk)
+        .exclude(action=HistoryEvent.Action.OVERTAKE)
+        .select_related("user")
+        .order_by("-id")
+        .first()
+    )
+    name = memory.external_id
+    if memory.status == MemoryStatus.ACTIVE:
+        return f"{name} is active"
+    carrier = _carrier(memory)
+    if memory.status == MemoryStatus.SUPERSEDED and event and event.action in _MERGING:
+        what = f"merged into {carrier.external_id if carrier else 'a memory no longer active'}"
+    elif memory.status == MemoryStatus.SUPERSEDED:
+        what = f"superseded by {carrier.external_id if carrier else 'a memory no longer active'}"
+    elif event and event.action == HistoryEvent.Action.FORGET:
+        what = "forgotten"
+    else:
+        what = "deleted"
+    if event is None:
+        return f"{name} was {what}"
+    if event.conflict_id and event.action == HistoryEvent.Action.RESOLVE:
+        what += f" when conflict {event.conflict_id} was settled"
+    who = event.user.get_username() if event.user else event.actor
+    when = timezone.localtime(event.created_at).strftime("%Y-%m-%d %H:%M")
+    return f"{name} was {what} by {who} at {when}"
+
+
+def _carrier(memory: Memory) -> Memory | None:
+    """The active memory at the end of `memory`'s superseded_by chain, if any."""
+    seen = {memory.pk}
+    current = memory
+    while current.status == MemoryStatus.SUPERSEDED and current.superseded_by_id:
+        if current.superseded_by_id in seen:
+            return None  # a loop: nothing carries it
+        seen.add(current.superseded_by_id)
+        current = Memory.objects.get(pk=current.superseded_by_id)
+    return current if current.status == MemoryStatus.ACTIVE and current.pk != memory.pk else None
+
+
+def _event(memory: Memory, actor, user, reason: str, **links) -> None:
+    HistoryEvent.objects.create(
+        namespace_id=memory.namespace_id,
+        memory=memory,
+        action=HistoryEvent.Action.OVERTAKE,
+        actor=actor,
+        user=user,
+        before=snapshot(memory),
+        after=snapshot(memory),
+        reason=reason,
+        **links,
+    )
+
+
+def _holding(model, ids: set[int], status: str):
+    return (
+        model.objects.select_for_update(of=("self",))
+        .filter(Q(memory_a_id__in=ids) | Q(memory_b_id__in=ids), status=status)
+        .select_related("memory_a", "memory_b")
+        .order_by("pk")
+    )
+
+
+def _overtake_conflicts(ids: set[int], actor, user) -> None:
+    for conflict in _holding(Conflict, ids, ConflictStatus.OPEN):
+        sides = (conflict.memory_a, conflict.memory_b)
+        gone = [m for m in sides if m.status != MemoryStatus.ACTIVE]
+        if not gone:
+            continue
+        note = "; ".join(what_happened(m) for m in gone)
+        conflict.status, conflict.overtaken_note = ConflictStatus.OVERTAKEN, note
+        conflict.save(update_fields=["status", "overtaken_note"])
+        follower = _follow_on(conflict)
+        said = f"conflict {conflict.pk} overtaken: {note}"
+        if follower:
+            said += f"; carried on as conflict {follower.pk}"
+        for memory in gone:
+            _event(memory, actor, user, said, conflict=conflict)
+
+
+def _follow_on(conflict: Conflict) -> Conflict | None:
+    """The conflict carrying `conflict` on, where a memory carries each side's fact and
+    the pair is still in question; None otherwise."""
+    a = conflict.memory_a if conflict.memory_a.status == MemoryStatus.ACTIVE else None
+    b = conflict.memory_b if conflict.memory_b.status == MemoryStatus.ACTIVE else None
+    a = a or _carrier(conflict.memory_a)
+    b = b or _carrier(conflict.memory_b)
+    if a is None or b is None or a.pk == b.pk:
+        return None
+    if Conflict.objects.filter(Q(memory_a=a, memory_b=b) | Q(memory_a=b, memory_b=a)).exists():
+        return None
+    low, high = sorted((a.content_hash, b.content_hash))
+    judged = PairVerdict.objects.filter(
+        namespace_id=conflict.namespace_id, hash_low=low, hash_high=high
+    ).exclude(verdict=PairVerdict.Verdict.CONFLICT)
+    if judged.exists():
+        return None  # someone (a person, the LLM) already said these two do not conflict
+    return Conflict.objects.create(
+        namespace_id=conflict.namespace_id,
+        memory_a=a,
+        memory_b=b,
+        kind=conflict.kind,
+        reason=conflict.reason,
+        detected_by=conflict.detected_by,
+        differing_tokens=conflict.differing_tokens,
+        tier=conflict.tier,
+        confidence=conflict.confidence,
+        evidence=conflict.evidence,
+        follows=conflict,
+    )
+
+
+def _overtake_clusters(ids: set[int], actor, user, deciding: set[int]) -> None:
+    taken = (
+        ClusterMember.objects.select_for_update(of=("self",))
+        .filter(memory_id__in=ids, excluded=False, cluster__status=ClusterStatus.OPEN)
+        .exclude(memory__status=MemoryStatus.ACTIVE)
+        .exclude(cluster_id__in=deciding)
+        .select_related("memory", "cluster")
+        .order_by("pk")
+    )
+    touched: dict[int, Cluster] = {}
+    for membership in taken:
+        note = what_happened(membership.memory)
+        membership.excluded, membership.taken_note = True, note
+        membership.save(update_fields=["excluded", "taken_note"])
+        touched[membership.cluster_id] = membership.cluster
+        _event(
+            membership.memory,
+            actor,
+            user,
+            f"taken out of cluster {membership.cluster_id}: {note}",
+            cluster=membership.cluster,
+        )
+    for cluster in touched.values():
+        if cluster.memberships.filter(excluded=False).count() < 2:
+            cluster.status = ClusterStatus.OVERTAKEN
+            cluster.save(update_fields=["status", "updated_at"])
+
+
+def _take_back(ids: set[int], actor, user) -> None:
+    """Undo what `follow` did where the memories it followed are active again: a conflict
+    whose sides are both active is open unless the conflict it carries on is open again
+    (then it is retired, overtaken, and comes back if that conflict is overtaken again)."""
+    found = {
+        c.pk: c
+        for c in _holding(Conflict, ids, ConflictStatus.OVERTAKEN)
+        if {c.memory_a.status, c.memory_b.status} == {MemoryStatus.ACTIVE}
+    }
+    followers = Conflict.objects.select_for_update(of=("self",)).filter(
+        follows_id__in=list(found), status=ConflictStatus.OPEN
+    )
+    found.update({c.pk: c for c in followers.select_related("memory_a", "memory_b")})
+    outside = dict(
+        Conflict.objects.filter(
+            pk__in={c.follows_id for c in found.values()} - set(found)
+        ).values_list("pk", "status")
+    )
+    final: dict[int, str] = {}
+
+    def settled(conflict: Conflict) -> str:
+        if conflict.pk not in final:
+            carried = conflict.follows_id
+            carried_open = (
+                settled(found[carried]) if carried in found else outside.get(carried)
+            ) == ConflictStatus.OPEN
+            final[conflict.pk] = ConflictStatus.OVERTAKEN if carried_open else ConflictStatus.OPEN
+        return final[conflict.pk]
+
+    for conflict in sorted(found.values(), key=lambda c: c.pk):
+        status = settled(conflict)
+        if status == conflict.status:
+            continue
+        if status == ConflictStatus.OPEN:
+            note, said = "", f"conflict {conflict.pk} open again"
+        elif not HistoryEvent.objects.filter(conflict=conflict).exists():
+            conflict.delete()  # a follower nobody touched goes as it came
+            continue
+        else:
+            note = (
+                f"conflict {conflict.follows_id} is open again: the decision this one "
+                "followed was undone"
+            )
+            said = f"conflict {conflict.pk} retired: {note}"
+        conflict.status, conflict.overtaken_note = status, note
+        conflict.save(update_fields=["status", "overtaken_note"])
+        for memory in (conflict.memory_a, conflict.memory_b):
+            if memory.pk in ids:
+                _event(memory, actor, user, said, conflict=conflict)
+    back = (
+        ClusterMember.objects.select_for_update(of=("self",))
+        .filter(memory_id__in=ids, memory__status=MemoryStatus.ACTIVE)
+        .exclude(taken_note="")
+        .filter(cluster__status__in=[ClusterStatus.OPEN, ClusterStatus.OVERTAKEN])
+        .select_related("memory", "cluster")
+        .order_by("pk")
+    )
+    for membership in back:
+        membership.excluded, membership.taken_note = False, ""
+        membership.save(update_fields=["excluded", "taken_note"])
+        cluster = membership.cluster
+        if (
+            cluster.status == ClusterStatus.OVERTAKEN
+            and cluster.memberships.filter(excluded=False).count() >= 2
+        ):
+            cluster.status = ClusterStatus.OPEN
+            cluster.save(update_fields=["status", "updated_at"])
+        _event(
+            membership.memory,
+            actor,
+            user,
+            f"back in cluster {cluster.pk}",
+            cluster=cluster,
+        )

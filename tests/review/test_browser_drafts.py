@@ -1,0 +1,59 @@
+"""A reviewer's text is never lost, in a real browser (JavaScript on and off): a text
+refused for itself stays in its box with what is wrong beside it; a refusal because
+someone else decided first keeps it as the reviewer's draft and names who decided."""
+
+import re
+
+import pytest
+
+from memadmin.curation.models import Cluster
+from tests.review.browsing import SHOTS, log_in, make_people, new_page
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def pages(browser, live_server, trio, javascript):
+    make_people()
+    carla = new_page(browser, live_server)
+    ada = new_page(browser, live_server, javascript=javascript)
+    log_in(carla, "carla")
+    log_in(ada, "ada")
+    yield carla, ada, "js" if javascript else "no-js"
+    for one in (carla, ada):
+        assert one.errors == []
+        one.context.close()
+
+
+def test_a_text_too_long_stays_in_its_box_with_what_is_wrong_beside_it(pages, trio):
+    _, ada, mode = pages
+    too_long = "Miso " + "x" * 9000  # one unbroken word, over the 8,192-byte limit
+    ada.goto(f"/clusters/{trio.pk}/?tier={trio.tier}")
+    ada.fill("textarea[name=text]", too_long)
+
+    ada.click("text=Accept merge")
+
+    ada.wait_for_selector("#text-error")
+    ada.screenshot(path=SHOTS / f"text-too-long-{mode}.png", full_page=True)
+    assert "your text is kept in the box" in ada.inner_text("#text-error")
+    assert ada.input_value("textarea[name=text]") == too_long
+    assert "read it again" not in ada.inner_text("main")  # nobody else's doing
+    # Nothing overflows the page sideways, however long the word.
+    assert ada.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert Cluster.objects.get(pk=trio.pk).status == "open"
+
+
+def test_a_refusal_because_another_decided_keeps_the_draft_and_names_who(pages, trio):
+    carla, ada, mode = pages
+    ada.goto(f"/clusters/{trio.pk}/?tier={trio.tier}")
+    ada.fill("textarea[name=text]", "Ada's careful merged text about Miso.")
+    carla.goto(f"/clusters/{trio.pk}/?tier={trio.tier}")
+    carla.click("text=Accept merge")
+    carla.wait_for_selector("text=merged into")
+
+    ada.click("text=Accept merge")
+
+    ada.wait_for_selector("text=already accepted by carla")
+    ada.screenshot(path=SHOTS / f"draft-after-decided-{mode}.png", full_page=True)
+    assert re.search(r"already accepted by carla at \d{4}-\d\d-\d\d", ada.inner_text("main"))
+    assert "Ada's careful merged text about Miso." in ada.inner_text("[data-draft-aside]")

@@ -114,6 +114,9 @@ class PushOperation(models.Model):
     status_marked = models.CharField(max_length=20, blank=True, default="")  # mark
     superseded_by = models.CharField(max_length=200, blank=True, default="")  # mark
     why = models.CharField(max_length=300)  # the decision, in words
+    # The operations of one decision (a merge: its carrier's update and its members'
+    # deletes) share a group: sent all together or none (sources/pushing.py).
+    group = models.CharField(max_length=40, blank=True, default="")
     # The point before the operation (id, text, metadata, the source's vector), read from
     # the source just before it was sent: what an undo restores.
     before = models.JSONField(null=True, blank=True)

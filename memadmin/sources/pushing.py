@@ -36,6 +36,7 @@ from memadmin.sources.stores import (
     SUPERSEDED_BY_KEY,
     Point,
     SourceError,
+    SparseValues,
     open_store,
     speaking_for,
     with_new_text,
@@ -77,6 +78,7 @@ class _Wanted:
     text: str = ""
     status: str = ""  # for a mark: why the point is out
     superseded_by: str = ""  # the point (or memory) that carries its fact now
+    group: str = ""  # the decision it is part of: the memory its group ends at
 
 
 def plan(source: Source, *, mode: str | None = None) -> list[PushOperation]:
@@ -98,6 +100,7 @@ def plan(source: Source, *, mode: str | None = None) -> list[PushOperation]:
     for point in unsettled:
         operation = _operation(source, point, wanted[point.pk], mode or source.mode)
         if operation is not None:
+            operation.group = wanted[point.pk].group
             planned.append(operation)
     why = _reasons([op.point.memory_id for op in planned])
     for operation in planned:
@@ -161,10 +164,13 @@ def _wanted(points: list[SourcePoint], final: dict[int, Memory | None]) -> dict[
         carrier = (own or carrying or [newest])[0]
         for point in group:
             if point is carrier:
-                wanted[point.pk] = _Wanted(True, end.content)
+                wanted[point.pk] = _Wanted(True, end.content, group=f"m{end_id}")
             else:
                 wanted[point.pk] = _Wanted(
-                    False, status=MemoryStatus.SUPERSEDED, superseded_by=carrier.point_id
+                    False,
+                    status=MemoryStatus.SUPERSEDED,
+                    superseded_by=carrier.point_id,
+                    group=f"m{end_id}",
                 )
     return wanted
 
@@ -252,9 +258,7 @@ def push(
             work = pending + planned
             if on_total:
                 on_total(len(work))
-            size = settings.SOURCE_PUSH_BATCH
-            for start in range(0, len(work), size):
-                batch = work[start : start + size]
+            for batch in _batches(work, settings.SOURCE_PUSH_BATCH):
                 _send(source, store, batch, report)
                 if on_progress:
                     on_progress(len(batch))
@@ -263,6 +267,20 @@ def push(
         source.last_push_at = timezone.now()
         source.save(update_fields=["last_push_at"])
     return report
+
+
+def _batches(work: list[PushOperation], size: int) -> list[list[PushOperation]]:
+    """About `size` operations a batch, a decision's operations never split across two
+    (a merge is sent whole or not at all)."""
+    groups: dict[str, list[PushOperation]] = {}
+    for number, operation in enumerate(work):
+        groups.setdefault(operation.group or f"alone-{number}", []).append(operation)
+    batches: list[list[PushOperation]] = [[]]
+    for group in groups.values():
+        if batches[-1] and len(batches[-1]) + len(group) > size:
+            batches.append([])
+        batches[-1].extend(group)
+    return [batch for batch in batches if batch]
 
 
 def pending_operations(source: Source) -> list[PushOperation]:
@@ -300,17 +318,18 @@ def _source_lock(source: Source):
 def _send(source: Source, store, batch: list[PushOperation], report: PushReport) -> None:
     with speaking_for(source):
         current = store.fetch([op.point.point_id for op in batch])
-    done: list[tuple[PushOperation, Point | None]] = []  # applied by a push that stopped
     to_send: list[tuple[PushOperation, Point | None]] = []
     skipped: list[PushOperation] = []
-    for op in batch:
+    # Applied by a push that stopped between sending and noting: done already.
+    done = [(op, current.get(op.point.point_id)) for op in batch]
+    done = [(op, now) for op, now in done if _applied(op, now)]
+    left = [op for op in batch if all(op is not d for d, _ in done)]
+    refusals = _whole_decisions(left, current)
+    for op in left:
         now = current.get(op.point.point_id)
-        if _applied(op, now):
-            done.append((op, now))
-            continue
-        refusal = _refusal(op, now)
+        refusal = refusals.get(id(op), "")
         if refusal:
-            op.status, op.note = PushOperation.Status.SKIPPED, refusal
+            op.status, op.note = PushOperation.Status.SKIPPED, refusal[:300]
             skipped.append(op)
             continue
         if op.before is None and now is not None:
@@ -323,7 +342,7 @@ def _send(source: Source, store, batch: list[PushOperation], report: PushReport)
         to_send.append((op, _result(source, op, now)))
     # The journal first: what is about to be sent, and each point as it was.
     with transaction.atomic():
-        update_rows([op for op, _ in to_send], ["before"])
+        update_rows([op for op, _ in to_send], ["before", "action", "text"])
     deletes = [op.point.point_id for op, result in to_send if result is None]
     writes = [result for _, result in to_send if result is not None]
     with speaking_for(source):
@@ -368,21 +387,29 @@ def _result(source: Source, op: PushOperation, now: Point | None) -> Point | Non
     return with_new_text(source, base, op.text)  # UPDATE
 
 
-# A vector in the journal: its float32 bytes in base64 (what the stores keep: lossless),
-# a quarter of the JSON a list of 384 numbers takes; named vectors as a dict of those.
+# A vector in the journal, as the store returned it, no precision lost: a dense one as
+# its float64 bytes in base64 (half the JSON of a list of numbers, and a restore gives
+# back exactly what was read); a sparse one (Qdrant's keyword vectors: indices and
+# values) as both lists; named vectors as a dict of those.
 def packed(vector):
     if vector is None:
         return None
     if isinstance(vector, dict):
         return {name: packed(value) for name, value in vector.items()}
-    return {"float32": base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode()}
+    if hasattr(vector, "indices") and hasattr(vector, "values"):
+        return {"sparse": {"indices": list(vector.indices), "values": list(vector.values)}}
+    return {"float64": base64.b64encode(np.asarray(vector, dtype="<f8").tobytes()).decode()}
 
 
 def unpacked(vector):
     if vector is None:
         return None
-    if "float32" in vector and len(vector) == 1:
+    if len(vector) == 1 and "float64" in vector:
+        return np.frombuffer(base64.b64decode(vector["float64"]), dtype="<f8").tolist()
+    if len(vector) == 1 and "float32" in vector:  # journals written before float64
         return np.frombuffer(base64.b64decode(vector["float32"]), dtype="<f4").tolist()
+    if len(vector) == 1 and "sparse" in vector:
+        return SparseValues(vector["sparse"]["indices"], vector["sparse"]["values"])
     return {name: unpacked(value) for name, value in vector.items()}
 
 
@@ -408,6 +435,42 @@ def _applied(op: PushOperation, now: Point | None) -> bool:
     if op.action == Action.UNMARK:
         return STATUS_KEY not in now.metadata and now.text == op.text
     return now.text == op.text  # an update, or a restore of an earlier text
+
+
+def _whole_decisions(ops: list[PushOperation], current: dict) -> dict[int, str]:
+    """Why each operation must not be sent, by id(op), a decision taken as a whole: when
+    one of its points changed in the source since memadmin read it, all of the decision
+    is left alone (its members are never deleted while the merged text is not written),
+    and the agent's change comes in with the next pull. A carrier gone from the source
+    hands the merged text to a member's point that is still as memadmin read it."""
+    refusals = {id(op): _refusal(op, current.get(op.point.point_id)) for op in ops}
+    groups: dict[str, list[PushOperation]] = {}
+    for op in ops:
+        if op.group:
+            groups.setdefault(op.group, []).append(op)
+    for group in groups.values():
+        refused = [op for op in group if refusals[id(op)]]
+        if not refused:
+            continue
+        carrier = next((op for op in group if op.action in _WRITING), None)
+        heirs = [op for op in group if op.action == Action.DELETE and not refusals[id(op)]]
+        gone = carrier is not None and current.get(carrier.point.point_id) is None
+        if refused == [carrier] and gone and heirs:
+            heir = heirs[0]
+            heir.action, heir.text = Action.UPDATE, carrier.text
+            refusals[id(carrier)] = (
+                f"gone from the source since the pull: {heir.point.point_id} carries the "
+                "merged text instead"
+            )
+            continue
+        why = "; ".join(f"{op.point.point_id} {refusals[id(op)]}" for op in refused)
+        for op in group:
+            refusals[id(op)] = refusals[id(op)] or f"left alone with its decision: {why}"
+    return refusals
+
+
+# The operations that write a decision's text to its carrier.
+_WRITING = (Action.UPDATE, Action.RESTORE, Action.UNMARK)
 
 
 def _refusal(op: PushOperation, now: Point | None) -> str:

@@ -268,3 +268,54 @@ class Records:
                 row["text"] = text
             lines.append(json.dumps(row))
         self.path.write_text("\n".join(lines) + "\n")
+
+    def agent_deletes(self, id_: str) -> None:
+        kept = [
+            line for line in self.path.read_text().splitlines() if json.loads(line)["id"] != id_
+        ]
+        self.path.write_text("\n".join(kept) + "\n")
+
+
+class QdrantMem0Keywords(QdrantMem0):
+    """A collection as Mem0 2.x makes it: a named dense vector "" and a sparse "bm25" (its
+    keyword search), and `text_lemmatized` in the payload."""
+
+    kind = "qdrant-keywords"
+
+    def build(self, points: list[dict]) -> None:
+        from qdrant_client import models
+
+        client = self._client()
+        try:
+            client.create_collection(
+                "mem0",
+                vectors_config={
+                    "": models.VectorParams(size=DIMENSIONS, distance=models.Distance.COSINE)
+                },
+                sparse_vectors_config={"bm25": models.SparseVectorParams()},
+            )
+            client.upsert(
+                "mem0",
+                points=[
+                    models.PointStruct(
+                        id=p["id"],
+                        vector={"": p["vector"], "bm25": keywords(p["text"], models)},
+                        payload={
+                            **self.payload(p["text"], p),
+                            "text_lemmatized": p["text"].lower(),
+                        },
+                    )
+                    for p in points
+                ],
+            )
+        finally:
+            client.close()
+
+
+def keywords(text: str, models):
+    """A stand-in for Mem0's BM25 encoder: one index per distinct word, its count."""
+    counts: dict[int, float] = {}
+    for word in text.lower().split():
+        index = int(hashlib.md5(word.encode()).hexdigest()[:6], 16)
+        counts[index] = counts.get(index, 0.0) + 1.0
+    return models.SparseVector(indices=list(counts), values=list(counts.values()))

@@ -12,13 +12,21 @@ import uuid
 
 import psycopg
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client
 
 from memadmin.curation.models import Cluster, Conflict
 from memadmin.sources.models import PushOperation, Source, SourcePoint
 from memadmin.store.models import Memory
 from tests.factories import person
-from tests.sources.stores import Chroma, Pgvector, QdrantMem0, Records, vector_of
+from tests.sources.stores import (
+    Chroma,
+    Pgvector,
+    QdrantMem0,
+    QdrantMem0Keywords,
+    Records,
+    vector_of,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -546,3 +554,87 @@ def test_add_source_refuses_hostile_values_by_name(run_command, tmp_path):
         refused = run_command("add_source", "notes", "--kind", "jsonl", *arguments)
         assert refused.error is not None and named in str(refused.error), arguments
     assert not Source.objects.exists()
+
+
+def merged_by_a_curator(store, run_command) -> Cluster:
+    """Pulled, detected, and c + d (a paraphrase) merged on the page as MERGED."""
+    pulled_and_checked(store, run_command)
+    cluster = Cluster.objects.get(status="open")
+    curator = Client()
+    curator.force_login(person("carla", "curator"))
+    page = curator.get(f"/clusters/{cluster.pk}/").content.decode()
+    accept = f"/clusters/{cluster.pk}/accept"
+    assert curator.post(accept, {**form_of(page, accept), "text": MERGED}).status_code == 302
+    return cluster
+
+
+def test_a_merge_whose_carrier_the_agent_edited_is_left_alone_whole(store, run_command):
+    """The merge is sent whole or not at all: its member is not deleted while its merged
+    text cannot be written, so no fact is lost; the agent's edit comes in with the pull."""
+    merged_by_a_curator(store, run_command)
+    store.agent_writes(ID["d"], "User hikes in the Alps most weekends.")  # the carrier
+    before = store.read()
+
+    pushed = run_command("push_source", "agent")
+
+    assert pushed.error is None, pushed.stderr
+    after = store.read()
+    assert after[ID["c"]]["text"] == before[ID["c"]]["text"]  # not deleted: no fact lost
+    assert after[ID["d"]]["text"] == "User hikes in the Alps most weekends."
+    assert f"left alone: {ID['c']}: left alone with its decision: {ID['d']} changed" in (
+        pushed.stdout
+    )
+    pulled = run_command("pull_source", "agent")
+    assert "1 changed in the source" in pulled.stdout
+    assert memory_of("d").content == "User hikes in the Alps most weekends."
+
+
+def test_a_merge_whose_carrier_the_agent_deleted_goes_to_another_members_point(
+    records, run_command
+):
+    merged_by_a_curator(records, run_command)
+    records.agent_deletes(ID["d"])  # the carrier
+
+    pushed = run_command("push_source", "agent")
+
+    assert pushed.error is None, pushed.stderr
+    after = records.read()
+    assert after[ID["c"]]["text"] == MERGED  # the merged text has a point behind it
+    assert ID["d"] not in after
+    assert f"{ID['c']} carries the merged text instead" in pushed.stdout
+
+
+def test_keyword_vectors_are_journalled_exactly_and_dropped_from_a_rewritten_text(
+    tmp_path, run_command
+):
+    """Mem0 2.x's collections: a named dense vector and a sparse keyword vector. A push
+    does not crash on them; the merged text keeps its dense vector and loses the keyword
+    vector and `text_lemmatized` of the old text; an undo gives back every vector exactly."""
+    pytest.importorskip("qdrant_client")
+    store = QdrantMem0Keywords(tmp_path)
+    cluster = merged_by_a_curator(store, run_command)
+    before = store.read()
+
+    pushed = run_command("push_source", "agent")
+
+    assert pushed.error is None, pushed.stderr
+    after = store.read()
+    assert ID["c"] not in after
+    carrier = after[ID["d"]]
+    assert carrier["text"] == MERGED and "text_lemmatized" not in carrier["metadata"]
+    # The keywords gone, the dense vector kept (Qdrant returns a lone "" vector bare).
+    kept = carrier["vector"]
+    assert not isinstance(kept, dict) or set(kept) == {""}
+    dense = kept[""] if isinstance(kept, dict) else kept
+    assert dense == pytest.approx(before[ID["d"]]["vector"][""], abs=1e-6)
+
+    curator = Client()
+    curator.force_login(User.objects.get(username="carla"))
+    assert curator.post(f"/history/unmerge/{cluster.pk}").status_code == 302
+    assert run_command("push_source", "agent").error is None
+    restored = store.read()
+    for name in "cd":
+        assert restored[ID[name]]["text"] == before[ID[name]]["text"]
+        assert restored[ID[name]]["metadata"] == before[ID[name]]["metadata"]
+        assert restored[ID[name]]["vector"][""] == before[ID[name]]["vector"][""]  # exact
+        assert restored[ID[name]]["vector"]["bm25"] == before[ID[name]]["vector"]["bm25"]

@@ -150,6 +150,19 @@ def _opened(source, location: str, fields: dict[str, str]) -> Store:
     return JsonlStore(location, fields)
 
 
+@dataclass(frozen=True)
+class SparseValues:
+    """A sparse vector (Qdrant's keyword vectors, as Mem0 writes them): what a store
+    reads back is written back as it was."""
+
+    indices: list[int]
+    values: list[float]
+
+
+def is_sparse(vector) -> bool:
+    return hasattr(vector, "indices") and hasattr(vector, "values")
+
+
 def with_new_text(source, point: Point, text: str) -> Point:
     """The point with a merge's text, and a vector for it: memadmin's own MiniLM where the
     source was added with `--embedder memadmin` (its vectors are that model's); else the
@@ -157,10 +170,23 @@ def with_new_text(source, point: Point, text: str) -> Point:
     layout the hash and updated time Mem0 keeps are set as Mem0 would."""
     metadata = dict(point.metadata)
     vector = point.vector
+    if isinstance(vector, dict):
+        # A keyword (sparse) vector is of the old text's words: wrong for the new text,
+        # and no encoder of it is here, so it goes (the store's search falls back on the
+        # dense vector); the journal keeps it for an undo.
+        vector = {name: value for name, value in vector.items() if not is_sparse(value)}
+    if source.layout == "mem0":
+        # Mem0's keyword-search text (2.0.18 on) is derived from the old text: dropped
+        # rather than left saying what the memory no longer says.
+        metadata.pop("text_lemmatized", None)
     if fields_of(source).get("embedder") == EMBEDDER_MEMADMIN:
         from memadmin.store import embeddings
 
-        vector = [float(x) for x in embeddings.encode([text])[0]]
+        fresh = [float(x) for x in embeddings.encode([text])[0]]
+        if isinstance(vector, dict):  # named vectors: the dense one is memadmin's model's
+            vector = {**vector, **dict.fromkeys(list(vector)[:1], fresh)}
+        else:
+            vector = fresh
         metadata.pop(TEXT_CHANGED_KEY, None)
     else:
         metadata[TEXT_CHANGED_KEY] = True

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from memadmin.sources.stores import Point, SourceError, split_text
+from memadmin.sources.stores import Point, SourceError, is_sparse, split_text
 
 
 def _point_id(value: str):
@@ -73,7 +73,7 @@ class QdrantStore:
             points=[
                 models.PointStruct(
                     id=_point_id(p.id),
-                    vector=p.vector,
+                    vector=_as_qdrant(p.vector, models),
                     payload={**p.metadata, self.text_key: p.text},
                 )
                 for p in points
@@ -87,3 +87,13 @@ class QdrantStore:
         text, metadata = split_text(record.payload or {}, self.text_key)
         created = metadata.get(self.created_key) if self.created_key else None
         return Point(str(record.id), text, metadata, created=created)
+
+
+def _as_qdrant(vector, models):
+    """A point's vectors as qdrant-client takes them: named ones (Mem0 2.x: a dense ""
+    and a sparse "bm25") each in its kind, a sparse one as Qdrant's SparseVector."""
+    if isinstance(vector, dict):
+        return {name: _as_qdrant(value, models) for name, value in vector.items()}
+    if is_sparse(vector):
+        return models.SparseVector(indices=list(vector.indices), values=list(vector.values))
+    return vector

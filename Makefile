@@ -30,13 +30,17 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 	fi
 	touch $@
 
+# `make demo PORT=8001` serves on another port.
+PORT ?= 8000
+
 demo: install
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py create_demo_users
 	$(PY) manage.py import_memories demo/memories.jsonl
 	$(PY) manage.py demo_pipeline
-	@echo "Serving on http://127.0.0.1:8000 (Ctrl-C to stop)"
-	$(PY) manage.py runserver 127.0.0.1:8000
+	@echo "Serving on http://127.0.0.1:$(PORT) (Ctrl-C to stop). New demo passwords:"
+	@echo "  MEMADMIN_DEMO_CURATOR_PASSWORD=... MEMADMIN_DEMO_ADMIN_PASSWORD=... make demo"
+	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 serve: install
 	$(PY) manage.py runserver 127.0.0.1:8000

@@ -15,7 +15,8 @@ from memadmin.store.models import Memory, Namespace, index_where_set
 
 class ClusterStatus(models.TextChoices):
     OPEN = "open"  # awaiting a curator
-    AUTO_MERGED = "auto_merged"  # merged by find_duplicates without review (undoable)
+    # Merged by find_duplicates without review (undoable).
+    AUTO_MERGED = "auto_merged", "Merged automatically"
     ACCEPTED = "accepted"  # a curator merged it
     DISMISSED = "dismissed"  # a curator said "not duplicates"
     SPLIT = "split"  # replaced by smaller clusters

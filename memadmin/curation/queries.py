@@ -526,7 +526,16 @@ DECISION_ACTIONS = {
 UNDO_ACTIONS = {HistoryEvent.Action.UNMERGE, HistoryEvent.Action.UNDO}
 
 
-def decisions_per_day(since: date) -> dict[str, Counter]:
+def decided_today(about: str, user) -> tuple[int, int]:
+    """(all, this user's) decisions today on clusters (`about` "cluster") or conflicts,
+    by decisions_per_day's definition: a queue's "N decided today (you: K)"."""
+    today = timezone.localdate()
+    everyone = decisions_per_day(today, about=about)["decisions"][today]
+    mine = decisions_per_day(today, about=about, user=user)["decisions"][today]
+    return everyone, mine
+
+
+def decisions_per_day(since: date, *, about: str = "", user=None) -> dict[str, Counter]:
     """People's decisions per day since `since`, one definition everywhere: every merge,
     member kept, dismissal, exclusion, split, cluster opened by hand and settlement, as
     the history holds them (whatever became of them since), and the undos apart. One
@@ -537,6 +546,8 @@ def decisions_per_day(since: date) -> dict[str, Counter]:
             created_at__date__gte=since,
             user__isnull=False,
             action__in=DECISION_ACTIONS | UNDO_ACTIONS,
+            **({f"{about}__isnull": False} if about else {}),
+            **({"user": user} if user is not None else {}),
         )
         .annotate(day=TruncDate("created_at"), second=Trunc("created_at", "second"))
         .values_list("day", "action", "user_id", "cluster_id", "conflict_id", "memory_id", "second")

@@ -39,7 +39,7 @@ def write_while_another_excludes(ada, carla, trio, text: str) -> None:
     ada.fill("textarea[name=text]", text)
     carla.goto(f"/clusters/{trio.pk}/")
     carla.click("article[data-member=c] >> text=Exclude")
-    carla.wait_for_selector("text=Member taken out")
+    carla.wait_for_selector("text=Member c taken out of cluster")
 
 
 def test_a_stale_refusal_redraws_the_whole_cluster_and_sets_the_draft_aside(

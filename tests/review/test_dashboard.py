@@ -150,3 +150,21 @@ def test_automatic_merges_and_partial_runs_read_the_same_everywhere(
     assert f"partial: {deferred} left for the next run" in content
     # The dashboard's automatic merges are the command's "auto-merged".
     assert re.search(rf'<td class="num">{merged}</td></tr>', content)
+
+
+def test_every_queue_says_how_many_were_decided_today_and_how_many_are_left(client):
+    from memadmin.curation import decisions
+    from tests.curation.decisions.test_overlaps import accept, conflict, kit
+    from tests.factories import cluster
+
+    carla, ada = person("carla", "curator"), person("ada", "admin")
+    one, two, three, four = kit()
+    accept(cluster(one, two), carla)
+    left = cluster(three, four)
+    decisions.resolve_conflict(conflict=conflict(three, four), resolution="dismiss", user=ada)
+
+    client.force_login(carla)
+    clusters = client.get(f"/clusters/?tier={left.tier}").content.decode()
+    assert "1 decided today</strong> (you: 1), 1 left in this queue." in clusters
+    conflicts = client.get("/conflicts/").content.decode()
+    assert "1 decided today</strong> (you: 0), 0 left in this queue." in conflicts

@@ -113,8 +113,10 @@ def queue(request: HttpRequest) -> HttpResponse:
         # The other tier's count, apart: "possible" clusters are doubtful ones.
         "other_tier": other_tier,
         "other_tier_count": queries.cluster_queue(**{**arguments, "tier": other_tier}).count(),
+        "decided_today": queries.decided_today("cluster", request.user),
         "tiers": Tier.values,
-        "statuses": ClusterStatus.values,
+        # Each status as people read it ("merged automatically", not "auto_merged").
+        "statuses": [(value, label.lower()) for value, label in ClusterStatus.choices],
         "sorts": list(queries.QUEUE_SORTS),
         "methods": ["exact", "vector", "lexical", "multilingual", "llm", "manual"],
         "namespaces": Namespace.objects.values_list("name", flat=True),
@@ -402,12 +404,12 @@ def keep_member(request: HttpRequest, cluster_id: int, memory_id: int) -> HttpRe
 @require_POST
 @role_required(CURATOR)
 def exclude_member(request: HttpRequest, cluster_id: int, memory_id: int) -> HttpResponse:
-    return _decide(
-        request,
-        cluster_id,
-        lambda c: decisions.exclude_member(cluster=c, memory_id=memory_id, user=request.user),
-        "Member taken out of the cluster.",
-    )
+    def act(found: Cluster) -> str:
+        decisions.exclude_member(cluster=found, memory_id=memory_id, user=request.user)
+        taken = Memory.objects.only("external_id").get(pk=memory_id)
+        return f"Member {taken.external_id} taken out of cluster #{found.pk}."
+
+    return _decide(request, cluster_id, act)
 
 
 @require_POST

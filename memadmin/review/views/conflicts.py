@@ -57,6 +57,7 @@ def queue(request: HttpRequest) -> HttpResponse:
         "other_tier_count": queries.conflict_queue(
             status=status, namespace=namespace, kind=kind, tier=other_tier
         ).count(),
+        "decided_today": queries.decided_today("conflict", request.user),
         "status": status,
         "namespace": namespace,
         "statuses": ConflictStatus.values,

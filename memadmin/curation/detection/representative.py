@@ -4,9 +4,11 @@ an agent's profile lists for a cluster awaiting review (DESIGN.md: "one rule, us
 every path").
 
 Highest importance first (an agent said it matters most: ADR-004), then confidence, then
-access count (the one actually used), then the newest (robotmem). Ties beyond that go to
-the first given; every caller passes its memories oldest first, so the result does not
-depend on the query that loaded them.
+access count (the one actually used), then the well-formed text (a capital first, a full
+stop last: of "maya prefers python" and "Maya prefers Python.", the one a reader would
+write), then the newest (robotmem). Ties beyond that go to the first given; every
+caller passes its memories oldest first, so the result does not depend on the query that
+loaded them.
 """
 
 from __future__ import annotations
@@ -19,7 +21,24 @@ Item = TypeVar("Item")
 
 def rank(memory) -> tuple:
     """What the representative maximises (anything shaped like a Memory)."""
-    return (memory.importance, memory.confidence, memory.access_count, memory.created_at)
+    return (
+        memory.importance,
+        memory.confidence,
+        memory.access_count,
+        well_formed(memory.content),
+        memory.created_at,
+    )
+
+
+def well_formed(text: str) -> int:
+    """0-2: whether a text starts as a sentence does (no lower-case first letter) and ends
+    with a sentence's mark."""
+    text = text.strip()
+    if not text:
+        return 0
+    starts = not text[0].islower()
+    ends = text[-1] in ".!?。！？…)\"'"
+    return starts + ends
 
 
 def representative(

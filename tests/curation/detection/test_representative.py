@@ -59,3 +59,16 @@ def test_the_plan_the_proposal_and_the_profile_pick_the_same_memory():
     assert memories[fold.representative].external_id == "important"
     assert draft.text == "Alice likes green tea."
     assert [m["id"] for m in profile.json()["memories"]] == ["important"]
+
+
+def test_the_well_formed_copy_represents_exact_copies_when_all_else_ties():
+    """Of three exact copies, the one a reader would write ("Maya prefers Python for data
+    scripts.") over a newer one in lower case with no full stop."""
+    from tests.factories import unsaved
+
+    copies = [
+        unsaved("Maya prefers Python for data scripts.", day=1),
+        unsaved("Maya prefers Python for data scripts", day=2),
+        unsaved("maya prefers python for data scripts", day=3),
+    ]
+    assert representative(copies).content == "Maya prefers Python for data scripts."

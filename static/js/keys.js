@@ -1,7 +1,7 @@
 // Keyboard shortcuts for the review pages. Queue: j / k move, Enter opens. Cluster page:
 // a accept, e edit the merged text, d dismiss, n / p the next / previous cluster of the
-// queue it was opened from. Everywhere: ? shows the help. Keys are
-// ignored while typing in a field.
+// queue it was opened from. Conflict page: 1-6 choose a resolution, n / p as above.
+// Everywhere: ? shows the help. Keys are ignored while typing in a field.
 (function () {
   "use strict";
   function typing(event) {
@@ -57,6 +57,12 @@
       case "n": follow("[data-key-next]"); break;
       case "p": follow("[data-key-previous]"); break;
       case "?": if (help) help.hidden = !help.hidden; break;
+      case "1": case "2": case "3": case "4": case "5": case "6": {
+        const choices = document.querySelectorAll("input[name='resolution']");
+        const choice = choices[Number(event.key) - 1];
+        if (choice) { choice.checked = true; choice.focus(); }
+        break;
+      }
       default: return;
     }
   });

@@ -58,3 +58,28 @@ def test_a_conflict_overtaken_by_a_merge_is_refused_then_carried_on(
     assert (merged.status, memory("kit-003").status) == ("deleted", "active")
     assert {memory("kit-001").status, memory("kit-002").status} == {"superseded"}
     assert carla.errors == [] and ada.errors == []
+
+
+def test_conflicts_are_worked_through_in_order_with_keys_or_links(browser, live_server, javascript):
+    """From the queue: "1 of 2", a resolution chosen with its number key (or a click),
+    settled, and on to the next open conflict of the same queue."""
+    one, two, three, _ = kit()
+    conflict(one, three)
+    conflict(two, three)
+    make_people()
+    ada = new_page(browser, live_server, javascript=javascript)
+    log_in(ada, "ada")
+    ada.goto("/conflicts/")
+    ada.click("tbody a >> nth=0")
+    ada.wait_for_selector("text=1 of 2")
+    if javascript:
+        ada.keyboard.press("6")  # "Not a conflict"
+        assert ada.is_checked("input[value=dismiss]")
+    else:
+        ada.check("input[value=dismiss]")
+    ada.screenshot(path=SHOTS / f"conflict-in-queue-{'js' if javascript else 'no-js'}.png")
+    ada.click("text=Settle conflict")
+    ada.wait_for_selector("text=settled as")
+    assert "1 of 1" in ada.inner_text("main")  # the other one, still in the same queue
+    assert Conflict.objects.filter(status="open").count() == 1
+    assert ada.errors == []

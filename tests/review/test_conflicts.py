@@ -1,5 +1,7 @@
 """The conflict queue and page, and settling a conflict."""
 
+import re
+
 import pytest
 
 from memadmin.curation.models import Conflict, HistoryEvent, PairVerdict
@@ -167,3 +169,30 @@ def test_a_settlement_offers_its_undo_in_a_toast(client, conflict):
     assert f'action="/conflicts/{conflict.pk}/undo"' in page and "Undo: conflict" in page
     conflict.refresh_from_db()
     assert conflict.status == "open"
+
+
+def test_a_conflict_opened_from_the_queue_knows_its_place_and_settling_goes_on_in_it(client):
+    """n of N, previous / next within the queue as filtered; a settlement goes on to the
+    next open conflict of that queue, never to one the filter left out."""
+    from urllib.parse import quote
+
+    from tests.curation.decisions.test_overlaps import conflict, kit
+
+    one, two, three, four = kit()
+    first, second, third = conflict(one, three), conflict(two, three), conflict(four, three)
+    Conflict.objects.filter(pk=third.pk).update(kind="update")  # filtered out below
+    client.force_login(person("ada", "admin"))
+    query = "kind=contradiction&status=open&tier=proposed"
+
+    queue = client.get(f"/conflicts/?{query}").content.decode()
+    shown = [int(pk) for pk in re.findall(r'href="/conflicts/(\d+)/\?from=', queue)]
+    assert sorted(shown) == sorted([first.pk, second.pk])
+    page = client.get(f"/conflicts/{shown[0]}/?from={quote(query)}").content.decode()
+    assert "1 of 2" in page and "skip to next" in page and "data-key-next" in page
+
+    settled = client.post(
+        f"/conflicts/{shown[0]}/resolve",
+        {"resolution": "dismiss", "from": query},
+    )
+    assert settled.status_code == 302
+    assert settled["Location"].startswith(f"/conflicts/{shown[1]}/?from=")

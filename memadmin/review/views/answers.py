@@ -140,6 +140,32 @@ def filter_value(request: HttpRequest, name: str, parse, **limits) -> object | N
         return None
 
 
+@dataclass
+class Place:
+    """Where a cluster or conflict stands in the queue it was opened from: "3 of 14",
+    its neighbours, and the way back to that queue as filtered."""
+
+    query: str
+    number: int | None
+    total: int
+    previous: str | None
+    following: str | None
+    queue: str
+
+
+def place_in(order: list[int], pk: int, *, url, queue: str, query: str) -> Place:
+    """`pk`'s place among `order` (the queue's ids, in its order); `url(pk)` a page."""
+    at = order.index(pk) if pk in order else None
+    return Place(
+        query=query,
+        number=None if at is None else at + 1,
+        total=len(order),
+        previous=url(order[at - 1]) if at else None,
+        following=url(order[at + 1]) if at is not None and at + 1 < len(order) else None,
+        queue=queue,
+    )
+
+
 def queue_url(url: str, query: str) -> str:
     """A queue page (`url`) with the filters it had (`query`, its query string), parsed
     and encoded again so that nothing but parameters comes through."""

@@ -1,7 +1,6 @@
 """The curators' pages: the cluster queue, a cluster's page, and every decision on it."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -19,6 +18,7 @@ from memadmin.review.roles import CURATOR, VIEWER
 from memadmin.review.views.answers import (
     QUEUE_PAGE_SIZE,
     DecisionPage,
+    Place,
     UnsafeNext,
     answer_decision,
     filter_value,
@@ -26,6 +26,7 @@ from memadmin.review.views.answers import (
     keep_in_box,
     offer_undo,
     page_of,
+    place_in,
     query_without_page,
     queue_url,
     role_required,
@@ -127,19 +128,6 @@ def queue(request: HttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-@dataclass
-class Place:
-    """Where a cluster stands in the queue it was opened from: "3 of 14", its neighbours,
-    and the way back to that queue as filtered."""
-
-    query: str
-    number: int | None
-    total: int
-    previous: str | None
-    following: str | None
-    queue: str
-
-
 def _queue_order(query: str) -> list[int]:
     """The ids of the clusters the queue filtered by `query` shows, in its order."""
     _, arguments, _ = _queue_filters(QueryDict(query))
@@ -153,17 +141,12 @@ def _cluster_url(pk: int, query: str) -> str:
 
 def _place(found: Cluster, query: str, order: list[int] | None = None) -> Place:
     """`found`'s place in the queue `query` filters (its ids in `order` when known)."""
-    order = _queue_order(query) if order is None else order
-    at = order.index(found.pk) if found.pk in order else None
-    return Place(
-        query=query,
-        number=None if at is None else at + 1,
-        total=len(order),
-        previous=_cluster_url(order[at - 1], query) if at else None,
-        following=(
-            _cluster_url(order[at + 1], query) if at is not None and at + 1 < len(order) else None
-        ),
+    return place_in(
+        _queue_order(query) if order is None else order,
+        found.pk,
+        url=lambda pk: _cluster_url(pk, query),
         queue=queue_url(reverse("clusters"), query),
+        query=query,
     )
 
 

@@ -1,9 +1,10 @@
 """The admins' pages: the conflict queue, a conflict's page, and settling it."""
 
 from collections.abc import Sequence
+from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -22,10 +23,12 @@ from memadmin.review.roles import ADMIN, VIEWER
 from memadmin.review.views.answers import (
     QUEUE_PAGE_SIZE,
     DecisionPage,
+    Place,
     UnsafeNext,
     answer_decision,
     offer_undo,
     page_of,
+    place_in,
     query_without_page,
     queue_url,
     role_required,
@@ -35,16 +38,42 @@ from memadmin.review.views.answers import (
 from memadmin.store.models import Memory, Namespace
 
 
+def _filters(query) -> dict:
+    """The conflict queue's filters from a query (the page's, or a conflict page's
+    `from`), each refused value replaced by its default."""
+    status = query.get("status", ConflictStatus.OPEN)
+    tier = query.get("tier", Tier.PROPOSED)
+    return {
+        "status": status if status in ConflictStatus.values else ConflictStatus.OPEN,
+        "namespace": query.get("namespace", ""),
+        "kind": query.get("kind", ""),
+        "tier": tier if tier in Tier.values else Tier.PROPOSED,
+    }
+
+
+def _order(query: str) -> list[int]:
+    """The ids the conflict queue filtered by `query` shows, in its order."""
+    return list(queries.conflict_queue(**_filters(QueryDict(query))).values_list("pk", flat=True))
+
+
+def _conflict_url(pk: int, query: str) -> str:
+    return reverse("conflict", args=[pk]) + (f"?{urlencode({'from': query})}" if query else "")
+
+
+def _place(found: Conflict, query: str) -> Place:
+    return place_in(
+        _order(query),
+        found.pk,
+        url=lambda pk: _conflict_url(pk, query),
+        queue=queue_url(reverse("conflicts"), query),
+        query=query,
+    )
+
+
 @role_required(VIEWER)
 def queue(request: HttpRequest) -> HttpResponse:
-    status = request.GET.get("status", ConflictStatus.OPEN)
-    if status not in ConflictStatus.values:
-        status = ConflictStatus.OPEN
-    namespace = request.GET.get("namespace", "")
-    kind = request.GET.get("kind", "")
-    tier = request.GET.get("tier", Tier.PROPOSED)
-    if tier not in Tier.values:
-        tier = Tier.PROPOSED
+    filters = _filters(request.GET)
+    status, namespace, kind, tier = (filters[k] for k in ("status", "namespace", "kind", "tier"))
     found = queries.conflict_queue(status=status, namespace=namespace, kind=kind, tier=tier)
     page = page_of(request, found, QUEUE_PAGE_SIZE)
     other_tier = Tier.POSSIBLE if tier == Tier.PROPOSED else Tier.PROPOSED
@@ -64,6 +93,8 @@ def queue(request: HttpRequest) -> HttpResponse:
         "kind": kind,
         "kinds": ConflictKind.values,
         "base": query_without_page(request).urlencode(),
+        # Each row opens its conflict with the queue's filters: n of N, previous, next.
+        "from": urlencode({"from": query_without_page(request).urlencode()}),
         "namespaces": Namespace.objects.values_list("name", flat=True),
     }
     return render(request, "review/conflicts.html" + ("#queue" if request.htmx else ""), context)
@@ -93,7 +124,12 @@ RESOLUTIONS = [
 
 
 def _context(
-    conflict: Conflict, error: str = "", *, changes: Sequence[str] = (), chosen=None
+    conflict: Conflict,
+    error: str = "",
+    *,
+    changes: Sequence[str] = (),
+    chosen=None,
+    place: Place | None = None,
 ) -> dict:
     """The conflict page's context; after a refusal, what changed meanwhile and what the
     admin had chosen (resolution, scope note, text), kept in the form."""
@@ -107,6 +143,7 @@ def _context(
         "error": error,
         "changes": changes,
         "chosen": chosen or {},
+        "place": place,
         "seen": history_queries.last_event_id(conflict=conflict),
     }
 
@@ -131,7 +168,9 @@ def _get(conflict_id: int) -> Conflict:
 
 @role_required(VIEWER)
 def conflict(request: HttpRequest, conflict_id: int) -> HttpResponse:
-    return render(request, "review/conflict.html", _context(_get(conflict_id)))
+    found = _get(conflict_id)
+    place = _place(found, request.GET.get("from", ""))
+    return render(request, "review/conflict.html", _context(found, place=place))
 
 
 @require_POST
@@ -144,6 +183,8 @@ def resolve(request: HttpRequest, conflict_id: int) -> HttpResponse:
         "text": request.POST.get("text", ""),
     }
     seen = request.POST.get("seen", "")
+    query = request.POST.get("from", "")
+    before = _order(query)
     error = ""
     try:
         if seen.isdigit() and int(seen) != history_queries.last_event_id(conflict=found):
@@ -172,16 +213,21 @@ def resolve(request: HttpRequest, conflict_id: int) -> HttpResponse:
     page = DecisionPage(
         "review/conflict.html",
         "conflict-page",
-        lambda e: _context(found, e, changes=changes, chosen=chosen),
+        lambda e: _context(found, e, changes=changes, chosen=chosen, place=_place(found, query)),
     )
-    following = queries.next_open_conflict(found)
+    # On to the next conflict of the queue it was opened from (same filters) still open.
+    now = _order(query)
+    after = before[before.index(found.pk) + 1 :] if found.pk in before else []
+    following = next((pk for pk in after if pk in now), None) or next(iter(now), None)
     return answer_decision(
         request,
         page=page,
         error=error,
         message=f"Conflict {found.pk} settled as {settled}.",
-        done_url=reverse("conflict", args=[following.pk]) if following else reverse("conflicts"),
-        refused_url=reverse("conflict", args=[found.pk]),
+        done_url=(
+            _conflict_url(following, query) if following else queue_url(reverse("conflicts"), query)
+        ),
+        refused_url=_conflict_url(found.pk, query),
     )
 
 

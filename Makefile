@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 # Tests use their own embedded server folder, so a test run never touches the demo's data.
 TEST_DATA_DIR ?= $(CURDIR)/var/test
 
-.PHONY: install install-dev demo serve serve-asgi test lint format stop bench clean
+.PHONY: install install-dev demo serve serve-asgi test lint format stop bench clean docs
 
 install: $(VENV)/.installed
 
@@ -41,6 +41,11 @@ demo: install
 	@echo "Serving on http://127.0.0.1:$(PORT) (Ctrl-C to stop). New demo passwords:"
 	@echo "  MEMADMIN_DEMO_CURATOR_PASSWORD=... MEMADMIN_DEMO_ADMIN_PASSWORD=... make demo"
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+# The manual (docs/) as a site in var/site; strict: a broken link fails.
+docs: install-dev
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+	@echo "The site is in var/site (open var/site/index.html)"
 
 serve: install
 	$(PY) manage.py runserver 127.0.0.1:8000

@@ -10,6 +10,8 @@ from tests.factories import person
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(settings.BASE_DIR) / "test-results" / "screenshots"
+# The README's three pictures, taken again by the browser tests on every run.
+DOC_SHOTS = Path(settings.BASE_DIR) / "docs" / "images"
 FLAGS = [
     "--no-sandbox",
     "--disable-gpu",

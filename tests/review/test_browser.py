@@ -9,7 +9,7 @@ from memadmin.curation.models import Cluster, Conflict
 from memadmin.store.models import Memory
 from tests import factories
 from tests.factories import hosting_change, line, near, person, store, unit
-from tests.review.browsing import SHOTS, log_in, make_people, new_page
+from tests.review.browsing import DOC_SHOTS, SHOTS, log_in, make_people, new_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -51,6 +51,7 @@ def test_a_curator_edits_accepts_and_undoes_a_merge(page, data):
     cluster = Cluster.objects.get(status="open")
     log_in(page, "carla")
     page.screenshot(path=SHOTS / "dashboard.png", full_page=True)
+    page.screenshot(path=DOC_SHOTS / "dashboard.png")
 
     page.click("nav >> text=Clusters")
     # One memory says more than the other: detection may call it proposed or possible.
@@ -58,6 +59,7 @@ def test_a_curator_edits_accepts_and_undoes_a_merge(page, data):
     page.click("text=Filter")
     page.click(f"text=#{cluster.pk}")
     page.screenshot(path=SHOTS / "cluster.png", full_page=True)
+    page.screenshot(path=DOC_SHOTS / "cluster.png")
     page.fill("textarea[name=text]", "Her cat Miso is an orange tabby (called Miso).")
     page.click("text=Accept merge")
     # On to the next cluster (none left: the queue), saying what happened.
@@ -85,6 +87,7 @@ def test_an_admin_settles_a_conflict_as_both_valid(page, data):
     page.click("nav >> text=Conflicts")
     page.click(f"text=#{conflict.pk}")
     page.screenshot(path=SHOTS / "conflict.png", full_page=True)
+    page.screenshot(path=DOC_SHOTS / "conflict.png")
     page.check("input[value=both_valid]")
     page.fill("input[name=scope_note]", "Hetzner for staging, Railway for production")
     page.click("text=Settle conflict")

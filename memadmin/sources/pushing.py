@@ -242,7 +242,7 @@ def push(
     (delete or mark) overrides the source's for this push."""
     report = PushReport()
     if dry_run:
-        report.operations = pending_operations(source) + plan(source, mode=mode)
+        _preview(source, pending_operations(source) + plan(source, mode=mode), report)
         return report
     with _source_lock(source):  # planned under the lock: a push waiting plans after
         pending = pending_operations(source)
@@ -267,6 +267,26 @@ def push(
         source.last_push_at = timezone.now()
         source.save(update_fields=["last_push_at"])
     return report
+
+
+def _preview(source: Source, work: list[PushOperation], report: PushReport) -> None:
+    """A dry run: the store read as a push reads it, each operation listed as it would be
+    sent or left alone (and why), nothing written anywhere."""
+    store = open_store(source)
+    try:
+        for batch in _batches(work, settings.SOURCE_PUSH_BATCH):
+            with speaking_for(source):
+                current = store.fetch([op.point.point_id for op in batch])
+            left = [op for op in batch if not _applied(op, current.get(op.point.point_id))]
+            refusals = _whole_decisions(left, current)
+            for op in batch:
+                if refusals.get(id(op)):
+                    op.note = refusals[id(op)][:300]
+                    report.skipped.append(op)
+                else:
+                    report.operations.append(op)
+    finally:
+        store.close()
 
 
 def _batches(work: list[PushOperation], size: int) -> list[list[PushOperation]]:

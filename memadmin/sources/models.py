@@ -81,6 +81,9 @@ class SourcePoint(models.Model):
     said = models.CharField(max_length=64)  # point_hash of text and metadata
     present = models.BooleanField(default=True)
     marked = models.BooleanField(default=False)  # mark mode: memadmin_status is set on it
+    # A push wrote a new text beside the store's old vector (memadmin never calls the
+    # agent's embedder): its owner may embed it again. Recorded here, never in the point.
+    vector_stale = models.BooleanField(default=False)
 
     class Meta:
         constraints = [

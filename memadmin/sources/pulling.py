@@ -188,10 +188,11 @@ def _pull_batch(source: Source, batch: list[Point], report: PullReport, seen: se
                 reason=f"written again in source {source.name} after it was retired here",
             )
         known_point.text, known_point.said, known_point.present = point.text, said, True
+        known_point.vector_stale = False  # the agent wrote it again: its vector is its own
         known_point.marked = any(key in point.metadata for key in MARK_KEYS)
         changed.append(known_point)
     SourcePoint.objects.bulk_create(created)
-    update_rows(changed, ["text", "said", "present", "marked"])
+    update_rows(changed, ["text", "said", "present", "marked", "vector_stale"])
     report.created += len(created)
     report.changed += len(changed)
 

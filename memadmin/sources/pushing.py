@@ -31,12 +31,14 @@ from memadmin.curation.decisions import update_rows
 from memadmin.curation.models import HistoryEvent
 from memadmin.sources.models import PushOperation, Source, SourcePoint, point_hash
 from memadmin.sources.stores import (
+    EMBEDDER_MEMADMIN,
     MARK_KEYS,
     STATUS_KEY,
     SUPERSEDED_BY_KEY,
     Point,
     SourceError,
     SparseValues,
+    fields_of,
     open_store,
     speaking_for,
     with_new_text,
@@ -380,11 +382,25 @@ def _send(source: Source, store, batch: list[PushOperation], report: PushReport)
             if result is not None:
                 point.text, point.said = result.text, point_hash(result.text, result.metadata)
                 point.marked = STATUS_KEY in result.metadata
+                point.vector_stale = _vector_stale(source, op, point)
             points.append(point)
             report.operations.append(op)
         update_rows([op for op, _ in [*done, *to_send]] + skipped, ["status", "done_at", "note"])
-        update_rows(points, ["present", "text", "said", "marked"])
+        update_rows(points, ["present", "text", "said", "marked", "vector_stale"])
     report.skipped.extend(skipped)
+
+
+def _vector_stale(source: Source, op: PushOperation, point: SourcePoint) -> bool:
+    """Whether the point's vector is now of another text than its own: a new text written
+    beside the store's vector (memadmin's own model re-embeds it); a restore gives back
+    the point's own vector."""
+    if fields_of(source).get("embedder") == EMBEDDER_MEMADMIN:
+        return False
+    if op.action == Action.RESTORE and op.restores and op.restores.before["text"] == op.text:
+        return False
+    if op.action in (Action.UPDATE, Action.RESTORE, Action.UNMARK):
+        return op.before is None or op.before.get("text") != op.text or point.vector_stale
+    return point.vector_stale
 
 
 def _result(source: Source, op: PushOperation, now: Point | None) -> Point | None:

@@ -153,7 +153,9 @@ def test_pull_review_and_push_do_exactly_what_was_decided(store, run_command):
     expected = {id_: dict(point) for id_, point in written.items()}
     del expected[ID[repeat]], expected[ID["c"]]
     merged_point = store.read()[ID["d"]]
-    assert merged_point["metadata"]["memadmin_text_changed"] is True
+    # Nothing of memadmin's in what the agent reads: the old vector is recorded here.
+    assert not any(key.startswith("memadmin") for key in merged_point["metadata"])
+    assert SourcePoint.objects.get(point_id=ID["d"]).vector_stale
     expected[ID["d"]] = {**written[ID["d"]], "text": MERGED, "metadata": merged_point["metadata"]}
     same_points(store.read(), expected)
     if store.kind == "qdrant":  # Mem0's own fields follow the text
@@ -517,7 +519,8 @@ def test_a_mem0_table_on_postgresql_is_pulled_and_pushed(run_command, monkeypatc
         repeat = next(n for n in "ab" if memory_of(n).status == "superseded")
         assert sorted(found) == sorted(ID[n] for n in "abcdefghi" if n not in (repeat, "c", "e"))
         payload, vector = found[ID["d"]]
-        assert payload["data"] == MERGED and payload["memadmin_text_changed"] is True
+        assert payload["data"] == MERGED and "memadmin_text_changed" not in payload
+        assert SourcePoint.objects.get(point_id=ID["d"]).vector_stale
         assert payload["hash"] == hashlib.md5(MERGED.encode()).hexdigest()
         assert vector == pytest.approx(points[3]["vector"], abs=1e-6)  # the store's own
         assert found[ID["g"]][0]["data"] == "User has a cat named Miso."  # untouched

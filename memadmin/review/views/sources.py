@@ -21,6 +21,10 @@ def sources(request: HttpRequest) -> HttpResponse:
     found = Source.objects.annotate(
         pulled=Count("points", distinct=True),
         present=Count("points", filter=Q(points__present=True), distinct=True),
+        # Points a push gave a new text beside the store's old vector.
+        stale=Count(
+            "points", filter=Q(points__present=True, points__vector_stale=True), distinct=True
+        ),
         skipped=Count(
             "operations",
             filter=Q(operations__status=PushOperation.Status.SKIPPED),

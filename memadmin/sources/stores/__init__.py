@@ -166,7 +166,7 @@ def is_sparse(vector) -> bool:
 def with_new_text(source, point: Point, text: str) -> Point:
     """The point with a merge's text, and a vector for it: memadmin's own MiniLM where the
     source was added with `--embedder memadmin` (its vectors are that model's); else the
-    source's vector is kept and the point marked so its owner can embed it again. In Mem0's
+    source's vector is kept (recorded as stale here, see vector_stale). In Mem0's
     layout the hash and updated time Mem0 keeps are set as Mem0 would."""
     metadata = dict(point.metadata)
     vector = point.vector
@@ -187,9 +187,10 @@ def with_new_text(source, point: Point, text: str) -> Point:
             vector = {**vector, **dict.fromkeys(list(vector)[:1], fresh)}
         else:
             vector = fresh
-        metadata.pop(TEXT_CHANGED_KEY, None)
-    else:
-        metadata[TEXT_CHANGED_KEY] = True
+    # Nothing of memadmin's goes into what the agent reads: that the vector is of the old
+    # text is recorded here (SourcePoint.vector_stale, listed on the Sources page). A key
+    # an earlier version wrote is taken out.
+    metadata.pop(TEXT_CHANGED_KEY, None)
     if source.layout == "mem0":
         metadata["hash"] = hashlib.md5(text.encode()).hexdigest()
         metadata["updated_at"] = datetime.now(UTC).isoformat()

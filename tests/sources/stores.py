@@ -319,3 +319,41 @@ def keywords(text: str, models):
         index = int(hashlib.md5(word.encode()).hexdigest()[:6], 16)
         counts[index] = counts.get(index, 0.0) + 1.0
     return models.SparseVector(indices=list(counts), values=list(counts.values()))
+
+
+class ChromaMem0(Chroma):
+    """A ChromaDB collection as Mem0 writes it: the text in the metadata's "data", no
+    document, Mem0's hash and user id beside it."""
+
+    kind = "chroma-mem0"
+
+    def args(self) -> list[str]:
+        return [*super().args(), "--layout", "mem0", "--namespace-from", "user_id"]
+
+    def build(self, points: list[dict]) -> None:
+        self._collection().add(
+            ids=[p["id"] for p in points],
+            metadatas=[QdrantMem0.payload(p["text"], p) for p in points],
+            embeddings=[p["vector"] for p in points],
+        )
+
+    def read(self) -> dict[str, dict]:
+        found = self._collection().get(include=["documents", "metadatas", "embeddings"])
+        points = {}
+        for id_, document, metadata, vector in zip(
+            found["ids"], found["documents"], found["metadatas"], found["embeddings"], strict=True
+        ):
+            metadata = dict(metadata)
+            points[id_] = {
+                "text": metadata.pop("data"),
+                "metadata": metadata,
+                "vector": list(vector),
+                "document": document,
+            }
+        return points
+
+    def agent_writes(self, id_: str, text: str) -> None:
+        point = self.read()[id_]
+        metadata = {**point["metadata"], "data": text}
+        metadata["hash"] = hashlib.md5(text.encode()).hexdigest()
+        self._collection().update(ids=[id_], metadatas=[metadata])

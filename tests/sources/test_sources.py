@@ -5,6 +5,7 @@ push."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
@@ -21,6 +22,7 @@ from memadmin.store.models import Memory
 from tests.factories import person
 from tests.sources.stores import (
     Chroma,
+    ChromaMem0,
     Pgvector,
     QdrantMem0,
     QdrantMem0Keywords,
@@ -642,3 +644,24 @@ def test_keyword_vectors_are_journalled_exactly_and_dropped_from_a_rewritten_tex
         assert restored[ID[name]]["metadata"] == before[ID[name]]["metadata"]
         assert restored[ID[name]]["vector"][""] == before[ID[name]]["vector"][""]  # exact
         assert restored[ID[name]]["vector"]["bm25"] == before[ID[name]]["vector"]["bm25"]
+
+
+def test_mem0_on_chromadb_is_pulled_and_pushed_in_its_own_layout(tmp_path, run_command):
+    """Mem0's Chroma store: the text in the metadata's "data" and no document. Pulled one
+    namespace per user; a merge pushed as Mem0 would write it (text, hash), no document
+    added, nothing of memadmin's in the metadata."""
+    pytest.importorskip("chromadb")
+    store = ChromaMem0(tmp_path)
+    merged_by_a_curator(store, run_command)
+    assert Memory.objects.get(external_id=ID["a"]).namespace.name == "agent-alice"
+    assert Memory.objects.get(external_id=ID["g"]).content == "User has a cat named Miso."
+
+    pushed = run_command("push_source", "agent")
+
+    assert pushed.error is None, pushed.stderr
+    after = store.read()
+    assert ID["c"] not in after
+    carrier = after[ID["d"]]
+    assert carrier["text"] == MERGED and carrier["document"] is None
+    assert carrier["metadata"]["hash"] == hashlib.md5(MERGED.encode()).hexdigest()
+    assert not any(key.startswith("memadmin") for key in carrier["metadata"])

@@ -24,6 +24,8 @@ LIBRARIES = {"chroma": ("chromadb", "chroma"), "qdrant": ("qdrant_client", "qdra
 # PostgreSQL its table is (id UUID, vector, payload JSONB) (mem0/vector_stores/pgvector.py).
 DEFAULT_FIELDS = {
     ("chroma", "plain"): {"created": "created_at"},
+    # Mem0 on ChromaDB keeps the text in the metadata, under "data", and no document.
+    ("chroma", "mem0"): {"text": "data", "created": "created_at"},
     ("qdrant", "plain"): {"text": "text", "created": "created_at"},
     ("qdrant", "mem0"): {"text": "data", "created": "created_at"},
     ("pgvector", "plain"): {

@@ -1,11 +1,12 @@
 """A ChromaDB collection on disk (PersistentClient): text is the document, metadata the
-point's metadata."""
+point's metadata; or, with a text field (`--text-field`, Mem0's layout: "data"), the text
+is that metadata key and the documents are left as they are."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from memadmin.sources.stores import Point, SourceError
+from memadmin.sources.stores import Point, SourceError, split_text
 
 
 class ChromaStore:
@@ -21,6 +22,7 @@ class ChromaStore:
         except Exception as error:  # chromadb raises its own NotFoundError (or ValueError)
             raise SourceError(f"no collection {collection!r} in {location}: {error}") from None
         self.created_key = fields.get("created", "")
+        self.text_key = fields.get("text", "")
 
     def count(self) -> int:
         return self.collection.count()
@@ -66,12 +68,12 @@ class ChromaStore:
         for point in points:
             kept = {k: v for k, v in point.metadata.items() if v is not None}
             dropped = dict.fromkeys(had.get(point.id, set()) - set(kept))
+            if self.text_key:
+                kept[self.text_key] = point.text
             metadatas.append({**dropped, **kept} or None)
+        texts = {} if self.text_key else {"documents": [p.text for p in points]}
         self.collection.upsert(
-            ids=ids,
-            documents=[p.text for p in points],
-            metadatas=metadatas,
-            embeddings=[p.vector for p in points],
+            ids=ids, metadatas=metadatas, embeddings=[p.vector for p in points], **texts
         )
 
     def close(self) -> None:
@@ -79,5 +81,7 @@ class ChromaStore:
 
     def _point(self, id_, text, metadata) -> Point:
         metadata = dict(metadata or {})
+        if self.text_key:
+            text, metadata = split_text(metadata, self.text_key)
         created = metadata.get(self.created_key) if self.created_key else None
         return Point(str(id_), text or "", metadata, created=created)

@@ -72,8 +72,8 @@ class Command(MemadminCommand):
         collection = options["collection"] or options["table"]
         if kind != Source.Kind.JSONL and not collection:
             raise CommandError(f"a {kind} source needs --collection (or --table)")
-        if options["layout"] == "mem0" and kind not in ("qdrant", "pgvector"):
-            raise CommandError("--layout mem0 is Mem0's payload on qdrant or pgvector")
+        if options["layout"] == "mem0" and kind not in ("qdrant", "pgvector", "chroma"):
+            raise CommandError("--layout mem0 is Mem0's payload on qdrant, chroma or pgvector")
         source = Source(
             name=name,
             kind=kind,

@@ -237,11 +237,13 @@ def test_wait_follows_the_batches_and_prints_the_summary_a_run_here_prints(load,
     copies(load, "ns-a")
     copies(load, "ns-b")
     here = run_command("find_duplicates", "--namespace", "ns-b", "--no-llm")
+    handler = signal.getsignal(signal.SIGINT)
 
     with worker():
         result = run_command("find_duplicates", "--enqueue", "--wait", "--namespace", "ns-a")
 
     assert result.error is None, result.stderr
+    assert signal.getsignal(signal.SIGINT) is handler  # Ctrl-C's handler given back
     assert (
         result.stdout.strip().splitlines()[-1]
         == here.stdout.strip().splitlines()[-1]

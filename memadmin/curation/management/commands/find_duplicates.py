@@ -1,6 +1,8 @@
 import re
 import signal
+import threading
 import time
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
@@ -235,13 +237,28 @@ class Command(MemadminCommand):
         from memadmin.curation.runs import tasks
 
         started = timezone.now()
-        if wait:
-            # Ctrl-C while waiting is only ever noted, then acted on between two looks
-            # at the queue: a KeyboardInterrupt raised inside the database driver or the
-            # queue's connection pool could leave threads that keep the process alive.
-            self.interrupted = False
-            signal.signal(signal.SIGINT, self.note_interrupt)
-        planned = tasks.enqueue(namespaces, options, no_llm=no_llm)
+        with self.noting_ctrl_c(wait):
+            planned = tasks.enqueue(namespaces, options, no_llm=no_llm)
+            self.wait_for(planned, started, wait)
+
+    @contextmanager
+    def noting_ctrl_c(self, wait: bool):
+        """Ctrl-C while waiting is only ever noted, then acted on between two looks at the
+        queue: a KeyboardInterrupt raised inside the database driver or the queue's
+        connection pool could leave threads that keep the process alive. (Only the main
+        thread may set a handler; the previous one comes back after.)"""
+        self.interrupted = False
+        if not wait or threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = signal.signal(signal.SIGINT, self.note_interrupt)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    def wait_for(self, planned, started, wait: bool) -> None:
+        """What was queued, and with --wait its batches followed to the end."""
         for job_id, names in planned.queued:
             self.stdout.write(
                 f"queued batch {job_id}: {len(names)} namespace(s): {', '.join(names)}"

@@ -196,3 +196,27 @@ def test_a_conflict_opened_from_the_queue_knows_its_place_and_settling_goes_on_i
     )
     assert settled.status_code == 302
     assert settled["Location"].startswith(f"/conflicts/{shown[1]}/?from=")
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "kind%3D%2500",
+        "namespace%3D%2500",
+        "status%3Dx%26tier%3D%2500",
+        "page%3D99999999999999999999",
+    ],
+)
+def test_a_queue_page_takes_any_from_and_never_fails(client, hostile):
+    """`from` carries the queue's filters inside one value: a NUL or a nonsense filter
+    there is no filter, never a 500."""
+    from tests.curation.decisions.test_overlaps import conflict, kit
+    from tests.factories import cluster
+
+    one, _, three, _ = kit()
+    opened = conflict(one, three)
+    client.force_login(person("ada", "admin"))
+
+    assert client.get(f"/conflicts/{opened.pk}/?from={hostile}").status_code == 200
+    opened_cluster = cluster(one, three)
+    assert client.get(f"/clusters/{opened_cluster.pk}/?from={hostile}").status_code == 200

@@ -22,6 +22,7 @@ from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 from memadmin.review.context import UNDO_OFFER
 from memadmin.review.roles import VIEWER, has_role
 from memadmin.store import validation
+from memadmin.store.validation import unreadable
 
 # Rows per page of the queues, the history and the memory browser.
 QUEUE_PAGE_SIZE = 25
@@ -169,8 +170,18 @@ def place_in(order: list[int], pk: int, *, url, queue: str, query: str) -> Place
 def queue_url(url: str, query: str) -> str:
     """A queue page (`url`) with the filters it had (`query`, its query string), parsed
     and encoded again so that nothing but parameters comes through."""
-    filters = QueryDict(query)
+    filters = queue_query(query)
     return url + (f"?{filters.urlencode()}" if filters else "")
+
+
+def queue_query(query: str) -> QueryDict:
+    """A queue's filters carried inside one value (a page's `from`), parsed: what the
+    middleware refuses in a query string (a NUL, a lone surrogate) is no filter here."""
+    parsed = QueryDict(mutable=True)
+    for name, values in QueryDict(query).lists():
+        if not unreadable(name):
+            parsed.setlist(name, [value for value in values if not unreadable(value)])
+    return parsed
 
 
 def safe_next(request: HttpRequest, default: str) -> str:

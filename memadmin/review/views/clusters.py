@@ -28,6 +28,7 @@ from memadmin.review.views.answers import (
     page_of,
     place_in,
     query_without_page,
+    queue_query,
     queue_url,
     role_required,
     safe_next,
@@ -130,7 +131,7 @@ def queue(request: HttpRequest) -> HttpResponse:
 
 def _queue_order(query: str) -> list[int]:
     """The ids of the clusters the queue filtered by `query` shows, in its order."""
-    _, arguments, _ = _queue_filters(QueryDict(query))
+    _, arguments, _ = _queue_filters(queue_query(query))
     return list(queries.cluster_queue(**arguments).values_list("pk", flat=True))
 
 

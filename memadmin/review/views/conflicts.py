@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -30,6 +30,7 @@ from memadmin.review.views.answers import (
     page_of,
     place_in,
     query_without_page,
+    queue_query,
     queue_url,
     role_required,
     safe_next,
@@ -46,14 +47,14 @@ def _filters(query) -> dict:
     return {
         "status": status if status in ConflictStatus.values else ConflictStatus.OPEN,
         "namespace": query.get("namespace", ""),
-        "kind": query.get("kind", ""),
+        "kind": kind if (kind := query.get("kind", "")) in ConflictKind.values else "",
         "tier": tier if tier in Tier.values else Tier.PROPOSED,
     }
 
 
 def _order(query: str) -> list[int]:
     """The ids the conflict queue filtered by `query` shows, in its order."""
-    return list(queries.conflict_queue(**_filters(QueryDict(query))).values_list("pk", flat=True))
+    return list(queries.conflict_queue(**_filters(queue_query(query))).values_list("pk", flat=True))
 
 
 def _conflict_url(pk: int, query: str) -> str:

@@ -9,23 +9,13 @@ import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import timedelta
 
 from django.contrib.postgres.search import SearchQuery
-from django.db.models import (
-    Count,
-    IntegerField,
-    OuterRef,
-    Prefetch,
-    Q,
-    QuerySet,
-    Subquery,
-    Sum,
-)
-from django.db.models.fields.json import KeyTextTransform
-from django.db.models.functions import Cast, Coalesce, Trunc, TruncDate
+from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 
+from memadmin.curation import counts
 from memadmin.curation.detection import guards
 from memadmin.curation.detection.representative import representative
 from memadmin.curation.models import (
@@ -35,7 +25,6 @@ from memadmin.curation.models import (
     Conflict,
     ConflictStatus,
     DedupRun,
-    HistoryEvent,
     MergeProposal,
     PairVerdict,
     ProposalStatus,
@@ -468,22 +457,8 @@ def namespace_summaries() -> QuerySet[Namespace]:
         superseded=count_per_namespace(Memory, status=MemoryStatus.SUPERSEDED),
         open_clusters=count_per_namespace(Cluster, status=ClusterStatus.OPEN),
         open_conflicts=count_per_namespace(Conflict, status=ConflictStatus.OPEN),
-        auto_merges_week=automatic_merges_per_namespace(since=week_ago),
+        auto_merges_week=counts.automatic_merges_per_namespace(since=week_ago),
     ).order_by("name")
-
-
-def automatic_merges_per_namespace(*, since):
-    """Automatic merges, one definition everywhere (what find_duplicates prints as
-    "auto-merged"): the near-duplicates runs merged with no person since `since`, exact
-    collapses apart, counted when made (undone since or not). A subquery per namespace."""
-    made = (
-        DedupRun.objects.filter(namespace=OuterRef("pk"), dry_run=False, started_at__gte=since)
-        .annotate(merged=Cast(KeyTextTransform("auto_merged", "counts"), IntegerField()))
-        .values("namespace")
-        .annotate(total=Sum("merged"))
-        .values("total")
-    )
-    return Coalesce(Subquery(made), 0)
 
 
 def recent_runs(limit: int = 10) -> QuerySet[DedupRun]:
@@ -513,51 +488,6 @@ def open_cluster_sizes() -> Counter:
         .annotate(size=Count("id"))
         .values_list("size", flat=True)
     )
-
-
-DECISION_ACTIONS = {
-    HistoryEvent.Action.MERGE,  # an accepted merge, or a member kept
-    HistoryEvent.Action.DISMISS,
-    HistoryEvent.Action.EXCLUDE,
-    HistoryEvent.Action.SPLIT,
-    HistoryEvent.Action.OPEN,
-    HistoryEvent.Action.RESOLVE,  # a conflict settled
-}
-UNDO_ACTIONS = {HistoryEvent.Action.UNMERGE, HistoryEvent.Action.UNDO}
-
-
-def decided_today(about: str, user) -> tuple[int, int]:
-    """(all, this user's) decisions today on clusters (`about` "cluster") or conflicts,
-    by decisions_per_day's definition: a queue's "N decided today (you: K)"."""
-    today = timezone.localdate()
-    everyone = decisions_per_day(today, about=about)["decisions"][today]
-    mine = decisions_per_day(today, about=about, user=user)["decisions"][today]
-    return everyone, mine
-
-
-def decisions_per_day(since: date, *, about: str = "", user=None) -> dict[str, Counter]:
-    """People's decisions per day since `since`, one definition everywhere: every merge,
-    member kept, dismissal, exclusion, split, cluster opened by hand and settlement, as
-    the history holds them (whatever became of them since), and the undos apart. One
-    decision writes an event per memory it changes: the events of one person on one
-    cluster or conflict within one second are one decision."""
-    events = (
-        HistoryEvent.objects.filter(
-            created_at__date__gte=since,
-            user__isnull=False,
-            action__in=DECISION_ACTIONS | UNDO_ACTIONS,
-            **({f"{about}__isnull": False} if about else {}),
-            **({"user": user} if user is not None else {}),
-        )
-        .annotate(day=TruncDate("created_at"), second=Trunc("created_at", "second"))
-        .values_list("day", "action", "user_id", "cluster_id", "conflict_id", "memory_id", "second")
-    )
-    found: dict[str, set] = {"decisions": set(), "undos": set()}
-    for day, action, user, cluster, conflict, memory, second in events:
-        kind = "undos" if action in UNDO_ACTIONS else "decisions"
-        about = (cluster, conflict) if cluster or conflict else (None, memory)
-        found[kind].add((day, user, *about, second))
-    return {kind: Counter(key[0] for key in keys) for kind, keys in found.items()}
 
 
 @dataclass

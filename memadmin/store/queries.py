@@ -88,15 +88,13 @@ def nearest_sql(
     exclude_ids: Sequence[int] = (),
     multi_vector: Sequence[float] | None = None,
     by_multi: bool = False,
-    exact: bool = False,
 ) -> tuple[str, list]:
     """The k-nearest query and its parameters. ORDER BY the cosine distance with a LIMIT
     is what lets Postgres walk the HNSW index (vector_cosine_ops) instead of scoring
     every row. k is part of the text (one prepared statement per k): a LIMIT parameter
     would leave a generic plan guessing how many rows are wanted. With `multi_vector`
     each row also carries its multilingual distance (NULL without such a vector), and
-    `by_multi` orders by that one instead. `exact`: every row of the namespace scored
-    (the subquery's OFFSET 0 keeps the planner from walking the index)."""
+    `by_multi` orders by that one instead."""
     order = "embedding_multi" if by_multi else "embedding"
     model_column, model = VECTOR_COLUMNS[order]
     multi_distance = (
@@ -112,14 +110,6 @@ def nearest_sql(
         ORDER BY {"multi_distance" if by_multi else "distance"}
         LIMIT {int(k)}
     """
-    if exact:
-        columns = f"{_NEAREST_COLUMNS}, distance, multi_distance"
-        within = sql.split("ORDER BY")[0]
-        sql = f"""
-            SELECT {columns} FROM ({within} OFFSET 0) AS scored
-            ORDER BY {"multi_distance" if by_multi else "distance"}
-            LIMIT {int(k)}
-        """
     # Sent as a binary float array and cast in SQL: cheaper on both ends than a text
     # literal of 384 numbers.
     params: list = [[float(x) for x in vector]]
@@ -162,22 +152,20 @@ def nearest_memories(
                 # Fewer than k: a namespace that small is scored whole, exactly. (An index
                 # walk can also come back short where it holds many dead entries, which
                 # its scan limit counts, until the table is vacuumed.)
-                exact, params = nearest_sql(
-                    namespace,
-                    vector,
-                    k=k,
-                    exclude_ids=exclude_ids,
-                    multi_vector=multi_vector,
-                    by_multi=by_multi,
-                    exact=True,
-                )
-                cursor.execute(exact, params, prepare=True)
+                cursor.execute(_scored_whole(sql), params, prepare=True)
                 rows = cursor.fetchall()
         for row in rows:
             if row[0] not in found:
                 found[row[0]] = _neighbour(row)
     # Iterative scans (relaxed_order) may return rows slightly out of order: sort exactly.
     return sorted(found.values(), key=lambda neighbour: -neighbour.similarity)
+
+
+def _scored_whole(sql: str) -> str:
+    """The k-nearest query with every row of the namespace scored: the subquery's OFFSET 0
+    keeps the planner from walking the index."""
+    within, order = sql.split("ORDER BY")
+    return f"SELECT * FROM ({within} OFFSET 0) AS scored ORDER BY {order}"
 
 
 def _neighbour(row) -> Neighbour:

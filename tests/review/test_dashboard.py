@@ -93,7 +93,7 @@ def test_decisions_per_day_count_every_decision_once_and_undos_apart(client, vie
     them since (a merge undone still was one); the undo is counted apart."""
     from django.utils import timezone
 
-    from memadmin.curation import decisions, queries
+    from memadmin.curation import counts, decisions
     from tests.curation.decisions.test_overlaps import accept, conflict, kit
     from tests.factories import cluster
 
@@ -108,7 +108,7 @@ def test_decisions_per_day_count_every_decision_once_and_undos_apart(client, vie
     decisions.unmerge(cluster=merged_cluster, actor="user:carla", user=carla)
 
     today = timezone.localdate()
-    counted = queries.decisions_per_day(today)
+    counted = counts.decisions_per_day(today)
     assert (counted["decisions"][today], counted["undos"][today]) == (3, 1)
     client.force_login(viewer)
     content = client.get("/").content.decode()

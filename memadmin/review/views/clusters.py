@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from memadmin.curation import decisions, history_queries, llm, proposals, queries
+from memadmin.curation import counts, decisions, history_queries, llm, proposals, queries
 from memadmin.curation.detection.representative import representative
 from memadmin.curation.models import Cluster, ClusterStatus, MergeProposal, Tier
 from memadmin.review.diff import word_diff
@@ -19,7 +19,6 @@ from memadmin.review.views.answers import (
     QUEUE_PAGE_SIZE,
     DecisionPage,
     Place,
-    UnsafeNext,
     answer_decision,
     filter_value,
     keep_draft,
@@ -31,8 +30,6 @@ from memadmin.review.views.answers import (
     queue_query,
     queue_url,
     role_required,
-    safe_next,
-    selected_ids,
     take_draft,
     take_from_box,
 )
@@ -115,7 +112,7 @@ def queue(request: HttpRequest) -> HttpResponse:
         # The other tier's count, apart: "possible" clusters are doubtful ones.
         "other_tier": other_tier,
         "other_tier_count": queries.cluster_queue(**{**arguments, "tier": other_tier}).count(),
-        "decided_today": queries.decided_today("cluster", request.user),
+        "decided_today": counts.decided_today("cluster", request.user),
         "tiers": Tier.values,
         # Each status as people read it ("merged automatically", not "auto_merged").
         "statuses": [(value, label.lower()) for value, label in ClusterStatus.choices],
@@ -261,7 +258,7 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
     Decided: on to the next cluster of the queue the page was opened from (its filters in
     `from`), or back to that queue; still open (a member excluded): the cluster again."""
     found = _get(cluster_id)
-    error = ""
+    error = invalid = ""
     version = request.POST.get("version", "")
     query = request.POST.get("from", "")
     order = _queue_order(query)
@@ -281,22 +278,11 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
                 )
             message = act(found) or message
     except decisions.InvalidText as problem:
-        # The reviewer's own text is wrong, nobody else's doing: it stays in its box.
-        invalid = str(problem)
-        draft = request.POST.get("text", "")
-        if not request.htmx:
-            keep_in_box(request, f"cluster-{cluster_id}", draft, invalid)
-        page = DecisionPage(
-            "review/cluster.html",
-            "cluster",
-            lambda e: _context(found, place=_place(found, query, order), in_box=(draft, invalid)),
-        )
-        here = _cluster_url(found.pk, query)
-        return answer_decision(request, page=page, error=invalid, done_url=here, refused_url=here)
+        invalid = str(problem)  # the reviewer's own text, nobody else's doing
     except decisions.DecisionError as problem:
         error = str(problem)
     found = _get(cluster_id)  # as the decision left it
-    if not error:
+    if not (error or invalid):
         _offer_undo(request, found)
     changes = _changes_since(request, found) if error else []
     draft = request.POST.get("text", "")
@@ -306,16 +292,25 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
         # the message and the draft waits in the session for that page.
         error = "; ".join([error, *changes])
         keep_draft(request, f"cluster-{found.pk}", draft)
+    if invalid and not request.htmx:
+        keep_in_box(request, f"cluster-{found.pk}", draft, invalid)
+    # A text refused for itself stays in its box, the error beside it, no refusal block.
+    in_box = (draft, invalid) if invalid else ("", "")
     page = DecisionPage(
         "review/cluster.html",
         "cluster",
         lambda e: _context(
-            found, e, changes=changes, draft=draft, place=_place(found, query, order)
+            found,
+            error and e,
+            changes=changes,
+            draft="" if invalid else draft,
+            place=_place(found, query, order),
+            in_box=in_box,
         ),
     )
     done = here if found.status == ClusterStatus.OPEN else _next_in_queue(found, query, order)
     return answer_decision(
-        request, page=page, error=error, message=message, done_url=done, refused_url=here
+        request, page=page, error=error or invalid, message=message, done_url=done, refused_url=here
     )
 
 
@@ -353,7 +348,7 @@ def accept(request: HttpRequest, cluster_id: int) -> HttpResponse:
     """Accept the proposal, or the curator's edited text: one merged memory."""
 
     def act(found: Cluster) -> str:
-        proposal = _pending_or_rule_proposal(found)
+        proposal = pending_or_rule_proposal(found)
         merged = decisions.accept_proposal(
             proposal=proposal, user=request.user, text=request.POST.get("text")
         )
@@ -402,99 +397,21 @@ def split(request: HttpRequest, cluster_id: int) -> HttpResponse:
     def act(found: Cluster) -> str:
         parts = decisions.split_cluster(cluster=found, user=request.user)
         for part in parts:  # each part gets its own proposal to review
-            _pending_or_rule_proposal(part)
+            pending_or_rule_proposal(part)
         named = ", ".join(f"#{part.pk}" for part in parts) or "no cluster (single members)"
         return f"Cluster #{found.pk} split at its weakest link into {named}."
 
     return _decide(request, cluster_id, act)
 
 
-@role_required(CURATOR)
-def bulk_accept_exact(request: HttpRequest) -> HttpResponse:
-    """Accept open exact-duplicate clusters of the namespace the queue shows (none: every
-    namespace). GET: a preview, each mergeable cluster with the text it keeps and a ticked
-    box, the flagged ones (protected or pinned members, a guard) apart with a link each:
-    they never go through a bulk action. POST: the ticked clusters, each refused by name
-    when it is flagged, decided, no longer exact or changed since the preview."""
-    source = request.POST if request.method == "POST" else request.GET
-    namespace = source.get("namespace", "")
-    back = queue_url(reverse("clusters"), urlencode({"namespace": namespace}) if namespace else "")
-    if request.method != "POST":
-        mergeable, flagged = [], []
-        for cluster in queries.exact_open_clusters(namespace or None):
-            flags = queries.bulk_flags(cluster)
-            (flagged if flags else mergeable).append(
-                (cluster, flags, _kept_text(cluster), queries.cluster_version(cluster))
-            )
-        context = {"mergeable": mergeable, "flagged": flagged, "namespace": namespace}
-        context["back"] = back
-        return render(request, "review/bulk_exact.html", context)
-    ids = selected_ids(request.POST.getlist("selected"))
-    if not ids:
-        messages.error(request, "No cluster was ticked: nothing was accepted.")
-        return redirect(back)
-    exact = {c.pk: c for c in queries.exact_open_clusters(namespace or None)}
-    accepted, refused = [], []
-    for pk in ids:
-        cluster = exact.get(pk)
-        try:
-            if cluster is None:
-                raise decisions.DecisionError(_why_not_open(pk))
-            if flags := queries.bulk_flags(cluster):
-                raise decisions.DecisionError(
-                    f"flagged ({', '.join(flags)}): decide it on its own page"
-                )
-            if request.POST.get(f"version-{pk}") != queries.cluster_version(cluster):
-                raise decisions.StaleDecision("it changed since the preview")
-            decisions.accept_proposal(
-                proposal=_pending_or_rule_proposal(cluster), user=request.user
-            )
-            accepted.append(pk)
-        except decisions.DecisionError as problem:
-            refused.append(f"#{pk} was not accepted: {problem}.")
-    where = namespace or "every namespace"
-    messages.success(request, f"Accepted {len(accepted)} exact-duplicate cluster(s) in {where}.")
-    for line in refused:
-        messages.error(request, line)
-    if accepted:
-        offer_undo(
-            request,
-            url=reverse("unmerge-many") + "?clusters=" + ",".join(map(str, accepted)),
-            label=f"Undo these {len(accepted)} merges",
-            back=back,
-        )
-    return redirect(back)
-
-
-def _kept_text(cluster: Cluster) -> str:
-    """The text an accepted exact cluster keeps: its proposal's, else the representative's."""
-    proposal = queries.pending_proposal(cluster)
-    if proposal is not None:
-        return proposal.merged_text
-    return representative(queries.cluster_members(cluster)).content
-
-
-def _why_not_open(pk: int) -> str:
-    """Why a ticked cluster is not among the open (exact) ones: decided (by whom, when),
-    gone, or not exact copies."""
-    found = Cluster.objects.select_related("decided_by").filter(pk=pk).first()
-    if found is None:
-        return "there is no such cluster"
-    if found.status != ClusterStatus.OPEN:
-        who = found.decided_by.get_username() if found.decided_by else "a command"
-        when = found.decided_at.strftime("%Y-%m-%d %H:%M") if found.decided_at else "?"
-        return f"it was already {found.status} by {who} at {when}"
-    return "its members are not exact copies of one text (or not in this namespace)"
-
-
-def _pending_or_rule_proposal(found: Cluster) -> MergeProposal:
+def pending_or_rule_proposal(found: Cluster) -> MergeProposal:
     proposal = queries.pending_proposal(found)
     if proposal is not None:
         return proposal
-    return _rule_proposal(found)
+    return rule_proposal(found)
 
 
-def _rule_proposal(found: Cluster) -> MergeProposal:
+def rule_proposal(found: Cluster) -> MergeProposal:
     members = queries.cluster_members(found)
     draft = proposals.check(proposals.rule_draft(members, "written at review"), members)
     return decisions.record_proposal(cluster=found, members=members, draft=draft)
@@ -518,108 +435,4 @@ def refresh_proposal(request: HttpRequest, cluster_id: int) -> HttpResponse:
         messages.error(request, str(problem))
     else:
         messages.success(request, "The proposal was written again from the current members.")
-    return redirect("cluster", cluster_id=found.pk)
-
-
-SELECTED_ACTIONS = {
-    "accept": (
-        "Accept",
-        "Each cluster is merged as its proposal says (a rule proposal is written for one "
-        "that has none), one by one; each can be undone from History.",
-    ),
-    "dismiss": (
-        "Dismiss",
-        "Each cluster closes as not duplicates; its pairs are not proposed again (undo "
-        "from History).",
-    ),
-}
-
-
-@role_required(CURATOR)
-def selected(request: HttpRequest) -> HttpResponse:
-    """Accept or dismiss the clusters ticked in the queue. GET: a preview of exactly
-    those still open, with the version each shows; for an accept, the flagged ones apart
-    (never merged in bulk). POST: each decided in turn; one decided meanwhile, changed
-    since the preview or flagged is refused by name. Back to the queue as filtered."""
-    source = request.POST if request.method == "POST" else request.GET
-    back = queue_url(reverse("clusters"), source.get("from", ""))
-    action = source.get("action", "")
-    if action not in SELECTED_ACTIONS:
-        messages.error(request, "Choose accept or dismiss for the selected clusters.")
-        return redirect(back)
-    ids = selected_ids(source.getlist("selected"))
-    found = {
-        c.pk: c
-        for c in Cluster.objects.select_related("namespace").filter(
-            pk__in=ids, status=ClusterStatus.OPEN
-        )
-    }
-    verb, explained = SELECTED_ACTIONS[action]
-    if request.method != "POST":
-        items, flagged = [], []
-        for cluster in sorted(found.values(), key=lambda c: c.pk):
-            flags = queries.bulk_flags(cluster)
-            texts = [m.content for m in queries.cluster_members(cluster)]
-            row = (cluster, reverse("cluster", args=[cluster.pk]), texts, flags)
-            (flagged if flags and action == "accept" else items).append(row)
-        context = {
-            "items": items,
-            "flagged": flagged,
-            "gone": [f"#{pk}: {_why_not_open(pk)}" for pk in ids if pk not in found],
-            "versions": {c.pk: queries.cluster_version(c) for c, *_ in items},
-            "action": action,
-            "verb": verb,
-            "noun": "cluster",
-            "explained": explained,
-            "back": back,
-            "from": source.get("from", ""),
-        }
-        return render(request, "review/selected.html", context)
-    done, refused = 0, []
-    for pk in ids:
-        cluster = found.get(pk)
-        try:
-            if cluster is None:
-                raise decisions.StaleDecision(_why_not_open(pk))
-            if request.POST.get(f"version-{pk}") != queries.cluster_version(cluster):
-                raise decisions.StaleDecision("it changed since the preview")
-            if action == "accept":
-                if flags := queries.bulk_flags(cluster):
-                    raise decisions.DecisionError(
-                        f"flagged ({', '.join(flags)}): decide it on its own page"
-                    )
-                decisions.accept_proposal(
-                    proposal=_pending_or_rule_proposal(cluster), user=request.user
-                )
-            else:
-                decisions.dismiss_cluster(cluster=cluster, user=request.user)
-            done += 1
-        except decisions.DecisionError as problem:
-            refused.append(f"#{pk} was left alone: {problem}.")
-    messages.success(request, f"{verb}ed {done} of {len(ids)} selected cluster(s).")
-    for line in refused:
-        messages.error(request, line)
-    return redirect(back)
-
-
-@require_POST
-@role_required(CURATOR)
-def open_by_hand(request: HttpRequest) -> HttpResponse:
-    """The memories ticked in the memory browser become a cluster to review (duplicates
-    the engine missed), with a rule proposal; refused back to the browser, saying why."""
-    try:
-        back = safe_next(request, reverse("memories"))
-    except UnsafeNext as problem:
-        return render(request, "400.html", {"message": str(problem)}, status=400)
-    ids = selected_ids(request.POST.getlist("selected"))
-    try:
-        found = decisions.open_cluster_by_hand(memory_ids=ids, user=request.user)
-        # Always a fresh proposal: a grown cluster's earlier one misses the new members.
-        _rule_proposal(found)
-    except decisions.DecisionError as problem:
-        messages.error(request, f"No cluster opened: {problem}.")
-        return redirect(back)
-    messages.success(
-        request, f"Cluster #{found.pk} opened from {len(set(ids))} memories: review it here."
-    )
     return redirect("cluster", cluster_id=found.pk)

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from memadmin.curation import decisions, history_queries, queries
+from memadmin.curation import counts, decisions, history_queries, queries
 from memadmin.curation.models import (
     Conflict,
     ConflictKind,
@@ -87,7 +87,7 @@ def queue(request: HttpRequest) -> HttpResponse:
         "other_tier_count": queries.conflict_queue(
             status=status, namespace=namespace, kind=kind, tier=other_tier
         ).count(),
-        "decided_today": queries.decided_today("conflict", request.user),
+        "decided_today": counts.decided_today("conflict", request.user),
         "status": status,
         "namespace": namespace,
         "statuses": ConflictStatus.values,

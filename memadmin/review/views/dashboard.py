@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
-from memadmin.curation import queries
+from memadmin.curation import counts, queries
 from memadmin.review import charts
 from memadmin.review.roles import VIEWER
 from memadmin.review.views.answers import role_required
@@ -18,7 +18,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     the last runs with their removal rate and alerts; four small charts."""
     days = [(timezone.now() - timedelta(days=back)).date() for back in range(13, -1, -1)]
     sizes = queries.open_cluster_sizes()
-    decided = queries.decisions_per_day(days[0])
+    decided = counts.decisions_per_day(days[0])
     context = {
         "namespaces": queries.namespace_summaries(),
         "runs": queries.recent_runs(),

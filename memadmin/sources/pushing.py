@@ -488,11 +488,28 @@ def _whole_decisions(ops: list[PushOperation], current: dict) -> dict[int, str]:
         refused = [op for op in group if refusals[id(op)]]
         if not refused:
             continue
-        carrier = next((op for op in group if op.action in _WRITING), None)
-        heirs = [op for op in group if op.action == Action.DELETE and not refusals[id(op)]]
+        writing = [op for op in group if op.action in _WRITING]
+        # The carrier: the point the merged text was for (one gone from the source first,
+        # where a stopped push already handed its text to an heir).
+        carrier = next(
+            (op for op in writing if current.get(op.point.point_id) is None),
+            writing[0] if writing else None,
+        )
+        # A member's point still as memadmin read it (or one already made the heir by a
+        # push that stopped halfway) takes the merged text.
+        heirs = [
+            op
+            for op in group
+            if op is not carrier
+            and not refusals[id(op)]
+            and (
+                op.action == Action.DELETE
+                or (carrier is not None and op.action == Action.UPDATE and op.text == carrier.text)
+            )
+        ]
         gone = carrier is not None and current.get(carrier.point.point_id) is None
-        if refused == [carrier] and gone and heirs:
-            heir = heirs[0]
+        if carrier is not None and refused == [carrier] and gone and heirs:
+            heir = next((op for op in heirs if op.action == Action.UPDATE), heirs[0])
             heir.action, heir.text = Action.UPDATE, carrier.text
             refusals[id(carrier)] = (
                 f"gone from the source since the pull: {heir.point.point_id} carries the "

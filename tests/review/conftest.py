@@ -6,7 +6,7 @@ import pytest
 
 from memadmin.curation.models import Cluster
 from tests.factories import close_to, line, near, unit
-from tests.review.browsing import CHROMIUM, FLAGS, SHOTS
+from tests.review.browsing import CHROMIUM, FLAGS, SHOTS, log_in, make_people, new_page
 
 
 @pytest.fixture
@@ -63,3 +63,17 @@ def browser():
 @pytest.fixture(params=[True, False], ids=["js", "no-js"])
 def javascript(request):
     return request.param
+
+
+@pytest.fixture
+def two_reviewers(browser, live_server, trio, javascript):
+    """carla (JavaScript on) and ada (on or off), both logged in."""
+    make_people()
+    carla = new_page(browser, live_server)
+    ada = new_page(browser, live_server, javascript=javascript)
+    log_in(carla, "carla")
+    log_in(ada, "ada")
+    yield carla, ada
+    for one in (carla, ada):
+        assert one.errors == []
+        one.context.close()

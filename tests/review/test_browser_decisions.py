@@ -19,20 +19,6 @@ def mode(javascript: bool) -> str:
     return "js" if javascript else "no-js"
 
 
-@pytest.fixture
-def two_reviewers(browser, live_server, trio, javascript):
-    """carla (JavaScript on) and ada (on or off), both logged in."""
-    make_people()
-    carla = new_page(browser, live_server)
-    ada = new_page(browser, live_server, javascript=javascript)
-    log_in(carla, "carla")
-    log_in(ada, "ada")
-    yield carla, ada
-    for one in (carla, ada):
-        assert one.errors == []
-        one.context.close()
-
-
 def write_while_another_excludes(ada, carla, trio, text: str) -> None:
     """ada writes a merged text on her page while carla takes member c out."""
     ada.goto(f"/clusters/{trio.pk}/")

@@ -7,26 +7,19 @@ import re
 import pytest
 
 from memadmin.curation.models import Cluster
-from tests.review.browsing import SHOTS, log_in, make_people, new_page
+from tests.review.browsing import SHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def pages(browser, live_server, trio, javascript):
-    make_people()
-    carla = new_page(browser, live_server)
-    ada = new_page(browser, live_server, javascript=javascript)
-    log_in(carla, "carla")
-    log_in(ada, "ada")
-    yield carla, ada, "js" if javascript else "no-js"
-    for one in (carla, ada):
-        assert one.errors == []
-        one.context.close()
+def mode(javascript: bool) -> str:
+    return "js" if javascript else "no-js"
 
 
-def test_a_text_too_long_stays_in_its_box_with_what_is_wrong_beside_it(pages, trio):
-    _, ada, mode = pages
+def test_a_text_too_long_stays_in_its_box_with_what_is_wrong_beside_it(
+    two_reviewers, trio, javascript
+):
+    _, ada = two_reviewers
     too_long = "Miso " + "x" * 9000  # one unbroken word, over the 8,192-byte limit
     ada.goto(f"/clusters/{trio.pk}/?tier={trio.tier}")
     ada.fill("textarea[name=text]", too_long)
@@ -34,7 +27,7 @@ def test_a_text_too_long_stays_in_its_box_with_what_is_wrong_beside_it(pages, tr
     ada.click("text=Accept merge")
 
     ada.wait_for_selector("#text-error")
-    ada.screenshot(path=SHOTS / f"text-too-long-{mode}.png", full_page=True)
+    ada.screenshot(path=SHOTS / f"text-too-long-{mode(javascript)}.png", full_page=True)
     assert "your text is kept in the box" in ada.inner_text("#text-error")
     assert ada.input_value("textarea[name=text]") == too_long
     assert "read it again" not in ada.inner_text("main")  # nobody else's doing
@@ -43,8 +36,10 @@ def test_a_text_too_long_stays_in_its_box_with_what_is_wrong_beside_it(pages, tr
     assert Cluster.objects.get(pk=trio.pk).status == "open"
 
 
-def test_a_refusal_because_another_decided_keeps_the_draft_and_names_who(pages, trio):
-    carla, ada, mode = pages
+def test_a_refusal_because_another_decided_keeps_the_draft_and_names_who(
+    two_reviewers, trio, javascript
+):
+    carla, ada = two_reviewers
     ada.goto(f"/clusters/{trio.pk}/?tier={trio.tier}")
     ada.fill("textarea[name=text]", "Ada's careful merged text about Miso.")
     carla.goto(f"/clusters/{trio.pk}/?tier={trio.tier}")
@@ -54,6 +49,6 @@ def test_a_refusal_because_another_decided_keeps_the_draft_and_names_who(pages, 
     ada.click("text=Accept merge")
 
     ada.wait_for_selector("text=already accepted by carla")
-    ada.screenshot(path=SHOTS / f"draft-after-decided-{mode}.png", full_page=True)
+    ada.screenshot(path=SHOTS / f"draft-after-decided-{mode(javascript)}.png", full_page=True)
     assert re.search(r"already accepted by carla at \d{4}-\d\d-\d\d", ada.inner_text("main"))
     assert "Ada's careful merged text about Miso." in ada.inner_text("[data-draft-aside]")

@@ -18,6 +18,7 @@ from django.utils.text import slugify
 
 from memadmin.curation import decisions
 from memadmin.curation.decisions import update_rows
+from memadmin.sources.chains import retire_uncarried
 from memadmin.sources.models import Source, SourcePoint, point_hash
 from memadmin.sources.stores import (
     MARK_KEYS,
@@ -230,3 +231,11 @@ def _retire_gone(source: Source, seen: set[str], report: PullReport) -> None:
         point.present = False
     update_rows(gone, ["present"])
     report.gone += len(gone)
+    # A gone point may have carried a merge's text (its own memory superseded, the merged
+    # one active): the agent deleted that fact too.
+    retire_uncarried(
+        source,
+        {p.memory_id for p in gone},
+        reason=f"the point that carried it is gone from source {source.name}",
+        actor=actor(source),
+    )

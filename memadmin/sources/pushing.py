@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from memadmin.curation.decisions import update_rows
 from memadmin.curation.models import HistoryEvent
+from memadmin.sources.chains import chain_ends, retire_uncarried
 from memadmin.sources.models import PushOperation, Source, SourcePoint, point_hash
 from memadmin.sources.stores import (
     EMBEDDER_MEMADMIN,
@@ -53,6 +54,10 @@ class PushReport:
     operations: list[PushOperation] = field(default_factory=list)  # sent, or listed (dry run)
     skipped: list[PushOperation] = field(default_factory=list)
     resumed: int = 0  # pending from a push that stopped halfway
+    # Left alone for a change in the source a push reported already (said once per change,
+    # and journalled once: the next pull brings the change in for review).
+    reported_before: int = 0
+    retired: int = 0  # active again here (an undo), their points deleted by the agent
 
     def summary(self) -> str:
         counts: dict[str, int] = {}
@@ -60,7 +65,20 @@ class PushReport:
             counts[operation.action] = counts.get(operation.action, 0) + 1
         done = ", ".join(f"{n} {action}" for action, n in sorted(counts.items())) or "nothing"
         resumed = f" ({self.resumed} resumed)" if self.resumed else ""
-        return f"{done}{resumed}; {len(self.skipped)} left alone (changed in the source)"
+        again = (
+            f", {self.reported_before} still left alone as reported before"
+            if self.reported_before
+            else ""
+        )
+        retired = (
+            f"; {self.retired} retired here (the agent deleted their points)"
+            if self.retired
+            else ""
+        )
+        return (
+            f"{done}{resumed}; {len(self.skipped)} left alone (changed in the source)"
+            f"{again}{retired}"
+        )
 
 
 def describe(operation: PushOperation) -> str:
@@ -68,7 +86,8 @@ def describe(operation: PushOperation) -> str:
     text = (
         f": {operation.text[:80]!r}" if operation.action in (Action.UPDATE, Action.RESTORE) else ""
     )
-    return f"{operation.action} {operation.point.point_id}{text} ({operation.why})"
+    dropped = f"; {operation.note}" if operation.note else ""
+    return f"{operation.action} {operation.point.point_id}{text} ({operation.why}{dropped})"
 
 
 # --- Planning -------------------------------------------------------------------------------
@@ -92,11 +111,11 @@ def plan(source: Source, *, mode: str | None = None) -> list[PushOperation]:
     # million points with a few hundred decisions reads a few hundred), and beside them
     # the points of the memories their chains end at (each may carry its group).
     unsettled = list(points.filter(_UNSETTLED))
-    final = _final({p.memory_id for p in unsettled})
+    final = chain_ends({p.memory_id for p in unsettled})
     ends = {memory.pk for memory in final.values() if memory is not None}
     seen = {p.pk for p in unsettled}
     unsettled += [p for p in points.filter(memory_id__in=ends) if p.pk not in seen]
-    final.update(_final({p.memory_id for p in unsettled} - set(final)))
+    final.update(chain_ends({p.memory_id for p in unsettled} - set(final)))
     wanted = _wanted(unsettled, final)
     planned = []
     for point in unsettled:
@@ -125,25 +144,6 @@ def _points(source: Source):
         .select_related("memory")
         .defer("memory__embedding", "memory__embedding_multi")
     )
-
-
-def _final(memory_ids: set[int]) -> dict[int, Memory | None]:
-    """Each memory's end of its `superseded_by` chain, when that end is active."""
-    rows: dict[int, Memory] = {}
-    todo = set(memory_ids)
-    while todo:
-        found = Memory.objects.filter(pk__in=todo).only(
-            "pk", "status", "superseded_by_id", "content", "created_at", "external_id"
-        )
-        rows.update({m.pk: m for m in found})
-        todo = {m.superseded_by_id for m in found if m.superseded_by_id} - set(rows)
-    final = {}
-    for start in memory_ids:
-        memory, hops = rows[start], 0
-        while memory.superseded_by_id and hops < 100:
-            memory, hops = rows[memory.superseded_by_id], hops + 1
-        final[start] = memory if memory.status == MemoryStatus.ACTIVE else None
-    return final
 
 
 def _wanted(points: list[SourcePoint], final: dict[int, Memory | None]) -> dict[int, _Wanted]:
@@ -217,15 +217,19 @@ def _last_done(point: SourcePoint, action: str, *, before_text: str | None = Non
 
 
 def _reasons(memory_ids: list[int]) -> dict[int, str]:
-    """The newest decision on each memory, in words ("supersede by user:ada: merge
-    accepted")."""
-    newest = (
+    """The decision that made each memory what it is now, in words ("supersede by
+    user:ada: merge accepted"): its newest event that changed it (a settlement that
+    changed nothing, as "not a conflict", never explains a delete)."""
+    events = (
         HistoryEvent.objects.filter(memory_id__in=memory_ids)
         .order_by("memory_id", "-pk")
-        .distinct("memory_id")
-        .values_list("memory_id", "action", "actor", "reason")
+        .values_list("memory_id", "action", "actor", "reason", "before", "after")
     )
-    return {m: f"{action} by {actor}: {reason}" for m, action, actor, reason in newest}
+    found: dict[int, str] = {}
+    for memory_id, action, actor, reason, before, after in events.iterator():
+        if memory_id not in found and (before is None or before != after):
+            found[memory_id] = f"{action} by {actor}: {reason}"
+    return found
 
 
 # --- Sending --------------------------------------------------------------------------------
@@ -247,6 +251,7 @@ def push(
         _preview(source, pending_operations(source) + plan(source, mode=mode), report)
         return report
     with _source_lock(source):  # planned under the lock: a push waiting plans after
+        report.retired = _retire_deleted_by_the_agent(source)
         pending = pending_operations(source)
         planned = plan(source, mode=mode)
         number = (source.operations.aggregate(Max("push"))["push__max"] or 0) + 1
@@ -271,6 +276,81 @@ def push(
     return report
 
 
+def _retire_deleted_by_the_agent(source: Source) -> int:
+    """Memories active here whose points the agent deleted (not a push: that one is
+    restored) and that no other point carries: an undo brought them back, but the
+    agent's delete wins, as on a pull."""
+    orphans = (
+        source.points.filter(present=False, memory__status=MemoryStatus.ACTIVE)
+        .exclude(
+            pk__in=PushOperation.objects.filter(
+                source=source, action=Action.DELETE, status=PushOperation.Status.DONE
+            ).values("point_id")
+        )
+        .values_list("memory_id", flat=True)
+    )
+    return retire_uncarried(
+        source,
+        set(orphans),
+        reason=f"its point was deleted in source {source.name}",
+        actor=f"source:{source.name}",
+    )
+
+
+def reembed(source: Source) -> tuple[int, int]:
+    """(re-embedded, left alone): the points a push gave a new text beside the store's
+    old vector get memadmin's own embedding of their text, for a store whose vectors are
+    memadmin's model (all-MiniLM-L6-v2, 384 numbers; another length is refused). A point
+    the agent changed since is left alone (its next pull brings it in)."""
+    from memadmin.store import embeddings
+
+    stale = list(source.points.filter(present=True, vector_stale=True).order_by("pk"))
+    done = left = 0
+    with _source_lock(source):
+        store = open_store(source)
+        try:
+            for batch in [stale[i : i + 200] for i in range(0, len(stale), 200)]:
+                with speaking_for(source):
+                    current = store.fetch([p.point_id for p in batch])
+                same = [
+                    p
+                    for p in batch
+                    if p.point_id in current
+                    and point_hash(current[p.point_id].text, current[p.point_id].metadata) == p.said
+                ]
+                left += len(batch) - len(same)
+                fresh = embeddings.encode([p.text for p in same])
+                written = [
+                    _with_dense(current[p.point_id], [float(x) for x in vector])
+                    for p, vector in zip(same, fresh, strict=True)
+                ]
+                with speaking_for(source):
+                    if written:
+                        store.write(written)
+                for point in same:
+                    point.vector_stale = False
+                update_rows(same, ["vector_stale"])
+                done += len(same)
+        finally:
+            store.close()
+    return done, left
+
+
+def _with_dense(point: Point, fresh: list[float]) -> Point:
+    vector = point.vector
+    if isinstance(vector, dict):
+        dense = next(name for name, value in vector.items() if not hasattr(value, "indices"))
+        old, vector = vector[dense], {**vector, dense: fresh}
+    else:
+        old, vector = vector, fresh
+    if old is not None and len(old) != len(fresh):
+        raise SourceError(
+            f"the store's vectors have {len(old)} numbers, memadmin's model {len(fresh)}: "
+            "they are another model's, re-embed these points with it"
+        )
+    return Point(point.id, point.text, point.metadata, vector, point.created)
+
+
 def _preview(source: Source, work: list[PushOperation], report: PushReport) -> None:
     """A dry run: the store read as a push reads it, each operation listed as it would be
     sent or left alone (and why), nothing written anywhere."""
@@ -282,10 +362,16 @@ def _preview(source: Source, work: list[PushOperation], report: PushReport) -> N
             left = [op for op in batch if not _applied(op, current.get(op.point.point_id))]
             refusals = _whole_decisions(left, current)
             for op in batch:
-                if refusals.get(id(op)):
-                    op.note = refusals[id(op)][:300]
+                refusal = refusals.get(id(op), "")
+                if refusal and _reported_before(op, current.get(op.point.point_id), refusal):
+                    report.reported_before += 1
+                elif refusal:
+                    op.note = refusal[:300]
                     report.skipped.append(op)
                 else:
+                    result = _result(source, op, current.get(op.point.point_id))
+                    if result is not None and result.dropped:
+                        op.note = ("dropped: " + ", ".join(result.dropped))[:300]
                     report.operations.append(op)
     finally:
         store.close()
@@ -347,21 +433,31 @@ def _send(source: Source, store, batch: list[PushOperation], report: PushReport)
     done = [(op, now) for op, now in done if _applied(op, now)]
     left = [op for op in batch if all(op is not d for d, _ in done)]
     refusals = _whole_decisions(left, current)
+    repeated: list[PushOperation] = []
     for op in left:
         now = current.get(op.point.point_id)
         refusal = refusals.get(id(op), "")
-        if refusal:
-            op.status, op.note = PushOperation.Status.SKIPPED, refusal[:300]
-            skipped.append(op)
+        if refusal and _reported_before(op, now, refusal):
+            repeated.append(op)
             continue
-        if op.before is None and now is not None:
+        if op.before is None and now is not None:  # journalled as found (a skip too)
             op.before = {
                 "id": now.id,
                 "text": now.text,
                 "metadata": now.metadata,
                 "vector": packed(now.vector),
             }
-        to_send.append((op, _result(source, op, now)))
+        if refusal:
+            op.status, op.note = PushOperation.Status.SKIPPED, refusal[:300]
+            skipped.append(op)
+            continue
+        result = _result(source, op, now)
+        if result is not None and result.dropped:
+            op.note = ("dropped: " + ", ".join(result.dropped))[:300]
+        to_send.append((op, result))
+    if repeated:
+        PushOperation.objects.filter(pk__in=[op.pk for op in repeated]).delete()
+        report.reported_before += len(repeated)
     # The journal first: what is about to be sent, and each point as it was.
     with transaction.atomic():
         update_rows([op for op, _ in to_send], ["before", "action", "text"])
@@ -372,6 +468,8 @@ def _send(source: Source, store, batch: list[PushOperation], report: PushReport)
             store.delete(deletes)
         if writes:
             store.write(writes)
+        if source.layout == "mem0":
+            _keep_mem0_records(source, store, [*done, *to_send])
     finished = timezone.now()
     with transaction.atomic():
         points = []
@@ -385,9 +483,62 @@ def _send(source: Source, store, batch: list[PushOperation], report: PushReport)
                 point.vector_stale = _vector_stale(source, op, point)
             points.append(point)
             report.operations.append(op)
-        update_rows([op for op, _ in [*done, *to_send]] + skipped, ["status", "done_at", "note"])
+        update_rows(
+            [op for op, _ in [*done, *to_send]] + skipped, ["status", "done_at", "note", "before"]
+        )
         update_rows(points, ["present", "text", "said", "marked", "vector_stale"])
     report.skipped.extend(skipped)
+
+
+def _reported_before(op: PushOperation, now: Point | None, refusal: str) -> bool:
+    """Whether a push already left this point alone for the same reason with the source
+    holding what it holds now (a repeat is neither said nor journalled again)."""
+    previous = (
+        op.point.operations.filter(status=PushOperation.Status.SKIPPED)
+        .exclude(pk=op.pk)
+        .order_by("-pk")
+        .first()
+    )
+    if previous is None or previous.note != refusal[:300]:
+        return False
+    if now is None or previous.before is None:
+        return now is None and previous.before is None
+    seen = previous.before
+    return point_hash(seen["text"], seen["metadata"]) == point_hash(now.text, now.metadata)
+
+
+def _keep_mem0_records(source: Source, store, sent: list[tuple[PushOperation, Point | None]]):
+    """Mem0's history rows for what was sent (its history database, when the source
+    names it), and its entity store's links to the deleted points taken out."""
+    from memadmin.sources import mem0
+
+    path = source.fields.get("mem0_history")
+    if path:
+        rows = []
+        for op, result in sent:
+            before = _before_point(op) if op.before else None
+            if op.action == Action.RESTORE and not op.point.present:
+                before = None  # a deleted point written back: Mem0 calls that an add
+            row = mem0.history_row(f"{source.pk}:{op.pk}", before, result)
+            if row is not None:
+                rows.append(row)
+        mem0.write_history(path, rows)
+    deleted = {op.point.point_id for op, result in sent if result is None}
+    if deleted:
+        entities = store.companion(source.collection + "_entities")
+        if entities is not None:
+            try:
+                found = [p for batch in entities.scan(1000) for p in batch]
+                to_write, to_delete = mem0.unlinked_entities(found, deleted)
+                if to_write:
+                    fetched = entities.fetch([p.id for p in to_write])
+                    for entity in to_write:  # written with their vectors as they are
+                        entity.vector = fetched[entity.id].vector
+                    entities.write(to_write)
+                if to_delete:
+                    entities.delete(to_delete)
+            finally:
+                entities.close()
 
 
 def _vector_stale(source: Source, op: PushOperation, point: SourcePoint) -> bool:

@@ -156,6 +156,15 @@ class QdrantMem0:
         finally:
             client.close()
 
+    def agent_deletes(self, id_: str) -> None:
+        from qdrant_client import models
+
+        client = self._client()
+        try:
+            client.delete("mem0", points_selector=models.PointIdsList(points=[id_]))
+        finally:
+            client.close()
+
 
 class Pgvector:
     """A home-grown agent's table: (id text, content, embedding vector, metadata JSONB), in

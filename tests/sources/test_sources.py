@@ -192,8 +192,8 @@ def records(tmp_path):
     return Records(tmp_path)
 
 
-def pulled_and_checked(store, run_command, *extra) -> None:
-    store.build(build_points())
+def pulled_and_checked(store, run_command, *extra, points=None) -> None:
+    store.build(points or build_points())
     assert run_command("add_source", "agent", *store.args(), *extra).error is None
     assert run_command("pull_source", "agent").error is None
     assert run_command("find_duplicates", "--no-llm").error is None
@@ -475,6 +475,49 @@ def test_a_source_of_memadmins_own_model_gets_the_merged_texts_vector(tmp_path, 
     assert carrier["vector"] == pytest.approx(list(embeddings.encode([MERGED])[0]), abs=1e-5)
 
 
+def test_reembed_gives_stale_points_memadmins_vector_and_the_page_lists_them(tmp_path, run_command):
+    """A store of memadmin's model added without --embedder: the merged text keeps the old
+    vector (listed on the Sources page) until `push_source --reembed`; a store of another
+    model is refused by name."""
+    pytest.importorskip("chromadb")
+    from memadmin.store import embeddings
+
+    store = Chroma(tmp_path)
+    built = build_points()
+    for point in built:
+        point["vector"] = [float(x) for x in embeddings.encode([point["text"]])[0]]
+    merged_by_a_curator(store, run_command, points=built)
+    assert run_command("push_source", "agent").error is None
+    assert SourcePoint.objects.get(point_id=ID["d"]).vector_stale
+    admin = Client()
+    admin.force_login(person("ada", "admin"))
+    page = admin.get("/sources/").content.decode()
+    assert "1 with a vector of their old text" in page and ID["d"] in page
+
+    done = run_command("push_source", "agent", "--reembed")
+
+    assert done.error is None and "re-embedded 1 point(s); 0 changed" in done.stdout
+    carrier = store.read()[ID["d"]]
+    assert carrier["vector"] == pytest.approx(list(embeddings.encode([MERGED])[0]), abs=1e-5)
+    assert carrier["text"] == MERGED
+    assert not SourcePoint.objects.filter(vector_stale=True).exists()
+    assert "with a vector of their old text" not in admin.get("/sources/").content.decode()
+
+
+def test_reembed_refuses_a_store_of_another_model(tmp_path, run_command):
+    pytest.importorskip("chromadb")
+    store = Chroma(tmp_path)
+    merged_by_a_curator(store, run_command)  # the agent's own 8-number vectors
+    assert run_command("push_source", "agent").error is None
+    before = store.read()
+
+    refused = run_command("push_source", "agent", "--reembed")
+
+    assert "the store's vectors have 8 numbers, memadmin's model 384" in str(refused.error)
+    assert store.read() == before
+    assert SourcePoint.objects.get(point_id=ID["d"]).vector_stale
+
+
 def test_a_mem0_table_on_postgresql_is_pulled_and_pushed(run_command, monkeypatch):
     """Mem0's pgvector layout: (id UUID, vector, payload JSONB), the text under "data"."""
     import hashlib
@@ -562,9 +605,9 @@ def test_add_source_refuses_hostile_values_by_name(run_command, tmp_path):
     assert not Source.objects.exists()
 
 
-def merged_by_a_curator(store, run_command) -> Cluster:
+def merged_by_a_curator(store, run_command, points=None) -> Cluster:
     """Pulled, detected, and c + d (a paraphrase) merged on the page as MERGED."""
-    pulled_and_checked(store, run_command)
+    pulled_and_checked(store, run_command, points=points)
     cluster = Cluster.objects.get(status="open")
     curator = Client()
     curator.force_login(person("carla", "curator"))
@@ -608,6 +651,84 @@ def test_a_merge_whose_carrier_the_agent_deleted_goes_to_another_members_point(
     assert after[ID["c"]]["text"] == MERGED  # the merged text has a point behind it
     assert ID["d"] not in after
     assert f"{ID['c']} carries the merged text instead" in pushed.stdout
+
+
+def test_a_merged_fact_whose_point_the_agent_deleted_after_the_push_is_retired(qdrant, run_command):
+    """The carrier holds the merge's text after the push; the agent deletes it; the next
+    pull retires the merged memory too (no active memory with nothing behind it)."""
+    merged_by_a_curator(qdrant, run_command)
+    assert run_command("push_source", "agent").error is None
+    merged = Memory.objects.get(status="active", content=MERGED)
+    qdrant.agent_deletes(ID["d"])  # the carrier, now holding MERGED
+
+    pulled = run_command("pull_source", "agent")
+
+    assert "1 gone from the source" in pulled.stdout
+    merged.refresh_from_db()
+    assert merged.status == "deleted"
+    assert "the point that carried it is gone from source agent" in (
+        merged.history.get(action="forget").reason
+    )
+    assert "nothing" in run_command("push_source", "agent").stdout
+
+
+def test_a_change_left_alone_is_said_and_journalled_once(records, run_command):
+    merged_by_a_curator(records, run_command)
+    records.agent_writes(ID["d"], "User hikes in the Alps most weekends.")  # the carrier
+
+    first = run_command("push_source", "agent")
+    second = run_command("push_source", "agent")
+
+    assert first.stdout.count("left alone:") == 2  # c and d, with their decision
+    assert "left alone:" not in second.stdout
+    assert "0 left alone (changed in the source), 2 still left alone as reported before" in (
+        second.stdout
+    )
+    assert PushOperation.objects.filter(status="skipped").count() == 2
+    # Changed again: said again (c, unchanged and left alone for the same reason, not).
+    records.agent_writes(ID["d"], "User hikes in the Alps every weekend.")
+    third = run_command("push_source", "agent").stdout
+    assert f"left alone: {ID['d']}: changed in the source" in third
+    assert "1 left alone (changed in the source), 1 still left alone" in third
+
+
+def test_each_operation_names_the_decision_it_comes_from(records, run_command):
+    """A settlement that changed nothing on a memory (not a conflict, both valid) is in
+    its history too, newer than the decision that retired it: never its reason."""
+    from memadmin.curation.models import HistoryEvent
+
+    pulled_and_checked(records, run_command)
+    repeat = next(memory_of(n) for n in "ab" if memory_of(n).status == "superseded")
+    HistoryEvent.objects.create(
+        namespace=repeat.namespace,
+        memory=repeat,
+        action="resolve",
+        actor="user:ada",
+        before={"status": "superseded"},
+        after={"status": "superseded"},
+        reason="conflict 9 settled: not a conflict",
+    )
+
+    dry = run_command("push_source", "agent", "--dry-run").stdout
+
+    assert f"delete {repeat.external_id} (supersede by command:find_duplicates: exact" in dry
+    assert "not a conflict" not in dry
+
+
+def test_mem0_history_is_refused_where_it_cannot_be_mem0s(run_command, tmp_path, qdrant):
+    qdrant.build(build_points())
+    not_mem0 = tmp_path / "history.db"
+    not_mem0.write_bytes(b"not a database at all, just some bytes" * 100)
+    at = qdrant.args().index("--layout")
+    plain = qdrant.args()[:at] + qdrant.args()[at + 2 :]
+    for arguments, named in [
+        ([*qdrant.args(), "--mem0-history", str(not_mem0)], "is not a SQLite database"),
+        ([*qdrant.args(), "--mem0-history", str(tmp_path / "none.db")], "cannot open"),
+        ([*plain, "--mem0-history", str(not_mem0)], "is for a source with --layout mem0"),
+    ]:
+        refused = run_command("add_source", "agent", *arguments)
+        assert refused.error is not None and named in str(refused.error), arguments
+    assert not Source.objects.exists()
 
 
 def test_keyword_vectors_are_journalled_exactly_and_dropped_from_a_rewritten_text(

@@ -40,6 +40,13 @@ def sources(request: HttpRequest) -> HttpResponse:
                 "namespaces": _namespaces(source),
                 "operations": len(operations),
                 "preview": [pushing.describe(op) for op in operations[:PREVIEW_ROWS]],
+                "stale_ids": list(
+                    source.points.filter(present=True, vector_stale=True)
+                    .order_by("pk")
+                    .values_list("point_id", flat=True)[:PREVIEW_ROWS]
+                )
+                if source.stale
+                else [],
             }
         )
     return render(request, "review/sources.html", {"rows": rows})

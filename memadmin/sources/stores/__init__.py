@@ -5,13 +5,11 @@ library is missing is refused with the command that installs it."""
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Protocol
 
 # What each kind needs installed, and the extra that brings it.
@@ -67,6 +65,9 @@ class Point:
     metadata: dict[str, Any] = field(default_factory=dict)
     vector: Any = None  # the store's own (a list of floats, or named vectors)
     created: str | None = None  # as the store gives it
+    # What a rewrite took out of the point because it could not compute it again for the
+    # new text (noted on the push's journal, never written to the store).
+    dropped: list[str] = field(default_factory=list)
 
 
 class Store(Protocol):
@@ -83,6 +84,9 @@ class Store(Protocol):
 
     def write(self, points: list[Point]) -> None:
         """Insert or replace whole points (text, metadata, vector)."""
+
+    def companion(self, name: str) -> Store | None:
+        """Another collection (or table) of the same store, or None (Mem0's entities)."""
 
     def close(self) -> None: ...
 
@@ -168,35 +172,35 @@ def is_sparse(vector) -> bool:
 def with_new_text(source, point: Point, text: str) -> Point:
     """The point with a merge's text, and a vector for it: memadmin's own MiniLM where the
     source was added with `--embedder memadmin` (its vectors are that model's); else the
-    source's vector is kept (recorded as stale here, see vector_stale). In Mem0's
-    layout the hash and updated time Mem0 keeps are set as Mem0 would."""
+    source's vector is kept (recorded as stale here, see vector_stale). In Mem0's layout
+    what Mem0 derives from the text follows it (sources/mem0.py)."""
     metadata = dict(point.metadata)
     vector = point.vector
-    if isinstance(vector, dict):
-        # A keyword (sparse) vector is of the old text's words: wrong for the new text,
-        # and no encoder of it is here, so it goes (the store's search falls back on the
-        # dense vector); the journal keeps it for an undo.
-        vector = {name: value for name, value in vector.items() if not is_sparse(value)}
+    dropped = []
     if source.layout == "mem0":
-        # Mem0's keyword-search text (2.0.18 on) is derived from the old text: dropped
-        # rather than left saying what the memory no longer says.
-        metadata.pop("text_lemmatized", None)
+        from memadmin.sources import mem0
+
+        metadata, vector, dropped = mem0.rewritten(metadata, vector, point.text, text)
+    elif isinstance(vector, dict) and any(is_sparse(value) for value in vector.values()):
+        # A keyword (sparse) vector is of the old text's words and no encoder of it is
+        # here: it goes (the store's search falls back on the dense vector); the journal
+        # keeps it for an undo.
+        vector = {name: value for name, value in vector.items() if not is_sparse(value)}
+        dropped.append("the sparse keyword vectors")
     if fields_of(source).get("embedder") == EMBEDDER_MEMADMIN:
         from memadmin.store import embeddings
 
         fresh = [float(x) for x in embeddings.encode([text])[0]]
         if isinstance(vector, dict):  # named vectors: the dense one is memadmin's model's
-            vector = {**vector, **dict.fromkeys(list(vector)[:1], fresh)}
+            dense = next(name for name, value in vector.items() if not is_sparse(value))
+            vector = {**vector, dense: fresh}
         else:
             vector = fresh
     # Nothing of memadmin's goes into what the agent reads: that the vector is of the old
     # text is recorded here (SourcePoint.vector_stale, listed on the Sources page). A key
     # an earlier version wrote is taken out.
     metadata.pop(TEXT_CHANGED_KEY, None)
-    if source.layout == "mem0":
-        metadata["hash"] = hashlib.md5(text.encode()).hexdigest()
-        metadata["updated_at"] = datetime.now(UTC).isoformat()
-    return Point(point.id, text, metadata, vector, point.created)
+    return Point(point.id, text, metadata, vector, point.created, dropped)
 
 
 def split_text(payload: dict[str, Any], key: str) -> tuple[str, dict[str, Any]]:

@@ -21,8 +21,17 @@ class ChromaStore:
             self.collection = self.client.get_collection(collection)
         except Exception as error:  # chromadb raises its own NotFoundError (or ValueError)
             raise SourceError(f"no collection {collection!r} in {location}: {error}") from None
+        self.location, self.fields = location, fields
         self.created_key = fields.get("created", "")
         self.text_key = fields.get("text", "")
+
+    def companion(self, collection: str) -> ChromaStore | None:
+        """Another collection of the same folder, or None where there is none."""
+        if collection not in [
+            c if isinstance(c, str) else c.name for c in self.client.list_collections()
+        ]:
+            return None
+        return ChromaStore(self.location, collection, self.fields)
 
     def count(self) -> int:
         return self.collection.count()

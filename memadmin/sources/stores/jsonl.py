@@ -82,5 +82,8 @@ class JsonlStore:
                 out.write(json.dumps(op, ensure_ascii=False) + "\n")
             out.flush()
 
+    def companion(self, name: str) -> None:
+        return None  # a records file has no other collection
+
     def close(self) -> None:
         pass

@@ -25,6 +25,7 @@ class PgvectorStore:
             self.connection = psycopg.connect(dsn, autocommit=True)
         except psycopg.Error as error:
             raise SourceError(f"cannot connect: {str(error).splitlines()[0]}") from None
+        self.dsn, self.table_name, self.fields = dsn, table, fields
         schema, _, name = table.rpartition(".")
         self.table = sql.Identifier(*([schema] if schema else []), name)
         columns = self._columns(schema or "public", name)
@@ -42,6 +43,13 @@ class PgvectorStore:
             if needed not in columns:
                 self.connection.close()
                 raise SourceError(f"table {table!r} has no column {needed!r}")
+
+    def companion(self, table: str) -> PgvectorStore | None:
+        """Another table of the same database and schema, or None where there is none."""
+        schema, _, name = table.rpartition(".")
+        if not self._columns(schema or "public", name):
+            return None
+        return PgvectorStore(self.dsn, table, self.fields)
 
     def _columns(self, schema: str, name: str) -> set[str]:
         rows = self.connection.execute(

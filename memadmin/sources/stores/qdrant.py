@@ -15,19 +15,31 @@ def _point_id(value: str):
 
 
 class QdrantStore:
-    def __init__(self, location: str, collection: str, fields: dict[str, str], *, api_key=None):
+    def __init__(
+        self, location: str, collection: str, fields: dict[str, str], *, api_key=None, client=None
+    ):
         from qdrant_client import QdrantClient
 
-        if location.startswith(("http://", "https://")):
-            self.client = QdrantClient(url=location, api_key=api_key)
+        if client is not None:
+            self.client, self.shared = client, True
+        elif location.startswith(("http://", "https://")):
+            self.client, self.shared = QdrantClient(url=location, api_key=api_key), False
         else:
-            self.client = QdrantClient(path=location)
+            self.client, self.shared = QdrantClient(path=location), False
         if not self.client.collection_exists(collection):
-            self.client.close()
+            self.close()
             raise SourceError(f"no collection {collection!r} in {location}")
+        self.location, self.fields = location, fields
         self.collection = collection
         self.text_key = fields.get("text", "text")
         self.created_key = fields.get("created", "")
+
+    def companion(self, collection: str) -> QdrantStore | None:
+        """Another collection of the same store, on this client (local mode allows one
+        client per folder), or None where there is none."""
+        if not self.client.collection_exists(collection):
+            return None
+        return QdrantStore(self.location, collection, self.fields, client=self.client)
 
     def count(self) -> int:
         return self.client.count(self.collection, exact=True).count
@@ -81,7 +93,8 @@ class QdrantStore:
         )
 
     def close(self) -> None:
-        self.client.close()  # local mode holds a lock on its folder until then
+        if not self.shared:
+            self.client.close()  # local mode holds a lock on its folder until then
 
     def _point(self, record) -> Point:
         text, metadata = split_text(record.payload or {}, self.text_key)

@@ -1,8 +1,10 @@
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from django.core.management.base import CommandError
 from django.db import IntegrityError
 
+from memadmin.sources import mem0
 from memadmin.sources.models import Source
 from memadmin.sources.stores import (
     EMBEDDER_MEMADMIN,
@@ -12,6 +14,8 @@ from memadmin.sources.stores import (
 )
 from memadmin.store import validation
 from memadmin.store.commands import MemadminCommand
+
+FIELD_PARTS = ("text", "created", "id", "vector", "metadata")
 
 
 class Command(MemadminCommand):
@@ -48,13 +52,20 @@ class Command(MemadminCommand):
         )
         parser.add_argument("--layout", choices=Source.Layout.values, default="plain")
         parser.add_argument("--mode", choices=Source.Mode.values, default="delete")
-        for part in ("text", "created", "id", "vector", "metadata"):
+        for part in FIELD_PARTS:
             parser.add_argument(f"--{part}-field", default=None, help=f"where the {part} is")
         parser.add_argument(
             "--embedder",
             choices=[EMBEDDER_MEMADMIN],
             default=None,
             help="the store's vectors are memadmin's model: a push embeds merged texts itself",
+        )
+        parser.add_argument(
+            "--mem0-history",
+            default=None,
+            metavar="PATH",
+            help="Mem0's history database (history.db): each push adds the rows Mem0 "
+            "writes for an update or a delete, so Memory.history(id) tells what was done",
         )
 
     def handle(self, *args, **options):
@@ -74,6 +85,12 @@ class Command(MemadminCommand):
             raise CommandError(f"a {kind} source needs --collection (or --table)")
         if options["layout"] == "mem0" and kind not in ("qdrant", "pgvector", "chroma"):
             raise CommandError("--layout mem0 is Mem0's payload on qdrant, chroma or pgvector")
+        history = options["mem0_history"]
+        if history is not None:
+            if options["layout"] != "mem0":
+                raise CommandError("--mem0-history is for a source with --layout mem0")
+            if problem := mem0.check_history(history):
+                raise CommandError(f"--mem0-history: {problem}")
         source = Source(
             name=name,
             kind=kind,
@@ -87,10 +104,11 @@ class Command(MemadminCommand):
             mode=options["mode"],
             fields={
                 part: options[f"{part}_field"]
-                for part in ("text", "created", "id", "vector", "metadata")
+                for part in FIELD_PARTS
                 if options[f"{part}_field"] is not None
             }
-            | ({"embedder": options["embedder"]} if options["embedder"] else {}),
+            | ({"embedder": options["embedder"]} if options["embedder"] else {})
+            | ({"mem0_history": str(Path(history).resolve())} if history else {}),
         )
         try:
             # What a column holds: no NUL byte or unreadable text, within its length.
@@ -104,7 +122,8 @@ class Command(MemadminCommand):
                 limit = Source._meta.get_field(field).max_length
                 validation.short_text(getattr(source, field), f"--{field.replace('_', '-')}", limit)
             for part, value in source.fields.items():
-                validation.short_text(value, f"--{part}-field", 200)
+                named = f"--{part}-field" if part in FIELD_PARTS else f"--{part.replace('_', '-')}"
+                validation.short_text(value, named, 1000)
             if source.namespace:
                 validation.namespace_name(source.namespace)
             require_library(kind)

@@ -2,6 +2,7 @@ from django.core.management.base import CommandError
 
 from memadmin.sources.models import Source
 from memadmin.sources.pushing import describe, push
+from memadmin.sources.pushing import reembed as reembed_points
 from memadmin.sources.stores import SourceError
 from memadmin.store.commands import MemadminCommand
 from memadmin.store.progress import progress_bar
@@ -19,8 +20,14 @@ class Command(MemadminCommand):
         parser.add_argument("name")
         parser.add_argument("--dry-run", action="store_true", help="list, send nothing")
         parser.add_argument("--mode", choices=Source.Mode.values, default=None)
+        parser.add_argument(
+            "--reembed",
+            action="store_true",
+            help="then give the points whose vector is of their old text memadmin's own "
+            "embedding (a store whose vectors are memadmin's model, all-MiniLM-L6-v2)",
+        )
 
-    def handle(self, *args, name, dry_run, mode, **options):
+    def handle(self, *args, name, dry_run, mode, reembed, **options):
         source = Source.objects.filter(name=name).first()
         if source is None:
             raise CommandError(f"no source named {name} (add_source adds one)")
@@ -41,3 +48,9 @@ class Command(MemadminCommand):
             self.stdout.write(f"left alone: {operation.point.point_id}: {operation.note}")
         said = "dry run, nothing sent: " if dry_run else f"pushed {name}: "
         self.stdout.write(said + report.summary())
+        if reembed and not dry_run:
+            try:
+                done, left = reembed_points(source)
+            except SourceError as error:
+                raise CommandError(str(error)) from None
+            self.stdout.write(f"re-embedded {done} point(s); {left} changed in the source, left")

@@ -1,10 +1,12 @@
-"""Server time of the review pages with 10,000 open clusters and 2,000 open conflicts.
+"""Server time of the review pages with 10,000 open clusters and 30,000 open conflicts.
 
-    .venv/bin/python bench/review_pages.py [--clusters 10000] [--conflicts 2000] [--repeat 50]
+    .venv/bin/python bench/review_pages.py [--clusters 10000] [--conflicts 30000] [--repeat 50]
 
 Times the whole Django request in-process (middleware, queries, template), the median of
 `--repeat` requests each, for the queue page, a cluster page, the conflict queue and a
-conflict page. Uses var/bench unless DATABASE_URL is set.
+conflict page, searched, sorted and grouped queues, a memory's page and the dashboard. Uses
+var/bench-review (a store of its own: the queues show every namespace) unless
+DATABASE_URL is set.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
-os.environ.setdefault("MEMADMIN_DATA_DIR", str(ROOT / "var" / "bench"))
+os.environ.setdefault("MEMADMIN_DATA_DIR", str(ROOT / "var" / "bench-review"))
 os.environ.setdefault("MEMADMIN_LOG_LEVEL", "WARNING")
 
 
@@ -28,11 +30,13 @@ def setup(clusters: int, conflicts: int) -> None:
     from django.db import transaction
     from django.utils import timezone
 
+    from memadmin.curation.detection.topics import topic_of
     from memadmin.curation.models import Cluster, ClusterMember, Conflict, MergeProposal
     from memadmin.store.models import Memory, Namespace
     from memadmin.store.text import content_hash
 
     rng = random.Random(3)
+    subjects = ["staging target", "home city", "favourite editor", "team lead", "plan"]
     now = timezone.now()
     with transaction.atomic():
         namespace = Namespace.objects.create(name="bench-review")
@@ -41,7 +45,8 @@ def setup(clusters: int, conflicts: int) -> None:
             Memory(
                 namespace=namespace,
                 external_id=f"r{i}",
-                content=f"Fact number {i}: the user prefers option {rng.randint(1, 99)}.",
+                content=f"Fact number {i}: the {rng.choice(subjects)} is option "
+                f"{rng.randint(1, 99)}.",
                 content_hash=content_hash(f"fact {i}"),
                 category="fact",
                 tags=["bench"],
@@ -83,6 +88,7 @@ def setup(clusters: int, conflicts: int) -> None:
                 memory_b=memories[base + 2 * i + 1],
                 kind="contradiction",
                 reason="number: 1 vs 2",
+                topic=topic_of(memories[base + 2 * i].content, memories[base + 2 * i + 1].content),
             )
             for i in range(conflicts)
         )
@@ -152,7 +158,7 @@ def median_ms(client, url: str, repeat: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--clusters", type=int, default=10_000)
-    parser.add_argument("--conflicts", type=int, default=2_000)
+    parser.add_argument("--conflicts", type=int, default=30_000)
     parser.add_argument("--repeat", type=int, default=50)
     args = parser.parse_args()
 
@@ -192,8 +198,14 @@ def main() -> None:
         ("cluster page", f"/clusters/{cluster.pk}/"),
         # Its place among every open cluster of the filtered queue ("3 of 10,000").
         ("cluster page opened from the queue", f"/clusters/{cluster.pk}/?from=status%3Dopen"),
+        ("cluster queue, words searched", "/clusters/?q=staging"),
         ("conflict queue", "/conflicts/"),
+        ("conflict queue, words searched", "/conflicts/?q=editor"),
+        ("conflict queue, oldest first", "/conflicts/?sort=oldest"),
+        ("conflict queue, grouped by topic", "/conflicts/?group=topic&page=40"),
         ("conflict page", f"/conflicts/{conflict.pk}/"),
+        ("conflict page opened from the queue", f"/conflicts/{conflict.pk}/?from=status%3Dopen"),
+        ("a memory's page", f"/memories/{conflict.memory_a_id}/"),
         ("history, decisions only", "/history/?decisions=yes"),
         ("people", "/people/"),
         ("dashboard", "/"),

@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date
 
+from django.db import connection
 from django.db.models import Case, F, IntegerField, OuterRef, Subquery, Sum, When
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Coalesce, Trunc, TruncDate
 from django.utils import timezone
 
-from memadmin.curation.models import DedupRun, HistoryEvent
+from memadmin.curation.models import Cluster, Conflict, DedupRun, HistoryEvent
 
 DECISION_ACTIONS = {
     HistoryEvent.Action.MERGE,  # an accepted merge, or a member kept
@@ -79,3 +80,115 @@ def automatic_merges_per_namespace(*, since):
         .values("total")
     )
     return Coalesce(Subquery(made), 0)
+
+
+# The dashboard's picture of each namespace over the last days, one series a row.
+SERIES = (
+    ("open_clusters", "open clusters (end of day)"),
+    ("open_conflicts", "open conflicts (end of day)"),
+    ("automatic_merges", "automatic merges"),
+    ("decisions", "decisions"),
+    ("dismiss_rate", "clusters dismissed, % of those decided"),
+    ("deferred", "work left for the next run"),
+)
+
+
+def namespace_series(days: list[date]) -> dict[int, dict[str, list[int]]]:
+    """Per namespace id, each of SERIES per day of `days` (consecutive, oldest first):
+    what was open at each day's end (from when each cluster and conflict was made and
+    closed), automatic merges and people's decisions that day (decisions_per_day's
+    definition), the share of cluster decisions that were dismissals (a precision
+    signal: a high rate says detection proposes what people reject), and what the
+    day's last run left for the next one."""
+    first, last = days[0], days[-1]
+    position = {day: index for index, day in enumerate(days)}
+    found: dict[int, dict[str, list[int]]] = {}
+
+    def add(namespace_id: int, series: str, day: date, value: int) -> None:
+        row = found.setdefault(namespace_id, {key: [0] * len(days) for key, _ in SERIES})
+        if day in position:
+            row[series][position[day]] = value
+
+    for series, table, closed, skip in (
+        (
+            "open_clusters",
+            Cluster._meta.db_table,
+            "COALESCE(decided_at, updated_at)",
+            "auto_merged",
+        ),
+        ("open_conflicts", Conflict._meta.db_table, "resolved_at", ""),
+    ):
+        for namespace_id, day, count in _open_at_end_of_day(table, closed, skip, first, last):
+            add(namespace_id, series, day, count)
+    runs = (
+        DedupRun.objects.filter(dry_run=False, started_at__date__gte=first)
+        .annotate(day=TruncDate("started_at"))
+        .order_by("namespace_id", "day", "started_at")
+        .values_list("namespace_id", "day", "counts")
+    )
+    merged: Counter = Counter()
+    for namespace_id, day, run_counts in runs:
+        merged[(namespace_id, day)] += int((run_counts or {}).get("auto_merged", 0) or 0)
+        add(namespace_id, "deferred", day, int((run_counts or {}).get("deferred", 0) or 0))
+    for (namespace_id, day), count in merged.items():
+        add(namespace_id, "automatic_merges", day, count)
+    decided: Counter = Counter()
+    dismissed: Counter = Counter()
+    on_clusters: Counter = Counter()
+    for namespace_id, day, action, cluster_id, *_ in _decisions_by_namespace(first):
+        decided[(namespace_id, day)] += 1
+        if cluster_id is not None:
+            on_clusters[(namespace_id, day)] += 1
+            dismissed[(namespace_id, day)] += action == HistoryEvent.Action.DISMISS
+    for key, count in decided.items():
+        add(key[0], "decisions", key[1], count)
+    for key, count in on_clusters.items():
+        add(key[0], "dismiss_rate", key[1], round(100 * dismissed[key] / count))
+    return found
+
+
+def _open_at_end_of_day(table: str, closed: str, skip_status: str, first: date, last: date):
+    """(namespace id, day, how many were open when the day ended) for each day: made
+    before its end, and closed after it or not yet."""
+    end = "(d.day + interval '1 day')"
+    query = f"""
+        SELECT t.namespace_id, d.day::date, count(*)
+        FROM generate_series(%s::date, %s::date, interval '1 day') AS d(day)
+        JOIN {table} t ON t.created_at < {end}
+            AND (t.status = 'open' OR {closed} >= {end})
+        WHERE t.status <> %s
+        GROUP BY 1, 2
+    """  # table and column names are the models' own, never a caller's
+    with connection.cursor() as cursor:
+        cursor.execute(query, [first, last, skip_status])
+        return cursor.fetchall()
+
+
+def _decisions_by_namespace(since: date):
+    """(namespace id, day, action, cluster id) per decision, told apart as
+    decisions_per_day tells them."""
+    return (
+        HistoryEvent.objects.filter(
+            created_at__date__gte=since, user__isnull=False, action__in=DECISION_ACTIONS
+        )
+        .annotate(
+            day=TruncDate("created_at"),
+            second=Trunc("created_at", "second"),
+            alone=Case(
+                When(cluster__isnull=True, conflict__isnull=True, then=F("memory_id")),
+                default=None,
+            ),
+        )
+        .values_list(
+            "namespace_id",
+            "day",
+            "action",
+            "cluster_id",
+            "user_id",
+            "conflict_id",
+            "alone",
+            "second",
+        )
+        .order_by()  # the model's ordering would take part in DISTINCT
+        .distinct()
+    )

@@ -207,6 +207,9 @@ class Conflict(models.Model):
     reason = models.TextField(blank=True, default="")
     detected_by = models.CharField(max_length=8, default="rule")  # rule | llm
     differing_tokens = models.JSONField(default=list, blank=True)
+    # What the two disagree about, in their shared words (detection/topics.py): the
+    # conflict queue groups by it.
+    topic = models.CharField(max_length=200, blank=True, default="")
     # How sure detection is: P(conflict) of the pair, its tier, and what moved it.
     tier = models.CharField(max_length=8, choices=Tier.choices, default=Tier.PROPOSED)
     confidence = models.FloatField(default=1.0)
@@ -241,6 +244,7 @@ class Conflict(models.Model):
         ]
         indexes = [
             models.Index(fields=["namespace", "status"], name="conflict_ns_status"),
+            models.Index(fields=["status", "topic"], name="conflict_status_topic"),
             index_where_set("resolver", "conflict_resolver_set"),
         ]
 

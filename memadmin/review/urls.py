@@ -1,6 +1,7 @@
 from django.urls import include, path
 
 from memadmin.review.views import (
+    batch,
     clusters,
     conflicts,
     dashboard,
@@ -28,6 +29,8 @@ urlpatterns = [
     path("clusters/", clusters.queue, name="clusters"),
     path("clusters/accept-exact", many_clusters.bulk_accept_exact, name="bulk-accept-exact"),
     path("clusters/selected", many_clusters.selected, name="selected-clusters"),
+    path("clusters/batch/", batch.batch, name="batch-clusters"),
+    path("clusters/batch/decide", batch.decide, name="batch-decide"),
     path("clusters/open", many_clusters.open_by_hand, name="open-cluster"),
     path("clusters/<int:cluster_id>/", include(cluster_patterns)),
     path("conflicts/", conflicts.queue, name="conflicts"),

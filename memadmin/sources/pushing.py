@@ -220,16 +220,14 @@ def _reasons(memory_ids: list[int]) -> dict[int, str]:
     """The decision that made each memory what it is now, in words ("supersede by
     user:ada: merge accepted"): its newest event that changed it (a settlement that
     changed nothing, as "not a conflict", never explains a delete)."""
-    events = (
+    newest = (
         HistoryEvent.objects.filter(memory_id__in=memory_ids)
+        .exclude(Q(before__isnull=False) & Q(before=F("after")))
         .order_by("memory_id", "-pk")
-        .values_list("memory_id", "action", "actor", "reason", "before", "after")
+        .distinct("memory_id")
+        .values_list("memory_id", "action", "actor", "reason")
     )
-    found: dict[int, str] = {}
-    for memory_id, action, actor, reason, before, after in events.iterator():
-        if memory_id not in found and (before is None or before != after):
-            found[memory_id] = f"{action} by {actor}: {reason}"
-    return found
+    return {m: f"{action} by {actor}: {reason}" for m, action, actor, reason in newest}
 
 
 # --- Sending --------------------------------------------------------------------------------
@@ -483,9 +481,9 @@ def _send(source: Source, store, batch: list[PushOperation], report: PushReport)
                 point.vector_stale = _vector_stale(source, op, point)
             points.append(point)
             report.operations.append(op)
-        update_rows(
-            [op for op, _ in [*done, *to_send]] + skipped, ["status", "done_at", "note", "before"]
-        )
+        update_rows([op for op, _ in [*done, *to_send]], ["status", "done_at", "note"])
+        # A skip journals the point as the push found it (a repeat is then told apart).
+        update_rows(skipped, ["status", "done_at", "note", "before"])
         update_rows(points, ["present", "text", "said", "marked", "vector_stale"])
     report.skipped.extend(skipped)
 

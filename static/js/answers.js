@@ -95,6 +95,12 @@
       box.checked = event.target.checked;
     });
   });
+  // A slider says its value while it moves (the list is drawn again when it is let go).
+  document.addEventListener("input", function (event) {
+    if (event.target.type !== "range") return;
+    const shown = event.target.parentElement.querySelector("output");
+    if (shown) shown.textContent = Number(event.target.value).toFixed(2);
+  });
   // What only works with JavaScript is shown only with it: the toast's close button,
   // the shortcut hints.
   document.addEventListener("DOMContentLoaded", function () {

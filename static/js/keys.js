@@ -1,14 +1,23 @@
 // Keyboard shortcuts for the review pages. Queue: j / k move, Enter opens. Cluster page:
 // a accept, e edit the merged text, d dismiss, n / p the next / previous cluster of the
-// queue it was opened from. Conflict page: 1-6 choose a resolution, n / p as above.
-// Everywhere: ? shows the help. Keys are ignored while typing in a field.
+// queue it was opened from. Conflict page: 1-6 choose a resolution, n / p as above. Many
+// clusters at once: j / k move, x ticks, e edits the cluster's text, a / d merge or
+// dismiss the ticked ones (a preview first). Everywhere: ? shows the help. Keys are
+// ignored while typing in a field.
 (function () {
   "use strict";
   function typing(event) {
     const tag = event.target.tagName;
     return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || event.target.isContentEditable;
   }
-  function rows() { return Array.from(document.querySelectorAll("#queue tbody tr[data-href]")); }
+  function rows() { return Array.from(document.querySelectorAll("#queue tbody tr[data-href], #batch .batch-row")); }
+  function selectedRow() { return current >= 0 ? rows()[current] : null; }
+  function batchAction(action) {
+    const button = document.querySelector("[data-batch-action='" + action + "']");
+    if (!button) return false;
+    button.click();
+    return true;
+  }
   let current = -1;
   function select(index) {
     const all = rows();
@@ -38,7 +47,7 @@
   });
   // A filter redraws the queue: the selection starts again at its first row.
   document.addEventListener("htmx:afterSwap", function (event) {
-    if (event.detail.target && event.detail.target.id === "queue") current = -1;
+    if (event.detail.target && (event.detail.target.id === "queue" || event.detail.target.id === "batch")) current = -1;
   });
   document.addEventListener("keydown", function (event) {
     if (typing(event) || event.ctrlKey || event.metaKey || event.altKey) return;
@@ -49,11 +58,17 @@
       case "Enter":
         // Enter on a link, a button or a field is theirs, never the selected row's.
         if (current < 0 || (event.target.closest && event.target.closest("a, button, input, select, textarea, summary, label"))) return;
-        window.location = rows()[current].dataset.href;
+        if (rows()[current].dataset.href) window.location = rows()[current].dataset.href;
         break;
-      case "a": submit("form[data-key='accept']"); break;
-      case "d": submit("form[data-key='dismiss']"); break;
-      case "e": { const box = document.querySelector("textarea[name='text']"); if (box) { event.preventDefault(); box.focus(); } break; }
+      case "x": { const row = selectedRow(); const tick = row && row.querySelector("input[name='ticked']"); if (tick) tick.checked = !tick.checked; break; }
+      case "a": if (!batchAction("accept")) submit("form[data-key='accept']"); break;
+      case "d": if (!batchAction("dismiss")) submit("form[data-key='dismiss']"); break;
+      case "e": {
+        const row = selectedRow();
+        const box = (row && row.querySelector("textarea")) || document.querySelector("textarea[name='text']");
+        if (box) { event.preventDefault(); box.focus(); }
+        break;
+      }
       case "n": follow("[data-key-next]"); break;
       case "p": follow("[data-key-previous]"); break;
       case "?": if (help) help.hidden = !help.hidden; break;

@@ -218,6 +218,8 @@ def test_screenshots_of_the_review_pages(browser, live_server, data, width):
         ("conflict", f"/conflicts/{conflict.pk}/"),
         ("memory", f"/memories/{Memory.objects.first().pk}/"),
         ("memories", "/memories/"),
+        ("conflicts", "/conflicts/"),
+        ("history", "/history/"),
         ("dashboard", "/"),
     ):
         page.goto(url)
@@ -226,6 +228,21 @@ def test_screenshots_of_the_review_pages(browser, live_server, data, width):
             "document.documentElement.scrollWidth > document.documentElement.clientWidth"
         )
         assert not overflow, f"{name} scrolls sideways at {width} px"
+        # Every link of the navigation in sight, none cut at the edge.
+        for link in page.locator(".topbar nav a").all():
+            box = link.bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, (name, link)
+    # What tells a row apart is on screen at any width: nothing hides to the right.
+    for url, label in (
+        ("/clusters/", "Weakest link"),
+        ("/clusters/", "Proposal"),
+        ("/memories/", "Status"),
+        ("/history/", "Memory"),
+    ):
+        page.goto(url)
+        cell = page.locator(f'td[data-label="{label}"]').first
+        box = cell.bounding_box()
+        assert box and box["x"] + min(box["width"], 40) <= width, (url, label)
     assert page.errors == []
     page.context.close()
 
@@ -314,12 +331,19 @@ def test_split_leaves_two_groups_each_with_a_proposal(browser, live_server, trio
 
     page.goto(f"/clusters/{trio.pk}/")
     page.click("text=Split at the weakest link")
-    page.wait_for_selector(f"text=Cluster #{trio.pk} split at its weakest link into")
+    parts = list(Cluster.objects.filter(status="open"))
+    # On to the part the split made, the message saying where each member went.
+    page.wait_for_selector(
+        f"text=Cluster #{trio.pk} split: #{parts[0].pk} holds a, b; c is on its own"
+    )
+    assert page.url.split("?")[0].endswith(f"/clusters/{parts[0].pk}/")
+    page.screenshot(path=SHOTS / f"split-{'js' if javascript else 'no-js'}.png")
 
-    parts = Cluster.objects.filter(status="open")
     assert [part.memberships.count() for part in parts] == [2]
     assert parts[0].proposals.filter(status="pending").exists()
     assert Cluster.objects.get(pk=trio.pk).status == "split"
+    page.goto(f"/clusters/{trio.pk}/")  # the split cluster links its part, names the rest
+    assert page.inner_text(".split-into") == f"Split into #{parts[0].pk} (a, b); on its own: c."
     assert page.errors == []
     page.context.close()
 

@@ -204,7 +204,7 @@ def test_a_bulk_accept_never_merges_a_flagged_cluster(
     statuses = dict(Cluster.objects.values_list("namespace__name", "status"))
     assert statuses == {"alice": "accepted", "bob": "open", "carol": "open"}
     page.click("text=Undo these 1 merges")
-    page.wait_for_selector(f"text=Merges #{exact_clusters['alice'].pk} undone")
+    page.wait_for_selector(f"text=#{exact_clusters['alice'].pk} undone: as they were before")
     assert Cluster.objects.get(pk=exact_clusters["alice"].pk).status == "open"
     assert page.errors == []
     page.context.close()

@@ -206,9 +206,11 @@ def test_excluding_a_member_keeps_the_rest_and_remembers_it_apart(client, trio):
 def test_splitting_leaves_two_groups_never_the_same_members(client, trio):
     client.force_login(person("carla", "curator"))
 
-    client.post(f"/clusters/{trio.pk}/split")
+    answer = client.post(f"/clusters/{trio.pk}/split")
 
     assert Cluster.objects.get(pk=trio.pk).status == "split"
+    part = Cluster.objects.get(status="open")
+    assert answer["Location"] == f"/clusters/{part.pk}/"  # on to the part
     parts = [ids(c) for c in Cluster.objects.filter(status="open")]
     # The trio is a triangle: one cut leaves it whole, so the next weakest goes too.
     assert len(parts) == 1 and len(parts[0]) == 2
@@ -249,6 +251,9 @@ def test_the_queue_filters_by_size_category_protection_and_method(client, trio):
     assert count(protected="no") == 1 and count(protected="yes") == 0
     assert count(method="vector") == 1 and count(method="exact") == 0
     assert count(sort="largest") == count(sort="newest") == 1
+    # Words in any member: as written, or as full-text words in any language.
+    assert count(q="tabby") == 1 and count(q="Miso") == 1 and count(q="Hetzner") == 0
+    assert count(q="ORANGE") == 1
 
 
 def exact_pair(run_command, write_jsonl, namespace="alice", seed=3, *, sources=("ingest",) * 2):
@@ -518,6 +523,28 @@ def test_selected_clusters_are_decided_after_a_preview(client, run_command, writ
     assert statuses == {first.pk: decided, second.pk: decided, third.pk: "open"}
 
 
+def test_all_clusters_matching_the_filter_are_previewed_and_dismissed(
+    client, run_command, write_jsonl
+):
+    open_clusters(run_command, write_jsonl, count=3)
+    everyone = set(Cluster.objects.values_list("pk", flat=True))
+    client.force_login(person("carla", "curator"))
+    assert "all 3 matching this filter" in client.get("/clusters/").content.decode()
+
+    preview = client.get(
+        "/clusters/selected", {"action": "dismiss", "all": "1", "from": "status=open"}
+    )
+
+    assert b"3 selected clusters" in preview.content
+    confirm = {
+        "action": "dismiss",
+        "selected": sorted(everyone),
+        **{f"version-{k}": v for k, v in preview.context["versions"].items()},
+    }
+    client.post("/clusters/selected", confirm)
+    assert set(Cluster.objects.values_list("status", flat=True)) == {"dismissed"}
+
+
 def test_a_selected_cluster_that_changed_since_the_preview_is_refused(
     client, run_command, write_jsonl
 ):
@@ -556,10 +583,17 @@ def test_members_are_compared_with_one_member_not_only_the_proposal(client, trio
 
     assert f'href="?against={a.pk}"' in to_proposal and "not in the proposal" in to_proposal
     assert "The others are compared with this one." in to_a and "are not in a," in to_a
-    # b ("Her cat Miso is a tabby.") against a: b's "a" struck, a's "an orange" marked;
-    # a itself, compared with itself, shows no difference.
-    assert '<span class="removed">a</span><span class="added">an orange</span>' in to_a
-    assert '<span class="same">Her cat Miso is an orange tabby.</span>' in to_a
+    # b ("Her cat Miso is a tabby.") against a, line by line: b with its "a" struck, then
+    # a with its "an orange" marked; a itself, compared with itself, shows one line.
+    b_card = to_a[to_a.index('data-member="b"') :]
+    old_line = b_card[b_card.index('class="diff line-old"') : b_card.index("</p>")]
+    assert '<span class="removed">a</span>' in old_line and "an orange" not in old_line
+    new_line = b_card[b_card.index('class="diff line-new"') :]
+    new_line = new_line[: new_line.index("</p>")]
+    assert '<span class="added">an orange</span>' in new_line and 'class="removed"' not in new_line
+    a_card = to_a[to_a.index('data-member="a"') :]
+    assert '<span class="same">Her cat Miso is an orange tabby.</span>' in a_card
+    assert "Same words as a." in a_card[: a_card.index("</article>")]
     assert ignored.status_code == 200 and "not in the proposal" in ignored.content.decode()
 
 

@@ -158,6 +158,35 @@ def test_selected_conflicts_are_marked_not_a_conflict_after_a_preview(client, co
     assert Conflict.objects.get().status == "dismissed"
 
 
+def test_all_conflicts_matching_the_filter_settle_as_newer_supersedes_after_a_preview(client):
+    """ "All N matching this filter": the whole filtered queue, not the page's ticks; the
+    preview lists each, and each is settled as its own decision."""
+    from tests.curation.decisions.test_overlaps import conflict, kit
+
+    one, two, three, four = kit()
+    first, second, other = conflict(one, three), conflict(two, four), conflict(one, two)
+    Conflict.objects.filter(pk__in=[first.pk, second.pk]).update(kind="update")
+    client.force_login(person("ada", "admin"))
+    queue = client.get("/conflicts/", {"kind": "update"}).content.decode()
+    assert "all 2 matching this filter" in queue and "Newer supersedes older (selected)" in queue
+
+    chosen = {"all": "1", "from": "kind=update&status=open", "action": "b_supersedes_a"}
+    preview = client.get("/conflicts/selected", chosen).content.decode()
+    assert "Newer supersedes older: 2 selected conflicts" in preview
+    assert f'value="{other.pk}"' not in preview  # not an update: not in the filter
+    assert Conflict.objects.filter(status="open").count() == 3
+    ids = re.findall(r'name="selected" value="(\d+)"', preview)
+    done = client.post(
+        "/conflicts/selected",
+        {"selected": ids, "action": "b_supersedes_a", "from": chosen["from"]},
+        follow=True,
+    )
+
+    assert b"2 of 2 selected conflict(s) settled: newer supersedes older" in done.content
+    assert status("kit-001") == "superseded" and status("kit-002") == "superseded"
+    assert Conflict.objects.get(pk=first.pk).resolution == "b_supersedes_a"
+
+
 def test_a_settlement_offers_its_undo_in_a_toast(client, conflict):
     client.force_login(person("ada", "admin"))
 
@@ -220,3 +249,36 @@ def test_a_queue_page_takes_any_from_and_never_fails(client, hostile):
     assert client.get(f"/conflicts/{opened.pk}/?from={hostile}").status_code == 200
     opened_cluster = cluster(one, three)
     assert client.get(f"/clusters/{opened_cluster.pk}/?from={hostile}").status_code == 200
+
+
+def test_the_conflict_queue_finds_words_sorts_and_groups_by_what_they_disagree_about(client):
+    """Words in either memory; sorted oldest first on request; grouped, each group's
+    header saying what the two disagree about and how many conflicts share it."""
+    from tests.curation.decisions.test_overlaps import conflict, kit
+    from tests.factories import line, store, unit
+
+    one, two, three, _ = kit()
+    gripper_a, gripper_b = conflict(one, three), conflict(two, three)
+    city_a, city_b = store(
+        line("city-1", "Ana was born in Lyon.", unit(5), created_at="2026-01-05T00:00:00Z"),
+        line("city-2", "Ana was born in Lille.", unit(6), created_at="2026-01-06T00:00:00Z"),
+    )
+    born = conflict(city_a, city_b)
+    assert born.topic == "ana born" and gripper_a.topic == "gripper force"
+    client.force_login(person("ada", "admin"))
+
+    def shown(**query) -> list[int]:
+        page = client.get("/conflicts/", query).content.decode()
+        return [int(pk) for pk in re.findall(r'href="/conflicts/(\d+)/\?from=', page)]
+
+    assert shown(q="Lille") == [born.pk]
+    assert shown(q="gripper") == sorted(shown(q="gripper"), key=[gripper_b.pk, gripper_a.pk].index)
+    assert set(shown(q="gripper")) == {gripper_a.pk, gripper_b.pk}
+    assert shown(sort="oldest") == [gripper_a.pk, gripper_b.pk, born.pk]
+    grouped = client.get("/conflicts/", {"group": "topic"}).content.decode()
+    assert grouped.index("“ana born”") < grouped.index(f"/conflicts/{born.pk}/")
+    assert grouped.index("“gripper force”") < grouped.index(f"/conflicts/{gripper_a.pk}/")
+    assert "(2 conflicts)" in grouped and "(1 conflict)" in grouped
+    # Next and previous keep to the searched queue.
+    page = client.get(f"/conflicts/{born.pk}/", {"from": "q=Lille"}).content.decode()
+    assert "1 of 1" in page

@@ -54,7 +54,8 @@ def test_the_dashboard_shows_counts_runs_and_charts(client, viewer, run_command,
     content = client.get("/").content.decode()
 
     assert "<td>alice</td>" in content
-    assert content.count("<figure>") == 4 and "Open clusters by weakest link" in content
+    # Four charts of the whole store, and six of alice's last two weeks (a run there).
+    assert content.count("<figure>") == 4 + 6 and "Open clusters by weakest link" in content
     assert content.count("No open clusters.") == 2  # the pair was folded automatically
     assert "50 %" in content  # the run's removal rate
 
@@ -74,7 +75,8 @@ def test_charts_name_their_axes_count_their_bars_and_say_when_empty(client, view
     assert ">members</text>" in content and ">similarity of the weakest link</text>" in content
     assert ">clusters</text>" in content  # the count axis is named
     assert "No decisions in the last 14 days." in content  # nobody decided: said, not blank
-    assert content.count("<svg") == 2
+    # The two cluster charts, and the namespace's open clusters over its two weeks.
+    assert content.count("<svg") == 2 + 1
 
 
 def test_an_empty_chart_says_so_instead_of_drawing_nothing():
@@ -150,6 +152,49 @@ def test_automatic_merges_and_partial_runs_read_the_same_everywhere(
     assert f"partial: {deferred} left for the next run" in content
     # The dashboard's automatic merges are the command's "auto-merged".
     assert re.search(rf'<td class="num">{merged}</td></tr>', content)
+
+
+def test_each_namespace_has_its_two_weeks_as_charts_and_as_numbers(client, viewer):
+    """Open at each day's end (made before it, closed after it), decisions that day, the
+    share of cluster decisions that were dismissals, and the runs' merges and leftovers."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from memadmin.curation import counts, decisions
+    from memadmin.curation.models import Cluster, Conflict, DedupRun
+    from tests.curation.decisions.test_overlaps import accept, conflict, kit
+    from tests.factories import cluster
+
+    carla = person("carla", "curator")
+    one, two, three, four = kit()
+    merged, dismissed = cluster(one, two), cluster(three, four)
+    still_open = conflict(one, four)
+    now = timezone.now()
+    Cluster.objects.update(created_at=now - timedelta(days=3))
+    Conflict.objects.filter(pk=still_open.pk).update(created_at=now - timedelta(days=2))
+    accept(merged, carla)
+    decisions.dismiss_cluster(cluster=dismissed, user=carla)
+    DedupRun.objects.create(
+        namespace=one.namespace, counts={"auto_merged": 4, "deferred": 7}, status="done"
+    )
+    days = [(now - timedelta(days=back)).date() for back in range(4, -1, -1)]
+
+    series = counts.namespace_series(days)[one.namespace_id]
+
+    assert series["open_clusters"] == [0, 2, 2, 2, 0]  # both decided today
+    assert series["decisions"] == [0, 0, 0, 0, 2]
+    assert series["dismiss_rate"] == [0, 0, 0, 0, 50]
+    assert (series["automatic_merges"][-1], series["deferred"][-1]) == (4, 7)
+    # The merge overtook the conflict (a side is merged): closed today, carried on by a
+    # conflict of the merged memory, open at the day's end.
+    assert series["open_conflicts"] == [0, 0, 1, 1, 1]
+    assert Conflict.objects.get(pk=still_open.pk).resolved_at.date() == days[-1]
+    client.force_login(viewer)
+    content = client.get("/").content.decode()
+    assert "Each namespace, 14 days" in content and "The numbers of" in content
+    assert '<th scope="row">clusters dismissed, % of those decided</th>' in content
+    assert 'aria-label="open clusters (end of day): ' in content
 
 
 def test_every_queue_says_how_many_were_decided_today_and_how_many_are_left(client):

@@ -194,3 +194,20 @@ def test_selected_ids_that_are_no_row_ids_are_ignored_not_a_500(client, path):
 
     assert answer.status_code in (200, 302)
     assert not Cluster.objects.exists()
+
+
+def test_a_merged_memory_lists_its_originals_and_each_original_its_decided_cluster(client, trio):
+    client.force_login(person("cu", "curator"))
+    accepted = client.post(f"/clusters/{trio.pk}/accept", {"text": "Her cat Miso is a tabby."})
+    assert accepted.status_code == 302
+    merged = Memory.objects.get(status="active", content="Her cat Miso is a tabby.")
+    merged = Memory.objects.exclude(external_id__in="abc").get(pk=merged.pk)
+
+    page = client.get(f"/memories/{merged.pk}/").content.decode()
+    original = client.get(f"/memories/{memory('a').pk}/").content.decode()
+
+    made_from = page[page.index("Made from") : page.index("Clusters and conflicts")]
+    for name in "abc":
+        assert f'href="/memories/{memory(name).pk}/"' in made_from
+    assert f'href="/clusters/{trio.pk}/"' in original and "accepted" in original
+    assert "waiting for a decision" not in original

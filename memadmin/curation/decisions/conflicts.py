@@ -22,6 +22,7 @@ from memadmin.curation.decisions.history import (
 )
 from memadmin.curation.decisions.memories import embed_text
 from memadmin.curation.decisions.verdicts import forget_verdict, record_verdict
+from memadmin.curation.detection.topics import topic_of
 from memadmin.curation.models import (
     Conflict,
     ConflictResolution,
@@ -63,6 +64,7 @@ def open_conflict(
             reason=reason,
             detected_by=detected_by,
             differing_tokens=differing_tokens,
+            topic=topic_of(older.content, newer.content),
             tier=tier,
             confidence=confidence,
             evidence=list(evidence),
@@ -95,6 +97,7 @@ def open_conflicts(found: Sequence[tuple[Memory, Memory, dict]]) -> list[bool]:
                     namespace_id=older.namespace_id,
                     memory_a_id=older.pk,
                     memory_b_id=newer.pk,
+                    topic=topic_of(older.content, newer.content),
                     **fields,
                 )
             )

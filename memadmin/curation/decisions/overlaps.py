@@ -26,6 +26,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memadmin.curation.decisions.history import snapshot
+from memadmin.curation.detection.topics import topic_of
 from memadmin.curation.models import (
     Cluster,
     ClusterMember,
@@ -132,7 +133,8 @@ def _overtake_conflicts(ids: set[int], actor, user) -> None:
             continue
         note = "; ".join(what_happened(m) for m in gone)
         conflict.status, conflict.overtaken_note = ConflictStatus.OVERTAKEN, note
-        conflict.save(update_fields=["status", "overtaken_note"])
+        conflict.resolved_at = timezone.now()  # closed then (the dashboard's open counts)
+        conflict.save(update_fields=["status", "overtaken_note", "resolved_at"])
         follower = _follow_on(conflict)
         said = f"conflict {conflict.pk} overtaken: {note}"
         if follower:
@@ -166,6 +168,7 @@ def _follow_on(conflict: Conflict) -> Conflict | None:
         reason=conflict.reason,
         detected_by=conflict.detected_by,
         differing_tokens=conflict.differing_tokens,
+        topic=topic_of(a.content, b.content),
         tier=conflict.tier,
         confidence=conflict.confidence,
         evidence=conflict.evidence,
@@ -246,7 +249,8 @@ def _take_back(ids: set[int], actor, user) -> None:
             )
             said = f"conflict {conflict.pk} retired: {note}"
         conflict.status, conflict.overtaken_note = status, note
-        conflict.save(update_fields=["status", "overtaken_note"])
+        conflict.resolved_at = None if status == ConflictStatus.OPEN else timezone.now()
+        conflict.save(update_fields=["status", "overtaken_note", "resolved_at"])
         for memory in (conflict.memory_a, conflict.memory_b):
             if memory.pk in ids:
                 _event(memory, actor, user, said, conflict=conflict)

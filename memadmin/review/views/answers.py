@@ -129,6 +129,21 @@ def selected_ids(values: list[str]) -> list[int]:
     return ids[:MAX_SELECTED]
 
 
+# "All N matching this filter": the most one bulk action takes (a preview lists each).
+MAX_MATCHING = 2000
+
+
+def chosen_ids(source, matching) -> tuple[list[int], int]:
+    """(ids, how many matched) of a bulk action: the rows ticked, or, with `all`, every
+    row the queue's filter (`from`) matches, `matching(query)` giving them in order, the
+    first MAX_MATCHING of them."""
+    if source.get("all"):
+        found = matching(source.get("from", ""))
+        return found[:MAX_MATCHING], len(found)
+    ids = selected_ids(source.getlist("selected"))
+    return ids, len(ids)
+
+
 def filter_value(request: HttpRequest, name: str, parse, **limits) -> object | None:
     """A query-string filter parsed by `parse(text, name, **limits)` (a validation
     function), or None when absent or invalid: a bad filter is ignored, never an error."""

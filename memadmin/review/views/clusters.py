@@ -64,6 +64,7 @@ def _queue_filters(query: QueryDict) -> tuple[dict, dict, list[str]]:
         "method": query.get("method", ""),
         "sort": query.get("sort", "surest"),
         "tier": query.get("tier", Tier.PROPOSED),
+        "q": query.get("q", "").strip()[:200],
     }
     if filters["status"] not in ClusterStatus.values:
         filters["status"] = ClusterStatus.OPEN
@@ -86,6 +87,7 @@ def _queue_filters(query: QueryDict) -> tuple[dict, dict, list[str]]:
         "method": filters["method"],
         "sort": filters["sort"],
         "tier": filters["tier"],
+        "words": filters["q"],
     }
     return filters, arguments, ignored
 
@@ -126,7 +128,7 @@ def queue(request: HttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-def _queue_order(query: str) -> list[int]:
+def queue_order(query: str) -> list[int]:
     """The ids of the clusters the queue filtered by `query` shows, in its order."""
     _, arguments, _ = _queue_filters(queue_query(query))
     return list(queries.cluster_queue(**arguments).values_list("pk", flat=True))
@@ -140,7 +142,7 @@ def _cluster_url(pk: int, query: str) -> str:
 def _place(found: Cluster, query: str, order: list[int] | None = None) -> Place:
     """`found`'s place in the queue `query` filters (its ids in `order` when known)."""
     return place_in(
-        _queue_order(query) if order is None else order,
+        queue_order(query) if order is None else order,
         found.pk,
         url=lambda pk: _cluster_url(pk, query),
         queue=queue_url(reverse("clusters"), query),
@@ -151,7 +153,7 @@ def _place(found: Cluster, query: str, order: list[int] | None = None) -> Place:
 def _next_in_queue(found: Cluster, query: str, before: list[int]) -> str:
     """Where a decision on `found` goes on to: the next cluster of the queue it was opened
     from that is still in it (the queue's order before the decision), else the queue."""
-    now = _queue_order(query)
+    now = queue_order(query)
     after = before[before.index(found.pk) + 1 :] if found.pk in before else []
     following = next((pk for pk in after if pk in now), None) or next(
         (pk for pk in now if pk != found.pk), None
@@ -204,7 +206,11 @@ def _context(
     return {
         "cluster": cluster,
         "flags": flags,
-        "members": [(m, word_diff(m.content, base)) for m in members],
+        # Each member against the proposal, and whether they differ at all.
+        "members": [
+            (m, spans, any(span.kind != "same" for span in spans))
+            for m, spans in ((m, word_diff(m.content, base)) for m in members)
+        ],
         "compared": compared,
         "grid": zip(members, grid, strict=True),
         "proposal": proposal,
@@ -225,6 +231,7 @@ def _context(
         "seen": f"{history_queries.last_event_id(cluster=cluster)}:{getattr(proposal, 'pk', 0)}",
         "merged": merged,
         "undo_event": _undoable_decision(cluster),
+        "split_into": queries.split_parts(cluster),
     }
 
 
@@ -251,17 +258,20 @@ def _get(cluster_id: int) -> Cluster:
     )
 
 
-def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> HttpResponse:
+def _decide(
+    request: HttpRequest, cluster_id: int, act, message: str = "", then=None
+) -> HttpResponse:
     """Run one curator decision on a cluster, `act(cluster)` (which may return the
     message itself), and answer it (answers.answer_decision). Refused when the page it
     came from showed another version of the cluster (members, proposal or status).
     Decided: on to the next cluster of the queue the page was opened from (its filters in
-    `from`), or back to that queue; still open (a member excluded): the cluster again."""
+    `from`), or back to that queue, or where `then(query)` says; still open (a member
+    excluded): the cluster again."""
     found = _get(cluster_id)
     error = invalid = ""
     version = request.POST.get("version", "")
     query = request.POST.get("from", "")
-    order = _queue_order(query)
+    order = queue_order(query)
     try:
         with transaction.atomic():
             # One decision on a cluster at a time: a second click waits for one in flight
@@ -309,6 +319,8 @@ def _decide(request: HttpRequest, cluster_id: int, act, message: str = "") -> Ht
         ),
     )
     done = here if found.status == ClusterStatus.OPEN else _next_in_queue(found, query, order)
+    if then is not None and not (error or invalid):
+        done = then(query) or done
     return answer_decision(
         request, page=page, error=error or invalid, message=message, done_url=done, refused_url=here
     )
@@ -394,14 +406,34 @@ def exclude_member(request: HttpRequest, cluster_id: int, memory_id: int) -> Htt
 @require_POST
 @role_required(CURATOR)
 def split(request: HttpRequest, cluster_id: int) -> HttpResponse:
+    """Split at the weakest link, then on to the first part (the review goes on with
+    what the split made), the message saying where each member went."""
+    first_part = []
+
     def act(found: Cluster) -> str:
         parts = decisions.split_cluster(cluster=found, user=request.user)
         for part in parts:  # each part gets its own proposal to review
             pending_or_rule_proposal(part)
-        named = ", ".join(f"#{part.pk}" for part in parts) or "no cluster (single members)"
-        return f"Cluster #{found.pk} split at its weakest link into {named}."
+        first_part.extend(parts[:1])
+        return f"Cluster #{found.pk} split: {where_members_went(found)}."
 
-    return _decide(request, cluster_id, act)
+    def then(query: str) -> str | None:
+        return _cluster_url(first_part[0].pk, query) if first_part else None
+
+    return _decide(request, cluster_id, act, then=then)
+
+
+def where_members_went(found: Cluster) -> str:
+    """ "#6 holds a, b; c is on its own" for a split cluster."""
+    parts, alone = queries.split_parts(found)
+    said = [
+        f"#{part.pk} holds " + ", ".join(m.external_id for m in members) for part, members in parts
+    ]
+    if len(alone) == 1:
+        said.append(f"{alone[0].external_id} is on its own")
+    elif alone:
+        said.append(", ".join(m.external_id for m in alone) + " are on their own")
+    return "; ".join(said)
 
 
 def pending_or_rule_proposal(found: Cluster) -> MergeProposal:

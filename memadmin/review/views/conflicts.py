@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from urllib.parse import urlencode
 
 from django.contrib import messages
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -21,11 +22,13 @@ from memadmin.curation.models import (
 from memadmin.review.diff import word_diff
 from memadmin.review.roles import ADMIN, VIEWER
 from memadmin.review.views.answers import (
+    MAX_MATCHING,
     QUEUE_PAGE_SIZE,
     DecisionPage,
     Place,
     UnsafeNext,
     answer_decision,
+    chosen_ids,
     offer_undo,
     page_of,
     place_in,
@@ -34,7 +37,6 @@ from memadmin.review.views.answers import (
     queue_url,
     role_required,
     safe_next,
-    selected_ids,
 )
 from memadmin.store.models import Memory, Namespace
 
@@ -49,6 +51,9 @@ def _filters(query) -> dict:
         "namespace": query.get("namespace", ""),
         "kind": kind if (kind := query.get("kind", "")) in ConflictKind.values else "",
         "tier": tier if tier in Tier.values else Tier.PROPOSED,
+        "words": query.get("q", "").strip()[:200],
+        "sort": sort if (sort := query.get("sort", "")) in queries.CONFLICT_SORTS else "surest",
+        "by_topic": query.get("group") == "topic",
     }
 
 
@@ -75,18 +80,20 @@ def _place(found: Conflict, query: str) -> Place:
 def queue(request: HttpRequest) -> HttpResponse:
     filters = _filters(request.GET)
     status, namespace, kind, tier = (filters[k] for k in ("status", "namespace", "kind", "tier"))
-    found = queries.conflict_queue(status=status, namespace=namespace, kind=kind, tier=tier)
+    found = queries.conflict_queue(**filters)
     page = page_of(request, found, QUEUE_PAGE_SIZE)
     other_tier = Tier.POSSIBLE if tier == Tier.PROPOSED else Tier.PROPOSED
     context = {
         "page": page,
         "tier": tier,
         "tiers": Tier.values,
+        "filters": filters,
+        "sorts": list(queries.CONFLICT_SORTS),
+        # Each topic on this page with how many conflicts of the queue share it.
+        "topics": _topic_counts(found, page) if filters["by_topic"] else {},
         # The other tier's count, apart: "possible" conflicts are doubtful ones.
         "other_tier": other_tier,
-        "other_tier_count": queries.conflict_queue(
-            status=status, namespace=namespace, kind=kind, tier=other_tier
-        ).count(),
+        "other_tier_count": queries.conflict_queue(**{**filters, "tier": other_tier}).count(),
         "decided_today": counts.decided_today("conflict", request.user),
         "status": status,
         "namespace": namespace,
@@ -99,6 +106,15 @@ def queue(request: HttpRequest) -> HttpResponse:
         "namespaces": Namespace.objects.values_list("name", flat=True),
     }
     return render(request, "review/conflicts.html" + ("#queue" if request.htmx else ""), context)
+
+
+def _topic_counts(found, page) -> dict[str, int]:
+    """How many conflicts of the whole queue share each topic shown on this page."""
+    shown = {conflict.topic for conflict in page}
+    counted = (
+        found.filter(topic__in=shown).order_by().values_list("topic").annotate(count=Count("pk"))
+    )
+    return dict(counted)
 
 
 # Each resolution, with the line that says what it does to the two memories.
@@ -250,17 +266,40 @@ def undo(request: HttpRequest, conflict_id: int) -> HttpResponse:
     return redirect(back)
 
 
+# What the queue's bulk actions do, with what their preview says.
+SELECTED_ACTIONS = {
+    "dismiss": (
+        "Mark as not a conflict:",
+        "Both memories stay as they are; each pair is not raised again (undo from each "
+        "conflict's page).",
+    ),
+    "b_supersedes_a": (
+        "Newer supersedes older:",
+        "The fact changed: each older memory stays as history, valid until the newer one "
+        "was written (undo from each conflict's page).",
+    ),
+}
+
+
 @role_required(ADMIN)
 def selected(request: HttpRequest) -> HttpResponse:
-    """ "Not a conflict" for the conflicts ticked in the queue: GET previews exactly those
-    still open, POST settles each (refused one by one if someone settled it since)."""
+    """A settlement for the conflicts ticked in the queue (or all that its filter
+    matches): "not a conflict", or "newer supersedes older" (an update queue's usual
+    answer). GET previews exactly those still open; POST settles each, refused one by
+    one if someone settled it since."""
     source = request.POST if request.method == "POST" else request.GET
-    ids = selected_ids(source.getlist("selected"))
+    back = queue_url(reverse("conflicts"), source.get("from", ""))
+    action = source.get("action", "dismiss")
+    if action not in SELECTED_ACTIONS:
+        messages.error(request, "Choose not a conflict or newer supersedes older.")
+        return redirect(back)
+    ids, matched = chosen_ids(source, _order)
     found = list(
         Conflict.objects.select_related("namespace", "memory_a", "memory_b")
         .filter(pk__in=ids)
         .order_by("id")
     )
+    verb, explained = SELECTED_ACTIONS[action]
     if request.method != "POST":
         items = [
             (
@@ -275,27 +314,27 @@ def selected(request: HttpRequest) -> HttpResponse:
         context = {
             "items": items,
             "versions": {},
-            "action": "dismiss",
-            "verb": "Mark as not a conflict:",
+            "action": action,
+            "verb": verb,
             "noun": "conflict",
-            "explained": "Both memories stay as they are; each pair is not raised again "
-            "(undo from each conflict's page).",
-            "back": reverse("conflicts"),
+            "explained": explained,
+            "back": back,
             "from": source.get("from", ""),
+            "matched": matched,
+            "capped": matched > MAX_MATCHING,
         }
         return render(request, "review/selected.html", context)
     done, refused = 0, []
     for found_conflict in found:
         try:
             decisions.resolve_conflict(
-                conflict=found_conflict, resolution="dismiss", user=request.user
+                conflict=found_conflict, resolution=action, user=request.user
             )
             done += 1
         except decisions.DecisionError as problem:
             refused.append(f"#{found_conflict.pk} was left alone: {problem}.")
-    messages.success(
-        request, f"{done} of {len(set(ids))} selected conflict(s) marked not a conflict."
-    )
+    said = "marked not a conflict" if action == "dismiss" else "settled: newer supersedes older"
+    messages.success(request, f"{done} of {len(set(ids))} selected conflict(s) {said}.")
     for line in refused:
         messages.error(request, line)
-    return redirect(queue_url(reverse("conflicts"), request.POST.get("from", "")))
+    return redirect(back)

@@ -1,4 +1,5 @@
-"""The dashboard: per namespace counts, the last runs, four charts."""
+"""The dashboard: per namespace counts, four charts, each namespace over the last two
+weeks, the last runs."""
 
 from datetime import timedelta
 
@@ -10,6 +11,36 @@ from memadmin.curation import counts, queries
 from memadmin.review import charts
 from memadmin.review.roles import VIEWER
 from memadmin.review.views.answers import role_required
+from memadmin.store.models import Namespace
+
+
+def _namespace_series(days) -> list[dict]:
+    """Each namespace with activity in these days: a small chart per series, and the
+    same numbers as a table (for screen readers, and for reading exact values)."""
+    found = counts.namespace_series(days)
+    names = dict(Namespace.objects.filter(pk__in=found).values_list("pk", "name"))
+    shown = []
+    for namespace_id in sorted(found, key=lambda pk: names.get(pk, "")):
+        values = found[namespace_id]
+        shown.append(
+            {
+                "name": names.get(namespace_id, "?"),
+                "charts": [
+                    charts.bar_chart(
+                        label,
+                        [(d.strftime("%d"), values[key][i]) for i, d in enumerate(days)],
+                        x_name="day",
+                        y_name="%" if key == "dismiss_rate" else "count",
+                        empty=f"No {label.split(' (')[0]} in these days.",
+                        width=230,
+                        height=110,
+                    )
+                    for key, label in counts.SERIES
+                ],
+                "rows": [(label, values[key]) for key, label in counts.SERIES],
+            }
+        )
+    return shown
 
 
 @role_required(VIEWER)
@@ -21,6 +52,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     decided = counts.decisions_per_day(days[0])
     context = {
         "namespaces": queries.namespace_summaries(),
+        "days": days,
+        "series": _namespace_series(days),
         "runs": queries.recent_runs(),
         "charts": [
             charts.bar_chart(

@@ -119,8 +119,9 @@ def unmerge(request: HttpRequest, cluster_id: int) -> HttpResponse:
 @require_POST
 @role_required(CURATOR)
 def unmerge_many(request: HttpRequest) -> HttpResponse:
-    """Undo the merges a bulk action took (the toast after it): each cluster in turn, a
-    refusal named by cluster, the others undone all the same."""
+    """Undo what a bulk action took (the toast after it): each merge unmerged, each
+    dismissal taken back, cluster by cluster; a refusal named by cluster, the others
+    undone all the same."""
     try:
         back = safe_next(request, reverse("history"))
     except UnsafeNext as problem:
@@ -129,12 +130,18 @@ def unmerge_many(request: HttpRequest) -> HttpResponse:
     undone, refused = [], []
     for cluster in Cluster.objects.filter(pk__in=ids).order_by("id"):
         try:
-            decisions.unmerge(cluster=cluster, actor=actor_of(request.user), user=request.user)
+            if cluster.status == ClusterStatus.DISMISSED:
+                dismissal = history_queries.last_cluster_decision(cluster, "dismiss")
+                if dismissal is None:
+                    raise decisions.DecisionError("its dismissal is not in the history")
+                decisions.undo_cluster_decision(decision=dismissal, user=request.user)
+            else:
+                decisions.unmerge(cluster=cluster, actor=actor_of(request.user), user=request.user)
             undone.append(f"#{cluster.pk}")
         except decisions.DecisionError as problem:
-            refused.append(f"Cannot undo merge #{cluster.pk}: {problem}")
+            refused.append(f"Cannot undo #{cluster.pk}: {problem}")
     if undone:
-        messages.success(request, f"Merges {', '.join(undone)} undone: their memories are back.")
+        messages.success(request, f"{', '.join(undone)} undone: as they were before.")
     for line in refused:
         messages.error(request, line)
     return redirect(back)

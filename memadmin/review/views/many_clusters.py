@@ -16,14 +16,16 @@ from memadmin.curation.detection.representative import representative
 from memadmin.curation.models import Cluster, ClusterStatus
 from memadmin.review.roles import CURATOR
 from memadmin.review.views.answers import (
+    MAX_MATCHING,
     UnsafeNext,
+    chosen_ids,
     offer_undo,
     queue_url,
     role_required,
     safe_next,
     selected_ids,
 )
-from memadmin.review.views.clusters import pending_or_rule_proposal, rule_proposal
+from memadmin.review.views.clusters import pending_or_rule_proposal, queue_order, rule_proposal
 
 
 @role_required(CURATOR)
@@ -128,7 +130,7 @@ def selected(request: HttpRequest) -> HttpResponse:
     if action not in SELECTED_ACTIONS:
         messages.error(request, "Choose accept or dismiss for the selected clusters.")
         return redirect(back)
-    ids = selected_ids(source.getlist("selected"))
+    ids, matched = chosen_ids(source, queue_order)
     found = {
         c.pk: c
         for c in Cluster.objects.select_related("namespace").filter(
@@ -154,9 +156,11 @@ def selected(request: HttpRequest) -> HttpResponse:
             "explained": explained,
             "back": back,
             "from": source.get("from", ""),
+            "matched": matched,
+            "capped": matched > MAX_MATCHING,
         }
         return render(request, "review/selected.html", context)
-    done, refused = 0, []
+    done, refused = [], []
     for pk in ids:
         cluster = found.get(pk)
         try:
@@ -174,13 +178,25 @@ def selected(request: HttpRequest) -> HttpResponse:
                 )
             else:
                 decisions.dismiss_cluster(cluster=cluster, user=request.user)
-            done += 1
+            done.append(pk)
         except decisions.DecisionError as problem:
             refused.append(f"#{pk} was left alone: {problem}.")
-    messages.success(request, f"{verb}ed {done} of {len(ids)} selected cluster(s).")
+    messages.success(request, f"{verb}ed {len(done)} of {len(ids)} selected cluster(s).")
     for line in refused:
         messages.error(request, line)
+    offer_undo_of_many(request, done, back)
     return redirect(back)
+
+
+def offer_undo_of_many(request: HttpRequest, decided: list[int], back: str) -> None:
+    """One undo for a bulk action: the toast takes back every cluster it decided."""
+    if decided:
+        offer_undo(
+            request,
+            url=reverse("unmerge-many") + "?clusters=" + ",".join(map(str, decided)),
+            label=f"Undo these {len(decided)}",
+            back=back,
+        )
 
 
 @require_POST

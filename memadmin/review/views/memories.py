@@ -55,7 +55,8 @@ def browser(request: HttpRequest) -> HttpResponse:
 
 @role_required(VIEWER)
 def memory(request: HttpRequest, memory_id: int) -> HttpResponse:
-    """One memory, its clusters and conflicts, and its whole history, newest first."""
+    """One memory: every cluster and conflict it is in (open ones first), the memories
+    folded into it, and its whole history, newest first."""
     found = get_object_or_404(
         Memory.objects.select_related("namespace", "superseded_by").defer(
             "embedding", "embedding_multi"
@@ -63,8 +64,14 @@ def memory(request: HttpRequest, memory_id: int) -> HttpResponse:
         pk=memory_id,
     )
     events = found.history.select_related("cluster", "conflict").order_by("-created_at", "-id")
-    clusters, conflicts = queries.open_work_of(found)
-    context = {"memory": found, "events": events, "clusters": clusters, "conflicts": conflicts}
+    clusters, conflicts = queries.work_of(found)
+    context = {
+        "memory": found,
+        "events": events,
+        "clusters": clusters,
+        "conflicts": conflicts,
+        "originals": queries.originals_of(found),
+    }
     return render(request, "review/memory.html", context)
 
 

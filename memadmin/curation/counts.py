@@ -84,12 +84,16 @@ def automatic_merges_per_namespace(*, since):
 
 # The dashboard's picture of each namespace over the last days, one series a row.
 SERIES = (
-    ("open_clusters", "open clusters (end of day)"),
-    ("open_conflicts", "open conflicts (end of day)"),
-    ("automatic_merges", "automatic merges"),
-    ("decisions", "decisions"),
-    ("dismiss_rate", "clusters dismissed, % of those decided"),
-    ("deferred", "work left for the next run"),
+    ("open_clusters", "open clusters (end of day)", "No open clusters in these days."),
+    ("open_conflicts", "open conflicts (end of day)", "No open conflicts in these days."),
+    ("automatic_merges", "automatic merges", "No automatic merges in these days."),
+    ("decisions", "decisions", "No decisions in these days."),
+    (
+        "dismiss_rate",
+        "clusters dismissed, % of those decided",
+        "No cluster decided in these days.",
+    ),
+    ("deferred", "work left for the next run", "No run left work for the next."),
 )
 
 
@@ -105,7 +109,7 @@ def namespace_series(days: list[date]) -> dict[int, dict[str, list[int]]]:
     found: dict[int, dict[str, list[int]]] = {}
 
     def add(namespace_id: int, series: str, day: date, value: int) -> None:
-        row = found.setdefault(namespace_id, {key: [0] * len(days) for key, _ in SERIES})
+        row = found.setdefault(namespace_id, {key: [0] * len(days) for key, *_ in SERIES})
         if day in position:
             row[series][position[day]] = value
 

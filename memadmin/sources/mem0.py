@@ -17,6 +17,8 @@ import uuid
 from datetime import UTC, datetime
 from functools import cache
 
+from memadmin.sources.journal import point_before
+from memadmin.sources.models import PushOperation
 from memadmin.sources.stores import is_sparse
 
 KEYWORDS_KEY = "text_lemmatized"
@@ -193,3 +195,38 @@ def unlinked_entities(entities: list, deleted: set[str]) -> tuple[list, list[str
         else:
             to_delete.append(entity.id)
     return to_write, to_delete
+
+
+# --- After a push's batch ------------------------------------------------------------------
+
+
+def keep_records(source, store, sent: list) -> None:
+    """Mem0's history rows for what was sent (its history database, when the source
+    names it), and its entity store's links to the deleted points taken out."""
+    path = source.fields.get("mem0_history")
+    if path:
+        rows = []
+        for op, result in sent:
+            before = point_before(op) if op.before else None
+            if op.action == PushOperation.Action.RESTORE and not op.point.present:
+                before = None  # a deleted point written back: Mem0 calls that an add
+            row = history_row(f"{source.pk}:{op.pk}", before, result)
+            if row is not None:
+                rows.append(row)
+        write_history(path, rows)
+    deleted = {op.point.point_id for op, result in sent if result is None}
+    if deleted:
+        entities = store.companion(source.collection + "_entities")
+        if entities is not None:
+            try:
+                found = [p for batch in entities.scan(1000) for p in batch]
+                to_write, to_delete = unlinked_entities(found, deleted)
+                if to_write:
+                    fetched = entities.fetch([p.id for p in to_write])
+                    for entity in to_write:  # written with their vectors as they are
+                        entity.vector = fetched[entity.id].vector
+                    entities.write(to_write)
+                if to_delete:
+                    entities.delete(to_delete)
+            finally:
+                entities.close()

@@ -15,13 +15,11 @@ is done twice."""
 
 from __future__ import annotations
 
-import base64
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Max, Q
@@ -29,7 +27,9 @@ from django.utils import timezone
 
 from memadmin.curation.decisions import update_rows
 from memadmin.curation.models import HistoryEvent
+from memadmin.sources import mem0
 from memadmin.sources.chains import chain_ends, retire_uncarried
+from memadmin.sources.journal import packed, point_before, unpacked
 from memadmin.sources.models import PushOperation, Source, SourcePoint, point_hash
 from memadmin.sources.stores import (
     EMBEDDER_MEMADMIN,
@@ -38,7 +38,6 @@ from memadmin.sources.stores import (
     SUPERSEDED_BY_KEY,
     Point,
     SourceError,
-    SparseValues,
     fields_of,
     open_store,
     speaking_for,
@@ -248,7 +247,7 @@ def push(
     if dry_run:
         _preview(source, pending_operations(source) + plan(source, mode=mode), report)
         return report
-    with _source_lock(source):  # planned under the lock: a push waiting plans after
+    with source_lock(source):  # planned under the lock: a push waiting plans after
         report.retired = _retire_deleted_by_the_agent(source)
         pending = pending_operations(source)
         planned = plan(source, mode=mode)
@@ -293,60 +292,6 @@ def _retire_deleted_by_the_agent(source: Source) -> int:
         reason=f"its point was deleted in source {source.name}",
         actor=f"source:{source.name}",
     )
-
-
-def reembed(source: Source) -> tuple[int, int]:
-    """(re-embedded, left alone): the points a push gave a new text beside the store's
-    old vector get memadmin's own embedding of their text, for a store whose vectors are
-    memadmin's model (all-MiniLM-L6-v2, 384 numbers; another length is refused). A point
-    the agent changed since is left alone (its next pull brings it in)."""
-    from memadmin.store import embeddings
-
-    stale = list(source.points.filter(present=True, vector_stale=True).order_by("pk"))
-    done = left = 0
-    with _source_lock(source):
-        store = open_store(source)
-        try:
-            for batch in [stale[i : i + 200] for i in range(0, len(stale), 200)]:
-                with speaking_for(source):
-                    current = store.fetch([p.point_id for p in batch])
-                same = [
-                    p
-                    for p in batch
-                    if p.point_id in current
-                    and point_hash(current[p.point_id].text, current[p.point_id].metadata) == p.said
-                ]
-                left += len(batch) - len(same)
-                fresh = embeddings.encode([p.text for p in same])
-                written = [
-                    _with_dense(current[p.point_id], [float(x) for x in vector])
-                    for p, vector in zip(same, fresh, strict=True)
-                ]
-                with speaking_for(source):
-                    if written:
-                        store.write(written)
-                for point in same:
-                    point.vector_stale = False
-                update_rows(same, ["vector_stale"])
-                done += len(same)
-        finally:
-            store.close()
-    return done, left
-
-
-def _with_dense(point: Point, fresh: list[float]) -> Point:
-    vector = point.vector
-    if isinstance(vector, dict):
-        dense = next(name for name, value in vector.items() if not hasattr(value, "indices"))
-        old, vector = vector[dense], {**vector, dense: fresh}
-    else:
-        old, vector = vector, fresh
-    if old is not None and len(old) != len(fresh):
-        raise SourceError(
-            f"the store's vectors have {len(old)} numbers, memadmin's model {len(fresh)}: "
-            "they are another model's, re-embed these points with it"
-        )
-    return Point(point.id, point.text, point.metadata, vector, point.created)
 
 
 def _preview(source: Source, work: list[PushOperation], report: PushReport) -> None:
@@ -403,7 +348,7 @@ LOCK_WAIT_SECONDS = 10
 
 
 @contextmanager
-def _source_lock(source: Source):
+def source_lock(source: Source):
     """One push per source at a time (a session advisory lock), awaited a few seconds."""
     key = 0x5EED_0000 + source.pk
     deadline = time.monotonic() + LOCK_WAIT_SECONDS
@@ -458,7 +403,7 @@ def _send(source: Source, store, batch: list[PushOperation], report: PushReport)
         report.reported_before += len(repeated)
     # The journal first: what is about to be sent, and each point as it was.
     with transaction.atomic():
-        update_rows([op for op, _ in to_send], ["before", "action", "text"])
+        update_rows([op for op, _ in to_send], ["before", "action", "text", "note"])
     deletes = [op.point.point_id for op, result in to_send if result is None]
     writes = [result for _, result in to_send if result is not None]
     with speaking_for(source):
@@ -467,7 +412,7 @@ def _send(source: Source, store, batch: list[PushOperation], report: PushReport)
         if writes:
             store.write(writes)
         if source.layout == "mem0":
-            _keep_mem0_records(source, store, [*done, *to_send])
+            mem0.keep_records(source, store, [*done, *to_send])
     finished = timezone.now()
     with transaction.atomic():
         points = []
@@ -505,40 +450,6 @@ def _reported_before(op: PushOperation, now: Point | None, refusal: str) -> bool
     return point_hash(seen["text"], seen["metadata"]) == point_hash(now.text, now.metadata)
 
 
-def _keep_mem0_records(source: Source, store, sent: list[tuple[PushOperation, Point | None]]):
-    """Mem0's history rows for what was sent (its history database, when the source
-    names it), and its entity store's links to the deleted points taken out."""
-    from memadmin.sources import mem0
-
-    path = source.fields.get("mem0_history")
-    if path:
-        rows = []
-        for op, result in sent:
-            before = _before_point(op) if op.before else None
-            if op.action == Action.RESTORE and not op.point.present:
-                before = None  # a deleted point written back: Mem0 calls that an add
-            row = mem0.history_row(f"{source.pk}:{op.pk}", before, result)
-            if row is not None:
-                rows.append(row)
-        mem0.write_history(path, rows)
-    deleted = {op.point.point_id for op, result in sent if result is None}
-    if deleted:
-        entities = store.companion(source.collection + "_entities")
-        if entities is not None:
-            try:
-                found = [p for batch in entities.scan(1000) for p in batch]
-                to_write, to_delete = mem0.unlinked_entities(found, deleted)
-                if to_write:
-                    fetched = entities.fetch([p.id for p in to_write])
-                    for entity in to_write:  # written with their vectors as they are
-                        entity.vector = fetched[entity.id].vector
-                    entities.write(to_write)
-                if to_delete:
-                    entities.delete(to_delete)
-            finally:
-                entities.close()
-
-
 def _vector_stale(source: Source, op: PushOperation, point: SourcePoint) -> bool:
     """Whether the point's vector is now of another text than its own: a new text written
     beside the store's vector (memadmin's own model re-embeds it); a restore gives back
@@ -560,7 +471,7 @@ def _result(source: Source, op: PushOperation, now: Point | None) -> Point | Non
         kept = op.restores.before
         restored = Point(kept["id"], kept["text"], kept["metadata"], unpacked(kept["vector"]))
         return restored if restored.text == op.text else with_new_text(source, restored, op.text)
-    base = now if now is not None else _before_point(op)
+    base = now if now is not None else point_before(op)
     if op.action == Action.MARK:
         metadata = {**base.metadata, STATUS_KEY: op.status_marked}
         metadata[SUPERSEDED_BY_KEY] = op.superseded_by
@@ -570,37 +481,6 @@ def _result(source: Source, op: PushOperation, now: Point | None) -> Point | Non
         unmarked = Point(base.id, base.text, metadata, base.vector)
         return unmarked if base.text == op.text else with_new_text(source, unmarked, op.text)
     return with_new_text(source, base, op.text)  # UPDATE
-
-
-# A vector in the journal, as the store returned it, no precision lost: a dense one as
-# its float64 bytes in base64 (half the JSON of a list of numbers, and a restore gives
-# back exactly what was read); a sparse one (Qdrant's keyword vectors: indices and
-# values) as both lists; named vectors as a dict of those.
-def packed(vector):
-    if vector is None:
-        return None
-    if isinstance(vector, dict):
-        return {name: packed(value) for name, value in vector.items()}
-    if hasattr(vector, "indices") and hasattr(vector, "values"):
-        return {"sparse": {"indices": list(vector.indices), "values": list(vector.values)}}
-    return {"float64": base64.b64encode(np.asarray(vector, dtype="<f8").tobytes()).decode()}
-
-
-def unpacked(vector):
-    if vector is None:
-        return None
-    if len(vector) == 1 and "float64" in vector:
-        return np.frombuffer(base64.b64decode(vector["float64"]), dtype="<f8").tolist()
-    if len(vector) == 1 and "float32" in vector:  # journals written before float64
-        return np.frombuffer(base64.b64decode(vector["float32"]), dtype="<f4").tolist()
-    if len(vector) == 1 and "sparse" in vector:
-        return SparseValues(vector["sparse"]["indices"], vector["sparse"]["values"])
-    return {name: unpacked(value) for name, value in vector.items()}
-
-
-def _before_point(op: PushOperation) -> Point:
-    kept = op.before
-    return Point(kept["id"], kept["text"], kept["metadata"], unpacked(kept["vector"]))
 
 
 def _applied(op: PushOperation, now: Point | None) -> bool:

@@ -207,10 +207,12 @@ def test_splitting_leaves_two_groups_never_the_same_members(client, trio):
     client.force_login(person("carla", "curator"))
 
     answer = client.post(f"/clusters/{trio.pk}/split")
+    said = client.get(answer["Location"]).content.decode()
 
     assert Cluster.objects.get(pk=trio.pk).status == "split"
     part = Cluster.objects.get(status="open")
     assert answer["Location"] == f"/clusters/{part.pk}/"  # on to the part
+    assert f"Cluster #{trio.pk} split: #{part.pk} holds b, c; a is on its own." in said
     parts = [ids(c) for c in Cluster.objects.filter(status="open")]
     # The trio is a triangle: one cut leaves it whole, so the next weakest goes too.
     assert len(parts) == 1 and len(parts[0]) == 2

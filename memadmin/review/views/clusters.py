@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from memadmin.curation import counts, decisions, history_queries, llm, proposals, queries
+from memadmin.curation import counts, decisions, history_queries, llm, lookups, proposals, queries
 from memadmin.curation.detection.representative import representative
 from memadmin.curation.models import Cluster, ClusterStatus, MergeProposal, Tier
 from memadmin.review.diff import word_diff
@@ -231,7 +231,7 @@ def _context(
         "seen": f"{history_queries.last_event_id(cluster=cluster)}:{getattr(proposal, 'pk', 0)}",
         "merged": merged,
         "undo_event": _undoable_decision(cluster),
-        "split_into": queries.split_parts(cluster),
+        "split_into": lookups.split_parts(cluster),
     }
 
 
@@ -415,7 +415,8 @@ def split(request: HttpRequest, cluster_id: int) -> HttpResponse:
         for part in parts:  # each part gets its own proposal to review
             pending_or_rule_proposal(part)
         first_part.extend(parts[:1])
-        return f"Cluster #{found.pk} split: {where_members_went(found)}."
+        # Where each member went, as the split left the cluster (closed, its parts open).
+        return f"Cluster #{found.pk} split: {where_members_went(Cluster.objects.get(pk=found.pk))}."
 
     def then(query: str) -> str | None:
         return _cluster_url(first_part[0].pk, query) if first_part else None
@@ -425,7 +426,7 @@ def split(request: HttpRequest, cluster_id: int) -> HttpResponse:
 
 def where_members_went(found: Cluster) -> str:
     """ "#6 holds a, b; c is on its own" for a split cluster."""
-    parts, alone = queries.split_parts(found)
+    parts, alone = lookups.split_parts(found)
     said = [
         f"#{part.pk} holds " + ", ".join(m.external_id for m in members) for part, members in parts
     ]

@@ -31,13 +31,13 @@ def _namespace_series(days) -> list[dict]:
                         [(d.strftime("%d"), values[key][i]) for i, d in enumerate(days)],
                         x_name="day",
                         y_name="%" if key == "dismiss_rate" else "count",
-                        empty=f"No {label.split(' (')[0]} in these days.",
+                        empty=empty,
                         width=230,
                         height=110,
                     )
-                    for key, label in counts.SERIES
+                    for key, label, empty in counts.SERIES
                 ],
-                "rows": [(label, values[key]) for key, label in counts.SERIES],
+                "rows": [(label, values[key]) for key, label, _ in counts.SERIES],
             }
         )
     return shown

@@ -2,7 +2,7 @@ from django.core.management.base import CommandError
 
 from memadmin.sources.models import Source
 from memadmin.sources.pushing import describe, push
-from memadmin.sources.pushing import reembed as reembed_points
+from memadmin.sources.reembedding import reembed as reembed_points
 from memadmin.sources.stores import SourceError
 from memadmin.store.commands import MemadminCommand
 from memadmin.store.progress import progress_bar

@@ -92,6 +92,10 @@ def setup(clusters: int, conflicts: int) -> None:
             )
             for i in range(conflicts)
         )
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")  # the statistics autovacuum keeps after a load like this
     print(f"setup: {clusters:,} open clusters, {conflicts:,} open conflicts")
 
 
@@ -198,9 +202,11 @@ def main() -> None:
         ("cluster page", f"/clusters/{cluster.pk}/"),
         # Its place among every open cluster of the filtered queue ("3 of 10,000").
         ("cluster page opened from the queue", f"/clusters/{cluster.pk}/?from=status%3Dopen"),
-        ("cluster queue, words searched", "/clusters/?q=staging"),
+        ("cluster queue, words searched", "/clusters/?q=number+4242"),
+        ("cluster queue, a common word searched", "/clusters/?q=staging"),
         ("conflict queue", "/conflicts/"),
-        ("conflict queue, words searched", "/conflicts/?q=editor"),
+        ("conflict queue, words searched", "/conflicts/?q=number+31337"),
+        ("conflict queue, a common word searched", "/conflicts/?q=editor"),
         ("conflict queue, oldest first", "/conflicts/?sort=oldest"),
         ("conflict queue, grouped by topic", "/conflicts/?group=topic&page=40"),
         ("conflict page", f"/conflicts/{conflict.pk}/"),

@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date
 
-from django.db import connection
-from django.db.models import Case, F, IntegerField, OuterRef, Subquery, Sum, When
+from django.db.models import Case, Count, F, IntegerField, OuterRef, Q, Subquery, Sum, When
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Coalesce, Trunc, TruncDate
 from django.utils import timezone
 
-from memadmin.curation.models import Cluster, Conflict, DedupRun, HistoryEvent
+from memadmin.curation.models import Cluster, ClusterStatus, Conflict, DedupRun, HistoryEvent
 
 DECISION_ACTIONS = {
     HistoryEvent.Action.MERGE,  # an accepted merge, or a member kept
@@ -104,7 +103,7 @@ def namespace_series(days: list[date]) -> dict[int, dict[str, list[int]]]:
     definition), the share of cluster decisions that were dismissals (a precision
     signal: a high rate says detection proposes what people reject), and what the
     day's last run left for the next one."""
-    first, last = days[0], days[-1]
+    first = days[0]
     position = {day: index for index, day in enumerate(days)}
     found: dict[int, dict[str, list[int]]] = {}
 
@@ -113,16 +112,8 @@ def namespace_series(days: list[date]) -> dict[int, dict[str, list[int]]]:
         if day in position:
             row[series][position[day]] = value
 
-    for series, table, closed, skip in (
-        (
-            "open_clusters",
-            Cluster._meta.db_table,
-            "COALESCE(decided_at, updated_at)",
-            "auto_merged",
-        ),
-        ("open_conflicts", Conflict._meta.db_table, "resolved_at", ""),
-    ):
-        for namespace_id, day, count in _open_at_end_of_day(table, closed, skip, first, last):
+    for series, model in (("open_clusters", Cluster), ("open_conflicts", Conflict)):
+        for (namespace_id, day), count in _open_at_end_of_day(model, days).items():
             add(namespace_id, series, day, count)
     runs = (
         DedupRun.objects.filter(dry_run=False, started_at__date__gte=first)
@@ -151,21 +142,46 @@ def namespace_series(days: list[date]) -> dict[int, dict[str, list[int]]]:
     return found
 
 
-def _open_at_end_of_day(table: str, closed: str, skip_status: str, first: date, last: date):
-    """(namespace id, day, how many were open when the day ended) for each day: made
-    before its end, and closed after it or not yet."""
-    end = "(d.day + interval '1 day')"
-    query = f"""
-        SELECT t.namespace_id, d.day::date, count(*)
-        FROM generate_series(%s::date, %s::date, interval '1 day') AS d(day)
-        JOIN {table} t ON t.created_at < {end}
-            AND (t.status = 'open' OR {closed} >= {end})
-        WHERE t.status <> %s
-        GROUP BY 1, 2
-    """  # table and column names are the models' own, never a caller's
-    with connection.cursor() as cursor:
-        cursor.execute(query, [first, last, skip_status])
-        return cursor.fetchall()
+def _open_at_end_of_day(model, days: list[date]) -> dict[tuple[int, date], int]:
+    """{(namespace id, day): how many were open when the day ended}: made by then, less
+    closed by then, from one pass that counts each day's made and closed (an automatic
+    merge's cluster was never open)."""
+    first = days[0]
+    found = model.objects.exclude(status=ClusterStatus.AUTO_MERGED).annotate(
+        closed=Case(
+            When(
+                ~Q(status="open"),
+                then=F("resolved_at")
+                if model is Conflict
+                else Coalesce("decided_at", "updated_at"),
+            ),
+            default=None,
+        )
+    )
+    change: Counter = Counter()  # (namespace, day or None for before the days): +made -closed
+    for namespace_id, day, count in (
+        found.annotate(day=TruncDate("created_at"))
+        .values_list("namespace_id", "day")
+        .annotate(count=Count("pk"))
+        .order_by()
+    ):
+        change[(namespace_id, day if day >= first else None)] += count
+    for namespace_id, day, count in (
+        found.filter(closed__isnull=False)
+        .annotate(day=TruncDate("closed"))
+        .values_list("namespace_id", "day")
+        .annotate(count=Count("pk"))
+        .order_by()
+    ):
+        change[(namespace_id, day if day >= first else None)] -= count
+    open_now: dict[tuple[int, date], int] = {}
+    for namespace_id in {namespace_id for namespace_id, _ in change}:
+        running = change[(namespace_id, None)]
+        for day in days:
+            running += change[(namespace_id, day)]
+            if running:
+                open_now[(namespace_id, day)] = running
+    return open_now
 
 
 def _decisions_by_namespace(since: date):

@@ -4,9 +4,7 @@ part of, and where a split cluster's members went."""
 
 from __future__ import annotations
 
-from django.contrib.postgres.search import SearchQuery
 from django.db.models import Case, Q, QuerySet, When
-from django.db.models.functions import Lower
 
 from memadmin.curation.models import Cluster, ClusterStatus, Conflict, ConflictStatus, Tier
 from memadmin.curation.queries import cluster_members, given, memories_with
@@ -43,7 +41,7 @@ def conflict_queue(
             "memory_a__embedding_multi",
             "memory_b__embedding_multi",
         )
-        .order_by(*((Lower("topic"),) if by_topic else ()), *order)
+        .order_by(*(("topic",) if by_topic else ()), *order)
     )
     if namespace:
         found = found.filter(namespace__name=namespace)
@@ -64,10 +62,7 @@ def memory_search(
         .order_by("-created_at", "-id")
     )
     if words:
-        # 'simple' configuration: memories come in many languages.
-        found = found.filter(
-            Q(content__icontains=words) | Q(content__search=SearchQuery(words, config="simple"))
-        )
+        found = found.filter(pk__in=memories_with(words))
     return found
 
 

@@ -244,7 +244,17 @@ class Conflict(models.Model):
         ]
         indexes = [
             models.Index(fields=["namespace", "status"], name="conflict_ns_status"),
-            models.Index(fields=["status", "topic"], name="conflict_status_topic"),
+            # The queue's orders, each walked in the index so a page reads 25 rows, not
+            # every open conflict: surest first, by age (either way), grouped by topic.
+            models.Index(
+                fields=["status", "tier", "-confidence", "-created_at", "-id"],
+                name="conflict_queue_surest",
+            ),
+            models.Index(fields=["status", "tier", "created_at", "id"], name="conflict_queue_age"),
+            models.Index(
+                fields=["status", "tier", "topic", "-confidence", "-created_at", "-id"],
+                name="conflict_queue_topic",
+            ),
             index_where_set("resolver", "conflict_resolver_set"),
         ]
 

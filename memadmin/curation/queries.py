@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.contrib.postgres.search import SearchQuery
+from django.contrib.postgres.search import SearchQuery, SearchVector
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 
@@ -524,7 +525,25 @@ def detection_output(namespace: Namespace) -> DetectionOutput:
 
 def memories_with(words: str) -> QuerySet[Memory]:
     """Memories holding these words: PostgreSQL's full text in its 'simple' configuration
-    (no stemming: memories come in many languages), or the words as written inside one."""
-    return Memory.objects.filter(
-        Q(content__icontains=words) | Q(content__search=SearchQuery(words, config="simple"))
-    ).values("pk")
+    (no stemming: memories come in many languages), each word also as the start of a
+    longer one ("stag" finds "staging"), through the memory_content_words index. Chinese,
+    Japanese and Korean are written without spaces (a whole run is one token): those
+    words are found as written inside a memory."""
+    if _CJK.search(words):
+        return Memory.objects.filter(content__icontains=words).values("pk")
+    tokens = _WORD.findall(words.lower())
+    if not tokens:
+        return Memory.objects.none().values("pk")
+    query = SearchQuery(
+        " & ".join(f"{token}:*" for token in tokens), config="simple", search_type="raw"
+    )
+    return (
+        Memory.objects.annotate(words=SearchVector("content", config="simple"))
+        .filter(words=query)
+        .values("pk")
+    )
+
+
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+# A word of a search as tsquery reads it: letters and digits only (nothing it would parse).
+_WORD = re.compile(r"[^\W_]+")

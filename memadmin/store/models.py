@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector
 from django.db import models
 from django.db.models import Q
 from pgvector.django import HnswIndex, VectorField
@@ -115,6 +117,9 @@ class Memory(models.Model):
             ),
         ]
         indexes = [
+            # The queues' and the browser's word search: PostgreSQL full text in its
+            # 'simple' configuration (no stemming: memories come in many languages).
+            GinIndex(SearchVector("content", config="simple"), name="memory_content_words"),
             # Exact-duplicate look-ups are always within one namespace.
             models.Index(fields=["namespace", "content_hash"], name="memory_ns_hash"),
             # Lists and incremental detection read one namespace's active rows by time.

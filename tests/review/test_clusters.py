@@ -568,7 +568,9 @@ def test_a_selected_cluster_that_changed_since_the_preview_is_refused(
         follow=True,
     )
 
-    assert f"#{first.pk} was left alone: it changed since the preview.".encode() in done.content
+    assert (
+        f"#{first.pk} was left alone: it changed since the page showed it.".encode() in done.content
+    )
     assert dict(Cluster.objects.values_list("pk", "status")) == {
         first.pk: "open",
         second.pk: "dismissed",

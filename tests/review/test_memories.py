@@ -30,6 +30,27 @@ def test_words_find_memories_and_htmx_gets_the_results_only(client, stored):
     assert b"Alice likes hiking" in section.content and b"billing" not in section.content
 
 
+def test_words_are_found_as_the_start_of_a_word_in_any_language(client, run_command, write_jsonl):
+    """Full text in the 'simple' configuration, each word a prefix ("hik" finds "hiking");
+    Chinese, Japanese and Korean (no spaces between words) as written inside a memory;
+    tsquery's own syntax in a search is only words."""
+    lines = [
+        line("hike", "Alice likes hiking in the Alps."),
+        line("zh", "用户住在上海浦东新区。"),
+        line("de", "Der Nutzer wohnt in München."),
+    ]
+    assert run_command("import_memories", str(write_jsonl(lines))).error is None
+    client.force_login(person("v", "viewer"))
+
+    def found(words: str) -> str:
+        return client.get("/memories/", {"q": words}, **HX).content.decode()
+
+    assert "Alice likes hiking" in found("hik") and "Alice likes hiking" in found("ALPS alice")
+    assert "上海浦东" in found("浦东") and "München" in found("münch")
+    assert "Nothing found" in found("& | !:* (")  # no words: nothing, never an error
+    assert "Alice" not in found("alice münchen")  # every word must be there
+
+
 def test_meaning_finds_the_nearest_memory_within_a_namespace(client, stored):
     client.force_login(person("v", "viewer"))
 

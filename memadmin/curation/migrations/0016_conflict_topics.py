@@ -37,7 +37,23 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name="conflict",
-            index=models.Index(fields=["status", "topic"], name="conflict_status_topic"),
+            index=models.Index(
+                fields=["status", "tier", "-confidence", "-created_at", "-id"],
+                name="conflict_queue_surest",
+            ),
+        ),
+        migrations.AddIndex(
+            model_name="conflict",
+            index=models.Index(
+                fields=["status", "tier", "created_at", "id"], name="conflict_queue_age"
+            ),
+        ),
+        migrations.AddIndex(
+            model_name="conflict",
+            index=models.Index(
+                fields=["status", "tier", "topic", "-confidence", "-created_at", "-id"],
+                name="conflict_queue_topic",
+            ),
         ),
         migrations.RunPython(topics_of_known_conflicts, migrations.RunPython.noop),
     ]

@@ -19,8 +19,7 @@ from memadmin.curation.detection.representative import representative
 from memadmin.curation.models import Cluster, ClusterStatus, Tier
 from memadmin.review.roles import CURATOR
 from memadmin.review.views.answers import page_of, role_required, selected_ids
-from memadmin.review.views.clusters import pending_or_rule_proposal
-from memadmin.review.views.many_clusters import offer_undo_of_many
+from memadmin.review.views.many_clusters import decide_one, offer_undo_of_many
 from memadmin.store import validation
 from memadmin.store.models import Namespace
 
@@ -135,20 +134,7 @@ def decide(request: HttpRequest) -> HttpResponse:
             cluster = found.get(pk)
             if cluster is None:
                 raise decisions.StaleDecision("it was decided meanwhile")
-            if versions[pk] != queries.cluster_version(cluster):
-                raise decisions.StaleDecision("it changed since the screen showed it")
-            if action == "accept":
-                if flags := queries.bulk_flags(cluster):
-                    raise decisions.DecisionError(
-                        f"flagged ({', '.join(flags)}): decide it on its own page"
-                    )
-                decisions.accept_proposal(
-                    proposal=pending_or_rule_proposal(cluster),
-                    user=request.user,
-                    text=texts[pk] or None,
-                )
-            else:
-                decisions.dismiss_cluster(cluster=cluster, user=request.user)
+            decide_one(cluster, action, versions[pk], request.user, text=texts[pk])
             done.append(pk)
         except decisions.DecisionError as problem:
             refused.append(f"#{pk} was left alone: {problem}.")

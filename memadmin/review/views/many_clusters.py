@@ -73,13 +73,7 @@ def bulk_accept_exact(request: HttpRequest) -> HttpResponse:
     messages.success(request, f"Accepted {len(accepted)} exact-duplicate cluster(s) in {where}.")
     for line in refused:
         messages.error(request, line)
-    if accepted:
-        offer_undo(
-            request,
-            url=reverse("unmerge-many") + "?clusters=" + ",".join(map(str, accepted)),
-            label=f"Undo these {len(accepted)} merges",
-            back=back,
-        )
+    offer_undo_of_many(request, accepted, back, what=" merges")
     return redirect(back)
 
 
@@ -166,18 +160,7 @@ def selected(request: HttpRequest) -> HttpResponse:
         try:
             if cluster is None:
                 raise decisions.StaleDecision(_why_not_open(pk))
-            if request.POST.get(f"version-{pk}") != queries.cluster_version(cluster):
-                raise decisions.StaleDecision("it changed since the preview")
-            if action == "accept":
-                if flags := queries.bulk_flags(cluster):
-                    raise decisions.DecisionError(
-                        f"flagged ({', '.join(flags)}): decide it on its own page"
-                    )
-                decisions.accept_proposal(
-                    proposal=pending_or_rule_proposal(cluster), user=request.user
-                )
-            else:
-                decisions.dismiss_cluster(cluster=cluster, user=request.user)
+            decide_one(cluster, action, request.POST.get(f"version-{pk}"), request.user)
             done.append(pk)
         except decisions.DecisionError as problem:
             refused.append(f"#{pk} was left alone: {problem}.")
@@ -188,13 +171,33 @@ def selected(request: HttpRequest) -> HttpResponse:
     return redirect(back)
 
 
-def offer_undo_of_many(request: HttpRequest, decided: list[int], back: str) -> None:
+def decide_one(cluster: Cluster, action: str, seen: str | None, user, text: str | None = None):
+    """One cluster of a bulk action: accepted (with `text` if given) or dismissed,
+    refused if it changed since the page showed it (`seen`: its version then) or, for an
+    accept, if it is flagged (decided on its own page, never in bulk)."""
+    if seen != queries.cluster_version(cluster):
+        raise decisions.StaleDecision("it changed since the page showed it")
+    if action == "accept":
+        if flags := queries.bulk_flags(cluster):
+            raise decisions.DecisionError(
+                f"flagged ({', '.join(flags)}): decide it on its own page"
+            )
+        decisions.accept_proposal(
+            proposal=pending_or_rule_proposal(cluster), user=user, text=text or None
+        )
+    else:
+        decisions.dismiss_cluster(cluster=cluster, user=user)
+
+
+def offer_undo_of_many(
+    request: HttpRequest, decided: list[int], back: str, *, what: str = ""
+) -> None:
     """One undo for a bulk action: the toast takes back every cluster it decided."""
     if decided:
         offer_undo(
             request,
             url=reverse("unmerge-many") + "?clusters=" + ",".join(map(str, decided)),
-            label=f"Undo these {len(decided)}",
+            label=f"Undo these {len(decided)}{what}",
             back=back,
         )
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchVector
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
@@ -359,12 +360,19 @@ def exact_open_clusters(namespace: str | None = None) -> list[Cluster]:
     return [c for c in clusters.order_by("id") if all(e["method"] == "exact" for e in c.edges)]
 
 
-def bulk_flags(cluster: Cluster) -> list[str]:
+# The guards an operator may lift for exact copies (settings.BULK_EXACT_ACROSS_SOURCES).
+_SOURCE_GUARDS = ("different source_ref", "different session tags")
+
+
+def bulk_flags(cluster: Cluster, *, exact_copies: bool = False) -> list[str]:
     """Why a cluster may not go through a bulk action: the flags detection gave it, and a
     member that is protected now (pinned, protected category, importance or confidence)
     or a guard between two members (another source, another session) found now. A
-    cluster detection is not sure of (the possible tier) is never accepted in bulk."""
-    flags = list(cluster.flags)
+    cluster detection is not sure of (the possible tier) is never accepted in bulk.
+    `exact_copies`: the cluster is copies of one text, whose source and session guards
+    the operator may lift (settings.BULK_EXACT_ACROSS_SOURCES)."""
+    lifted = _SOURCE_GUARDS if exact_copies and settings.BULK_EXACT_ACROSS_SOURCES else ()
+    flags = [flag for flag in cluster.flags if not any(g in flag for g in lifted)]
     if cluster.tier == Tier.POSSIBLE:
         flags.append(f"possible only (confidence {cluster.confidence:.2f})")
     members = cluster_members(cluster)
@@ -373,7 +381,7 @@ def bulk_flags(cluster: Cluster) -> list[str]:
     for position, member in enumerate(members):
         for other in members[position + 1 :]:
             guard = guards.metadata_guard(member, other)
-            if guard and f"guard: {guard}" not in flags:
+            if guard and not guard.startswith(lifted) and f"guard: {guard}" not in flags:
                 flags.append(f"guard: {guard}")
     return flags
 

@@ -317,6 +317,25 @@ def test_a_bulk_accept_merges_the_ticked_clusters_and_never_a_flagged_one(
     assert f"/history/unmerge-many?clusters={plain.pk}" in said  # the undo toast
 
 
+def test_exact_copies_across_sources_merge_in_bulk_when_the_operator_says_so(
+    client, run_command, write_jsonl, settings
+):
+    """MEMADMIN_BULK_EXACT_ACROSS_SOURCES: copies that differ only in source merge in
+    bulk, the merged memory keeping both copies' provenance; a pinned one still not."""
+    settings.BULK_EXACT_ACROSS_SOURCES = True
+    guarded = exact_pair(run_command, write_jsonl, "bob", seed=4, sources=("ingest", "reports"))
+    client.force_login(person("carla", "curator"))
+
+    preview = client.get("/clusters/accept-exact")
+
+    assert [c.pk for c, *_ in preview.context["mergeable"]] == [guarded.pk]
+    assert b"MEMADMIN_BULK_EXACT_ACROSS_SOURCES" in preview.content
+    client.post("/clusters/accept-exact", bulk_form(preview, [guarded.pk]))
+    assert Cluster.objects.get(pk=guarded.pk).status == "accepted"
+    merged = Memory.objects.get(namespace__name="bob", status="active")
+    assert {entry.get("source_ref") for entry in merged.provenance} == {"ingest", "reports"}
+
+
 def test_the_undo_toast_takes_a_bulk_accept_back(client, run_command, write_jsonl):
     exact_pair(run_command, write_jsonl, "alice")
     exact_pair(run_command, write_jsonl, "bob", seed=4)

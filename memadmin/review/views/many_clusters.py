@@ -5,6 +5,7 @@ on its own page, one by one, each refused by name when it cannot be."""
 
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -41,11 +42,12 @@ def bulk_accept_exact(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         mergeable, flagged = [], []
         for cluster in queries.exact_open_clusters(namespace or None):
-            flags = queries.bulk_flags(cluster)
+            flags = queries.bulk_flags(cluster, exact_copies=True)
             (flagged if flags else mergeable).append(
                 (cluster, flags, _kept_text(cluster), queries.cluster_version(cluster))
             )
         context = {"mergeable": mergeable, "flagged": flagged, "namespace": namespace}
+        context["across_sources"] = settings.BULK_EXACT_ACROSS_SOURCES
         context["back"] = back
         return render(request, "review/bulk_exact.html", context)
     ids = selected_ids(request.POST.getlist("selected"))
@@ -59,7 +61,7 @@ def bulk_accept_exact(request: HttpRequest) -> HttpResponse:
         try:
             if cluster is None:
                 raise decisions.DecisionError(_why_not_open(pk))
-            if flags := queries.bulk_flags(cluster):
+            if flags := queries.bulk_flags(cluster, exact_copies=True):
                 raise decisions.DecisionError(
                     f"flagged ({', '.join(flags)}): decide it on its own page"
                 )

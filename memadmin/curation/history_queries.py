@@ -55,6 +55,7 @@ def what_changed(
     )
     grouped: dict[tuple[str, str, str], list[str]] = {}
     overtaken: list[str] = []
+    into: dict[tuple[str, str], str] = {}  # (who, when): the memory a merge made or kept
     for event in events:
         if event.action == HistoryEvent.Action.OVERTAKE:
             # Another decision's doing, already said in full ("kit-001 was merged into
@@ -63,12 +64,20 @@ def what_changed(
             continue
         when = timezone.localtime(event.created_at).strftime("%H:%M")
         who = event.actor.split(":", 1)[-1]
+        if event.action == HistoryEvent.Action.MERGE and event.memory is not None:
+            # "carla merged b, c into merged-6-3", not the merged memory among its members.
+            into[(who, when)] = event.memory.external_id
+            grouped.setdefault((who, VERBS[event.action], when), [])
+            continue
         names = grouped.setdefault((who, VERBS.get(event.action, event.action), when), [])
         if event.memory is not None and event.memory.external_id not in names:
             names.append(event.memory.external_id)
     said = [
-        " ".join(filter(None, (who, verb, ", ".join(names), f"at {when}")))
+        " ".join(
+            filter(None, (who, verb, ", ".join(names), _into(into, who, verb, when), f"at {when}"))
+        )
         for (who, verb, when), names in grouped.items()
+        if names or verb != VERBS[HistoryEvent.Action.MERGE]
     ] + overtaken
     if cluster is not None:
         newest = (
@@ -78,6 +87,11 @@ def what_changed(
             when = timezone.localtime(newest.created_at).strftime("%H:%M")
             said.append(f"a new proposal was written at {when}")
     return said
+
+
+def _into(into: dict, who: str, verb: str, when: str) -> str:
+    made = into.get((who, when)) if verb == VERBS[HistoryEvent.Action.MERGE] else None
+    return f"into {made}" if made else ""
 
 
 def history_events(

@@ -516,6 +516,7 @@ def test_a_pinned_member_flags_the_cluster_protected(client, cluster):
     page = client.get(f"/clusters/{cluster.pk}/").content.decode()
 
     assert "data-flagged>protected</span>" in page
+    assert "Protected: a member is pinned" in page  # what the flag means, said on the page
 
 
 @pytest.mark.parametrize("action", ["accept", "dismiss"])

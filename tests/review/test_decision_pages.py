@@ -61,6 +61,21 @@ def test_a_stale_accept_redraws_the_whole_cluster_and_says_who_changed_it(client
     assert Cluster.objects.get(pk=trio.pk).status == "accepted"
 
 
+def test_a_merge_meanwhile_reads_as_who_merged_what_into_what(client, trio):
+    from memadmin.curation import history_queries
+    from tests.curation.decisions.test_overlaps import accept
+
+    since = history_queries.last_event_id(cluster=trio)
+    merged = accept(trio, person("carla", "curator"))
+
+    said = history_queries.what_changed(cluster=trio, since_event=since)
+
+    assert any(
+        re.fullmatch(rf"carla merged a, b, c into {merged.external_id} at \d\d:\d\d", line)
+        for line in said
+    ), said
+
+
 def test_without_javascript_a_stale_decision_goes_back_with_the_changes_and_the_draft(client, trio):
     bruno, page = bruno_page(trio)
     decisions.exclude_member(

@@ -49,6 +49,13 @@ def test_an_invite_with_a_bad_name_or_a_taken_one_is_refused(client, ada):
 
 def test_an_admin_sets_a_role_and_deactivates_but_never_their_own_account(client, ada):
     carla = person("carla", "viewer")
+    page = client.get("/people/").content.decode()
+    # The action menu starts at "choose…", never at the role the person has.
+    menu = page[page.index('<select name="action">') :]
+    menu = menu[: menu.index("</select>")]
+    assert '<option value="" selected>choose…</option>' in menu and "make viewer" not in menu
+    nothing = client.post(f"/people/{carla.pk}/change", {"action": ""}, follow=True)
+    assert b"Nothing changed: choose a role" in nothing.content
 
     client.post(f"/people/{carla.pk}/change", {"action": "curator"})
     client.post(f"/people/{carla.pk}/change", {"action": "deactivate"})

@@ -206,6 +206,7 @@ def _context(
     return {
         "cluster": cluster,
         "flags": flags,
+        "flags_explained": _explained(flags),
         # Each member against the proposal, and whether they differ at all.
         "members": [
             (m, spans, any(span.kind != "same" for span in spans))
@@ -233,6 +234,20 @@ def _context(
         "undo_event": _undoable_decision(cluster),
         "split_into": lookups.split_parts(cluster),
     }
+
+
+# What the flags a reviewer meets mean, said once each on the cluster page.
+FLAG_MEANINGS = {
+    "protected": "Protected: a member is pinned, or of a protected category, importance or "
+    "confidence; it is never merged automatically nor in bulk, only by a person here.",
+    "guard": "Guard: the members differ in category, source or session, which the operator "
+    "keeps apart from any automatic merge; merge them here only if they are one fact.",
+}
+
+
+def _explained(flags: list[str]) -> list[str]:
+    kinds = {flag.split(":", 1)[0] for flag in flags}
+    return [meaning for kind, meaning in FLAG_MEANINGS.items() if kind in kinds]
 
 
 def _undoable_decision(cluster: Cluster):

@@ -202,6 +202,7 @@ def main() -> None:
         ("cluster page", f"/clusters/{cluster.pk}/"),
         # Its place among every open cluster of the filtered queue ("3 of 10,000").
         ("cluster page opened from the queue", f"/clusters/{cluster.pk}/?from=status%3Dopen"),
+        ("the batch screen, 50 clusters", "/clusters/batch/"),
         ("cluster queue, words searched", "/clusters/?q=number+4242"),
         ("cluster queue, a common word searched", "/clusters/?q=staging"),
         ("conflict queue", "/conflicts/"),

@@ -219,6 +219,7 @@ def test_screenshots_of_the_review_pages(browser, live_server, data, width):
         ("memory", f"/memories/{Memory.objects.first().pk}/"),
         ("memories", "/memories/"),
         ("conflicts", "/conflicts/"),
+        ("batch", "/clusters/batch/"),
         ("history", "/history/"),
         ("dashboard", "/"),
     ):

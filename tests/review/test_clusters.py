@@ -618,6 +618,11 @@ def test_members_are_compared_with_one_member_not_only_the_proposal(client, trio
     a_card = to_a[to_a.index('data-member="a"') :]
     assert '<span class="same">Her cat Miso is an orange tabby.</span>' in a_card
     assert "Same words as a." in a_card[: a_card.index("</article>")]
+    # Within one line instead, chosen once and kept for the session.
+    client.get(f"/clusters/{trio.pk}/", {"diff": "words"})
+    one_line = client.get(f"/clusters/{trio.pk}/", {"against": a.pk}).content.decode()
+    assert '<span class="removed">a</span><span class="added">an orange</span>' in one_line
+    assert "line-new" not in one_line and "<strong>within one line</strong>" in one_line
     assert ignored.status_code == 200 and "not in the proposal" in ignored.content.decode()
 
 

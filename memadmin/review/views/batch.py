@@ -23,7 +23,7 @@ from memadmin.review.views.many_clusters import decide_one, offer_undo_of_many
 from memadmin.store import validation
 from memadmin.store.models import Namespace
 
-BATCH_PAGE_SIZE = 30
+BATCH_PAGE_SIZE = 50
 ACTIONS = {"accept": "Merge", "dismiss": "Dismiss"}
 
 

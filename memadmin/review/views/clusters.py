@@ -256,8 +256,14 @@ def _undoable_decision(cluster: Cluster):
     return history_queries.last_cluster_decision(cluster, action) if action else None
 
 
+DIFF_VIEWS = ("lines", "words")  # member, then proposal, line by line; or one line
+
+
 @role_required(VIEWER)
 def cluster(request: HttpRequest, cluster_id: int) -> HttpResponse:
+    # The way differences are shown, chosen once and kept for the reviewer's session.
+    if request.GET.get("diff") in DIFF_VIEWS:
+        request.session["diff_view"] = request.GET["diff"]
     against = filter_value(request, "against", validation.whole_number, low=1, high=2**63 - 1)
     found = _get(cluster_id)
     draft = take_draft(request, f"cluster-{found.pk}")

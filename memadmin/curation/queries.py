@@ -307,7 +307,7 @@ def cluster_queue(
             Prefetch(
                 "proposals",
                 queryset=MergeProposal.objects.filter(status=ProposalStatus.PENDING).order_by(
-                    "-created_at"
+                    "-created_at", "-id"
                 ),
                 to_attr="pending",
             ),
@@ -364,7 +364,7 @@ def exact_open_clusters(namespace: str | None = None) -> list[Cluster]:
 _SOURCE_GUARDS = ("different source_ref", "different session tags")
 
 
-def bulk_flags(cluster: Cluster, *, exact_copies: bool = False) -> list[str]:
+def bulk_flags(cluster: Cluster, *, exact_copies: bool = False, members=None) -> list[str]:
     """Why a cluster may not go through a bulk action: the flags detection gave it, and a
     member that is protected now (pinned, protected category, importance or confidence)
     or a guard between two members (another source, another session) found now. A
@@ -375,7 +375,7 @@ def bulk_flags(cluster: Cluster, *, exact_copies: bool = False) -> list[str]:
     flags = [flag for flag in cluster.flags if not any(g in flag for g in lifted)]
     if cluster.tier == Tier.POSSIBLE:
         flags.append(f"possible only (confidence {cluster.confidence:.2f})")
-    members = cluster_members(cluster)
+    members = cluster_members(cluster) if members is None else members
     if "protected" not in flags and any(guards.is_protected(m) for m in members):
         flags.append("protected")
     for position, member in enumerate(members):
@@ -386,16 +386,21 @@ def bulk_flags(cluster: Cluster, *, exact_copies: bool = False) -> list[str]:
     return flags
 
 
-def cluster_version(cluster: Cluster) -> str:
+_READ = object()  # cluster_version: read the pending proposal
+
+
+def cluster_version(cluster: Cluster, *, member_ids=None, proposal=_READ) -> str:
     """What a reviewer saw of a cluster, as a short fingerprint: its status, its members
     (excluded ones out) and its pending proposal. A decision sent with another version
-    was taken on a page that no longer shows the cluster as it is."""
-    members = sorted(
-        ClusterMember.objects.filter(cluster=cluster, excluded=False).values_list(
+    was taken on a page that no longer shows the cluster as it is. A page that read the
+    members and the proposal already (prefetched) passes them."""
+    if member_ids is None:
+        member_ids = ClusterMember.objects.filter(cluster=cluster, excluded=False).values_list(
             "memory_id", flat=True
         )
-    )
-    proposal = pending_proposal(cluster)
+    members = sorted(member_ids)
+    if proposal is _READ:
+        proposal = pending_proposal(cluster)
     raw = f"{cluster.status}:{members}:{proposal.pk if proposal else '-'}"
     return hashlib.sha256(raw.encode()).hexdigest()[:16]
 

@@ -78,3 +78,36 @@ def test_keys_tick_and_dismiss_and_the_slider_draws_the_list_again(
     assert Cluster.objects.get(pk=low.pk).status == "open"
     assert page.errors == []
     page.context.close()
+
+
+def test_the_queues_find_words_and_group_conflicts(browser, live_server, javascript):
+    """Search and grouping the way people use them: type words, press Enter (the queue
+    is redrawn with HTMX, or the form is sent without JavaScript)."""
+    from tests.curation.decisions.test_overlaps import conflict, kit
+    from tests.factories import line, store, unit
+
+    one, _, three, _ = kit()
+    gripper = conflict(one, three)
+    city_a, city_b = store(
+        line("city-1", "Ana was born in Lyon.", unit(5), created_at="2026-01-05T00:00:00Z"),
+        line("city-2", "Ana was born in Lille.", unit(6), created_at="2026-01-06T00:00:00Z"),
+    )
+    born = conflict(city_a, city_b)
+    make_people()
+    page = new_page(browser, live_server, javascript=javascript)
+    log_in(page, "ada")
+
+    page.goto("/conflicts/")
+    page.fill("input[name=q]", "Lille")
+    page.press("input[name=q]", "Enter")
+    page.locator(f"a[href^='/conflicts/{gripper.pk}/']").wait_for(state="detached")
+    assert page.locator(f"a[href^='/conflicts/{born.pk}/']").count() == 1
+    page.fill("input[name=q]", "")
+    page.select_option("select[name=group]", "topic")
+    if not javascript:
+        page.click("text=Filter")
+    page.wait_for_selector("text=“ana born”")
+    page.screenshot(path=SHOTS / f"conflicts-grouped-{'js' if javascript else 'no-js'}.png")
+    assert page.locator("text=“gripper force”").count() == 1
+    assert page.errors == []
+    page.context.close()

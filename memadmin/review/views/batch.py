@@ -65,8 +65,11 @@ def batch(request: HttpRequest) -> HttpResponse:
                 "members": members,
                 "text": text,
                 "warnings": proposals.offered_warnings(members, pending),
-                "flags": queries.bulk_flags(cluster),
-                "version": queries.cluster_version(cluster),
+                "flags": queries.bulk_flags(cluster, members=members),
+                # From what the queue read already: no query a cluster.
+                "version": queries.cluster_version(
+                    cluster, member_ids=[m.pk for m in members], proposal=pending
+                ),
             }
         )
     context = {

@@ -28,7 +28,7 @@ from django.test import Client
 from memadmin.curation.models import Cluster
 from memadmin.sources.models import PushOperation, Source, SourcePoint
 from memadmin.store.models import Memory
-from tests.processes import database_url, environment
+from tests.processes import database_url, environment, start_with
 from tests.sources.stores import Chroma, QdrantMem0
 from tests.sources.test_sources import MERGED, decide_all
 
@@ -238,13 +238,7 @@ def _push_killed_while_noting(point: SourcePoint) -> None:
     on this point's row: its last batch sent to the store and not yet noted here."""
     holder = psycopg.connect(database_url())
     holder.execute("SELECT 1 FROM sources_sourcepoint WHERE id = %s FOR NO KEY UPDATE", [point.pk])
-    push = subprocess.Popen(
-        [sys.executable, "manage.py", "push_source", "agent"],
-        cwd=settings.BASE_DIR,
-        env=environment(MEMADMIN_SOURCE_PUSH_BATCH="1"),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    push = start_with({"MEMADMIN_SOURCE_PUSH_BATCH": "1"}, "push_source", "agent")
     try:
         deadline = time.monotonic() + 120
         while not PushOperation.objects.filter(point=point, before__isnull=False).exists():

@@ -385,10 +385,9 @@ def test_a_push_killed_halfway_resumes_and_does_each_operation_once(run_command,
     """kill -9 while the push waits on a row another session holds (its journal written,
     the first operation sent), then push again: every operation done once, the table as
     the decisions say."""
-    import subprocess
     import time
 
-    from tests.processes import database_url, environment
+    from tests.processes import database_url, start_with
 
     monkeypatch.setenv(Pgvector.DSN_VARIABLE, database_url())
     table = Pgvector()
@@ -407,15 +406,8 @@ def test_a_push_killed_halfway_resumes_and_does_each_operation_once(run_command,
         holder = table.connect()
         holder.autocommit = False
         holder.execute("SELECT 1 FROM agent.memories WHERE id = %s FOR UPDATE", [second])
-        from django.conf import settings
 
-        push = subprocess.Popen(
-            [sys.executable, "manage.py", "push_source", "agent"],
-            cwd=settings.BASE_DIR,
-            env=environment(MEMADMIN_SOURCE_PUSH_BATCH="1"),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        push = start_with({"MEMADMIN_SOURCE_PUSH_BATCH": "1"}, "push_source", "agent")
         try:
             deadline = time.monotonic() + 60
             while not PushOperation.objects.filter(

@@ -192,6 +192,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "memadmin.review.context.roles",
                 "memadmin.review.context.undo_offer",
+                "memadmin.review.context.diff_view",
             ],
         },
     }

@@ -16,3 +16,19 @@ def undo_offer(request) -> dict:
     """The undo the last decision offers (answers.offer_undo), shown once, as a toast."""
     session = getattr(request, "session", None)
     return {"undo_offer": session.pop(UNDO_OFFER, None) if session is not None else None}
+
+
+def diff_view(request) -> dict:
+    """How the reviewer reads differences (ReviewerSettings), read only by a page that
+    shows them: the value is looked up when a template first uses it."""
+    user = getattr(request, "user", None)
+
+    def chosen() -> str:
+        from memadmin.review.models import ReviewerSettings
+
+        if user is None or not user.is_authenticated:
+            return ReviewerSettings.DiffView.LINES
+        found = ReviewerSettings.objects.filter(user=user).values_list("diff_view", flat=True)
+        return found.first() or ReviewerSettings.DiffView.LINES
+
+    return {"diff_view": chosen}

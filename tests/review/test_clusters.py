@@ -3,6 +3,8 @@
 import re
 
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 
 from memadmin.curation.models import Cluster, HistoryEvent, MergeProposal, PairVerdict
 from memadmin.store.models import Memory
@@ -618,9 +620,12 @@ def test_members_are_compared_with_one_member_not_only_the_proposal(client, trio
     a_card = to_a[to_a.index('data-member="a"') :]
     assert '<span class="same">Her cat Miso is an orange tabby.</span>' in a_card
     assert "Same words as a." in a_card[: a_card.index("</article>")]
-    # Within one line instead, chosen once and kept for the session.
+    # Within one line instead, chosen once and kept with the account: another browser
+    # the same person logs in from shows it too.
     client.get(f"/clusters/{trio.pk}/", {"diff": "words"})
-    one_line = client.get(f"/clusters/{trio.pk}/", {"against": a.pk}).content.decode()
+    elsewhere = Client()
+    elsewhere.force_login(User.objects.get(username="v"))
+    one_line = elsewhere.get(f"/clusters/{trio.pk}/", {"against": a.pk}).content.decode()
     assert '<span class="removed">a</span><span class="added">an orange</span>' in one_line
     assert "line-new" not in one_line and "<strong>within one line</strong>" in one_line
     assert ignored.status_code == 200 and "not in the proposal" in ignored.content.decode()

@@ -14,6 +14,7 @@ from memadmin.curation import counts, decisions, history_queries, llm, lookups, 
 from memadmin.curation.detection.representative import representative
 from memadmin.curation.models import Cluster, ClusterStatus, MergeProposal, Tier
 from memadmin.review.diff import word_diff
+from memadmin.review.models import ReviewerSettings
 from memadmin.review.roles import CURATOR, VIEWER
 from memadmin.review.views.answers import (
     QUEUE_PAGE_SIZE,
@@ -256,14 +257,13 @@ def _undoable_decision(cluster: Cluster):
     return history_queries.last_cluster_decision(cluster, action) if action else None
 
 
-DIFF_VIEWS = ("lines", "words")  # member, then proposal, line by line; or one line
-
-
 @role_required(VIEWER)
 def cluster(request: HttpRequest, cluster_id: int) -> HttpResponse:
-    # The way differences are shown, chosen once and kept for the reviewer's session.
-    if request.GET.get("diff") in DIFF_VIEWS:
-        request.session["diff_view"] = request.GET["diff"]
+    # The way differences are shown, chosen once and kept with the reviewer's account.
+    if request.GET.get("diff") in ReviewerSettings.DiffView.values:
+        ReviewerSettings.objects.update_or_create(
+            user=request.user, defaults={"diff_view": request.GET["diff"]}
+        )
     against = filter_value(request, "against", validation.whole_number, low=1, high=2**63 - 1)
     found = _get(cluster_id)
     draft = take_draft(request, f"cluster-{found.pk}")

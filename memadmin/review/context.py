@@ -1,3 +1,5 @@
+from functools import cache
+
 from memadmin.review.roles import ADMIN, CURATOR, has_role
 
 # The session key of the undo offered after a decision.
@@ -23,6 +25,7 @@ def diff_view(request) -> dict:
     shows them: the value is looked up when a template first uses it."""
     user = getattr(request, "user", None)
 
+    @cache  # a template calls it once for each member: one query a page at most
     def chosen() -> str:
         from memadmin.review.models import ReviewerSettings
 

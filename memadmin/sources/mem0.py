@@ -16,6 +16,7 @@ import sqlite3
 import uuid
 from datetime import UTC, datetime
 from functools import cache
+from pathlib import Path
 
 from memadmin.sources.journal import point_before
 from memadmin.sources.models import PushOperation
@@ -161,8 +162,11 @@ def write_history(path: str, rows: list[tuple]) -> None:
 def check_history(path: str) -> str:
     """Why this is not Mem0's history database ("" when it is)."""
     try:
-        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    except sqlite3.Error as error:
+        if not Path(path).is_file():
+            return f"cannot open {path}: no such file"
+        # Read only, and never created: the path quoted as a URI ("?" and "#" are names).
+        connection = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    except (sqlite3.Error, ValueError, OSError) as error:
         return f"cannot open {path}: {error}"
     try:
         columns = {row[1] for row in connection.execute("PRAGMA table_info(history)")}

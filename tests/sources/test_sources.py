@@ -717,6 +717,8 @@ def test_mem0_history_is_refused_where_it_cannot_be_mem0s(run_command, tmp_path,
         ([*qdrant.args(), "--mem0-history", str(not_mem0)], "is not a SQLite database"),
         ([*qdrant.args(), "--mem0-history", str(tmp_path / "none.db")], "cannot open"),
         ([*plain, "--mem0-history", str(not_mem0)], "is for a source with --layout mem0"),
+        ([*qdrant.args(), "--mem0-history", "history\x00.db"], "--mem0-history"),
+        ([*qdrant.args(), "--mem0-history", str(tmp_path / "a?b#c.db")], "no such file"),
     ]:
         refused = run_command("add_source", "agent", *arguments)
         assert refused.error is not None and named in str(refused.error), arguments

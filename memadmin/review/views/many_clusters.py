@@ -61,13 +61,8 @@ def bulk_accept_exact(request: HttpRequest) -> HttpResponse:
         try:
             if cluster is None:
                 raise decisions.DecisionError(_why_not_open(pk))
-            if flags := queries.bulk_flags(cluster, exact_copies=True):
-                raise decisions.DecisionError(
-                    f"flagged ({', '.join(flags)}): decide it on its own page"
-                )
-            if request.POST.get(f"version-{pk}") != queries.cluster_version(cluster):
-                raise decisions.StaleDecision("it changed since the preview")
-            decisions.accept_proposal(proposal=pending_or_rule_proposal(cluster), user=request.user)
+            seen = request.POST.get(f"version-{pk}")
+            decide_one(cluster, "accept", seen, request.user, exact_copies=True)
             accepted.append(pk)
         except decisions.DecisionError as problem:
             refused.append(f"#{pk} was not accepted: {problem}.")
@@ -173,17 +168,25 @@ def selected(request: HttpRequest) -> HttpResponse:
     return redirect(back)
 
 
-def decide_one(cluster: Cluster, action: str, seen: str | None, user, text: str | None = None):
+def decide_one(
+    cluster: Cluster,
+    action: str,
+    seen: str | None,
+    user,
+    text: str | None = None,
+    *,
+    exact_copies: bool = False,
+):
     """One cluster of a bulk action: accepted (with `text` if given) or dismissed,
     refused if it changed since the page showed it (`seen`: its version then) or, for an
-    accept, if it is flagged (decided on its own page, never in bulk)."""
+    accept, if it is flagged (decided on its own page, never in bulk; `exact_copies`: see
+    queries.bulk_flags)."""
+    flags = queries.bulk_flags(cluster, exact_copies=exact_copies) if action == "accept" else []
+    if flags:  # said first: a flagged cluster is never decided here, changed or not
+        raise decisions.DecisionError(f"flagged ({', '.join(flags)}): decide it on its own page")
     if seen != queries.cluster_version(cluster):
         raise decisions.StaleDecision("it changed since the page showed it")
     if action == "accept":
-        if flags := queries.bulk_flags(cluster):
-            raise decisions.DecisionError(
-                f"flagged ({', '.join(flags)}): decide it on its own page"
-            )
         decisions.accept_proposal(
             proposal=pending_or_rule_proposal(cluster), user=user, text=text or None
         )

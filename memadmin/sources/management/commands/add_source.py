@@ -89,6 +89,10 @@ class Command(MemadminCommand):
         if history is not None:
             if options["layout"] != "mem0":
                 raise CommandError("--mem0-history is for a source with --layout mem0")
+            try:
+                validation.short_text(history, "--mem0-history", 1000)
+            except validation.Invalid as error:
+                raise CommandError(str(error)) from None
             if problem := mem0.check_history(history):
                 raise CommandError(f"--mem0-history: {problem}")
         source = Source(

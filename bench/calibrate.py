@@ -133,6 +133,10 @@ def leave_one_set_out(args) -> None:
     for name, figures in held_out.figures.items():
         print(f"{name} (held out): {figures.line()}")
     print(f"pooled, every set held out once: {held_out.pooled.line()}")
+    print("held-out log-loss by stage (knowing only the set's own shares in brackets):")
+    for name, stages in model_fit.held_out_log_loss(tables, held_out.models).items():
+        said = (f"{stage} {loss:.3f} ({base:.3f})" for stage, (loss, base) in stages.items())
+        print(f"  {name}: " + "; ".join(said))
     chosen_on = [n for n in model_fit.CHOOSING_SETS if n in held_out.figures]
     print(
         f"pooled over the sets the thresholds were chosen on ({', '.join(chosen_on)}): "

@@ -47,3 +47,36 @@ def test_leave_one_set_out_gives_the_shipped_figures_and_meets_the_targets():
     assert pooled.conflict_precision >= 0.85
     assert pooled.unsafe == 0
     assert pooled.automatic_precision == 1.0
+
+
+def test_held_out_log_loss_tells_a_set_the_evidence_carries_to_from_one_it_does_not():
+    from memadmin.curation.detection.evidence import FEATURES, INDEX
+
+    rng = np.random.default_rng(5)
+
+    def table(name: str, *, carries: bool) -> model_fit.PairTable:
+        classes = rng.choice([model_fit.ONE, model_fit.CONFLICT, model_fit.TWO], size=300)
+        values = np.zeros((300, len(FEATURES)))
+        values[:, INDEX["bias"]] = 1.0
+        related = classes != model_fit.TWO
+        # Where the evidence carries, similarity follows the answer; elsewhere it is noise.
+        values[:, INDEX["similarity"]] = (
+            np.where(related, 0.9, 0.1) if carries else rng.uniform(0, 1, 300)
+        )
+        values[:, INDEX["opposed"]] = classes == model_fit.CONFLICT if carries else 0.0
+        return model_fit.PairTable(name, [], {}, values, classes, [])
+
+    tables = [table("a", carries=True), table("b", carries=True), table("c", carries=False)]
+    models = {
+        t.name: model_fit.fit([o for o in tables if o is not t], c_related=1.0, c_disagree=1.0)
+        for t in tables
+    }
+
+    losses = model_fit.held_out_log_loss(tables, models)
+
+    related, base = losses["a"]["related"]
+    assert related < base / 2
+    disagree, base = losses["a"]["disagree"]
+    assert disagree < base / 2
+    related, base = losses["c"]["related"]
+    assert related > base * 0.95  # no better than knowing the shares: the model knows little

@@ -176,9 +176,11 @@ def _change_phrases() -> tuple[frozenset[str], re.Pattern]:
     return frozenset(section["words"]), re.compile("|".join(map(re.escape, phrases)) or "(?!)")
 
 
+@text_cache
 def announces_change(text: str) -> bool:
     """Whether a text reads as a change of an earlier fact ("now", "moved to", "since",
-    "nicht mehr", "désormais", "现在")."""
+    "nicht mehr", "désormais", "现在"). Cached: the reading of each text and the evidence
+    of each of its pairs ask it."""
     folded = fold(text)
     cue_words, phrases = _change_phrases()
     if text_words(folded) & cue_words or phrases.search(folded):

@@ -107,6 +107,7 @@ def leave_one_set_out(args) -> None:
     import time
 
     from memadmin.curation import calibration, model_fit
+    from memadmin.curation import held_out as held_out_module
     from memadmin.curation.detection.judgement import Thresholds
 
     thresholds = Thresholds.from_settings()
@@ -134,8 +135,18 @@ def leave_one_set_out(args) -> None:
         print(f"{name} (held out): {figures.line()}")
     print(f"pooled, every set held out once: {held_out.pooled.line()}")
     print("held-out log-loss by stage (knowing only the set's own shares in brackets):")
-    for name, stages in model_fit.held_out_log_loss(tables, held_out.models).items():
+    for name, stages in held_out_module.held_out_log_loss(tables, held_out.models).items():
         said = (f"{stage} {loss:.3f} ({base:.3f})" for stage, (loss, base) in stages.items())
+        print(f"  {name}: " + "; ".join(said))
+    temperature = held_out_module.band_temperature(tables, held_out.models)
+    print(
+        f"the LLM band's temperature (the worst held-out set read best): {temperature}; "
+        "that set's log-loss under it:"
+    )
+    for name, stages in held_out_module.held_out_log_loss(
+        tables, held_out.models, temperature
+    ).items():
+        said = (f"{stage} {loss:.3f}" for stage, (loss, _) in stages.items())
         print(f"  {name}: " + "; ".join(said))
     chosen_on = [n for n in model_fit.CHOOSING_SETS if n in held_out.figures]
     print(
@@ -154,6 +165,7 @@ def leave_one_set_out(args) -> None:
             c_related=args.c_related,
             c_disagree=args.c_disagree,
             command=command,
+            llm_temperature=temperature,
         )
         model_fit.write(stored)
         print("written: memadmin/curation/detection/pair_model.json")

@@ -38,14 +38,21 @@ def labelled_pairs(labels: dict) -> tuple[set, set]:
 
 
 def measure(
-    name: str, rows: list[dict], labels: dict, error_rate: float, seed: int, model=None
+    name: str,
+    rows: list[dict],
+    labels: dict,
+    error_rate: float,
+    seed: int,
+    model=None,
+    *,
+    correlated: bool = False,
 ) -> dict:
     """One set under one oracle (and `model`, else the shipped one): the figures."""
     from bench.oracle import Oracle
     from memadmin.curation import calibration, llm
     from memadmin.curation.detection.judgement import Thresholds
 
-    with Oracle(rows, labels, error_rate=error_rate, seed=seed) as oracle:
+    with Oracle(rows, labels, error_rate=error_rate, seed=seed, correlated=correlated) as oracle:
         os.environ["ANTHROPIC_BASE_URL"] = oracle.url
         os.environ["ANTHROPIC_API_KEY"] = "oracle"
         session = llm.Session(max_calls=10**9)
@@ -129,22 +136,30 @@ def line(r: dict) -> str:
 
 def held_out_models(names: list[str]) -> dict:
     """For each labelled set, the pair model fit on every other one (the shipped
-    thresholds: they were chosen leave one set out)."""
-    from memadmin.curation import calibration, model_fit
+    thresholds: they were chosen leave one set out), with the band's temperature chosen
+    without it too (each other set held out of a fit on the rest)."""
+    from memadmin.curation import calibration, held_out, model_fit
     from memadmin.curation.detection import confidence
     from memadmin.curation.detection.judgement import Thresholds
+
+    def fit(tables):
+        return model_fit.fit(tables, c_related=1.0, c_disagree=1.0)
 
     thresholds, vectors = Thresholds.from_settings(), calibration.Vectors()
     tables = [model_fit.table_of(name, thresholds, vectors) for name in model_fit.available()]
     shipped = confidence.stored_model().thresholds
-    return {
-        table.name: model_fit.with_thresholds(
-            model_fit.fit([t for t in tables if t is not table], c_related=1.0, c_disagree=1.0),
-            shipped,
+    found = {}
+    for table in tables:
+        if table.name not in names:
+            continue
+        others = [t for t in tables if t is not table]
+        inner = {o.name: fit([t for t in others if t is not o]) for o in others}
+        temperature = held_out.band_temperature(others, inner)
+        print(f"  {table.name} held out: the band's temperature {temperature}", file=sys.stderr)
+        found[table.name] = model_fit.with_thresholds(
+            {**fit(others), "llm_temperature": temperature}, shipped
         )
-        for table in tables
-        if table.name in names
-    }
+    return found
 
 
 def main() -> None:
@@ -154,6 +169,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
         "--loso", action="store_true", help="each set under a pair model fit without it"
+    )
+    parser.add_argument(
+        "--correlated",
+        action="store_true",
+        help="the oracle wrong on both readings of a pair together (the worst case)",
     )
     args = parser.parse_args()
 
@@ -172,7 +192,9 @@ def main() -> None:
     for rate in rates:
         totals = {"memories": 0, "calls": 0}
         for name, rows, labels in sets:
-            result = measure(name, rows, labels, rate, args.seed, models.get(name))
+            result = measure(
+                name, rows, labels, rate, args.seed, models.get(name), correlated=args.correlated
+            )
             print(line(result), flush=True)
             for key in ("memories", "calls"):
                 totals[key] += result[key]

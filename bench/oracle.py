@@ -11,8 +11,11 @@ The pair's two texts are read back from the prompt; their label is "duplicate" w
 some two memories with those texts (of one namespace) are in one duplicate group,
 "conflict" (with its kind) when labelled so, else "related_distinct". With the error
 rate e, a pair's answer is, with probability e, one of the two other labels (chosen by
-a generator seeded from the seed and the two texts: the same pair gets the same answer
-every time, as a cached verdict would).
+a generator seeded from the seed and the prompt's two texts in their order: the same
+question gets the same answer every time, as a cached verdict would, and a second reading
+that shows the newer memory first is wrong or right on its own). With `correlated`, the
+generator is seeded from the pair alone: both readings are wrong together, the worst case
+for reading twice (a real model's errors on the two orders are somewhere between).
 """
 
 from __future__ import annotations
@@ -27,10 +30,12 @@ from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LABELS = ("duplicate", "conflict", "related_distinct")
+_WHEN = r"\(\d{4}-\d\d-\d\d \d\d:\d\d(?: \[[^\]]*\])?\) "
 _PAIR = re.compile(
-    r"Older memory: \(\d{4}-\d\d-\d\d \d\d:\d\d(?: \[[^\]]*\])?\) (?P<older>.*)\n"
-    r"Newer memory: \(\d{4}-\d\d-\d\d \d\d:\d\d(?: \[[^\]]*\])?\) (?P<newer>.*)\Z",
-    re.DOTALL,
+    rf"Older memory: {_WHEN}(?P<older>.*)\nNewer memory: {_WHEN}(?P<newer>.*)\Z", re.DOTALL
+)
+_PAIR_NEWER_FIRST = re.compile(
+    rf"Newer memory: {_WHEN}(?P<newer>.*)\nOlder memory: {_WHEN}(?P<older>.*)\Z", re.DOTALL
 )
 
 
@@ -39,9 +44,17 @@ class Oracle:
     every pair of texts it was asked about; `batch_polls` how many looks a batch takes
     before it ends."""
 
-    def __init__(self, rows: list[dict], labels: dict, *, error_rate: float, seed: int = 7):
-        self.error_rate, self.seed = error_rate, seed
-        self.asked: list[tuple[str, str]] = []
+    def __init__(
+        self,
+        rows: list[dict],
+        labels: dict,
+        *,
+        error_rate: float,
+        seed: int = 7,
+        correlated: bool = False,
+    ):
+        self.error_rate, self.seed, self.correlated = error_rate, seed, correlated
+        self.asked: list[tuple[str, str, bool]] = []  # (older, newer, newer shown first)
         self.batches_created: list[str] = []
         self.batch_polls = 2
         self._batches: dict[str, dict] = {}
@@ -132,10 +145,11 @@ class Oracle:
             kind = kind or self._conflicts.get(pair, "")
         return ("conflict", kind) if kind else ("related_distinct", "")
 
-    def judge(self, older: str, newer: str) -> tuple[str, str]:
+    def judge(self, older: str, newer: str, *, newer_first: bool = False) -> tuple[str, str]:
         """The oracle's answer: the truth, or with the error rate another label."""
         label, kind = self.truth(older, newer)
-        digest = hashlib.sha256(f"{self.seed}\0{older}\0{newer}".encode()).digest()
+        shown = "" if self.correlated else "newer-first" if newer_first else "older-first"
+        digest = hashlib.sha256(f"{self.seed}\0{older}\0{newer}\0{shown}".encode()).digest()
         rng = random.Random(digest)
         if rng.random() < self.error_rate:
             label = rng.choice([other for other in LABELS if other != label])
@@ -146,13 +160,14 @@ class Oracle:
         """A Messages API answer to a verdict request (a tool call)."""
         text = body["messages"][0]["content"]
         found = _PAIR.search(text)
+        newer_first = found is None and (found := _PAIR_NEWER_FIRST.search(text)) is not None
         if not found:
             label, kind = "unrelated", ""
         else:
             older, newer = found.group("older"), found.group("newer")
             with self._lock:
-                self.asked.append((older, newer))
-            label, kind = self.judge(older, newer)
+                self.asked.append((older, newer, newer_first))
+            label, kind = self.judge(older, newer, newer_first=newer_first)
         return {
             "id": f"msg_oracle_{len(self.asked)}",
             "type": "message",

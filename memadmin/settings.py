@@ -431,10 +431,14 @@ LLM_SURE = env_float("MEMADMIN_LLM_SURE", 0.97)
 LLM_ASK_FLOOR = env_float("MEMADMIN_LLM_ASK_FLOOR", 0.1)
 LLM_CALLS_PER_MEMORY = env_float("MEMADMIN_LLM_CALLS_PER_MEMORY", 0.55, low=0.0, high=100.0)
 # How often the LLM is taken to be right: a pair it judged gets the model's probabilities
-# updated by its answer, and the answer decides where it is then likelier than not (a
-# pair the model gives under one chance in twelve of what the LLM said, at 0.85, stays
-# with the model).
+# (tempered by the model's llm_temperature) updated by its answer, and the answer decides
+# where it is then likelier than not (a pair the model gives under one chance in twelve
+# of what the LLM said, at 0.85, stays with the model).
 LLM_ACCURACY = env_float("MEMADMIN_LLM_ACCURACY", 0.85, low=0.34, high=1.0)
+# An answer the (tempered) model gave under this chance overturns it: it is asked a second
+# time, the newer memory shown first, and decides only if both readings agree (asked
+# right after the first, within the same budget).
+LLM_SECOND_READING_BELOW = env_float("MEMADMIN_LLM_SECOND_READING_BELOW", 0.3, low=0.0, high=1.0)
 # Calls in flight at once (each waits out a rate limit the answers' headers announce).
 LLM_CONCURRENCY = env_int("MEMADMIN_LLM_CONCURRENCY", 4, minimum=1)
 # find_duplicates --llm-batch: seconds between two looks at a Message Batch's progress.

@@ -115,11 +115,25 @@ class Session:
             )
         return self._client
 
-    def _stop(self, why: str, reserved: bool = False) -> None:
-        """Stop calling for the rest of the run (the lock is held)."""
+    def _stopped(self, why: str) -> None:
+        """Note that the run calls no more (the lock is held), said once."""
         if not self.stopped:
             self.stopped = why
             logger.warning("DEDUP_FAIL the LLM is not called again in this run: %s", why)
+
+    def _why_not(self) -> str:
+        """Why no call may start now ("" when one may; the lock is held)."""
+        if self.stopped:
+            return self.stopped
+        if settings.LLM_RUN_BUDGET_SECONDS - (time.monotonic() - self._started) <= 0:
+            return f"the run's budget of {settings.LLM_RUN_BUDGET_SECONDS:g} s is spent"
+        if self.failures_in_a_row >= settings.LLM_BREAKER_FAILURES:
+            return f"{self.failures_in_a_row} calls in a row failed"
+        return ""
+
+    def _stop(self, why: str, reserved: bool = False) -> None:
+        """Stop calling for the rest of the run (the lock is held)."""
+        self._stopped(why)
         self.skipped += 1
         if reserved:
             self._reserved -= 1
@@ -129,7 +143,8 @@ class Session:
         """Take up to `wanted` calls from the run's caps for `verdicts` (in the calling
         thread: the shared cap is a database row); how many were taken."""
         with self._lock:
-            if self.stopped or self.failures_in_a_row >= settings.LLM_BREAKER_FAILURES:
+            if why := self._why_not():
+                self._stopped(why)  # a band that asks a few at a time hears it here
                 return 0
             left = self.max_calls - self.calls - self._reserved
             wanted = max(0, min(wanted, left))
@@ -271,9 +286,12 @@ class Session:
             latency_ms=latency_ms,
         )
 
-    def verdict(self, older, newer, *, reserved: bool = False) -> VerdictAnswer:
-        """The LLM's verdict on a pair, answered through a tool. Raises LLMFailed."""
-        prompt = prompts.verdict_prompt(older, newer)
+    def verdict(
+        self, older, newer, *, reserved: bool = False, second_reading: bool = False
+    ) -> VerdictAnswer:
+        """The LLM's verdict on a pair, answered through a tool (`second_reading`: the
+        pair shown the newer first). Raises LLMFailed."""
+        prompt = prompts.verdict_prompt(older, newer, second_reading=second_reading)
         message, blocks, _ = self._call(reserved=reserved, **verdict_request(prompt))
         try:
             answer = verdict_of(blocks, str(message.model), prompt.version)
@@ -283,14 +301,16 @@ class Session:
         self._answered()
         return answer
 
-    def verdicts(self, pairs: Sequence[tuple]) -> list[VerdictAnswer | LLMFailed]:
+    def verdicts(
+        self, pairs: Sequence[tuple], *, second_reading: bool = False
+    ) -> list[VerdictAnswer | LLMFailed]:
         """Verdicts on (older, newer) pairs, LLM_CONCURRENCY at a time, from calls the
         caller reserved (`reserve`) for exactly these pairs: each answer, or the failure
         that left a pair to the rules, in the pairs' order."""
 
         def ask(pair):
             try:
-                return self.verdict(*pair, reserved=True)
+                return self.verdict(*pair, reserved=True, second_reading=second_reading)
             except LLMFailed as failure:
                 return failure
 
@@ -301,9 +321,9 @@ class Session:
 
     # --- Message Batches: a full pass's verdicts in one request -------------------------
 
-    def submit_batch(self, requests: Sequence[tuple[str, object, object]]) -> str:
-        """Send (custom id, older, newer) verdict requests as one Message Batch; its id.
-        Raises LLMFailed."""
+    def submit_batch(self, requests: Sequence[tuple[str, object, object, bool]]) -> str:
+        """Send (custom id, older, newer, second reading) verdict requests as one Message
+        Batch; its id. Raises LLMFailed."""
         import anthropic
 
         client = self._client_or_fail()
@@ -312,10 +332,10 @@ class Session:
                 "custom_id": custom_id,
                 "params": {
                     "model": self.model,
-                    **verdict_request(prompts.verdict_prompt(older, newer)),
+                    **verdict_request(prompts.verdict_prompt(older, newer, second_reading=second)),
                 },
             }
-            for custom_id, older, newer in requests
+            for custom_id, older, newer, second in requests
         ]
         try:
             return str(client.messages.batches.create(requests=body).id)

@@ -516,44 +516,6 @@ def leave_one_set_out(
     return HeldOut(models, chosen, figures_under(chosen))
 
 
-def held_out_log_loss(tables: list[PairTable], models: dict[str, dict]) -> dict[str, dict]:
-    """Each set's mean log-loss, stage by stage, under the model fit without it, beside the
-    log-loss of knowing only that set's own share of each answer: how much the evidence
-    tells of a set it never saw. Near that share, the probabilities the model gives there
-    say little, however sure they look (the peers' set: bench/calibrate.py --loso)."""
-    found = {}
-    for table in tables:
-        model = with_thresholds(models[table.name], dict.fromkeys(_THRESHOLD_NAMES, 0.5))
-        related = table.classes != TWO
-        stages = {
-            "related": (model.related.logit(table.values), related),
-            "disagree": (
-                model.disagree.logit(table.values[related]),
-                table.classes[related] == CONFLICT,
-            ),
-        }
-        found[table.name] = {
-            name: (_log_loss(logits, truth), _log_loss(_base_logit(truth), truth))
-            for name, (logits, truth) in stages.items()
-        }
-    return found
-
-
-_THRESHOLD_NAMES = ("propose_one", "propose_conflict", "possible_one", "possible_conflict",
-                    "auto_confidence")  # fmt: skip
-
-
-def _base_logit(truth: np.ndarray) -> np.ndarray:
-    share = float(np.clip(truth.mean(), 1e-6, 1 - 1e-6)) if len(truth) else 0.5
-    return np.full(len(truth), np.log(share / (1 - share)))
-
-
-def _log_loss(logits: np.ndarray, truth: np.ndarray) -> float:
-    if not len(truth):
-        return 0.0
-    return float(np.mean(np.logaddexp(0.0, logits) - truth * logits))
-
-
 def stored_form(
     tables: list[PairTable],
     held_out: HeldOut,
@@ -561,6 +523,7 @@ def stored_form(
     c_related: float,
     c_disagree: float,
     command: str,
+    llm_temperature: float = 1.0,
 ) -> dict:
     """What pair_model.json holds: the weights fit on every set, the thresholds chosen
     leave-one-set-out, and where they came from."""
@@ -585,6 +548,7 @@ def stored_form(
         "features": stored["features"],
         "stages": stored["stages"],
         "thresholds": held_out.thresholds,
+        "llm_temperature": llm_temperature,
         "held_out": {
             "how": "leave one set out: each set planned by a model fit on the others, "
             "scored on its proposed tier; the thresholds are the lowest whose pooled "

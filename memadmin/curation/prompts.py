@@ -73,7 +73,16 @@ def merge_prompt(members: Sequence) -> Prompt:
     return Prompt(MERGE_SYSTEM, user, MERGE_VERSION)
 
 
-def verdict_prompt(older, newer) -> Prompt:
-    """The verdict prompt for a pair, the older first."""
-    user = f"Older memory: {_describe(older)}\nNewer memory: {_describe(newer)}"
-    return Prompt(VERDICT_SYSTEM, user, VERDICT_VERSION)
+# A second reading of a pair shows the newer memory first (curation/runs/llm_verdicts.py:
+# an answer that overturns the model decides only if both readings agree); its verdict is
+# kept under this version.
+SECOND_READING_VERSION = f"{VERDICT_VERSION}/newer-first"
+
+
+def verdict_prompt(older, newer, *, second_reading: bool = False) -> Prompt:
+    """The verdict prompt for a pair, the older first (the newer first for a second
+    reading)."""
+    lines = [f"Older memory: {_describe(older)}", f"Newer memory: {_describe(newer)}"]
+    if second_reading:
+        return Prompt(VERDICT_SYSTEM, "\n".join(reversed(lines)), SECOND_READING_VERSION)
+    return Prompt(VERDICT_SYSTEM, "\n".join(lines), VERDICT_VERSION)

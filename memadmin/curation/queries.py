@@ -176,14 +176,20 @@ def human_judged_pairs(namespace_ids: Sequence[int]) -> dict[int, set[tuple[str,
 
 
 def cached_llm_verdicts(
-    namespace_ids: Sequence[int], prompt_version: str
-) -> dict[int, dict[tuple[str, str], PairVerdict]]:
-    """The LLM's earlier verdicts of this prompt version, per namespace, by (hash, hash)."""
-    found: dict[int, dict[tuple[str, str], PairVerdict]] = {pk: {} for pk in namespace_ids}
-    for verdict in PairVerdict.objects.filter(
-        namespace_id__in=list(namespace_ids), decided_by="llm", prompt_version=prompt_version
-    ):
-        found[verdict.namespace_id][(verdict.hash_low, verdict.hash_high)] = verdict
+    namespace_ids: Sequence[int], prompt_versions: Sequence[str]
+) -> dict[int, dict[tuple[str, str], list[PairVerdict]]]:
+    """The LLM's earlier verdicts of these prompt versions (a first reading's, a second
+    reading's), per namespace, by (hash, hash): each pair's in the versions' order."""
+    found: dict[int, dict[tuple[str, str], list[PairVerdict]]] = {pk: {} for pk in namespace_ids}
+    rank = {version: place for place, version in enumerate(prompt_versions)}
+    verdicts = PairVerdict.objects.filter(
+        namespace_id__in=list(namespace_ids),
+        decided_by="llm",
+        prompt_version__in=list(prompt_versions),
+    )
+    for verdict in sorted(verdicts, key=lambda v: rank[v.prompt_version]):
+        found[verdict.namespace_id].setdefault((verdict.hash_low, verdict.hash_high), [])
+        found[verdict.namespace_id][(verdict.hash_low, verdict.hash_high)].append(verdict)
     return found
 
 
@@ -237,6 +243,22 @@ def existing_conflict_pairs(namespace_ids: Sequence[int]) -> set[frozenset[int]]
             "memory_a_id", "memory_b_id"
         )
     }
+
+
+def open_possible(namespace_ids: Sequence[int]) -> tuple[set, set]:
+    """The member sets of these namespaces' open clusters in the possible tier, and the
+    memory pairs of their open possible conflicts: what a later run may make proposals
+    when it knows more of them (an LLM's second reading it could not ask before)."""
+    ids = list(namespace_ids)
+    members: dict[int, set[int]] = {}
+    for cluster_id, memory_id in Cluster.objects.filter(
+        namespace_id__in=ids, status=ClusterStatus.OPEN, tier=Tier.POSSIBLE
+    ).values_list("id", "memberships__memory_id"):
+        members.setdefault(cluster_id, set()).add(memory_id)
+    conflicts = Conflict.objects.filter(
+        namespace_id__in=ids, status=ConflictStatus.OPEN, tier=Tier.POSSIBLE
+    ).values_list("memory_a_id", "memory_b_id")
+    return set(map(frozenset, members.values())), set(map(frozenset, conflicts))
 
 
 def clusters_needing_proposals(

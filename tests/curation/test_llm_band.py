@@ -87,13 +87,20 @@ def test_a_full_pass_asks_through_one_message_batch(everyday2, oracle, run_comma
     result = run_command("find_duplicates", "--llm-batch")
 
     assert result.error is None, result.stderr
-    (batch,) = LlmBatch.objects.all()
-    assert batch.status == "applied"
-    assert batch.counts == {"verdicts": len(batch.requests), "failed": 0}
-    assert PairVerdict.objects.filter(decided_by="llm").count() == len(batch.requests)
-    assert f"LLM batch {batch.pk}: {len(batch.requests)} verdicts recorded" in result.stdout
-    # The pass decided the pairs by the batch's answers: no call one at a time.
-    assert len(judge.asked) == len(batch.requests)
+    # One batch of first readings, then one of the second readings the answers that
+    # overturn the model need (the newer memory shown first), each applied.
+    first, *second = LlmBatch.objects.order_by("pk")
+    assert len(second) == 1
+    requests = [r for batch in (first, *second) for r in batch.requests.values()]
+    assert not any(r["second_reading"] for r in first.requests.values())
+    assert all(r["second_reading"] for batch in second for r in batch.requests.values())
+    for batch in (first, *second):
+        assert batch.status == "applied"
+        assert batch.counts == {"verdicts": len(batch.requests), "failed": 0}
+        assert f"LLM batch {batch.pk}: {len(batch.requests)} verdicts recorded" in result.stdout
+    assert PairVerdict.objects.filter(decided_by="llm").count() == len(requests)
+    # The pass decided the pairs by the batches' answers: no call one at a time.
+    assert len(judge.asked) == len(requests)
     assert "no LLM called" in result.stdout
     score = stored_score(labels)
     assert score.recall >= 0.95 and score.conflict_recall >= 0.9
@@ -123,8 +130,10 @@ def test_a_batch_run_killed_while_waiting_is_resumed_and_each_answer_applied_onc
     result = run_command("find_duplicates", "--llm-batch")
 
     assert result.error is None, result.stderr
-    (batch,) = LlmBatch.objects.all()
+    batch, *second_readings = LlmBatch.objects.order_by("pk")
     assert f"resuming LLM batch {batch.pk} (submitted" in result.stdout
     assert batch.status == "applied"
-    assert PairVerdict.objects.filter(decided_by="llm").count() == len(batch.requests)
-    assert len(judge.batches_created) == 1  # sent once, not again after the kill
+    requests = len(batch.requests) + sum(len(b.requests) for b in second_readings)
+    assert PairVerdict.objects.filter(decided_by="llm").count() == requests
+    # Sent once, not again after the kill (then the second readings' batch, if any).
+    assert len(judge.batches_created) == 1 + len(second_readings)

@@ -24,23 +24,68 @@ def test_without_an_llm_a_doubtful_pair_is_possible_not_proposed(run_command, lo
     assert "verdicts by rules only (no LLM)" in result.stdout
 
 
-def test_a_duplicate_verdict_opens_a_cluster_marked_llm(run_command, load, fake_llm):
+def test_a_duplicate_verdict_read_twice_opens_a_cluster_marked_llm(
+    run_command, load, fake_llm, settings
+):
+    # The model leans against one fact here (tempered, under the second-reading bar): the
+    # answer overturns it, so it is asked again with the newer memory first, right away
+    # where the budget allows two calls.
+    settings.LLM_CALLS_PER_MEMORY = 1.0
     load(*BAND)
     fake_llm.queue.append(verdict("duplicate", reasoning="same preference, reworded"))
+    fake_llm.queue.append(verdict("duplicate", reasoning="one preference"))
 
     result = run_command("find_duplicates")
 
     (cluster,) = Cluster.objects.all()
     assert [edge["method"] for edge in cluster.edges] == ["llm"]
-    stored = PairVerdict.objects.get()
-    assert (stored.verdict, stored.decided_by, stored.prompt_version) == (
-        "duplicate",
-        "llm",
-        "verdict-v1",
-    )
-    assert "LLM claude-haiku-5-5: 1 verdicts, 0 cached, 1 calls" in result.stdout
+    stored = PairVerdict.objects.order_by("prompt_version")
+    assert [(v.verdict, v.decided_by, v.prompt_version) for v in stored] == [
+        ("duplicate", "llm", "verdict-v1"),
+        ("duplicate", "llm", "verdict-v1/newer-first"),
+    ]
+    first, second = (r["messages"][0]["content"] for r in fake_llm.requests)
+    assert first.startswith("Older memory: ") and second.startswith("Newer memory: ")
+    assert "LLM claude-haiku-5-5: 2 verdicts, 0 cached, 2 calls" in result.stdout
     counts = DedupRun.objects.get().counts
-    assert (counts["llm_calls"], counts["llm_input_tokens"]) == (1, 150)
+    assert (counts["llm_calls"], counts["llm_input_tokens"]) == (2, 300)
+
+
+def test_readings_that_disagree_leave_the_pair_to_the_model(run_command, load, fake_llm, settings):
+    settings.LLM_CALLS_PER_MEMORY = 1.0
+    load(*BAND)
+    fake_llm.queue.append(verdict("duplicate", reasoning="same preference, reworded"))
+    fake_llm.queue.append(verdict("unrelated", reasoning="two preferences"))
+
+    run_command("find_duplicates")
+    again = run_command("find_duplicates", "--full")
+
+    (cluster,) = Cluster.objects.all()
+    assert cluster.tier == "possible"  # where the model alone puts it
+    assert [edge["method"] for edge in cluster.edges] == ["vector"]
+    assert len(fake_llm.requests) == 2  # both readings remembered, never asked again
+    assert "0 verdicts, 1 cached, 0 calls" in again.stdout
+
+
+def test_a_second_reading_the_budget_left_for_later_is_asked_by_the_next_run(
+    run_command, load, fake_llm
+):
+    # Two memories give a budget of one call: the first reading takes it, and the answer
+    # waits for its second reading (the model places the pair meanwhile).
+    load(*BAND)
+    fake_llm.queue.append(verdict("duplicate", reasoning="same preference, reworded"))
+    fake_llm.queue.append(verdict("duplicate", reasoning="one preference"))
+
+    first = run_command("find_duplicates")
+    (cluster,) = Cluster.objects.all()
+    assert cluster.tier == "possible" and "1 verdicts, 0 cached, 1 calls" in first.stdout
+
+    again = run_command("find_duplicates", "--full")
+
+    (cluster,) = Cluster.objects.all()
+    assert [edge["method"] for edge in cluster.edges] == ["llm"]
+    assert "1 verdicts, 1 cached, 1 calls" in again.stdout
+    assert fake_llm.requests[1]["messages"][0]["content"].startswith("Newer memory: ")
 
 
 # A pair the model reads as one fact or a changed preference (0.56 / 0.12 / 0.33).
@@ -56,15 +101,20 @@ CHANGED = (
 )
 
 
-def test_a_conflict_verdict_opens_a_conflict_with_the_llm_reason(run_command, load, fake_llm):
+def test_a_conflict_verdict_opens_a_conflict_with_the_llm_reason(
+    run_command, load, fake_llm, settings
+):
+    # Against the model's lean: read twice (a budget of two calls), both say conflict.
+    settings.LLM_CALLS_PER_MEMORY = 1.0
     load(*CHANGED)
     fake_llm.queue.append(verdict("conflict", "update", reasoning="the digest replaced it"))
+    fake_llm.queue.append(verdict("conflict", "update", reasoning="real time now"))
 
     run_command("find_duplicates")
 
     conflict = Conflict.objects.get()
     assert (conflict.kind, conflict.detected_by, conflict.tier) == ("update", "llm", "proposed")
-    assert conflict.reason == "LLM: conflict: the digest replaced it"
+    assert conflict.reason == "LLM: conflict: the digest replaced it (read twice)"
     assert conflict.confidence > 0.5  # the model's probabilities updated by the answer
     assert not Cluster.objects.exists()
 
@@ -231,3 +281,25 @@ def test_the_budget_grows_with_the_memories_compared(run_command, load, fake_llm
     assert "4 verdicts" in result.stdout
     assert PairVerdict.objects.count() == 4
     assert Cluster.objects.filter(tier="possible").exists()
+
+
+def test_a_possible_conflict_a_later_run_decides_is_raised_to_proposed(
+    run_command, load, fake_llm, settings
+):
+    # A conflict the model puts in the possible tier: the first run's answer "conflict"
+    # waits for its second reading (one call's budget); the next run asks it, and the
+    # same conflict is proposed, not opened again.
+    settings.DEDUP_POSSIBLE_ONE = 0.99  # the pair (0.56 / 0.12 / 0.33) a possible conflict
+    settings.DEDUP_POSSIBLE_CONFLICT = 0.1
+    load(*CHANGED)
+    fake_llm.queue.append(verdict("conflict", "update", reasoning="the digest replaced it"))
+    fake_llm.queue.append(verdict("conflict", "update", reasoning="real time now"))
+
+    run_command("find_duplicates")
+    before = Conflict.objects.get()
+    run_command("find_duplicates", "--full")
+
+    after = Conflict.objects.get()
+    assert before.tier == "possible" and after.pk == before.pk
+    assert (after.tier, after.detected_by) == ("proposed", "llm")
+    assert after.reason == "LLM: conflict: the digest replaced it (read twice)"

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from memadmin.curation import calibration, model_fit
+from memadmin.curation import calibration, held_out, model_fit
 from memadmin.curation.detection import confidence
 from memadmin.curation.detection.judgement import Thresholds
 
@@ -35,13 +35,15 @@ def test_leave_one_set_out_gives_the_shipped_figures_and_meets_the_targets():
     thresholds, vectors = Thresholds.from_settings(), calibration.Vectors()
     tables = [model_fit.table_of(name, thresholds, vectors) for name in model_fit.available()]
 
-    held_out = model_fit.leave_one_set_out(tables, thresholds)
+    found = model_fit.leave_one_set_out(tables, thresholds)
 
     stored = json.loads(confidence.MODEL_PATH.read_text())
-    assert held_out.thresholds == stored["thresholds"]
-    pooled = held_out.pooled
+    assert found.thresholds == stored["thresholds"]
+    pooled = found.pooled
     assert pooled.as_dict()["duplicates"] == stored["held_out"]["pooled"]["duplicates"]
     assert pooled.as_dict()["conflicts"] == stored["held_out"]["pooled"]["conflicts"]
+    # The LLM band's temperature: chosen on the same held-out fits.
+    assert stored["llm_temperature"] == held_out.band_temperature(tables, found.models)
     # Issue 39's acceptance, no LLM, held out.
     assert pooled.precision >= 0.93
     assert pooled.conflict_precision >= 0.85
@@ -72,7 +74,7 @@ def test_held_out_log_loss_tells_a_set_the_evidence_carries_to_from_one_it_does_
         for t in tables
     }
 
-    losses = model_fit.held_out_log_loss(tables, models)
+    losses = held_out.held_out_log_loss(tables, models)
 
     related, base = losses["a"]["related"]
     assert related < base / 2
@@ -80,3 +82,10 @@ def test_held_out_log_loss_tells_a_set_the_evidence_carries_to_from_one_it_does_
     assert disagree < base / 2
     related, base = losses["c"]["related"]
     assert related > base * 0.95  # no better than knowing the shares: the model knows little
+    # The band's temperature is chosen for the set read worst: c, where the fit on a and
+    # b is sure and wrong half the time, is read better less sure.
+    chosen = held_out.band_temperature(tables, models)
+    assert chosen > 1.0
+    worst = max(np.mean([v[0] for v in s.values()]) for s in losses.values())
+    tempered = held_out.held_out_log_loss(tables, models, chosen)
+    assert max(np.mean([v[0] for v in s.values()]) for s in tempered.values()) < worst

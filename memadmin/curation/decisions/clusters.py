@@ -146,6 +146,17 @@ def _grow_cluster(cluster_id: int, proposed: ProposedCluster) -> Cluster:
     # Lock the row itself (FOR UPDATE cannot go with the join that found it).
     cluster = Cluster.objects.select_for_update().get(pk=cluster_id)
     known = set(cluster.memberships.values_list("memory_id", flat=True))
+    if known == {m.pk for m in proposed.memories} and proposed.tier == Tier.PROPOSED:
+        # The same memories proposed with more to go on (an LLM's readings a later run
+        # asked): the newer judgement stands in for the possible one.
+        cluster.edges = sorted(proposed.edges, key=lambda e: (e["a"], e["b"]))
+        cluster.min_similarity = min((e["similarity"] for e in cluster.edges), default=0.0)
+        cluster.weakest_link = weakest(cluster.edges)
+        cluster.flags = sorted(set(cluster.flags) | set(proposed.flags))
+        cluster.tier, cluster.confidence = Tier.PROPOSED, round(float(proposed.confidence), 4)
+        cluster.evidence = list(proposed.evidence)
+        cluster.save()
+        return cluster
     ClusterMember.objects.bulk_create(
         ClusterMember(cluster=cluster, memory=m) for m in proposed.memories if m.pk not in known
     )

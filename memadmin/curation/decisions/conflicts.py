@@ -29,6 +29,7 @@ from memadmin.curation.models import (
     ConflictStatus,
     HistoryEvent,
     PairVerdict,
+    Tier,
     settled_in_words,
 )
 from memadmin.store.models import Memory, MemoryStatus
@@ -90,6 +91,15 @@ def open_conflicts(found: Sequence[tuple[Memory, Memory, dict]]) -> list[bool]:
             pair = frozenset((older.pk, newer.pk))
             opened.append(pair not in known)
             if pair in known:
+                if fields.get("tier") == Tier.PROPOSED:
+                    # An open possible conflict a later run proposes (an LLM's readings
+                    # decided it since): the newer judgement stands in for it.
+                    Conflict.objects.filter(
+                        Q(memory_a_id=older.pk, memory_b_id=newer.pk)
+                        | Q(memory_a_id=newer.pk, memory_b_id=older.pk),
+                        status=ConflictStatus.OPEN,
+                        tier=Tier.POSSIBLE,
+                    ).update(**fields)
                 continue
             known.add(pair)
             new.append(

@@ -71,12 +71,17 @@ class PairModel:
     disagree: Stage
     thresholds: dict[str, float]
     about: dict
+    # How much surer the model is than it has a right to be on a set it never saw: the
+    # LLM band weighs an answer against the model's probabilities tempered by it
+    # (curation/runs/llm_verdicts.py; chosen leave one set out: curation.held_out.band_temperature).
+    llm_temperature: float = 1.0
 
-    def probabilities(self, values: np.ndarray) -> np.ndarray:
+    def probabilities(self, values: np.ndarray, temperature: float = 1.0) -> np.ndarray:
         """(P(one fact), P(conflict), P(two facts)) of one pair's evidence values, or of
-        each row of a matrix of them."""
-        related = _sigmoid(self.related.logit(values))
-        disagree = _sigmoid(self.disagree.logit(values))
+        each row of a matrix of them; with a `temperature` above 1, each stage's logit
+        divided by it (less sure, the order of pairs unchanged)."""
+        related = _sigmoid(self.related.logit(values) / temperature)
+        disagree = _sigmoid(self.disagree.logit(values) / temperature)
         return np.stack([related * (1.0 - disagree), related * disagree, 1.0 - related], axis=-1)
 
 
@@ -108,6 +113,7 @@ def from_dict(data: dict) -> PairModel:
         stage("disagree"),
         {k: float(v) for k, v in data["thresholds"].items()},
         {k: v for k, v in data.items() if k not in ("stages", "thresholds", "features")},
+        float(data.get("llm_temperature", 1.0)),
     )
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 
 from memadmin.curation import decisions
+from memadmin.curation.models import Tier
 from memadmin.curation.runs.planning import Plan
 from memadmin.store.models import Memory
 
@@ -47,6 +48,10 @@ class Known:
 
     member_sets: dict[int, list[frozenset[int]]]
     conflict_pairs: set[frozenset[int]]
+    # Open possible clusters' member sets and conflicts' pairs: a run that proposes the
+    # same again (an LLM's readings decided it since) raises them to proposed.
+    possible_sets: set[frozenset[int]] = field(default_factory=set)
+    possible_conflicts: set[frozenset[int]] = field(default_factory=set)
 
 
 @dataclass
@@ -93,7 +98,10 @@ def collect(
     for cluster in plan.clusters:
         members = [memories[p] for p in cluster.members]
         ids = frozenset(m.pk for m in members)
-        if any(ids <= earlier for earlier in known.member_sets.get(members[0].pk, ())):
+        promoted = cluster.tier == Tier.PROPOSED and ids in known.possible_sets
+        if not promoted and any(
+            ids <= earlier for earlier in known.member_sets.get(members[0].pk, ())
+        ):
             continue  # already proposed (open or decided): never proposed twice
         if options.dry_run:
             report.actions.append(
@@ -115,9 +123,11 @@ def collect(
         )
     for candidate in plan.conflicts:
         older, newer = memories[candidate.older], memories[candidate.newer]
-        if frozenset((older.pk, newer.pk)) in known.conflict_pairs:
-            continue
         judgement = candidate.judgement
+        pair = frozenset((older.pk, newer.pk))
+        promoted = judgement.tier == Tier.PROPOSED and pair in known.possible_conflicts
+        if pair in known.conflict_pairs and not promoted:
+            continue
         if options.dry_run:
             report.actions.append(
                 f"{judgement.tier} conflict {older.external_id} / {newer.external_id} "

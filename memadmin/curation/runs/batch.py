@@ -274,9 +274,12 @@ def _detect(
         vector_routes[pk], changed[pk] = found.route, found.changed
         counted[pk] = found.counted
     judged_apart = queries.human_judged_pairs(ids)
+    possible_sets, possible_conflicts = queries.open_possible(ids)
     known = applying.Known(
         member_sets=queries.existing_member_sets(ids),
         conflict_pairs=queries.existing_conflict_pairs(ids),
+        possible_sets=possible_sets,
+        possible_conflicts=possible_conflicts,
     )
     # What the memories read absorbed before (one query): a later fold counts it too.
     absorbed = queries.absorbed_by(
@@ -286,7 +289,11 @@ def _detect(
 
     def cached(namespace_id: int) -> dict:
         if not llm_answers:  # read once for the batch, when a band first needs it
-            llm_answers.update(queries.cached_llm_verdicts(ids, prompts.VERDICT_VERSION))
+            llm_answers.update(
+                queries.cached_llm_verdicts(
+                    ids, (prompts.VERDICT_VERSION, prompts.SECOND_READING_VERSION)
+                )
+            )
         return llm_answers[namespace_id]
 
     for part in parts:

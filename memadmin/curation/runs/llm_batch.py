@@ -25,7 +25,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.db import transaction
 
-from memadmin.curation import decisions, llm
+from memadmin.curation import decisions, llm, prompts
 from memadmin.curation.models import LlmBatch
 from memadmin.store.models import Memory, Namespace
 
@@ -42,19 +42,21 @@ def unfinished() -> LlmBatch | None:
 
 
 def record(pairs: list[tuple]) -> LlmBatch | None:
-    """Record the pairs to ask ((namespace, older, newer) each; one request per pair of
-    texts) before anything is sent. None when there is nothing to ask."""
+    """Record the pairs to ask ((namespace, older, newer, second reading) each; one
+    request per pair of texts and reading) before anything is sent. None when there is
+    nothing to ask."""
     requests, seen = {}, set()
-    for namespace, older, newer in pairs:
+    for namespace, older, newer, second in pairs:
         hashes = sorted((older.content_hash, newer.content_hash))
-        if (namespace.pk, *hashes) in seen:
+        if (namespace.pk, *hashes, second) in seen:
             continue
-        seen.add((namespace.pk, *hashes))
+        seen.add((namespace.pk, *hashes, second))
         requests[f"pair-{len(requests):06d}"] = {
             "namespace": namespace.pk,
             "older": older.pk,
             "newer": newer.pk,
             "hashes": hashes,
+            "second_reading": second,
         }
     if not requests:
         return None
@@ -68,7 +70,7 @@ def submit(batch: LlmBatch, session: llm.Session) -> None:
         [i for r in batch.requests.values() for i in (r["older"], r["newer"])]
     )
     requests = [
-        (custom_id, memories[r["older"]], memories[r["newer"]])
+        (custom_id, memories[r["older"]], memories[r["newer"]], r.get("second_reading", False))
         for custom_id, r in batch.requests.items()
         if r["older"] in memories and r["newer"] in memories
     ]
@@ -120,7 +122,11 @@ def apply(batch: LlmBatch, session: llm.Session) -> dict[str, int]:
                 conflict_kind=answer.conflict_kind,
                 reason=answer.reasoning,
                 decided_by="llm",
-                prompt_version=answer.prompt_version,
+                prompt_version=(
+                    prompts.SECOND_READING_VERSION
+                    if asked.get("second_reading")
+                    else answer.prompt_version
+                ),
             )
             counts["verdicts"] += 1
         batch.status, batch.counts = LlmBatch.Status.APPLIED, counts

@@ -26,8 +26,11 @@ class Options:
     # one after another; each namespace's doubtful pairs are asked several at once.
     llm_session: llm.Session | None = None
     # find_duplicates --llm-batch, first pass: the pairs to ask are collected here as
-    # (namespace, older, newer) for one Message Batch, none asked, nothing written.
+    # (namespace, older, newer, second reading) for one Message Batch, none asked,
+    # nothing written; `llm_batch_seconds` collects only the second readings the first
+    # batch's answers need (its second round).
     llm_batch: list | None = None
+    llm_batch_seconds: bool = False
     # LLM calls the run may still make (runs.llm_verdicts.budget): each namespace adds its
     # share, spends what it needs, and leaves the rest to the next.
     llm_pool: float = 0.0

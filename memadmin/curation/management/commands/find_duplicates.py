@@ -187,7 +187,15 @@ class Command(MemadminCommand):
     def ask_in_a_batch(self, namespaces, options, session) -> None:
         """--llm-batch (runs.llm_batch): resume the batch an earlier run left, or plan
         every namespace without writing and send its doubtful pairs as one Message Batch;
-        follow it with a bar and record its answers."""
+        follow it with a bar and record its answers. Then once more for the second
+        readings those answers need (runs.llm_verdicts)."""
+        for seconds in (False, True):
+            if not self.one_batch(namespaces, options, session, seconds=seconds):
+                return
+
+    def one_batch(self, namespaces, options, session, *, seconds: bool) -> bool:
+        """One Message Batch sent (or resumed), followed and recorded; False when there
+        was nothing to ask."""
         from memadmin.curation.runs import llm_batch
 
         batch = llm_batch.unfinished()
@@ -200,15 +208,16 @@ class Command(MemadminCommand):
             pairs: list = []
             collecting = runs.Options(
                 dry_run=True, max_ops=options.max_ops, full=options.full, since=options.since,
-                llm_batch=pairs,
+                llm_batch=pairs, llm_batch_seconds=seconds,
             )  # fmt: skip
             with progress_bar(total=len(namespaces), desc="finding doubtful pairs",
                               unit="namespaces") as bar:  # fmt: skip
                 runs.run_many(namespaces, collecting, workers=1, on_done=lambda _: bar.update(1))
             batch = llm_batch.record(pairs)
             if batch is None:
-                self.stdout.write("no doubtful pair to ask: no batch sent")
-                return
+                if not seconds:
+                    self.stdout.write("no doubtful pair to ask: no batch sent")
+                return False
         try:
             if batch.status == batch.Status.SUBMITTING:
                 llm_batch.submit(batch, session)
@@ -229,6 +238,7 @@ class Command(MemadminCommand):
             f"LLM batch {batch.pk}: {counts.get('verdicts', 0)} verdicts recorded, "
             f"{counts.get('failed', 0)} left to the rules"
         )
+        return True
 
     def enqueue(self, namespaces, options, *, no_llm, wait):
         """--enqueue: the batches deferred (a namespace a queued or running batch holds is

@@ -1,0 +1,74 @@
+"""What the labelled sets, each held out, say of the pair model's confidence
+(curation.model_fit fits it): how well each set's pairs are read by the model fit
+without it (log-loss, beside knowing only the set's own shares), and the temperature
+the LLM band tempers the model's probabilities by (band_temperature)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memadmin.curation.model_fit import CONFLICT, TWO, PairTable, with_thresholds
+
+
+def held_out_log_loss(
+    tables: list[PairTable], models: dict[str, dict], temperature: float = 1.0
+) -> dict[str, dict]:
+    """Each set's mean log-loss, stage by stage, under the model fit without it (its
+    logits divided by `temperature`), beside the log-loss of knowing only that set's own
+    share of each answer: how much the evidence tells of a set it never saw. Near that
+    share, the probabilities the model gives there say little, however sure they look
+    (the peers' set: bench/calibrate.py --loso)."""
+    return {
+        table.name: {
+            stage: (_log_loss(logits / temperature, truth), _log_loss(_base_logit(truth), truth))
+            for stage, (logits, truth) in _stage_logits(table, models[table.name]).items()
+        }
+        for table in tables
+    }
+
+
+# The temperatures band_temperature chooses from.
+TEMPERATURES = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0)
+
+
+def band_temperature(tables: list[PairTable], models: dict[str, dict]) -> float:
+    """The temperature the LLM band tempers the model's probabilities by before an answer
+    is weighed against them: the one under which the set the model knows least, held
+    out, is read best (the smallest largest held-out log-loss, the two stages' mean).
+    A model sure of a set it never saw keeps a right answer from changing anything."""
+    logits = {table.name: _stage_logits(table, models[table.name]) for table in tables}
+
+    def worst(temperature: float) -> float:
+        return max(
+            np.mean([_log_loss(z / temperature, truth) for z, truth in stages.values()])
+            for stages in logits.values()
+        )
+
+    return min(TEMPERATURES, key=worst)
+
+
+def _stage_logits(table: PairTable, stored: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    model = with_thresholds(stored, dict.fromkeys(THRESHOLD_NAMES, 0.5))
+    related = table.classes != TWO
+    return {
+        "related": (model.related.logit(table.values), related),
+        "disagree": (
+            model.disagree.logit(table.values[related]),
+            table.classes[related] == CONFLICT,
+        ),
+    }
+
+
+THRESHOLD_NAMES = ("propose_one", "propose_conflict", "possible_one", "possible_conflict",
+                    "auto_confidence")  # fmt: skip
+
+
+def _base_logit(truth: np.ndarray) -> np.ndarray:
+    share = float(np.clip(truth.mean(), 1e-6, 1 - 1e-6)) if len(truth) else 0.5
+    return np.full(len(truth), np.log(share / (1 - share)))
+
+
+def _log_loss(logits: np.ndarray, truth: np.ndarray) -> float:
+    if not len(truth):
+        return 0.0
+    return float(np.mean(np.logaddexp(0.0, logits) - truth * logits))

@@ -187,8 +187,10 @@ def ask_band(
             if needs_second_reading(judged, asked.older, asked.newer, answer):
                 seconds.append(Asked(asked.older, asked.newer, asked.hashes, answer))
         if len(found) < len(batch):
-            # A cap stopped the run's calls: what the budget had left is skipped too.
-            session.skip(max(0, min(len(new) + len(seconds), allowed - calls - len(batch))))
+            # A cap stopped the run's calls: what the budget had left is skipped too (the
+            # batch's own refused calls are counted already).
+            left = allowed - calls - (len(batch) - len(found))
+            session.skip(max(0, min(len(new) + len(seconds), left)))
             break
     for name, value in session.usage().items():
         if hasattr(report, name):

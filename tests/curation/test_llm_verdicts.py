@@ -101,14 +101,20 @@ CHANGED = (
 )
 
 
+# Two readings of CHANGED, the first's reason the one kept.
+BOTH_READINGS_SAY_CONFLICT = (
+    verdict("conflict", "update", reasoning="the digest replaced it"),
+    verdict("conflict", "update", reasoning="real time now"),
+)
+
+
 def test_a_conflict_verdict_opens_a_conflict_with_the_llm_reason(
     run_command, load, fake_llm, settings
 ):
     # Against the model's lean: read twice (a budget of two calls), both say conflict.
     settings.LLM_CALLS_PER_MEMORY = 1.0
     load(*CHANGED)
-    fake_llm.queue.append(verdict("conflict", "update", reasoning="the digest replaced it"))
-    fake_llm.queue.append(verdict("conflict", "update", reasoning="real time now"))
+    fake_llm.queue.extend(BOTH_READINGS_SAY_CONFLICT)
 
     run_command("find_duplicates")
 
@@ -292,8 +298,7 @@ def test_a_possible_conflict_a_later_run_decides_is_raised_to_proposed(
     settings.DEDUP_POSSIBLE_ONE = 0.99  # the pair (0.56 / 0.12 / 0.33) a possible conflict
     settings.DEDUP_POSSIBLE_CONFLICT = 0.1
     load(*CHANGED)
-    fake_llm.queue.append(verdict("conflict", "update", reasoning="the digest replaced it"))
-    fake_llm.queue.append(verdict("conflict", "update", reasoning="real time now"))
+    fake_llm.queue.extend(BOTH_READINGS_SAY_CONFLICT)
 
     run_command("find_duplicates")
     before = Conflict.objects.get()

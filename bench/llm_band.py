@@ -50,6 +50,7 @@ def measure(
     """One set under one oracle (and `model`, else the shipped one): the figures."""
     from bench.oracle import Oracle
     from memadmin.curation import calibration, llm
+    from memadmin.curation.detection import evaluation
     from memadmin.curation.detection.judgement import Thresholds
 
     with Oracle(rows, labels, error_rate=error_rate, seed=seed, correlated=correlated) as oracle:
@@ -67,7 +68,9 @@ def measure(
     reached = set().union(*(o.candidates for o in outputs)) if outputs else set()
     asked = set().union(*(o.asked for o in outputs)) if outputs else set()
     proposed_one = {
-        frozenset(p) for o in outputs for c in o.clusters for p in itertools.combinations(c, 2)
+        frozenset(p)
+        for c in evaluation.accepted_together(c for o in outputs for c in o.clusters)
+        for p in itertools.combinations(c, 2)
     }
     proposed_conflicts = {frozenset(c) for o in outputs for c in o.conflicts}
     labelled = duplicates | conflicts

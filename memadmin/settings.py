@@ -424,12 +424,13 @@ LLM_MAX_TOKENS = env_int("MEMADMIN_LLM_MAX_TOKENS", 600, minimum=16)
 # reading has a probability under LLM_SURE, and that is one fact or a conflict with a
 # probability of LLM_ASK_FLOOR or more; the most doubtful first, within a budget of
 # LLM_CALLS_PER_MEMORY calls for each memory the run compares (what a namespace leaves
-# unspent goes to the next). Measured with an oracle judge (bench/llm_band.py): at
-# floor 0.1, 40 % of the pairs asked are one fact or a conflict and 4 % of those are
+# unspent goes to the next; what the doubtful pairs leave goes to the pairs the model is
+# sure of, the least sure first). Measured with an oracle judge (bench/llm_band.py): at
+# floor 0.1, 40 % of the doubtful pairs are one fact or a conflict and 4 % of those are
 # under the floor; at 0.05, 27 % and 3 %, and half again as many calls.
 LLM_SURE = env_float("MEMADMIN_LLM_SURE", 0.97)
 LLM_ASK_FLOOR = env_float("MEMADMIN_LLM_ASK_FLOOR", 0.1)
-LLM_CALLS_PER_MEMORY = env_float("MEMADMIN_LLM_CALLS_PER_MEMORY", 0.55, low=0.0, high=100.0)
+LLM_CALLS_PER_MEMORY = env_float("MEMADMIN_LLM_CALLS_PER_MEMORY", 0.6, low=0.0, high=100.0)
 # How often the LLM is taken to be right: a pair it judged gets the model's probabilities
 # (tempered by the model's llm_temperature) updated by its answer, and the answer decides
 # where it is then likelier than not (a pair the model gives under one chance in twelve

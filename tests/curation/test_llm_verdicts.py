@@ -262,6 +262,7 @@ def test_with_calls_in_flight_at_once_the_circuit_opens_within_one_round(
 
 def test_doubtful_pairs_are_asked_several_at_once(run_command, load, fake_llm, settings):
     settings.LLM_CONCURRENCY = 4
+    settings.LLM_CALLS_PER_MEMORY = 0.5  # one call a doubtful pair, none to spare
     fake_llm.delay = 0.3
     fake_llm.handler = lambda body, number: verdict("unrelated")
     load(*band_pairs(8))
@@ -287,6 +288,36 @@ def test_the_budget_grows_with_the_memories_compared(run_command, load, fake_llm
     assert "4 verdicts" in result.stdout
     assert PairVerdict.objects.count() == 4
     assert Cluster.objects.filter(tier="possible").exists()
+
+
+def test_calls_to_spare_go_to_the_pairs_the_model_is_sure_of_least_sure_first(
+    run_command, load, fake_llm, settings
+):
+    # With LLM_SURE at 0 no pair is doubtful: the model is taken as sure of all three.
+    # A budget of one call asks the least sure pair; a budget of three asks the rest
+    # after it (a model fit on other data can be sure and wrong, and only an answer
+    # shows it); with no calls to spare none would be asked.
+    settings.LLM_SURE = 0.0
+    fake_llm.handler = lambda body, number: verdict("unrelated")
+    unrelated = line("c", "Deployed the blog on a Hetzner box in Falkenstein.", near(1, 0.55, 5))
+
+    def asked(calls_per_memory: float) -> list[set[str]]:
+        settings.LLM_CALLS_PER_MEMORY = calls_per_memory
+        fake_llm.requests.clear()
+        PairVerdict.objects.all().delete()
+        run_command("find_duplicates", "--full")
+        return [
+            {name for name, text in TEXTS.items() if text in r["messages"][0]["content"]}
+            for r in fake_llm.requests
+        ]
+
+    TEXTS = {m["id"]: m["content"] for m in (*BAND, unrelated)}
+    load(*BAND, unrelated)
+
+    assert asked(1 / 3) == [{"a", "b"}]
+    first, *then = asked(1.0)
+    assert first == {"a", "b"}
+    assert then == [{"a", "c"}]
 
 
 def test_a_possible_conflict_a_later_run_decides_is_raised_to_proposed(

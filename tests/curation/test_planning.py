@@ -147,6 +147,32 @@ def test_the_review_band_opens_a_cluster(run_command, load):
     assert cluster.weakest_link == sorted(Memory.objects.values_list("id", flat=True))
 
 
+def test_a_memory_its_copies_fold_into_is_still_proposed_with_its_paraphrase(run_command, load):
+    # The copies collapse into one memory, and that memory, carrying them, is proposed
+    # with the paraphrase in the same run (it was left out until a later pass).
+    load(
+        line("a", "Alice's cat Miso is a four-year-old orange tabby.", unit(1), tags=["pets"]),
+        line(
+            "copy",
+            "alice's cat miso is a four-year-old orange tabby",
+            unit(1),
+            tags=["pets"],
+            created_at="2026-01-15T00:00:00Z",
+        ),
+        line("b", "Has a cat called Miso.", near(1, 0.75), tags=["pets"]),
+    )
+
+    result = run_command("find_duplicates")
+
+    assert "1 exact collapsed" in result.stdout
+    survivor = Memory.objects.get(status="active", external_id__in=["a", "copy"])
+    cluster = Cluster.objects.get(status=ClusterStatus.OPEN)
+    assert set(cluster.members.values_list("external_id", flat=True)) == {
+        survivor.external_id,
+        "b",
+    }
+
+
 @pytest.mark.parametrize(
     "difference",
     [{"category": "config"}, {"source_ref": "elsewhere"}, {"tags": ["session:s-9"]}],

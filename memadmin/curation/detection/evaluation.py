@@ -1,5 +1,6 @@
 """Scoring detection against labelled data (the format of the dev set's labels.json):
-duplicate-pair precision and recall over the pairs inside clusters (automatic and open),
+duplicate-pair precision and recall over the pairs inside clusters (automatic and open;
+clusters that share a memory joined, as merging them all would leave them),
 conflict recall by unordered pair, and the automatic merges that must never happen."""
 
 from __future__ import annotations
@@ -13,6 +14,30 @@ from pathlib import Path
 
 def _pairs(groups: Iterable[Iterable[str]]) -> set[frozenset[str]]:
     return {frozenset(pair) for group in groups for pair in itertools.combinations(group, 2)}
+
+
+def accepted_together(clusters: Iterable[Iterable[str]]) -> list[list[str]]:
+    """The memories that end as one once every cluster is merged: clusters sharing a
+    memory joined (an exact copy or an automatic merge folds into a representative that
+    a proposed cluster then holds: accepting it merges what the representative carries)."""
+    parent: dict[str, str] = {}
+
+    def root(item: str) -> str:
+        while parent.setdefault(item, item) != item:
+            parent[item] = parent[parent[item]]
+            item = parent[item]
+        return item
+
+    for members in clusters:
+        members = list(members)
+        for other in members[1:]:
+            parent[root(other)] = root(members[0])
+        if members:
+            root(members[0])
+    joined: dict[str, list[str]] = {}
+    for item in parent:
+        joined.setdefault(root(item), []).append(item)
+    return list(joined.values())
 
 
 @dataclass
@@ -118,7 +143,7 @@ def score(
     # Pairs that count neither way (a guard the store no longer has: calibration).
     unscored = {frozenset(p) for p in labels.get("unscored_pairs", [])}
     truth = _pairs(labels["duplicate_groups"]) - unscored
-    found = _pairs(clusters) - unscored
+    found = _pairs(accepted_together(clusters)) - unscored
     correct = truth & found
     labelled_conflicts = {frozenset((c["a"], c["b"])) for c in labels["conflicts"]}
     proposed_conflicts = {frozenset(pair) for pair in conflicts}

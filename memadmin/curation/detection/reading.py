@@ -152,9 +152,12 @@ def strip_preamble(text: str) -> tuple[str, str]:
 
 
 _CLAUSE_BREAK = re.compile(r"[;；!?！？，]|\.\s|。|\s—\s|\s-\s|,\s(?:but|aber|mais)\s|\(")
-# Abbreviations whose full stop ends no clause ("Dr. Patel", "St. Mary's", "e.g. MA2").
+# Abbreviations whose full stop ends no clause ("Dr. Patel", "St. Mary's", "e.g. MA2",
+# "Northmark Inc. renews in March": a company's form is part of its name).
 _ABBREVIATION = re.compile(
-    r"(?:\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|ca|no|nr|bzw|z\.b|e\.g|i\.e)|\b\w)$", re.I
+    r"(?:\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|ca|no|nr|bzw|z\.b|e\.g|i\.e"
+    r"|inc|ltd|co|corp|llc|plc|bros)|\b\w)$",
+    re.I,
 )
 
 

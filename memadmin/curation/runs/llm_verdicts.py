@@ -8,8 +8,9 @@ The band weighs an answer against the model's probabilities tempered by the mode
 to be: a right answer would otherwise change nothing). A pair is doubtful when its
 likeliest tempered reading (one fact, conflict, two facts) has a probability under
 LLM_SURE and it is one fact or a conflict with LLM_ASK_FLOOR or more: the rules' own
-conflicts and the pairs a reader set apart are asked like any other. Only the operator's
-vetoes keep a pair from the LLM: a metadata guard, a protected memory.
+conflicts and the pairs a reader set apart are asked like any other. Calls the doubtful
+pairs leave go to the pairs the model is sure of, the least sure first. Only the
+operator's vetoes keep a pair from the LLM: a metadata guard, a protected memory.
 
 An answer the tempered model gave under LLM_SECOND_READING_BELOW (it overturns the
 model) is asked a second time, the newer memory shown first, and decides only if both
@@ -20,6 +21,7 @@ passed and the model is as sure as an automatic merge needs.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 from collections.abc import Callable
@@ -58,28 +60,43 @@ def band_prior(judged: planning.Judged, judgement: PairJudgement):
     return tuple(float(p) for p in model.probabilities(judgement.evidence, model.llm_temperature))
 
 
-def doubtful_pairs(judged: planning.Judged) -> list[tuple[int, int]]:
+def doubtful_pairs(judged: planning.Judged, room: int = 0) -> list[tuple[int, int]]:
     """The pairs worth an LLM verdict (see the module's docstring), the most doubtful
-    first: by the chance that what the tempered model says of them now is wrong."""
+    first: by the chance that what the tempered model says of them now is wrong. Where
+    they leave some of `room` (the calls a pass may make), the pairs the model is sure
+    of follow, the least sure first, to fill it: a model fit on other data can be sure
+    and wrong, and only an answer shows it (the budget, not a bar, bounds the cost)."""
     undecided = [
         (key, judgement)
         for key, judgement in judged.judgements.items()
         # Not an exact copy, not decided already.
         if judgement.probabilities is not None and judgement.decided_by == "rule"
     ]
-    found = []
+    doubtful, sure_of = [], []
     for ((i, j), _), prior in zip(undecided, _band_priors(judged, undecided), strict=True):
         sure = max(prior)
-        if sure >= settings.LLM_SURE or prior[0] + prior[1] < settings.LLM_ASK_FLOOR:
-            continue
-        older, newer = judged.memories[i], judged.memories[j]
-        if guards.metadata_guard(older, newer):
-            continue  # the operator's veto comes before any LLM call
-        if guards.is_protected(older) or guards.is_protected(newer):
-            continue  # a protected memory is never sent, whatever its pair
-        found.append((1.0 - sure, i, j))
-    found.sort(key=lambda item: (-item[0], item[1], item[2]))
-    return [(i, j) for _, i, j in found]
+        if sure < settings.LLM_SURE and prior[0] + prior[1] >= settings.LLM_ASK_FLOOR:
+            doubtful.append((1.0 - sure, i, j))
+        elif room:
+            sure_of.append((1.0 - sure, i, j))
+    doubtful.sort(key=lambda item: (-item[0], item[1], item[2]))
+    found = [(i, j) for _, i, j in doubtful if _may_ask(judged, i, j)]
+    if len(found) < room:
+        sure_of.sort(key=lambda item: (-item[0], item[1], item[2]))
+        spare = ((i, j) for _, i, j in sure_of if _may_ask(judged, i, j))
+        found.extend(itertools.islice(spare, room - len(found)))
+    return found
+
+
+def _may_ask(judged: planning.Judged, i: int, j: int) -> bool:
+    """Only the operator's vetoes keep a pair from the LLM."""
+    older, newer = judged.memories[i], judged.memories[j]
+    # A metadata guard comes before any LLM call; a protected memory is never sent.
+    return not (
+        guards.metadata_guard(older, newer)
+        or guards.is_protected(older)
+        or guards.is_protected(newer)
+    )
 
 
 def _band_priors(judged: planning.Judged, undecided: list) -> list:
@@ -147,7 +164,9 @@ def ask_band(
     (their second readings are a second batch's). Side effects: records each new
     verdict (not in a dry run); counts on `report`."""
     allowed = budget(options, report)
-    pairs = doubtful_pairs(judged)
+    # With no LLM to ask, only doubtful pairs can hold an earlier answer worth reading.
+    asking = options.llm_session is not None or options.llm_batch is not None
+    pairs = doubtful_pairs(judged, allowed if asking else 0)
     if not pairs:
         return
     memories = judged.memories

@@ -271,10 +271,14 @@ def group(
 
     folded: set[int] = set()
     plan.collapses = _fold_groups(memories, by_verdict.get(Verdict.EXACT, []), judge, 1.0, "exact")
-    folded.update(p for group in plan.collapses for p in (group.representative, *group.others))
-    auto = [
-        (i, j, jd) for i, j, jd in by_verdict.get(Verdict.AUTO_MERGE, []) if not {i, j} & folded
-    ]
+    folded.update(p for group in plan.collapses for p in group.others)
+    # A memory that exact copies fold into is merged no further this run (one fold per
+    # memory), but it may still be proposed with others: it carries its copies.
+    kept = {group.representative for group in plan.collapses}
+    auto, held_for_review = [], []
+    for i, j, jd in by_verdict.get(Verdict.AUTO_MERGE, []):
+        if not {i, j} & folded:
+            (held_for_review if {i, j} & kept else auto).append((i, j, jd))
     plan.auto_merges = _fold_groups(memories, auto, judge, thresholds.auto_merge, "auto")
     if absorbed is not None:
         plan.auto_merges, held_back = hold_across_runs(plan.auto_merges, judged, absorbed)
@@ -282,7 +286,11 @@ def group(
     for group_ in plan.auto_merges:
         folded.update(group_.others)
 
-    review = [(i, j, jd) for i, j, jd in by_verdict.get(Verdict.REVIEW, []) if not {i, j} & folded]
+    review = [
+        (i, j, jd)
+        for i, j, jd in by_verdict.get(Verdict.REVIEW, []) + held_for_review
+        if not {i, j} & folded
+    ]
 
     def review_score(i: int, j: int, taken: set[int]):
         # Every two members at least possible, none set apart: a cluster of three

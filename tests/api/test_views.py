@@ -124,7 +124,7 @@ def test_a_doubtful_pair_is_left_to_the_next_run_even_with_an_llm(agent, stored,
     # pairs of the namespace.
     stored("Alice's cat Miso is a four-year-old orange tabby.")
 
-    body = post(agent, {"content": "Alice has a cat called Miso."}).json()
+    body = post(agent, {"content": "Alice's cat Miso sleeps on the sofa."}).json()
 
     assert (body["action"], body["queued_for_review"]) == ("inserted", False)
     assert [s["id"] for s in body["similar"]] == ["m0"]

@@ -297,6 +297,8 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
         after_a, after_b = _next_word(only_a[0], words_a), _next_word(only_b[0], words_b)
         if after_a and after_a == after_b:
             found["modifier_differs"] = 1.0  # "the small gripper pad" / "the glass gripper pad"
+    if _other_modifier_of_one_noun(reading_a, reading_b):
+        found["modifier_differs"] = 1.0  # "on the blue motor" / "on the 12V motor"
     if relation.kind == frames.NEW_VALUE:
         found["new_value_x_added"] = min(min(len(only_a), len(only_b)), 4)
     if differences:
@@ -516,3 +518,21 @@ def same_words(older, newer) -> bool:
     if not words_a or not words_b:
         return False
     return all(matching.counterparts(older, newer)) and all(matching.counterparts(newer, older))
+
+
+def _other_modifier_of_one_noun(reading_a, reading_b) -> bool:
+    """Whether both name one noun after an article or preposition, each with a modifier
+    of its own ("on the blue motor" / "on the 12V motor", "the old tray" / "the steel
+    tray"): in a namespace of many things, two of them, whatever else both say alike."""
+
+    def modified(tokens) -> dict[str, str]:
+        return {
+            tokens[i].lemma: tokens[i - 1].lemma
+            for i in range(2, len(tokens))
+            if tokens[i].kind == "word"
+            and tokens[i - 1].kind in ("word", "value")
+            and tokens[i - 2].kind == "function"
+        }
+
+    in_a, in_b = modified(reading_a.tokens), modified(reading_b.tokens)
+    return any(noun in in_b and in_b[noun] != modifier for noun, modifier in in_a.items())

@@ -122,6 +122,29 @@ def test_the_same_words_in_swapped_roles_are_never_merged_without_review(vectors
     assert "the same words in other roles" in judgement.findings
 
 
+def test_two_things_named_by_one_noun_with_modifiers_of_their_own_are_told_apart(vectors):
+    # The modifier is one word on one side and a value on the other: still two objects.
+    judgement = judged_pair(
+        "Use 12.5 N of grip force on the blue motor.",
+        "Use 20 N of grip force on the 12V motor.",
+        vectors,
+    )
+
+    assert judgement.evidence[INDEX["modifier_differs"]] == 1.0
+
+
+@pytest.mark.parametrize("form", ["Inc.", "Ltd.", "Co.", "Corp."])
+def test_a_company_form_ends_no_sentence_and_two_of_its_facts_are_not_one_statement(
+    vectors, form
+):
+    judgement = judged_pair(
+        f"Northmark {form} has 400 employees.", f"Northmark {form} renews in March.", vectors
+    )
+
+    assert judgement.evidence[INDEX["relation_same"]] == 0.0
+    assert judgement.tier != "proposed" or judgement.verdict == Verdict.DISTINCT
+
+
 def test_a_near_identical_pair_merges_automatically(vectors):
     judgement = judged_pair(
         "The team prefers squash merges into main.",

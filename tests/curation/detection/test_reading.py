@@ -113,3 +113,10 @@ def test_a_recommendation_is_not_a_preference():
 
 def test_readings_are_the_same_whatever_the_case_of_a_repeated_call():
     assert read("Prefers dark mode") is read("Prefers dark mode")  # cached: read once a run
+
+
+@pytest.mark.parametrize("text", ["Northmark Inc. renews in March.", "Hugo Ltd. renews in May."])
+def test_a_company_form_ends_no_clause(text):
+    found = read(text)
+    assert found.predicate_at >= 0 and found.tokens[found.predicate_at].lemma == "renew"
+

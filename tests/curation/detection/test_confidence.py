@@ -134,9 +134,7 @@ def test_two_things_named_by_one_noun_with_modifiers_of_their_own_are_told_apart
 
 
 @pytest.mark.parametrize("form", ["Inc.", "Ltd.", "Co.", "Corp."])
-def test_a_company_form_ends_no_sentence_and_two_of_its_facts_are_not_one_statement(
-    vectors, form
-):
+def test_a_company_form_ends_no_sentence_and_two_of_its_facts_are_not_one_statement(vectors, form):
     judgement = judged_pair(
         f"Northmark {form} has 400 employees.", f"Northmark {form} renews in March.", vectors
     )

@@ -119,4 +119,3 @@ def test_readings_are_the_same_whatever_the_case_of_a_repeated_call():
 def test_a_company_form_ends_no_clause(text):
     found = read(text)
     assert found.predicate_at >= 0 and found.tokens[found.predicate_at].lemma == "renew"
-

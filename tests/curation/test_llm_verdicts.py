@@ -167,6 +167,26 @@ def test_without_a_key_an_earlier_llm_verdict_still_holds_and_the_summary_says_s
     assert not Cluster.objects.exists() and len(fake_llm.requests) == 1
 
 
+def test_an_answer_on_a_pair_the_model_was_sure_of_holds_when_no_call_is_to_spare(
+    run_command, load, fake_llm, monkeypatch, settings
+):
+    # Asked with a call to spare (LLM_SURE at 0: the model counts as sure of every pair),
+    # the answer keeps the pair apart; a later pass with no LLM (no call to spare) reads
+    # that answer again instead of leaving the pair to the model's possible tier.
+    settings.LLM_SURE = 0.0
+    settings.LLM_CALLS_PER_MEMORY = 1.0
+    fake_llm.handler = lambda body, number: verdict("unrelated")
+    load(*BAND)
+    run_command("find_duplicates")
+    assert len(fake_llm.requests) == 1 and not Cluster.objects.exists()
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+
+    again = run_command("find_duplicates", "--full")
+
+    assert "1 reused from an earlier run's LLM" in again.stdout
+    assert not Cluster.objects.exists()
+
+
 @pytest.mark.parametrize(
     "difference",
     [{"category": "config"}, {"source_ref": "elsewhere"}, {"importance": 0.97}],

@@ -88,6 +88,23 @@ def doubtful_pairs(judged: planning.Judged, room: int = 0) -> list[tuple[int, in
     return found
 
 
+def answered_before(judged: planning.Judged, answers: dict, listed: set) -> list[tuple[int, int]]:
+    """The undecided pairs not `listed` that an earlier pass asked about (by content
+    hashes in `answers`), where the operator's vetoes allow it."""
+    if not answers:
+        return []
+    memories = judged.memories
+    return [
+        (i, j)
+        for (i, j), judgement in judged.judgements.items()
+        if (i, j) not in listed
+        and judgement.probabilities is not None
+        and judgement.decided_by == "rule"
+        and tuple(sorted((memories[i].content_hash, memories[j].content_hash))) in answers
+        and _may_ask(judged, i, j)
+    ]
+
+
 def _may_ask(judged: planning.Judged, i: int, j: int) -> bool:
     """Only the operator's vetoes keep a pair from the LLM."""
     older, newer = judged.memories[i], judged.memories[j]
@@ -155,22 +172,25 @@ def ask_band(
     *,
     cached: Callable[[], dict],
 ) -> None:
-    """Decide the doubtful pairs of `judged`: by earlier answers where they are cached
-    (`cached()` gives the namespace's readings by (hash, hash), read only when a pair is
-    doubtful), else by asking the run's LLM session, LLM_CONCURRENCY at a time, within
+    """Decide the doubtful pairs of `judged` (and, with calls to spare, those the model is
+    sure of): by earlier answers where they are cached (`cached()` gives the namespace's
+    readings by (hash, hash), one query a batch; they hold on any pair they were given
+    for), else by asking the run's LLM session, LLM_CONCURRENCY at a time, within
     the namespace's budget: second readings an earlier pass left owed first, then new
     pairs a few at a time, each few followed by the second readings they need. With
     `options.llm_batch` the pairs to ask are collected for a Message Batch instead
     (their second readings are a second batch's). Side effects: records each new
     verdict (not in a dry run); counts on `report`."""
     allowed = budget(options, report)
-    # With no LLM to ask, only doubtful pairs can hold an earlier answer worth reading.
     asking = options.llm_session is not None or options.llm_batch is not None
     pairs = doubtful_pairs(judged, allowed if asking else 0)
+    answers = cached()
+    # An earlier pass's answer on a pair the model is sure of still holds where this
+    # pass has no call to spare for it (or no LLM): what it overturned stays overturned.
+    pairs += answered_before(judged, answers, set(pairs))
     if not pairs:
         return
     memories = judged.memories
-    answers = cached()
     new: list[Asked] = []
     owed: list[Asked] = []
     for i, j in pairs:

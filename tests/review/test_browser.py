@@ -292,6 +292,9 @@ def test_a_curator_opens_a_cluster_from_the_memory_browser(browser, live_server,
     page.goto("/memories/")
     page.fill("input[name=q]", "green tea")
     page.click("button:text-is('Search')")
+    if not javascript:
+        page.wait_for_url("**q=green**")  # the searched page itself, not the old one going
+        page.wait_for_load_state()
     page.wait_for_selector("text=Her cat Miso", state="detached")  # the results redrawn
     for box in page.query_selector_all("input[name=selected]"):
         box.check()

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memadmin.curation.detection.clustering import UnionFind
+
 
 def _pairs(groups: Iterable[Iterable[str]]) -> set[frozenset[str]]:
     return {frozenset(pair) for group in groups for pair in itertools.combinations(group, 2)}
@@ -20,24 +22,17 @@ def accepted_together(clusters: Iterable[Iterable[str]]) -> list[list[str]]:
     """The memories that end as one once every cluster is merged: clusters sharing a
     memory joined (an exact copy or an automatic merge folds into a representative that
     a proposed cluster then holds: accepting it merges what the representative carries)."""
-    parent: dict[str, str] = {}
-
-    def root(item: str) -> str:
-        while parent.setdefault(item, item) != item:
-            parent[item] = parent[parent[item]]
-            item = parent[item]
-        return item
-
+    clusters = [list(members) for members in clusters]
+    ids = list(dict.fromkeys(i for members in clusters for i in members))
+    index = {external_id: position for position, external_id in enumerate(ids)}
+    joined = UnionFind(len(ids))
     for members in clusters:
-        members = list(members)
         for other in members[1:]:
-            parent[root(other)] = root(members[0])
-        if members:
-            root(members[0])
-    joined: dict[str, list[str]] = {}
-    for item in parent:
-        joined.setdefault(root(item), []).append(item)
-    return list(joined.values())
+            joined.union(index[members[0]], index[other])
+    found: dict[int, list[str]] = {}
+    for external_id in ids:
+        found.setdefault(joined.find(index[external_id]), []).append(external_id)
+    return list(found.values())
 
 
 @dataclass

@@ -79,10 +79,10 @@ def doubtful_pairs(judged: planning.Judged, room: int = 0) -> list[tuple[int, in
             doubtful.append((1.0 - sure, i, j))
         elif room:
             sure_of.append((1.0 - sure, i, j))
-    doubtful.sort(key=lambda item: (-item[0], item[1], item[2]))
+    doubtful.sort(key=_most_doubtful_first)
     found = [(i, j) for _, i, j in doubtful if _may_ask(judged, i, j)]
     if len(found) < room:
-        sure_of.sort(key=lambda item: (-item[0], item[1], item[2]))
+        sure_of.sort(key=_most_doubtful_first)
         spare = ((i, j) for _, i, j in sure_of if _may_ask(judged, i, j))
         found.extend(itertools.islice(spare, room - len(found)))
     return found
@@ -103,6 +103,11 @@ def answered_before(judged: planning.Judged, answers: dict, listed: set) -> list
         and tuple(sorted((memories[i].content_hash, memories[j].content_hash))) in answers
         and _may_ask(judged, i, j)
     ]
+
+
+def _most_doubtful_first(item: tuple[float, int, int]) -> tuple[float, int, int]:
+    doubt, i, j = item
+    return -doubt, i, j
 
 
 def _may_ask(judged: planning.Judged, i: int, j: int) -> bool:

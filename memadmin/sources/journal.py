@@ -7,7 +7,7 @@ import base64
 
 import numpy as np
 
-from memadmin.sources.stores import Point, SparseValues
+from memadmin.sources.stores.points import Point, SparseValues
 
 
 # A vector in the journal, as the store returned it, no precision lost: a dense one as

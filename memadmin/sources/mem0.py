@@ -20,7 +20,7 @@ from pathlib import Path
 
 from memadmin.sources.journal import point_before
 from memadmin.sources.models import PushOperation
-from memadmin.sources.stores import is_sparse
+from memadmin.sources.stores.points import SparseValues, is_sparse
 
 KEYWORDS_KEY = "text_lemmatized"
 
@@ -103,7 +103,6 @@ def keyword_vector(text: str):
     encoder = _bm25_encoder()
     if encoder is None:
         return None
-    from memadmin.sources.stores import SparseValues
 
     found = next(iter(encoder.embed([text])))
     return SparseValues(found.indices.tolist(), found.values.tolist())

@@ -9,8 +9,9 @@ import importlib.util
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
+
+from memadmin.sources.stores.points import Point, SourceError, is_sparse
 
 # What each kind needs installed, and the extra that brings it.
 LIBRARIES = {"chroma": ("chromadb", "chroma"), "qdrant": ("qdrant_client", "qdrant")}
@@ -52,22 +53,6 @@ STATUS_KEY = "memadmin_status"
 SUPERSEDED_BY_KEY = "memadmin_superseded_by"
 TEXT_CHANGED_KEY = "memadmin_text_changed"
 MARK_KEYS = (STATUS_KEY, SUPERSEDED_BY_KEY)
-
-
-class SourceError(Exception):
-    """A source that cannot be opened or read: the message says what to do."""
-
-
-@dataclass
-class Point:
-    id: str
-    text: str
-    metadata: dict[str, Any] = field(default_factory=dict)
-    vector: Any = None  # the store's own (a list of floats, or named vectors)
-    created: str | None = None  # as the store gives it
-    # What a rewrite took out of the point because it could not compute it again for the
-    # new text (noted on the push's journal, never written to the store).
-    dropped: list[str] = field(default_factory=list)
 
 
 class Store(Protocol):
@@ -156,19 +141,6 @@ def _opened(source, location: str, fields: dict[str, str]) -> Store:
     return JsonlStore(location, fields)
 
 
-@dataclass(frozen=True)
-class SparseValues:
-    """A sparse vector (Qdrant's keyword vectors, as Mem0 writes them): what a store
-    reads back is written back as it was."""
-
-    indices: list[int]
-    values: list[float]
-
-
-def is_sparse(vector) -> bool:
-    return hasattr(vector, "indices") and hasattr(vector, "values")
-
-
 def with_new_text(source, point: Point, text: str) -> Point:
     """The point with a merge's text, and a vector for it: memadmin's own MiniLM where the
     source was added with `--embedder memadmin` (its vectors are that model's); else the
@@ -201,10 +173,3 @@ def with_new_text(source, point: Point, text: str) -> Point:
     # an earlier version wrote is taken out.
     metadata.pop(TEXT_CHANGED_KEY, None)
     return Point(point.id, text, metadata, vector, point.created, dropped)
-
-
-def split_text(payload: dict[str, Any], key: str) -> tuple[str, dict[str, Any]]:
-    """(text, the rest) of a payload that holds its text under `key`."""
-    rest = dict(payload)
-    text = rest.pop(key, None)
-    return (text if isinstance(text, str) else ""), rest

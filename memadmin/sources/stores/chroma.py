@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from memadmin.sources.stores import Point, SourceError, split_text
+from memadmin.sources.stores.points import Point, SourceError, split_text
 
 
 class ChromaStore:

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from memadmin.sources.stores import Point, SourceError
+from memadmin.sources.stores.points import Point, SourceError
 
 OPS_FILE = "ops.jsonl"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from memadmin.sources.stores import Point, SourceError, split_text
+from memadmin.sources.stores.points import Point, SourceError, split_text
 
 
 def _split(spec: str) -> tuple[str, str]:

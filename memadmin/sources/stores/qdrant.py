@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from memadmin.sources.stores import Point, SourceError, is_sparse, split_text
+from memadmin.sources.stores.points import Point, SourceError, is_sparse, split_text
 
 
 def _point_id(value: str):

@@ -57,8 +57,8 @@ def main() -> None:
     if args.loso or args.fit:
         leave_one_set_out(args)
         return
-    from memadmin.curation import calibration
-    from memadmin.curation.detection.judgement import Thresholds
+    from memadmin.curation.detection.comparing.rules import Thresholds
+    from memadmin.curation.learning import calibration
 
     rows, labels = calibration.load_set(args.data)
     vectors = calibration.Vectors()
@@ -106,9 +106,10 @@ def main() -> None:
 def leave_one_set_out(args) -> None:
     import time
 
-    from memadmin.curation import calibration, model_fit
-    from memadmin.curation import held_out as held_out_module
-    from memadmin.curation.detection.judgement import Thresholds
+    from memadmin.curation.detection.comparing.rules import Thresholds
+    from memadmin.curation.learning import calibration
+    from memadmin.curation.learning import fitting as model_fit
+    from memadmin.curation.learning import held_out as held_out_module
 
     thresholds = Thresholds.from_settings()
     vectors = calibration.Vectors()

@@ -201,7 +201,7 @@ def median_around_run(label: str, before: list[float], after: list[float]) -> fl
 def vector_layer(vectors, floor: float, workers: int) -> tuple[float, int]:
     import numpy as np
 
-    from memadmin.curation.detection.detect import vector_pairs_exact
+    from memadmin.curation.detection.candidates.neighbours import vector_pairs_exact
 
     started = time.perf_counter()
     pairs = vector_pairs_exact(vectors, np.arange(len(vectors)), floor=floor, workers=workers)
@@ -524,8 +524,8 @@ def scenario_c(size: int, new: int, repeat: int) -> None:
     from django.db import connection
 
     from memadmin.curation import runs
-    from memadmin.curation.detection.detect import vector_pairs_exact
-    from memadmin.curation.detection.judgement import Thresholds
+    from memadmin.curation.detection.candidates.neighbours import vector_pairs_exact
+    from memadmin.curation.detection.comparing.rules import Thresholds
     from memadmin.curation.models import DedupRun
     from memadmin.store import queries as store_queries
     from memadmin.store.models import Namespace

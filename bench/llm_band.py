@@ -49,9 +49,9 @@ def measure(
 ) -> dict:
     """One set under one oracle (and `model`, else the shipped one): the figures."""
     from bench.oracle import Oracle
-    from memadmin.curation import calibration, llm
-    from memadmin.curation.detection import evaluation
-    from memadmin.curation.detection.judgement import Thresholds
+    from memadmin.curation.detection.comparing.rules import Thresholds
+    from memadmin.curation.learning import calibration, evaluation
+    from memadmin.curation.llm import client as llm
 
     with Oracle(rows, labels, error_rate=error_rate, seed=seed, correlated=correlated) as oracle:
         os.environ["ANTHROPIC_BASE_URL"] = oracle.url
@@ -141,9 +141,10 @@ def held_out_models(names: list[str]) -> dict:
     """For each labelled set, the pair model fit on every other one (the shipped
     thresholds: they were chosen leave one set out), with the band's temperature chosen
     without it too (each other set held out of a fit on the rest)."""
-    from memadmin.curation import calibration, held_out, model_fit
-    from memadmin.curation.detection import confidence
-    from memadmin.curation.detection.judgement import Thresholds
+    from memadmin.curation.detection.comparing.rules import Thresholds
+    from memadmin.curation.detection.scoring import model as confidence
+    from memadmin.curation.learning import calibration, held_out
+    from memadmin.curation.learning import fitting as model_fit
 
     def fit(tables):
         return model_fit.fit(tables, c_related=1.0, c_disagree=1.0)
@@ -183,7 +184,8 @@ def main() -> None:
     import django
 
     django.setup()
-    from memadmin.curation import calibration, model_fit
+    from memadmin.curation.learning import calibration
+    from memadmin.curation.learning import fitting as model_fit
 
     sets = (
         [(folder.name, *calibration.load_set(folder)) for folder in args.data]

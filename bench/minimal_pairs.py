@@ -33,8 +33,8 @@ def main() -> None:
     import django
 
     django.setup()
-    from memadmin.curation import calibration
-    from memadmin.curation.detection.judgement import Thresholds
+    from memadmin.curation.detection.comparing.rules import Thresholds
+    from memadmin.curation.learning import calibration
 
     paths = sorted(SUITES.glob("*.txt"))
     if args.suite:
@@ -44,7 +44,8 @@ def main() -> None:
         outcomes = calibration.judge_pairs(pairs, Thresholds.from_settings(), calibration.Vectors())
     else:
         from bench.oracle import Oracle
-        from memadmin.curation import llm, model_fit
+        from memadmin.curation.learning import fitting as model_fit
+        from memadmin.curation.llm import client as llm
 
         rows, labels = model_fit.load("minimal_pairs")
         with Oracle(rows, labels, error_rate=args.oracle) as oracle:

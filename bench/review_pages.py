@@ -30,7 +30,7 @@ def setup(clusters: int, conflicts: int) -> None:
     from django.db import transaction
     from django.utils import timezone
 
-    from memadmin.curation.detection.topics import topic_of
+    from memadmin.curation.detection.reading.topics import topic_of
     from memadmin.curation.models import Cluster, ClusterMember, Conflict, MergeProposal
     from memadmin.store.models import Memory, Namespace
     from memadmin.store.text import content_hash

@@ -305,7 +305,7 @@ DEDUP_MULTI_NEIGHBOURS = env_int("MEMADMIN_DEDUP_MULTI_NEIGHBOURS", 10, minimum=
 # conflicts), possible (ranked apart, never merged or bulk-accepted) from
 # DEDUP_POSSIBLE_*; an automatic merge needs P(one fact) >= DEDUP_AUTO_CONFIDENCE too.
 _FITTED = json.loads(
-    (BASE_DIR / "memadmin" / "curation" / "detection" / "pair_model.json").read_text()
+    (BASE_DIR / "memadmin" / "curation" / "detection" / "scoring" / "pair_model.json").read_text()
 )["thresholds"]
 DEDUP_PROPOSE_ONE = env_float("MEMADMIN_DEDUP_PROPOSE_ONE", _FITTED["propose_one"])
 DEDUP_PROPOSE_CONFLICT = env_float("MEMADMIN_DEDUP_PROPOSE_CONFLICT", _FITTED["propose_conflict"])

@@ -27,8 +27,8 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from memadmin.api import serialize, validation
-from memadmin.curation import decisions, llm, write_time
-from memadmin.curation import queries as curation_queries
+from memadmin.curation import decisions, write_time
+from memadmin.curation.llm import client as llm
 from memadmin.store import embeddings, queries
 from memadmin.store import validation as store_validation
 from memadmin.store.models import Memory, MemoryStatus, Namespace
@@ -125,7 +125,7 @@ def build_server(grant_of: Callable[[Context], Grant]) -> MCPServer:
         awaiting review shown once), and apart, the open conflicts with both sides."""
         with _call(ctx, grant_of) as grant:
             namespace = grant.namespace()
-            memories, conflicts = curation_queries.profile(namespace)
+            memories, conflicts = profile(namespace)
             return {
                 "namespace": namespace.name,
                 "memories": [serialize.memory(m) for m in memories],

@@ -12,8 +12,9 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from memadmin.api import auth, openapi, serialize, validation
-from memadmin.curation import decisions, llm, write_time
-from memadmin.curation import queries as curation_queries
+from memadmin.curation import decisions, write_time
+from memadmin.curation.llm import client as llm
+from memadmin.curation.reads import exports
 from memadmin.store import embeddings, queries
 
 logger = logging.getLogger("memadmin.api")
@@ -102,7 +103,7 @@ def _search(request: HttpRequest, token) -> JsonResponse:
 def profile(request: HttpRequest, token):
     """What an agent should load: its active memories without duplicates awaiting review,
     and, apart, the open conflicts with both sides."""
-    memories, conflicts = curation_queries.profile(token.namespace)
+    memories, conflicts = exports.profile(token.namespace)
     return JsonResponse(
         {
             "namespace": token.namespace.name,

@@ -7,9 +7,10 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from memadmin.curation import llm
-from memadmin.curation.detection import keytokens
-from memadmin.curation.detection.representative import representative
+from memadmin.curation.detection.comparing import contrast
+from memadmin.curation.detection.reading import keytokens
+from memadmin.curation.detection.scoring.representative import representative
+from memadmin.curation.llm import client as llm
 
 logger = logging.getLogger("memadmin.curation")
 
@@ -46,7 +47,7 @@ def dropped_facts(members: Sequence, merged_text: str) -> list[str]:
                 continue
             if token.kind == "name" and token.value in kept_words:
                 continue
-            if token.kind == "date" and keytokens.same_date(token.value, kept_dates):
+            if token.kind == "date" and contrast.same_date(token.value, kept_dates):
                 continue  # "3 April" is kept by "2026-04-03"
             if token.kind == "quantity":
                 measure, _, amount = token.value.partition("=")

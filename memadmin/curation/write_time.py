@@ -21,15 +21,16 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from memadmin.curation import decisions, llm, proposals
-from memadmin.curation.detection.confidence import (
+from memadmin.curation import decisions, proposals
+from memadmin.curation.detection.candidates.counts import Counts
+from memadmin.curation.detection.comparing.rules import PairJudgement, Thresholds, Verdict
+from memadmin.curation.detection.scoring.model import (
     POSSIBLE,
     PROPOSED,
     assess_pair,
     decide_together,
 )
-from memadmin.curation.detection.counts import Counts
-from memadmin.curation.detection.judgement import PairJudgement, Thresholds, Verdict
+from memadmin.curation.llm import client as llm
 from memadmin.curation.models import HistoryEvent
 from memadmin.store import embeddings, multilingual, queries
 from memadmin.store.importing import Record

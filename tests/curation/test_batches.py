@@ -296,7 +296,7 @@ def test_overlapping_batches_of_one_process_resume_the_collector_when_the_last_e
 
 
 def test_a_batch_forgets_the_texts_it_read_as_it_ends(load):
-    from memadmin.curation.detection import reading
+    from memadmin.curation.detection.reading import clause as reading
 
     namespaces_with_folds(load, ["forget-a"])
     namespace = Namespace.objects.get(name="forget-a")

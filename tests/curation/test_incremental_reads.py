@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from memadmin.curation import decisions, runs
-from memadmin.curation.detection import detect
-from memadmin.curation.detection.counts import Counts
+from memadmin.curation.detection.candidates import neighbours as detect
+from memadmin.curation.detection.candidates.counts import Counts
 from memadmin.curation.models import Conflict, DedupRun, KeptCounts
 from memadmin.curation.runs import counting, routes
 from memadmin.store import queries as store_queries

@@ -3,7 +3,9 @@ answers, retries and failures of llm.Session."""
 
 import pytest
 
-from memadmin.curation import llm, prompts, proposals
+from memadmin.curation import proposals
+from memadmin.curation.llm import client as llm
+from memadmin.curation.llm import prompts
 from tests.factories import unsaved
 from tests.fake_anthropic import error, text_message, tool_message, verdict
 

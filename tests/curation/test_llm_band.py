@@ -9,9 +9,9 @@ import time
 import pytest
 
 from bench.oracle import Oracle
-from memadmin.curation import queries
-from memadmin.curation.detection import evaluation
+from memadmin.curation.learning import evaluation
 from memadmin.curation.models import LlmBatch, PairVerdict
+from memadmin.curation.reads.exports import detection_output
 from memadmin.store.models import Namespace
 from tests import processes
 from tests.data.labelled_set import load_set
@@ -43,7 +43,7 @@ def oracle(everyday2, monkeypatch, settings):
 
 
 def stored_score(labels) -> evaluation.Score:
-    outputs = [queries.detection_output(ns) for ns in Namespace.objects.all()]
+    outputs = [detection_output(ns) for ns in Namespace.objects.all()]
     return evaluation.score_output(labels, outputs)
 
 

@@ -7,9 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from memadmin.curation import calibration, held_out, model_fit
-from memadmin.curation.detection import confidence
-from memadmin.curation.detection.judgement import Thresholds
+from memadmin.curation.detection.comparing.rules import Thresholds
+from memadmin.curation.detection.scoring import model as confidence
+from memadmin.curation.learning import calibration, held_out
+from memadmin.curation.learning import fitting as model_fit
 
 
 def test_a_weight_the_data_would_turn_against_its_meaning_stays_at_zero():
@@ -52,7 +53,7 @@ def test_leave_one_set_out_gives_the_shipped_figures_and_meets_the_targets():
 
 
 def test_held_out_log_loss_tells_a_set_the_evidence_carries_to_from_one_it_does_not():
-    from memadmin.curation.detection.evidence import FEATURES, INDEX
+    from memadmin.curation.detection.comparing.evidence import FEATURES, INDEX
 
     rng = np.random.default_rng(5)
 

@@ -2,8 +2,9 @@
 
 import pytest
 
-from memadmin.curation import llm, proposals
-from memadmin.curation.detection.representative import representative
+from memadmin.curation import proposals
+from memadmin.curation.detection.scoring.representative import representative
+from memadmin.curation.llm import client as llm
 from tests.factories import unsaved
 from tests.fake_anthropic import error, text_message
 

@@ -20,7 +20,8 @@ import pytest
 from django.conf import settings as django_settings
 from django.db import connection
 
-from memadmin.curation import llm, runs
+from memadmin.curation import runs
+from memadmin.curation.llm import client as llm
 from memadmin.curation.models import Cluster, DedupRun, HistoryEvent, LlmAllowance
 from memadmin.curation.runs import tasks
 from memadmin.store.models import Memory, Namespace

@@ -6,9 +6,10 @@ through the real SDK, in memory as bench/llm_band.py runs the band."""
 import pytest
 
 from bench.oracle import Oracle
-from memadmin.curation import calibration, llm
-from memadmin.curation.detection.judgement import Thresholds
-from memadmin.curation.runs import llm_verdicts
+from memadmin.curation.detection.comparing.rules import Thresholds
+from memadmin.curation.learning import calibration
+from memadmin.curation.llm import band as llm_verdicts
+from memadmin.curation.llm import client as llm
 from memadmin.curation.runs.options import NamespaceReport, Options
 from tests.data.labelled_set import load_set
 

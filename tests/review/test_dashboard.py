@@ -95,7 +95,8 @@ def test_decisions_per_day_count_every_decision_once_and_undos_apart(client, vie
     them since (a merge undone still was one); the undo is counted apart."""
     from django.utils import timezone
 
-    from memadmin.curation import counts, decisions
+    from memadmin.curation import decisions
+    from memadmin.curation.reads import counts
     from tests.curation.decisions.test_overlaps import accept, conflict, kit
     from tests.factories import cluster
 
@@ -161,8 +162,9 @@ def test_each_namespace_has_its_two_weeks_as_charts_and_as_numbers(client, viewe
 
     from django.utils import timezone
 
-    from memadmin.curation import counts, decisions
+    from memadmin.curation import decisions
     from memadmin.curation.models import Cluster, Conflict, DedupRun
+    from memadmin.curation.reads import counts
     from tests.curation.decisions.test_overlaps import accept, conflict, kit
     from tests.factories import cluster
 

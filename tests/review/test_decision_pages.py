@@ -62,7 +62,7 @@ def test_a_stale_accept_redraws_the_whole_cluster_and_says_who_changed_it(client
 
 
 def test_a_merge_meanwhile_reads_as_who_merged_what_into_what(client, trio):
-    from memadmin.curation import history_queries
+    from memadmin.curation.reads import history as history_queries
     from tests.curation.decisions.test_overlaps import accept
 
     since = history_queries.last_event_id(cluster=trio)

@@ -3,6 +3,7 @@
 import pytest
 
 from memadmin.curation.models import Cluster, Conflict, HistoryEvent, PairVerdict
+from memadmin.curation.reads.clusters import cluster_members
 from tests.factories import hosting_change, line, memory, person, status, unit
 
 pytestmark = pytest.mark.django_db
@@ -141,9 +142,9 @@ def test_a_conflict_settlement_is_undone_from_history_with_one_button(
 
 def test_decisions_only_folds_a_merge_into_one_row_and_leaves_imports_out(client, trio):
     carla = person("carla", "curator")
-    from memadmin.curation import decisions, proposals, queries
+    from memadmin.curation import decisions, proposals
 
-    members = queries.cluster_members(trio)
+    members = cluster_members(trio)
     proposal = decisions.record_proposal(
         cluster=trio, members=members, draft=proposals.rule_draft(members, "test")
     )

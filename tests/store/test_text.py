@@ -2,6 +2,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memadmin.curation.detection.comparing import contrast
 from memadmin.store.text import SHORT_WORDS, content_hash, normalise, short
 
 
@@ -33,12 +34,13 @@ def test_short_is_at_most_eight_words_however_the_text_is_spaced(text):
 
 
 def test_forgetting_texts_empties_every_text_cache_and_keeps_the_word_caches():
-    from memadmin.curation.detection import keytokens, reading, words
+    from memadmin.curation.detection.reading import clause as reading
+    from memadmin.curation.detection.reading import words
     from memadmin.store.lexicon import language_of
     from memadmin.store.text import forget_texts
 
     reading.read("Moved to Lyon in 2024")
-    keytokens.key_token_differences("Port 8080", "Port 9090")
+    contrast.key_token_differences("Port 8080", "Port 9090")
     assert reading.read.cache_info().currsize > 0
     assert language_of.cache_info().currsize > 0
     assert words.lemma.cache_info().currsize > 0
@@ -47,7 +49,7 @@ def test_forgetting_texts_empties_every_text_cache_and_keeps_the_word_caches():
 
     assert reading.read.cache_info().currsize == 0
     assert language_of.cache_info().currsize == 0
-    assert keytokens.key_token_differences.cache_info().currsize == 0
+    assert contrast.key_token_differences.cache_info().currsize == 0
     assert words.lemma.cache_info().currsize > 0  # a word's lemma holds in every namespace
     # Read again as before: forgetting changes what is cached, never what is read.
     assert reading.read("Moved to Lyon in 2024").predicate.name == "move"

@@ -20,7 +20,7 @@ from memadmin.curation.decisions.history import (
     unsaved,
 )
 from memadmin.curation.decisions.verdicts import forget_verdict, remember_apart
-from memadmin.curation.detection import clustering
+from memadmin.curation.detection.scoring import clustering
 from memadmin.curation.models import (
     Cluster,
     ClusterMember,
@@ -31,7 +31,7 @@ from memadmin.curation.models import (
     ProposalStatus,
     Tier,
 )
-from memadmin.curation.queries import cluster_members
+from memadmin.curation.reads.clusters import cluster_members
 from memadmin.store.models import Memory, Namespace
 from memadmin.store.queries import any_of
 

@@ -22,7 +22,7 @@ from memadmin.curation.decisions.history import (
 )
 from memadmin.curation.decisions.memories import embed_text
 from memadmin.curation.decisions.verdicts import forget_verdict, record_verdict
-from memadmin.curation.detection.topics import topic_of
+from memadmin.curation.detection.reading.topics import topic_of
 from memadmin.curation.models import (
     Conflict,
     ConflictResolution,

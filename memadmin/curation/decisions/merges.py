@@ -38,7 +38,7 @@ from memadmin.curation.models import (
     MergeProposal,
     ProposalStatus,
 )
-from memadmin.curation.queries import cluster_members
+from memadmin.curation.reads.clusters import cluster_members
 from memadmin.store.models import Memory, MemoryStatus
 from memadmin.store.queries import locked_memories
 from memadmin.store.text import content_hash

@@ -27,7 +27,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memadmin.curation.decisions.history import snapshot
-from memadmin.curation.detection.topics import topic_of
+from memadmin.curation.detection.reading.topics import topic_of
 from memadmin.curation.models import (
     Cluster,
     ClusterMember,

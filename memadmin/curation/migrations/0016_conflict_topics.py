@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 def topics_of_known_conflicts(apps, schema_editor):
     """Conflicts found before topics: each gets the words its two memories share."""
-    from memadmin.curation.detection.topics import topic_of
+    from memadmin.curation.detection.reading.topics import topic_of
 
     conflict = apps.get_model("curation", "Conflict")
     found = conflict.objects.select_related("memory_a", "memory_b").only(

@@ -19,11 +19,21 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
-from memadmin.curation import decisions, prompts, queries
-from memadmin.curation.detection.counts import Counts
-from memadmin.curation.detection.judgement import Thresholds
+from memadmin.curation import decisions
+from memadmin.curation.detection.candidates.counts import Counts
+from memadmin.curation.detection.comparing.rules import Thresholds
+from memadmin.curation.llm import band as llm_verdicts
+from memadmin.curation.llm import prompts
 from memadmin.curation.models import DedupRun
-from memadmin.curation.runs import applying, counting, llm_verdicts, planning, routes
+from memadmin.curation.reads.runs import (
+    absorbed_by,
+    cached_llm_verdicts,
+    existing_conflict_pairs,
+    existing_member_sets,
+    human_judged_pairs,
+    open_possible,
+)
+from memadmin.curation.runs import applying, counting, planning, routes
 from memadmin.curation.runs.options import NamespaceReport, Options
 from memadmin.curation.runs.routes import may_narrow
 from memadmin.curation.runs.selection import (
@@ -273,16 +283,16 @@ def _detect(
         inputs[pk] = store_queries.DetectionInput(found.memories, None)
         vector_routes[pk], changed[pk] = found.route, found.changed
         counted[pk] = found.counted
-    judged_apart = queries.human_judged_pairs(ids)
-    possible_sets, possible_conflicts = queries.open_possible(ids)
+    judged_apart = human_judged_pairs(ids)
+    possible_sets, possible_conflicts = open_possible(ids)
     known = applying.Known(
-        member_sets=queries.existing_member_sets(ids),
-        conflict_pairs=queries.existing_conflict_pairs(ids),
+        member_sets=existing_member_sets(ids),
+        conflict_pairs=existing_conflict_pairs(ids),
         possible_sets=possible_sets,
         possible_conflicts=possible_conflicts,
     )
     # What the memories read absorbed before (one query): a later fold counts it too.
-    absorbed = queries.absorbed_by(
+    absorbed = absorbed_by(
         ids, [memory.pk for found in inputs.values() for memory in found.memories]
     )
     llm_answers: dict = {}
@@ -290,9 +300,7 @@ def _detect(
     def cached(namespace_id: int) -> dict:
         if not llm_answers:  # read once for the batch, when a band first needs it
             llm_answers.update(
-                queries.cached_llm_verdicts(
-                    ids, (prompts.VERDICT_VERSION, prompts.SECOND_READING_VERSION)
-                )
+                cached_llm_verdicts(ids, (prompts.VERDICT_VERSION, prompts.SECOND_READING_VERSION))
             )
         return llm_answers[namespace_id]
 

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from memadmin.curation.detection import detect
-from memadmin.curation.detection.counts import Counts
-from memadmin.curation.detection.detect import Frame
+from memadmin.curation.detection.candidates import neighbours as detect
+from memadmin.curation.detection.candidates.counts import Counts
+from memadmin.curation.detection.candidates.neighbours import Frame
 from memadmin.curation.models import KeptCounts
 from memadmin.store import queries as store_queries
 

@@ -13,7 +13,8 @@ from functools import partial
 from django.conf import settings
 from django.db import connection, connections
 
-from memadmin.curation.detection import detect, reading
+from memadmin.curation.detection.candidates import neighbours as detect
+from memadmin.curation.detection.reading import clause as reading
 from memadmin.curation.runs.batch import Outcome, run_batch
 from memadmin.curation.runs.options import Options
 from memadmin.store import queries as store_queries

@@ -10,7 +10,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memadmin.curation import llm
+    from memadmin.curation.llm import client as llm
 
 ACTOR = "command:find_duplicates"
 

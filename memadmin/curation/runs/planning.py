@@ -10,17 +10,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memadmin.curation.detection import clustering, detect, lexical
-from memadmin.curation.detection.confidence import (
+from memadmin.curation.detection.candidates import neighbours as detect
+from memadmin.curation.detection.candidates.counts import Counts
+from memadmin.curation.detection.comparing.rules import PairJudgement, Thresholds, Verdict
+from memadmin.curation.detection.reading import lexical
+from memadmin.curation.detection.scoring import clustering
+from memadmin.curation.detection.scoring.model import (
     POSSIBLE,
     PROPOSED,
     PairModel,
     assess_pair,
     decide_namespace,
 )
-from memadmin.curation.detection.counts import Counts
-from memadmin.curation.detection.judgement import PairJudgement, Thresholds, Verdict
-from memadmin.curation.detection.representative import representative
+from memadmin.curation.detection.scoring.representative import representative
 
 
 @dataclass

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 from django.conf import settings
 
-from memadmin.curation.detection import detect, lexical
-from memadmin.curation.detection.judgement import Thresholds
+from memadmin.curation.detection.candidates import neighbours as detect
+from memadmin.curation.detection.comparing.rules import Thresholds
+from memadmin.curation.detection.reading import lexical
 from memadmin.curation.runs import counting
 from memadmin.store import queries as store_queries
 from memadmin.store.models import Memory, Namespace

@@ -23,7 +23,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from procrastinate.contrib.django import app
 
-from memadmin.curation import llm
+from memadmin.curation.llm import client as llm
 from memadmin.curation.models import DedupRun, LlmAllowance
 from memadmin.curation.runs import worker
 from memadmin.curation.runs.batch import run_batch

@@ -9,7 +9,8 @@ import sys
 
 from django.db import DEFAULT_DB_ALIAS, connections
 
-from memadmin.curation.detection import detect, reading
+from memadmin.curation.detection.candidates import neighbours as detect
+from memadmin.curation.detection.reading import clause as reading
 
 _PREPARED: list[bool] = []
 

@@ -14,9 +14,15 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from memadmin.curation import decisions, proposals, queries
-from memadmin.curation.detection.representative import representative
+from memadmin.curation import decisions, proposals
+from memadmin.curation.detection.scoring.representative import representative
 from memadmin.curation.models import Cluster, ClusterStatus, Tier
+from memadmin.curation.reads.clusters import (
+    bulk_flags,
+    cluster_members,
+    cluster_queue,
+    cluster_version,
+)
 from memadmin.review.roles import CURATOR
 from memadmin.review.views.answers import page_of, role_required, selected_ids
 from memadmin.review.views.many_clusters import decide_one, offer_undo_of_many
@@ -48,7 +54,7 @@ def _filters(query) -> dict:
 def batch(request: HttpRequest) -> HttpResponse:
     """GET: the clusters of the filter, surest first, a page at a time."""
     filters = _filters(request.GET)
-    found = queries.cluster_queue(
+    found = cluster_queue(
         namespace=filters["namespace"] or None,
         tier=filters["tier"],
         min_confidence=filters["min_confidence"],
@@ -65,9 +71,9 @@ def batch(request: HttpRequest) -> HttpResponse:
                 "members": members,
                 "text": text,
                 "warnings": proposals.offered_warnings(members, pending),
-                "flags": queries.bulk_flags(cluster, members=members),
+                "flags": bulk_flags(cluster, members=members),
                 # From what the queue read already: no query a cluster.
-                "version": queries.cluster_version(
+                "version": cluster_version(
                     cluster, member_ids=[m.pk for m in members], proposal=pending
                 ),
             }
@@ -111,10 +117,10 @@ def decide(request: HttpRequest) -> HttpResponse:
         for pk in ids:
             if pk not in found:
                 continue
-            flags = queries.bulk_flags(found[pk]) if action == "accept" else []
+            flags = bulk_flags(found[pk]) if action == "accept" else []
             row = {
                 "cluster": found[pk],
-                "members": queries.cluster_members(found[pk]),
+                "members": cluster_members(found[pk]),
                 "text": texts[pk],
                 "version": versions[pk],
                 "flags": flags,

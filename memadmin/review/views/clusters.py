@@ -10,9 +10,21 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from memadmin.curation import counts, decisions, history_queries, llm, lookups, proposals, queries
-from memadmin.curation.detection.representative import representative
+from memadmin.curation import decisions, proposals
+from memadmin.curation.detection.scoring.representative import representative
+from memadmin.curation.llm import client as llm
 from memadmin.curation.models import Cluster, ClusterStatus, MergeProposal, Tier
+from memadmin.curation.reads import counts
+from memadmin.curation.reads import history as history_queries
+from memadmin.curation.reads.clusters import (
+    QUEUE_SORTS,
+    cluster_members,
+    cluster_queue,
+    cluster_version,
+    merged_memory,
+    pending_proposal,
+    split_parts,
+)
 from memadmin.review.diff import word_diff
 from memadmin.review.models import ReviewerSettings
 from memadmin.review.roles import CURATOR, VIEWER
@@ -99,7 +111,7 @@ def queue(request: HttpRequest) -> HttpResponse:
     (a filter change) gets the queue section only. Each row opens its cluster with the
     queue's filters (`from`), so the review goes on within this queue."""
     filters, arguments, ignored = _queue_filters(request.GET)
-    page = page_of(request, queries.cluster_queue(**arguments), QUEUE_PAGE_SIZE)
+    page = page_of(request, cluster_queue(**arguments), QUEUE_PAGE_SIZE)
     for found in page:
         # Every row's lost-fact warning, saved proposal or not.
         members = [membership.memory for membership in found.memberships.all()]
@@ -114,12 +126,12 @@ def queue(request: HttpRequest) -> HttpResponse:
         "ignored": ignored,
         # The other tier's count, apart: "possible" clusters are doubtful ones.
         "other_tier": other_tier,
-        "other_tier_count": queries.cluster_queue(**{**arguments, "tier": other_tier}).count(),
+        "other_tier_count": cluster_queue(**{**arguments, "tier": other_tier}).count(),
         "decided_today": counts.decided_today("cluster", request.user),
         "tiers": Tier.values,
         # Each status as people read it ("merged automatically", not "auto_merged").
         "statuses": [(value, label.lower()) for value, label in ClusterStatus.choices],
-        "sorts": list(queries.QUEUE_SORTS),
+        "sorts": list(QUEUE_SORTS),
         "methods": ["exact", "vector", "lexical", "multilingual", "llm", "manual"],
         "namespaces": Namespace.objects.values_list("name", flat=True),
         "query": query_without_page(request),
@@ -132,7 +144,7 @@ def queue(request: HttpRequest) -> HttpResponse:
 def queue_order(query: str) -> list[int]:
     """The ids of the clusters the queue filtered by `query` shows, in its order."""
     _, arguments, _ = _queue_filters(queue_query(query))
-    return list(queries.cluster_queue(**arguments).values_list("pk", flat=True))
+    return list(cluster_queue(**arguments).values_list("pk", flat=True))
 
 
 def _cluster_url(pk: int, query: str) -> str:
@@ -180,10 +192,10 @@ def _context(
     or, when `against` names a member, from that member (to compare members). After a
     refusal: the `error`, what `changes` happened meanwhile, and the reviewer's `draft`
     of the text, set aside (never put in the box over the current proposal)."""
-    members = queries.cluster_members(cluster)
-    proposal = queries.pending_proposal(cluster)
+    members = cluster_members(cluster)
+    proposal = pending_proposal(cluster)
     text = proposal.merged_text if proposal else representative(members).content
-    merged = queries.merged_memory(cluster)
+    merged = merged_memory(cluster)
     if merged is not None and proposal is None:
         text = merged.content  # decided: the members against what was saved
     compared = next((m for m in members if m.pk == against), None)
@@ -228,12 +240,12 @@ def _context(
         "place": place,
         "changes": changes,
         "draft": draft if draft.strip() and draft.strip() != text.strip() else "",
-        "version": queries.cluster_version(cluster),
+        "version": cluster_version(cluster),
         # What the page was drawn after: a refusal lists what happened since.
         "seen": f"{history_queries.last_event_id(cluster=cluster)}:{getattr(proposal, 'pk', 0)}",
         "merged": merged,
         "undo_event": _undoable_decision(cluster),
-        "split_into": lookups.split_parts(cluster),
+        "split_into": split_parts(cluster),
     }
 
 
@@ -302,7 +314,7 @@ def _decide(
                 .select_related("namespace", "decided_by")
                 .get(pk=cluster_id)
             )
-            if version and version != queries.cluster_version(found):
+            if version and version != cluster_version(found):
                 decisions.refuse_if_decided(found)
                 raise decisions.StaleDecision(
                     "this cluster changed since your page showed it: nothing was decided"
@@ -447,7 +459,7 @@ def split(request: HttpRequest, cluster_id: int) -> HttpResponse:
 
 def where_members_went(found: Cluster) -> str:
     """ "#6 holds a, b; c is on its own" for a split cluster."""
-    parts, alone = lookups.split_parts(found)
+    parts, alone = split_parts(found)
     said = [
         f"#{part.pk} holds " + ", ".join(m.external_id for m in members) for part, members in parts
     ]
@@ -459,14 +471,14 @@ def where_members_went(found: Cluster) -> str:
 
 
 def pending_or_rule_proposal(found: Cluster) -> MergeProposal:
-    proposal = queries.pending_proposal(found)
+    proposal = pending_proposal(found)
     if proposal is not None:
         return proposal
     return rule_proposal(found)
 
 
 def rule_proposal(found: Cluster) -> MergeProposal:
-    members = queries.cluster_members(found)
+    members = cluster_members(found)
     draft = proposals.check(proposals.rule_draft(members, "written at review"), members)
     return decisions.record_proposal(cluster=found, members=members, draft=draft)
 
@@ -476,7 +488,7 @@ def rule_proposal(found: Cluster) -> MergeProposal:
 def refresh_proposal(request: HttpRequest, cluster_id: int) -> HttpResponse:
     """A new proposal from the cluster's current members (after a stale refusal)."""
     found = get_object_or_404(Cluster, pk=cluster_id)
-    members = queries.cluster_members(found, active_only=True)
+    members = cluster_members(found, active_only=True)
     if len(members) < 2:
         messages.error(request, "Fewer than two active members are left: dismiss the cluster.")
         return redirect("cluster", cluster_id=found.pk)

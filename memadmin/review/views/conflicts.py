@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from memadmin.curation import counts, decisions, history_queries, lookups
+from memadmin.curation import decisions
 from memadmin.curation.models import (
     Conflict,
     ConflictKind,
@@ -19,6 +19,9 @@ from memadmin.curation.models import (
     Tier,
     settled_in_words,
 )
+from memadmin.curation.reads import counts
+from memadmin.curation.reads import history as history_queries
+from memadmin.curation.reads.conflicts import CONFLICT_SORTS, conflict_queue
 from memadmin.review.diff import word_diff
 from memadmin.review.roles import ADMIN, VIEWER
 from memadmin.review.views.answers import (
@@ -52,14 +55,14 @@ def _filters(query) -> dict:
         "kind": kind if (kind := query.get("kind", "")) in ConflictKind.values else "",
         "tier": tier if tier in Tier.values else Tier.PROPOSED,
         "words": query.get("q", "").strip()[:200],
-        "sort": sort if (sort := query.get("sort", "")) in lookups.CONFLICT_SORTS else "surest",
+        "sort": sort if (sort := query.get("sort", "")) in CONFLICT_SORTS else "surest",
         "by_topic": query.get("group") == "topic",
     }
 
 
 def _order(query: str) -> list[int]:
     """The ids the conflict queue filtered by `query` shows, in its order."""
-    return list(lookups.conflict_queue(**_filters(queue_query(query))).values_list("pk", flat=True))
+    return list(conflict_queue(**_filters(queue_query(query))).values_list("pk", flat=True))
 
 
 def _conflict_url(pk: int, query: str) -> str:
@@ -80,7 +83,7 @@ def _place(found: Conflict, query: str) -> Place:
 def queue(request: HttpRequest) -> HttpResponse:
     filters = _filters(request.GET)
     status, namespace, kind, tier = (filters[k] for k in ("status", "namespace", "kind", "tier"))
-    found = lookups.conflict_queue(**filters)
+    found = conflict_queue(**filters)
     page = page_of(request, found, QUEUE_PAGE_SIZE)
     other_tier = Tier.POSSIBLE if tier == Tier.PROPOSED else Tier.PROPOSED
     context = {
@@ -88,12 +91,12 @@ def queue(request: HttpRequest) -> HttpResponse:
         "tier": tier,
         "tiers": Tier.values,
         "filters": filters,
-        "sorts": list(lookups.CONFLICT_SORTS),
+        "sorts": list(CONFLICT_SORTS),
         # Each topic on this page with how many conflicts of the queue share it.
         "topics": _topic_counts(found, page) if filters["by_topic"] else {},
         # The other tier's count, apart: "possible" conflicts are doubtful ones.
         "other_tier": other_tier,
-        "other_tier_count": lookups.conflict_queue(**{**filters, "tier": other_tier}).count(),
+        "other_tier_count": conflict_queue(**{**filters, "tier": other_tier}).count(),
         "decided_today": counts.decided_today("conflict", request.user),
         "status": status,
         "namespace": namespace,

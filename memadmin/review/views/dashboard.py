@@ -7,7 +7,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
-from memadmin.curation import counts, queries
+from memadmin.curation.reads import counts
+from memadmin.curation.reads.dashboard import (
+    namespace_summaries,
+    open_cluster_histogram,
+    open_cluster_sizes,
+    recent_runs,
+)
 from memadmin.review import charts
 from memadmin.review.roles import VIEWER
 from memadmin.review.views.answers import role_required
@@ -48,17 +54,17 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     """Per namespace: memories, open clusters and conflicts, automatic merges this week,
     the last runs with their removal rate and alerts; four small charts."""
     days = [(timezone.now() - timedelta(days=back)).date() for back in range(13, -1, -1)]
-    sizes = queries.open_cluster_sizes()
+    sizes = open_cluster_sizes()
     decided = counts.decisions_per_day(days[0])
     context = {
-        "namespaces": queries.namespace_summaries(),
+        "namespaces": namespace_summaries(),
         "days": days,
         "series": _namespace_series(days),
-        "runs": queries.recent_runs(),
+        "runs": recent_runs(),
         "charts": [
             charts.bar_chart(
                 "Open clusters by weakest link",
-                queries.open_cluster_histogram(),
+                open_cluster_histogram(),
                 x_name="similarity of the weakest link",
                 y_name="clusters",
                 empty="No open clusters.",

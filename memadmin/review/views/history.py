@@ -6,9 +6,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from memadmin.curation import decisions, history_queries
+from memadmin.curation import decisions
 from memadmin.curation.decisions.history import actor_of
 from memadmin.curation.models import Cluster, ClusterStatus, ConflictStatus, HistoryEvent
+from memadmin.curation.reads import history as history_queries
 from memadmin.review.roles import CURATOR, VIEWER
 from memadmin.review.views.answers import (
     LIST_PAGE_SIZE,

@@ -12,9 +12,16 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from memadmin.curation import decisions, queries
-from memadmin.curation.detection.representative import representative
+from memadmin.curation import decisions
+from memadmin.curation.detection.scoring.representative import representative
 from memadmin.curation.models import Cluster, ClusterStatus
+from memadmin.curation.reads.clusters import (
+    bulk_flags,
+    cluster_members,
+    cluster_version,
+    exact_open_clusters,
+    pending_proposal,
+)
 from memadmin.review.roles import CURATOR
 from memadmin.review.views.answers import (
     MAX_MATCHING,
@@ -41,10 +48,10 @@ def bulk_accept_exact(request: HttpRequest) -> HttpResponse:
     back = queue_url(reverse("clusters"), urlencode({"namespace": namespace}) if namespace else "")
     if request.method != "POST":
         mergeable, flagged = [], []
-        for cluster in queries.exact_open_clusters(namespace or None):
-            flags = queries.bulk_flags(cluster, exact_copies=True)
+        for cluster in exact_open_clusters(namespace or None):
+            flags = bulk_flags(cluster, exact_copies=True)
             (flagged if flags else mergeable).append(
-                (cluster, flags, _kept_text(cluster), queries.cluster_version(cluster))
+                (cluster, flags, _kept_text(cluster), cluster_version(cluster))
             )
         context = {"mergeable": mergeable, "flagged": flagged, "namespace": namespace}
         context["across_sources"] = settings.BULK_EXACT_ACROSS_SOURCES
@@ -54,7 +61,7 @@ def bulk_accept_exact(request: HttpRequest) -> HttpResponse:
     if not ids:
         messages.error(request, "No cluster was ticked: nothing was accepted.")
         return redirect(back)
-    exact = {c.pk: c for c in queries.exact_open_clusters(namespace or None)}
+    exact = {c.pk: c for c in exact_open_clusters(namespace or None)}
     accepted, refused = [], []
     for pk in ids:
         cluster = exact.get(pk)
@@ -76,10 +83,10 @@ def bulk_accept_exact(request: HttpRequest) -> HttpResponse:
 
 def _kept_text(cluster: Cluster) -> str:
     """The text an accepted exact cluster keeps: its proposal's, else the representative's."""
-    proposal = queries.pending_proposal(cluster)
+    proposal = pending_proposal(cluster)
     if proposal is not None:
         return proposal.merged_text
-    return representative(queries.cluster_members(cluster)).content
+    return representative(cluster_members(cluster)).content
 
 
 def _why_not_open(pk: int) -> str:
@@ -132,15 +139,15 @@ def selected(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         items, flagged = [], []
         for cluster in sorted(found.values(), key=lambda c: c.pk):
-            flags = queries.bulk_flags(cluster)
-            texts = [m.content for m in queries.cluster_members(cluster)]
+            flags = bulk_flags(cluster)
+            texts = [m.content for m in cluster_members(cluster)]
             row = (cluster, reverse("cluster", args=[cluster.pk]), texts, flags)
             (flagged if flags and action == "accept" else items).append(row)
         context = {
             "items": items,
             "flagged": flagged,
             "gone": [f"#{pk}: {_why_not_open(pk)}" for pk in ids if pk not in found],
-            "versions": {c.pk: queries.cluster_version(c) for c, *_ in items},
+            "versions": {c.pk: cluster_version(c) for c, *_ in items},
             "action": action,
             "verb": verb,
             "noun": "cluster",
@@ -180,11 +187,11 @@ def decide_one(
     """One cluster of a bulk action: accepted (with `text` if given) or dismissed,
     refused if it changed since the page showed it (`seen`: its version then) or, for an
     accept, if it is flagged (decided on its own page, never in bulk; `exact_copies`: see
-    queries.bulk_flags)."""
-    flags = queries.bulk_flags(cluster, exact_copies=exact_copies) if action == "accept" else []
+    bulk_flags)."""
+    flags = bulk_flags(cluster, exact_copies=exact_copies) if action == "accept" else []
     if flags:  # said first: a flagged cluster is never decided here, changed or not
         raise decisions.DecisionError(f"flagged ({', '.join(flags)}): decide it on its own page")
-    if seen != queries.cluster_version(cluster):
+    if seen != cluster_version(cluster):
         raise decisions.StaleDecision("it changed since the page showed it")
     if action == "accept":
         decisions.accept_proposal(

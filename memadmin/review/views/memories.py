@@ -6,7 +6,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from memadmin.curation import decisions, lookups
+from memadmin.curation import decisions
+from memadmin.curation.reads.memories import memory_search, originals_of, work_of
 from memadmin.review.roles import ADMIN, VIEWER
 from memadmin.review.views.answers import (
     LIST_PAGE_SIZE,
@@ -35,7 +36,7 @@ def browser(request: HttpRequest) -> HttpResponse:
             for n in store_queries.nearest_memories(namespace, vector, k=50)
         ]
     else:
-        found = lookups.memory_search(
+        found = memory_search(
             namespace=namespace,
             status=filters["status"],
             category=filters["category"],
@@ -64,13 +65,13 @@ def memory(request: HttpRequest, memory_id: int) -> HttpResponse:
         pk=memory_id,
     )
     events = found.history.select_related("cluster", "conflict").order_by("-created_at", "-id")
-    clusters, conflicts = lookups.work_of(found)
+    clusters, conflicts = work_of(found)
     context = {
         "memory": found,
         "events": events,
         "clusters": clusters,
         "conflicts": conflicts,
-        "originals": lookups.originals_of(found),
+        "originals": originals_of(found),
     }
     return render(request, "review/memory.html", context)
 

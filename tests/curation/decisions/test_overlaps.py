@@ -16,7 +16,7 @@ from memadmin.curation.models import (
     HistoryEvent,
 )
 from memadmin.curation.proposals import rule_draft
-from memadmin.curation.queries import cluster_members
+from memadmin.curation.reads.clusters import cluster_members
 from memadmin.store.models import Memory, MemoryStatus
 from tests.factories import cluster, line, memory, person, store, unit
 

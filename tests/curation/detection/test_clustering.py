@@ -1,4 +1,4 @@
-from memadmin.curation.detection.clustering import Edge, UnionFind, clusters
+from memadmin.curation.detection.scoring.clustering import Edge, UnionFind, clusters
 
 
 def test_union_find_joins_and_finds():

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from memadmin.curation import calibration
-from memadmin.curation.detection import confidence
-from memadmin.curation.detection.evidence import FEATURES, INDEX
-from memadmin.curation.detection.judgement import Thresholds, Verdict
+from memadmin.curation.detection.comparing.evidence import FEATURES, INDEX
+from memadmin.curation.detection.comparing.rules import Thresholds, Verdict
+from memadmin.curation.detection.scoring import model as confidence
+from memadmin.curation.learning import calibration
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +80,7 @@ def test_probabilities_are_one_fact_conflict_two_facts_summing_to_one():
 
 
 def test_every_weight_reads_the_way_its_name_says():
-    from memadmin.curation import model_fit
+    from memadmin.curation.learning import fitting as model_fit
 
     stored = json.loads(confidence.MODEL_PATH.read_text())
     for stage, signs in (

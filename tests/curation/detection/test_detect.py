@@ -3,7 +3,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memadmin.curation.detection import detect
+from memadmin.curation.detection.candidates import neighbours as detect
 
 
 def brute_force_pairs(vectors, queries, floor):

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from memadmin.curation import queries
-from memadmin.curation.detection import evaluation
+from memadmin.curation.learning import evaluation
+from memadmin.curation.reads.exports import detection_output
 from memadmin.store.models import Namespace
 from memadmin.store.multilingual import short
 
@@ -22,7 +22,7 @@ def detected(run_command, dev_memories_path):
 
 @pytest.fixture
 def dev_score(detected, dev_labels) -> evaluation.Score:
-    outputs = [queries.detection_output(namespace) for namespace in Namespace.objects.all()]
+    outputs = [detection_output(namespace) for namespace in Namespace.objects.all()]
     return evaluation.score_output(dev_labels, outputs)
 
 
@@ -59,7 +59,7 @@ def test_the_figures_hold_with_the_tags_emptied(
     assert run_command("find_duplicates").error is None
 
     outputs = [
-        queries.detection_output(namespace)
+        detection_output(namespace)
         for namespace in Namespace.objects.filter(name__startswith="untagged-")
     ]
     untagged_score = evaluation.score_output(dev_labels, outputs)

@@ -4,7 +4,9 @@ automatic_merge): minimal pairs, each changing one thing."""
 
 import pytest
 
-from memadmin.curation.detection import frames, judgement, matching, reading
+from memadmin.curation.detection.comparing import frames, matching
+from memadmin.curation.detection.comparing import rules as judgement
+from memadmin.curation.detection.reading import clause as reading
 
 
 def relation(older: str, newer: str, **options) -> frames.Relation:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memadmin.curation import calibration
-from memadmin.curation.detection.judgement import Thresholds
+from memadmin.curation.detection.comparing.rules import Thresholds
+from memadmin.curation.learning import calibration
 
 EVERYDAY = Path(__file__).resolve().parents[2] / "data" / "everyday"
 TOLERANCE = 0.02

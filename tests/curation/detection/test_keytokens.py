@@ -5,11 +5,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memadmin.curation.detection import keytokens, polarity
+from memadmin.curation.detection.comparing import contrast
+from memadmin.curation.detection.reading import keytokens, polarity
 
 
 def kinds(text_a, text_b):
-    return sorted(d.kind for d in keytokens.key_token_differences(text_a, text_b))
+    return sorted(d.kind for d in contrast.key_token_differences(text_a, text_b))
 
 
 @pytest.mark.parametrize(
@@ -53,8 +54,8 @@ def test_added_detail_and_other_spellings_are_no_difference(a, b):
 
 
 def test_opposite_polarity_is_found():
-    assert polarity.polarity_difference("Likes cilantro in tacos.", "Hates cilantro.") is not None
-    assert polarity.polarity_difference("Likes cilantro.", "Really likes cilantro.") is None
+    assert contrast.polarity_difference("Likes cilantro in tacos.", "Hates cilantro.") is not None
+    assert contrast.polarity_difference("Likes cilantro.", "Really likes cilantro.") is None
 
 
 def test_a_newer_text_can_announce_a_change():
@@ -77,7 +78,7 @@ def test_a_newer_text_can_announce_a_change():
     ],
 )
 def test_opposite_stances_in_four_languages(a, b):
-    assert polarity.polarity_difference(a, b) is not None
+    assert contrast.polarity_difference(a, b) is not None
 
 
 @pytest.mark.parametrize(
@@ -89,11 +90,11 @@ def test_opposite_stances_in_four_languages(a, b):
     ],
 )
 def test_stances_on_different_things_or_the_same_side_do_not_clash(a, b):
-    assert polarity.polarity_difference(a, b) is None
+    assert contrast.polarity_difference(a, b) is None
 
 
 def test_a_negated_name_clashes_with_the_same_name_asserted():
-    assert polarity.polarity_difference(
+    assert contrast.polarity_difference(
         "The build does not use Docker; it uses Podman.", "The build uses Docker."
     ) == ("negation: docker")
 
@@ -131,7 +132,7 @@ def test_a_plain_statement_announces_no_change(text):
     ],
 )
 def test_identifiers_that_differ_in_one_part_are_a_difference(a, b):
-    assert keytokens.key_token_differences(a, b)
+    assert contrast.key_token_differences(a, b)
 
 
 @pytest.mark.parametrize(
@@ -146,7 +147,7 @@ def test_identifiers_that_differ_in_one_part_are_a_difference(a, b):
     ],
 )
 def test_parallel_sentences_about_two_things_are_told_apart(a, b):
-    assert keytokens.different_things(a, b) is not None
+    assert contrast.different_things(a, b) is not None
 
 
 @pytest.mark.parametrize(
@@ -158,7 +159,7 @@ def test_parallel_sentences_about_two_things_are_told_apart(a, b):
     ],
 )
 def test_one_slot_filled_two_ways_is_not_two_things(a, b):
-    assert keytokens.different_things(a, b) is None
+    assert contrast.different_things(a, b) is None
 
 
 @given(st.text(alphabet=st.sampled_from("ab1 .!?:;。)\"'-#%\t\u00a0\n"), max_size=40))

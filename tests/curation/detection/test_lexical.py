@@ -5,8 +5,8 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from memadmin.curation.detection import lexical
-from memadmin.curation.detection.counts import Counts
+from memadmin.curation.detection.candidates.counts import Counts
+from memadmin.curation.detection.reading import lexical
 
 
 def test_terms_drop_stop_words_and_stem():

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from bench.oracle import Oracle
-from memadmin.curation import calibration, llm, model_fit
-from memadmin.curation.detection.judgement import Thresholds
+from memadmin.curation.detection.comparing.rules import Thresholds
+from memadmin.curation.learning import calibration
+from memadmin.curation.learning import fitting as model_fit
+from memadmin.curation.llm import client as llm
 
 SUITES = sorted((Path(__file__).parent / "pairs").glob("*.txt"))
 # Issues 21 and 26: at least 90 % of each class read right (with the LLM band, issue 39);

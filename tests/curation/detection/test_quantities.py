@@ -3,7 +3,8 @@ German, French and Chinese."""
 
 import pytest
 
-from memadmin.curation.detection import keytokens, quantities
+from memadmin.curation.detection.comparing import contrast
+from memadmin.curation.detection.reading import quantities
 
 
 @pytest.mark.parametrize(
@@ -34,24 +35,24 @@ def test_one_value_written_two_ways_reads_the_same(a, b):
 )
 def test_another_value_of_the_same_unit_differs(a, b):
     assert quantities.keys(a) != quantities.keys(b)
-    assert keytokens.key_token_differences(a, b)
+    assert contrast.key_token_differences(a, b)
 
 
 def test_a_calendar_span_matches_days_at_its_mean_length():
     assert (
-        keytokens.key_token_differences(
+        contrast.key_token_differences(
             "raw data is kept for 30 days", "raw data is kept for one month"
         )
         == ()
     )
-    assert keytokens.key_token_differences(
+    assert contrast.key_token_differences(
         "raw data is kept for 30 days", "raw data is kept for three months"
     )
 
 
 def test_the_same_quantity_in_other_words_is_no_key_token_difference():
     assert (
-        keytokens.key_token_differences(
+        contrast.key_token_differences(
             "The UPS gives about 25 minutes of runtime.", "UPS runtime: roughly 1500 s."
         )
         == ()

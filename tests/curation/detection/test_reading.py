@@ -3,7 +3,7 @@ alone, in the four languages of the lexicon."""
 
 import pytest
 
-from memadmin.curation.detection import reading
+from memadmin.curation.detection.reading import clause as reading
 
 
 def read(text: str) -> reading.Reading:

@@ -3,8 +3,9 @@ with their unit, names in their case (never the canonical values a reader cannot
 
 import pytest
 
-from memadmin.curation.detection import frames, keytokens, reading
-from memadmin.curation.detection.judgement import as_written
+from memadmin.curation.detection.comparing import contrast, frames
+from memadmin.curation.detection.comparing.rules import as_written
+from memadmin.curation.detection.reading import clause as reading
 
 
 @pytest.mark.parametrize(
@@ -32,5 +33,5 @@ def test_a_slot_with_two_values_names_them_as_written(older, newer, detail):
     ],
 )
 def test_a_key_token_difference_reads_as_written(older, newer, said):
-    (difference,) = keytokens.key_token_differences(older, newer)
+    (difference,) = contrast.key_token_differences(older, newer)
     assert as_written(difference, older, newer) == said

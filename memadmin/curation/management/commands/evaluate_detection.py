@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from memadmin.curation import queries
-from memadmin.curation.detection import evaluation
+from memadmin.curation.learning import evaluation
+from memadmin.curation.reads.exports import detection_output
 from memadmin.store.commands import MemadminCommand
 from memadmin.store.models import Namespace
 
@@ -31,7 +31,7 @@ class Command(MemadminCommand):
             namespaces = namespaces.filter(name=namespace)
             if not namespaces:
                 raise CommandError(f"no namespace {namespace!r}")
-        outputs = [queries.detection_output(found) for found in namespaces]
+        outputs = [detection_output(found) for found in namespaces]
         for output in outputs:
             result = evaluation.score_output(truth, [output])
             self.stdout.write(f"{output.namespace}: {result.summary()}")

@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import CommandError
 
-from memadmin.curation import queries
+from memadmin.curation.reads.exports import review_export
 from memadmin.store.commands import MemadminCommand
 
 
@@ -18,4 +18,4 @@ class Command(MemadminCommand):
 
         if namespace and not Namespace.objects.filter(name=namespace).exists():
             raise CommandError(f"no namespace {namespace!r}")
-        self.stdout.write(json.dumps(queries.review_export(namespace), ensure_ascii=False))
+        self.stdout.write(json.dumps(review_export(namespace), ensure_ascii=False))

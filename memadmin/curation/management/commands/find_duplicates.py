@@ -9,7 +9,8 @@ from django.conf import settings
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from memadmin.curation import llm, runs
+from memadmin.curation import runs
+from memadmin.curation.llm import client as llm
 from memadmin.store.commands import MemadminCommand
 from memadmin.store.progress import progress_bar
 
@@ -196,7 +197,7 @@ class Command(MemadminCommand):
     def one_batch(self, namespaces, options, session, *, seconds: bool) -> bool:
         """One Message Batch sent (or resumed), followed and recorded; False when there
         was nothing to ask."""
-        from memadmin.curation.runs import llm_batch
+        from memadmin.curation.llm import batches as llm_batch
 
         batch = llm_batch.unfinished()
         if batch is not None:

@@ -1,7 +1,9 @@
 from django.conf import settings
 from django.core.management.base import CommandError
 
-from memadmin.curation import decisions, llm, proposals, queries
+from memadmin.curation import decisions, proposals
+from memadmin.curation.llm import client as llm
+from memadmin.curation.reads.clusters import clusters_needing_proposals
 from memadmin.store.commands import MemadminCommand
 from memadmin.store.models import Namespace
 from memadmin.store.progress import progress_bar
@@ -27,7 +29,7 @@ class Command(MemadminCommand):
         if limit is not None and limit < 1:
             raise CommandError("--limit must be at least 1")
         session = llm.Session() if llm.configured() and not no_llm else None
-        todo = queries.clusters_needing_proposals(namespace, limit=limit)
+        todo = clusters_needing_proposals(namespace, limit=limit)
         by_author = {"llm": 0, "rule": 0}
         warned = 0
         with progress_bar(total=len(todo), desc="propose_merges", unit="clusters") as bar:

@@ -25,7 +25,9 @@ from collections.abc import Callable
 from django.conf import settings
 from django.db import transaction
 
-from memadmin.curation import decisions, llm, prompts
+from memadmin.curation import decisions
+from memadmin.curation.llm import client as llm
+from memadmin.curation.llm import prompts
 from memadmin.curation.models import LlmBatch
 from memadmin.store.models import Memory, Namespace
 

@@ -5,7 +5,7 @@ texts share, in the older text's order, without the stop words the lexicon knows
 
 from __future__ import annotations
 
-from memadmin.curation.detection.keytokens import words_of
+from memadmin.curation.detection.reading.keytokens import words_of
 from memadmin.store.lexicon import stop_words
 
 TOPIC_WORDS = 4  # a queue's group header, not a sentence

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import chain
 
-from memadmin.curation.detection import lexical
-from memadmin.curation.detection.words import never_a_name
+from memadmin.curation.detection.reading import lexical
+from memadmin.curation.detection.reading.words import never_a_name
 from memadmin.store.lexicon import fold
 
 # "User's name is Kenji", "My name is Priya", "Name is Sam Okoro", "Ich heiße Jana".

@@ -6,10 +6,15 @@ alone). Read by frames from the clause readings."""
 
 from __future__ import annotations
 
-from memadmin.curation.detection import alignment
-from memadmin.curation.detection.matching import found_in, measures, time_kind, values_only
-from memadmin.curation.detection.reading import Reading
-from memadmin.curation.detection.words import Token, class_of_word, slot_nouns
+from memadmin.curation.detection.comparing import alignment
+from memadmin.curation.detection.comparing.matching import (
+    found_in,
+    measures,
+    time_kind,
+    values_only,
+)
+from memadmin.curation.detection.reading.clause import Reading
+from memadmin.curation.detection.reading.words import Token, class_of_word, slot_nouns
 from memadmin.store.lexicon import HAN, words
 
 

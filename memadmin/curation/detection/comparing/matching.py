@@ -12,9 +12,10 @@ import re
 import unicodedata
 from itertools import pairwise
 
-from memadmin.curation.detection import alignment, keytokens
-from memadmin.curation.detection.reading import Reading
-from memadmin.curation.detection.words import Token, class_of, same_class
+from memadmin.curation.detection.comparing import alignment, contrast
+from memadmin.curation.detection.reading import keytokens
+from memadmin.curation.detection.reading.clause import Reading
+from memadmin.curation.detection.reading.words import Token, class_of, same_class
 
 # The most words that may differ on a side for the difference to be one slot's value
 # ("a data analyst" / "a product manager"); more is rewording, for the similarity.
@@ -48,7 +49,7 @@ def other_word_across(older: Reading, newer: Reading) -> str:
         a, b = only_a[0], only_b[0]
         # Names keep their spelling across languages ("Siemens" / "Bosch": two firms).
         names = a.kind == "name" or a.upper, b.kind == "name" or b.upper
-        other_names = all(names) and not keytokens.same_name(a.text, b.text, across=True)
+        other_names = all(names) and not contrast.same_name(a.text, b.text, across=True)
         if other_names or scores[a.text, b.text] < NOT_A_TRANSLATION:
             return f"{a.text} / {b.text}"
     return ""
@@ -77,12 +78,12 @@ def changed_values(values_a: set[str], values_b: set[str], text_b: str, text_a: 
             kind == "name"
             and not numbers_differ(of_a, of_b)
             and (
-                any(keytokens.keeps_name(n, text_b, across=True) for n in of_a)
-                or any(keytokens.keeps_name(n, text_a, across=True) for n in of_b)
+                any(contrast.keeps_name(n, text_b, across=True) for n in of_a)
+                or any(contrast.keeps_name(n, text_a, across=True) for n in of_b)
             )
         ):
             continue
-        if kind == "date" and any(keytokens.same_date(d, of_b) for d in of_a):
+        if kind == "date" and any(contrast.same_date(d, of_b) for d in of_a):
             continue
         return f"{kind}: {', '.join(sorted(of_a))} / {', '.join(sorted(of_b))}"
     return ""
@@ -106,9 +107,9 @@ def same_word(a: Token, b: Token) -> bool:
     if {a.kind, b.kind} == {"name", "word"}:
         return a.lemma == b.lemma  # "Her cat Miso" / "Miso, her cat": a name at the start
     if a.kind == "name" and b.kind == "name":  # "Postgres 16" / "PostgreSQL 16"
-        return keytokens.same_name(a.lemma, b.lemma)
+        return contrast.same_name(a.lemma, b.lemma)
     if a.value.startswith("date:") and b.value.startswith("date:"):
-        return keytokens.same_date(a.value[5:], {b.value[5:]})
+        return contrast.same_date(a.value[5:], {b.value[5:]})
     return False
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
-from memadmin.curation.detection.keytokens import key_tokens, text_words, words_of
-from memadmin.store.lexicon import HAN, fold, lexicon, stop_words, words
+from memadmin.curation.detection.reading.keytokens import key_tokens, text_words, words_of
+from memadmin.store.lexicon import fold, lexicon, stop_words, words
 from memadmin.store.text import text_cache
 
 
@@ -26,7 +26,7 @@ def _polarity() -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
 
 
 @text_cache
-def _stance(text: str) -> tuple[frozenset[str], frozenset[str]]:
+def stance(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """The positive and negative stance words of a text (negative phrases included).
     Cached, as the other readings of one text: a memory is in several pairs."""
     folded = fold(text)
@@ -66,29 +66,18 @@ def _chinese_entries(vocabulary: frozenset[str]) -> tuple[str, ...]:
 
 
 @text_cache
-def polarity_difference(text_a: str, text_b: str) -> str | None:
-    """Opposite stances ("likes" / "hates", "loves" / "can't stand", "mag" / "mag
-    keine", "aime" / "n'aime pas"), opposite states ("enabled" / "disabled"), or a term
-    one text negates that the other asserts: a description of the clash, or None."""
-    if not _shared_object(text_a, text_b):
-        return None  # "likes coffee" / "hates cilantro": stances on two things
-    pos_a, neg_a = _stance(text_a)
-    pos_b, neg_b = _stance(text_b)
-    if (pos_a and neg_b and not neg_a) or (pos_b and neg_a and not neg_b):
-        return f"polarity: {', '.join(sorted(pos_a | neg_a))} vs {', '.join(sorted(pos_b | neg_b))}"
-    words_a, words_b = text_words(text_a), text_words(text_b)
-    for one, other in lexicon()["polarity"]["opposite_states"]:
-        one, other = set(one), set(other)
-        if (words_a & one and words_b & other and not words_a & other) or (
-            words_b & one and words_a & other and not words_b & other
-        ):
-            side_a = sorted(words_a & (one | other))
-            side_b = sorted(words_b & (one | other))
-            return f"polarity: {', '.join(side_a)} vs {', '.join(side_b)}"
-    negated = _negation_clash(text_a, text_b)
-    if negated:
-        return f"negation: {negated}"
-    return None
+def content_stems(text: str) -> frozenset[str]:
+    """The stems (first five letters) of a text's words that are no stop words."""
+    stop = stop_words()
+    return frozenset(w[:5] for w in text_words(text) if w not in stop)
+
+
+@cache
+def stance_stems() -> frozenset[str]:
+    """The stems of every stance word (what a stance is about is something else)."""
+    positive, negative, phrases = _polarity()
+    stance = positive | negative | {word for phrase in phrases for word in phrase.split()}
+    return frozenset(word[:5] for word in stance)
 
 
 # How many words after a negation it reaches, within its clause ("does not use X",
@@ -96,38 +85,11 @@ def polarity_difference(text_a: str, text_b: str) -> str | None:
 NEGATION_REACH = 3
 
 
-def _shared_object(text_a: str, text_b: str) -> bool:
-    """Whether the texts share a content word besides stance words and their first word:
-    a stance is about something ("likes cilantro" / "hates cilantro")."""
-    # Who holds the stance is not what it is about: the first word ("Alice likes..." /
-    # "Alice hates..."). Not subject(): in a short sentence that is the object ("uses
-    # Docker").
-    subjects = {words[0].lower for words in (words_of(text_a), words_of(text_b)) if words}
-    left_out = _stance_stems() | {s[:5] for s in subjects if s}
-    shared = _content_stems(text_a) & _content_stems(text_b)
-    return bool(shared - left_out) or bool(HAN.search(text_a + text_b))
-
-
-@text_cache
-def _content_stems(text: str) -> frozenset[str]:
-    """The stems (first five letters) of a text's words that are no stop words."""
-    stop = stop_words()
-    return frozenset(w[:5] for w in text_words(text) if w not in stop)
-
-
-@cache
-def _stance_stems() -> frozenset[str]:
-    """The stems of every stance word (what a stance is about is something else)."""
-    positive, negative, phrases = _polarity()
-    stance = positive | negative | {word for phrase in phrases for word in phrase.split()}
-    return frozenset(word[:5] for word in stance)
-
-
 _CLAUSE_END = (".", ",", ";", ":", "!", "?", "。", "，", "；", "！", "？")
 
 
 @text_cache
-def _negated_names(text: str) -> tuple[frozenset[str], frozenset[str]]:
+def negated_names(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """(names asserted, names negated): a name or identifier within NEGATION_REACH words
     after a negation, in the same clause, is negated ("does not use Jenkins", "no Kafka
     in the pipeline"). Only names: what is negated about ordinary words ("no ports are
@@ -153,18 +115,6 @@ def _negated_names(text: str) -> tuple[frozenset[str], frozenset[str]]:
             (negated if reach else asserted).add(names[index])
         reach = max(reach - 1, 0)
     return frozenset(asserted), frozenset(negated)
-
-
-def _negation_clash(text_a: str, text_b: str) -> str | None:
-    """A term one text only asserts and the other only negates ("uses Jenkins" / "does
-    not use Jenkins; uses GitHub Actions")."""
-    asserted_a, negated_a = _negated_names(text_a)
-    asserted_b, negated_b = _negated_names(text_b)
-    clash = sorted(
-        ((asserted_a - negated_a) & (negated_b - asserted_b))
-        | ((asserted_b - negated_b) & (negated_a - asserted_a))
-    )
-    return ", ".join(clash) if clash else None
 
 
 @cache

@@ -29,10 +29,10 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 
-from memadmin.curation import calibration
-from memadmin.curation.detection import confidence, evaluation
-from memadmin.curation.detection.evidence import FEATURES, Evidence
-from memadmin.curation.detection.judgement import Thresholds
+from memadmin.curation.detection.comparing.evidence import FEATURES, Evidence
+from memadmin.curation.detection.comparing.rules import Thresholds
+from memadmin.curation.detection.scoring import model as confidence
+from memadmin.curation.learning import calibration, evaluation
 from memadmin.curation.runs import planning
 
 ONE, CONFLICT, TWO = 0, 1, 2

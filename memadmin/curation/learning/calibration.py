@@ -20,9 +20,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from memadmin.curation.detection import evaluation, guards
-from memadmin.curation.detection.confidence import PROPOSED
-from memadmin.curation.detection.judgement import Thresholds
+from memadmin.curation.detection.comparing.rules import Thresholds
+from memadmin.curation.detection.scoring import guards
+from memadmin.curation.detection.scoring.model import PROPOSED
+from memadmin.curation.learning import evaluation
 from memadmin.curation.runs import planning
 from memadmin.store import embeddings, multilingual
 from memadmin.store.text import content_hash
@@ -157,7 +158,7 @@ def plan_namespace(
     doubtful pairs as a run's band does (runs.llm_verdicts, nothing recorded)."""
     judged = judge_namespace(memories, thresholds, vectors, model)
     if llm_options is not None:
-        from memadmin.curation.runs import llm_verdicts
+        from memadmin.curation.llm import band as llm_verdicts
         from memadmin.curation.runs.options import NamespaceReport
 
         report = NamespaceReport(namespace="", changed=len(memories))

@@ -23,16 +23,10 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from memadmin.curation.detection import (
-    alignment,
-    frames,
-    guards,
-    keytokens,
-    lexical,
-    matching,
-    polarity,
-    reading,
-)
+from memadmin.curation.detection.comparing import alignment, contrast, frames, matching
+from memadmin.curation.detection.reading import clause as reading
+from memadmin.curation.detection.reading import keytokens, lexical, polarity
+from memadmin.curation.detection.scoring import guards
 from memadmin.store.lexicon import languages_differ
 
 
@@ -227,7 +221,7 @@ def judge_pair(
     # tokens' to compare.
     more_clauses = any(r.clause_end < len(r.tokens) for r in (reading_a, reading_b))
     if relation.kind == frames.UNREAD or (
-        more_clauses and keytokens.key_token_differences(body_a, body_b)
+        more_clauses and contrast.key_token_differences(body_a, body_b)
     ):
         decided = _by_signals(a, b, judgement, tfidf, thresholds, multi=multi, cross=cross)
         if decided is not None:
@@ -329,9 +323,9 @@ def automatic_merge(text_a: str, text_b: str, *, cosine: float, thresholds: Thre
         return False
     if reading_a.change != reading_b.change or reading_a.event != reading_b.event:
         return False
-    if keytokens.key_token_differences(reading_a.body, reading_b.body):
+    if contrast.key_token_differences(reading_a.body, reading_b.body):
         return False
-    if polarity.polarity_difference(reading_a.body, reading_b.body):
+    if contrast.polarity_difference(reading_a.body, reading_b.body):
         return False
     if not matching.roles_kept(reading_a, reading_b):
         return False  # the same words in other roles: two facts
@@ -353,15 +347,15 @@ def _by_signals(a, b, judgement, tfidf, thresholds, *, multi, cross) -> PairJudg
     # across languages, where MiniLM cannot read one side.
     multi_subject = cross and multi is not None and multi >= thresholds.multi_subject
     same_subject = similarity >= thresholds.conflict or multi_subject
-    subjects = keytokens.different_subjects(body_a, body_b)
+    subjects = contrast.different_subjects(body_a, body_b)
     if subjects:
         # "pve1 has 64 GB RAM" / "pve2 has 32 GB RAM": two things, neither one fact
         # nor a changed one.
         judgement.reasons.append(f"different subjects: {subjects[0]} / {subjects[1]}")
         judgement.never_together = True
         return judgement
-    differences = keytokens.key_token_differences(body_a, body_b)
-    opposed = polarity.polarity_difference(body_a, body_b)
+    differences = contrast.key_token_differences(body_a, body_b)
+    opposed = contrast.polarity_difference(body_a, body_b)
     newer_changes = polarity.announces_change(body_b)
 
     # "prefers Python for scripts" / "works at Veolia": values differ because the facts
@@ -385,7 +379,7 @@ def _by_signals(a, b, judgement, tfidf, thresholds, *, multi, cross) -> PairJudg
     if (
         (differences or opposed or changed)
         and not cross  # parallel wording says nothing across languages
-        and (things := keytokens.different_things(body_a, body_b))
+        and (things := contrast.different_things(body_a, body_b))
     ):
         # Parallel sentences about two things ("Grip force for the plastic bottle is
         # 8 N" / "... for the glass bottle is 20 N"): no conflict, and never one fact.
@@ -412,7 +406,7 @@ def _by_signals(a, b, judgement, tfidf, thresholds, *, multi, cross) -> PairJudg
     return None
 
 
-def as_written(difference: keytokens.KeyTokenDifference, text_a: str, text_b: str) -> str:
+def as_written(difference: contrast.KeyTokenDifference, text_a: str, text_b: str) -> str:
     """A key-token difference as the texts write it ("quantity (length): 42 cm / 45 cm",
     not the canonical "0.42 vs 0.45"), for reasons people read."""
     measure = difference.kind.removeprefix("quantity (").removesuffix(")")
@@ -481,7 +475,7 @@ def slot_overlap(text_a: str, text_b: str, differences, tfidf: lexical.TfIdf) ->
     return tfidf.containment(text_a, text_b, ignore=ignore)
 
 
-def _added_values(older: str, newer: str) -> list[keytokens.KeyTokenDifference]:
+def _added_values(older: str, newer: str) -> list[contrast.KeyTokenDifference]:
     """The values the newer text brings of a kind the older also has (a new value beside
     the old one: "now listens on 9100 (8080 clashed)"), as differences from the older
     values the newer does not repeat."""
@@ -493,10 +487,10 @@ def _added_values(older: str, newer: str) -> list[keytokens.KeyTokenDifference]:
         token
         for token in new_tokens - old_tokens
         if token.kind in old_kinds
-        and not (token.kind == "name" and keytokens.keeps_name(token.value, older, across=across))
+        and not (token.kind == "name" and contrast.keeps_name(token.value, older, across=across))
     }
     return [
-        keytokens.KeyTokenDifference(
+        contrast.KeyTokenDifference(
             kind,
             tuple(sorted(t.value for t in old_tokens - new_tokens if t.kind == kind)),
             tuple(sorted(t.value for t in added if t.kind == kind)),

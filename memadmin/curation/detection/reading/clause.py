@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass
 from functools import cache, cached_property
 
-from memadmin.curation.detection import polarity, quantities
-from memadmin.curation.detection.words import (
+from memadmin.curation.detection.reading import polarity, quantities
+from memadmin.curation.detection.reading.words import (
     CHINESE_VERBS,
     PredicateClass,
     Token,

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memadmin.curation.detection import alignment, keytokens, slots
-from memadmin.curation.detection.matching import (
+from memadmin.curation.detection.comparing import alignment, contrast, slots
+from memadmin.curation.detection.comparing.matching import (
     RESIDUE_WORDS,
     changed_values,
     found_in,
@@ -31,8 +31,8 @@ from memadmin.curation.detection.matching import (
     values_only,
     without_acronyms,
 )
-from memadmin.curation.detection.reading import Reading
-from memadmin.curation.detection.words import (
+from memadmin.curation.detection.reading.clause import Reading
+from memadmin.curation.detection.reading.words import (
     PredicateClass,
     Token,
     class_of,
@@ -97,7 +97,7 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     if across:
         names_a = [t.lemma for t in subject_a if t.kind == "name"]
         names_b = [t.lemma for t in subject_b if t.kind == "name"]
-        if names_a and names_b and not keytokens.keeps_name(names_a[0], newer.text, across=True):
+        if names_a and names_b and not contrast.keeps_name(names_a[0], newer.text, across=True):
             return f"{names_a[0]} / {names_b[0]}"
         return ""
     if older.opening or newer.opening:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from memadmin.curation.model_fit import CONFLICT, TWO, PairTable, with_thresholds
+from memadmin.curation.learning.fitting import CONFLICT, TWO, PairTable, with_thresholds
 
 
 def held_out_log_loss(

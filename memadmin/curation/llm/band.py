@@ -31,10 +31,11 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 from django.conf import settings
 
-from memadmin.curation import decisions, llm
-from memadmin.curation.detection import guards
-from memadmin.curation.detection.confidence import PROPOSED, stored_model
-from memadmin.curation.detection.judgement import PairJudgement, Verdict
+from memadmin.curation import decisions
+from memadmin.curation.detection.comparing.rules import PairJudgement, Verdict
+from memadmin.curation.detection.scoring import guards
+from memadmin.curation.detection.scoring.model import PROPOSED, stored_model
+from memadmin.curation.llm import client as llm
 from memadmin.curation.runs import planning
 from memadmin.store.models import Namespace
 

@@ -19,7 +19,8 @@ from typing import NamedTuple
 import numpy as np
 from django.conf import settings
 
-from memadmin.curation.detection import lexical, reading
+from memadmin.curation.detection.reading import clause as reading
+from memadmin.curation.detection.reading import lexical
 from memadmin.store.text import short, text_cache
 
 # --- Candidate pairs ---------------------------------------------------------------------

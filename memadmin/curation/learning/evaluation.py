@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memadmin.curation.detection.clustering import UnionFind
+from memadmin.curation.detection.scoring.clustering import UnionFind
 
 
 def _pairs(groups: Iterable[Iterable[str]]) -> set[frozenset[str]]:

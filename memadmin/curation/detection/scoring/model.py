@@ -32,10 +32,10 @@ from pathlib import Path
 import numpy as np
 from django.core.exceptions import ImproperlyConfigured
 
-from memadmin.curation.detection import evidence as evidence_module
-from memadmin.curation.detection import guards
-from memadmin.curation.detection.evidence import FEATURES, INDEX
-from memadmin.curation.detection.judgement import Verdict, judge_pair
+from memadmin.curation.detection.comparing import evidence as evidence_module
+from memadmin.curation.detection.comparing.evidence import FEATURES, INDEX
+from memadmin.curation.detection.comparing.rules import Verdict, judge_pair
+from memadmin.curation.detection.scoring import guards
 
 MODEL_PATH = Path(__file__).with_name("pair_model.json")
 

@@ -22,7 +22,7 @@ from datetime import datetime
 
 from django.conf import settings
 
-from memadmin.curation import prompts
+from memadmin.curation.llm import prompts
 from memadmin.store import validation
 
 logger = logging.getLogger("memadmin.curation")

@@ -20,15 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memadmin.curation.detection import (
-    alignment,
-    frames,
-    keytokens,
-    matching,
-    polarity,
-    reading,
-)
-from memadmin.curation.detection.judgement import as_written, slot_overlap
+from memadmin.curation.detection.comparing import alignment, contrast, frames, matching
+from memadmin.curation.detection.comparing.rules import as_written, slot_overlap
+from memadmin.curation.detection.reading import clause as reading
+from memadmin.curation.detection.reading import keytokens, polarity
 from memadmin.store.lexicon import languages_differ
 from memadmin.store.text import short, text_cache
 
@@ -192,7 +187,7 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
     if relation.kind != frames.UNREAD and relation.kind != frames.SAME:
         findings.append(_relation_phrase(relation))
 
-    differences = keytokens.key_token_differences(body_a, body_b)
+    differences = contrast.key_token_differences(body_a, body_b)
     for difference in differences:
         kind = difference.kind.split(" ")[0]
         if kind == "name":
@@ -218,7 +213,7 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
             found["one_slot"] = 1.0
     # The rules' strict check of an automatic merge read the polarity already: none.
     strict = judgement.verdict == "auto_merge"
-    opposed = None if strict else polarity.polarity_difference(body_a, body_b)
+    opposed = None if strict else contrast.polarity_difference(body_a, body_b)
     if opposed:
         found["opposed"] = 1.0
         findings.append(f"one denies or reverses the other: {opposed}")
@@ -227,14 +222,14 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
         findings.append("the newer announces a change")
     if polarity.announces_change(body_a):
         found["older_announces_change"] = 1.0
-    subjects = keytokens.different_subjects(body_a, body_b)
+    subjects = contrast.different_subjects(body_a, body_b)
     if subjects or relation.kind == frames.OTHER_SUBJECT:
         found["different_subjects"] = 1.0
         found["two_subjects_x_cosine"] = cosine
         if subjects:
             findings.append(f"different subjects: {subjects[0]} / {subjects[1]}")
     if differences or opposed:
-        things = keytokens.different_things(body_a, body_b)
+        things = contrast.different_things(body_a, body_b)
         if things:
             found["different_things"] = 1.0
             findings.append(f"different things: {things}")

@@ -12,7 +12,7 @@ from django.db.models import Max, QuerySet
 from django.utils import timezone
 
 from memadmin.curation.models import Cluster, Conflict, HistoryEvent, MergeProposal
-from memadmin.curation.queries import given
+from memadmin.curation.reads.filters import given
 
 # How each decision reads in a sentence ("carla excluded c at 10:42").
 VERBS = {

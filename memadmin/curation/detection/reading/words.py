@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from memadmin.curation.detection import keytokens, quantities
+from memadmin.curation.detection.reading import keytokens, quantities
 from memadmin.store.lexicon import HAN, fold, lexicon, stop_words, words
 from memadmin.store.text import text_cache
 

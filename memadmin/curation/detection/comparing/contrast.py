@@ -1,0 +1,344 @@
+"""What two texts' values are to each other: the key tokens each has and the other lacks
+("deployed on Hetzner" / "deployed on Railway", "port 8080" / "port 9090"), names one
+or two ("Postgres" / "PostgreSQL", "J4" / "Joint 4", Lisbon / Lissabon), the subjects and
+things two parallel sentences name, and a stance or a negation one side reverses.
+
+Values come from curation.detection.reading (key tokens in canonical form, stances,
+negated names): a value written another way never looks like a changed fact.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from memadmin.curation.detection.reading.keytokens import (
+    compounds,
+    frame_stems,
+    key_tokens,
+    name_parts,
+    subject,
+    text_words,
+    words_of,
+)
+from memadmin.curation.detection.reading.polarity import (
+    content_stems,
+    negated_names,
+    stance,
+    stance_stems,
+)
+from memadmin.store.lexicon import HAN, language_of, lexicon, stop_words
+from memadmin.store.text import text_cache
+
+
+def _compatible(kind: str, value: str, others: set[str]) -> bool:
+    """A name is kept by the other text when it appears there (an initial with or without
+    its stop: "K." / "K.'s"), a longer or shorter form (Postgres / PostgreSQL), its short
+    form ("Joint 4" / "J4"); a date when a fuller or partial form of it does."""
+    if kind == "date":
+        return any(
+            value == o
+            or o.endswith(value)
+            or value.endswith(o)
+            or o.startswith(value)
+            or value.startswith(o)
+            for o in others
+        )
+    if value in others or value.rstrip(".") in {o.rstrip(".") for o in others}:
+        return True
+    letters, number = name_parts(value)
+    for other in others:
+        if value == other:
+            return True
+        if min(len(value), len(other)) >= 4 and (
+            value.startswith(other) or other.startswith(value)
+        ):
+            return True
+        other_letters, other_number = name_parts(other)
+        if (
+            number
+            and number == other_number
+            and (letters.startswith(other_letters) or other_letters.startswith(letters))
+        ):
+            return True
+    return False
+
+
+# How alike two spellings of one name in two languages are, at least (difflib's ratio:
+# Lisbon / Lissabon 0.86, Lisbonne 0.86; Hetzner / Railway 0.14).
+NAME_ACROSS_LANGUAGES = 0.7
+
+
+def same_date(value: str, others: set[str]) -> bool:
+    """Whether a date value is one of `others`, in a fuller or partial form
+    ("-04-03" and "2026-04-03")."""
+    return _compatible("date", value, others)
+
+
+def keeps_name(name: str, text: str, *, across: bool) -> bool:
+    """Whether `text` has the name (key token value) `name`, in any form a key-token
+    comparison accepts (`across`: the name comes from a text in another language, so
+    another spelling of it counts)."""
+    others = text_words(text) | {t.value for t in key_tokens(text) if t.kind == "name"}
+    return (_compatible_across if across else _compatible)("name", name, others)
+
+
+def same_name(name_a: str, name_b: str, *, across: bool = False) -> bool:
+    """Two names (key token values) that name one thing, either way round ("postgres 16"
+    / "postgresql 16", "j4" / "joint 4"; across languages a close spelling too)."""
+    compatible = _compatible_across if across else _compatible
+    return compatible("name", name_a, {name_b}) or compatible("name", name_b, {name_a})
+
+
+def _compatible_across(kind: str, value: str, others: set[str]) -> bool:
+    """_compatible, or a spelling of the name in another language (a close one)."""
+    return _compatible(kind, value, others) or any(
+        SequenceMatcher(None, value, other).ratio() >= NAME_ACROSS_LANGUAGES
+        for other in others
+        if len(other) >= 4
+    )
+
+
+@dataclass(frozen=True)
+class KeyTokenDifference:
+    kind: str
+    only_in_a: tuple[str, ...]
+    only_in_b: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"{self.kind}: {', '.join(self.only_in_a)} vs {', '.join(self.only_in_b)}"
+
+
+@text_cache
+def key_token_differences(text_a: str, text_b: str) -> tuple[KeyTokenDifference, ...]:
+    """Kinds of key token for which each text has a value the other lacks ("on Tuesday" /
+    "on Thursday", "3.11" / "3.13", "auth-svc" / "billing-svc"; a value on one side only
+    is added detail). Cached: a judgement asks it of one pair more than once."""
+    tokens_a, tokens_b = key_tokens(text_a), key_tokens(text_b)
+    across = language_of(text_a) != language_of(text_b)
+    differences = []
+    for kind in sorted({token.kind for token in tokens_a | tokens_b}):
+        values_a = {token.value for token in tokens_a if token.kind == kind}
+        values_b = {token.value for token in tokens_b if token.kind == kind}
+        if kind == "quantity":
+            differences.extend(_quantity_differences(values_a, values_b))
+            continue
+        if kind == "name":
+            # A sentence-initial name is not extracted ("NOx readings..."), but the word is
+            # there: any word of the other text keeps a name. Across languages a name
+            # keeps its spelling of the other language (Lisbon / Lissabon / Lisbonne).
+            words_a, words_b = values_a | text_words(text_a), values_b | text_words(text_b)
+            keeps = _compatible_across if across else _compatible
+            only_a = sorted(v for v in values_a if not keeps(kind, v, words_b))
+            only_b = sorted(v for v in values_b if not keeps(kind, v, words_a))
+        elif kind == "date":
+            only_a = sorted(v for v in values_a if not _compatible(kind, v, values_b))
+            only_b = sorted(v for v in values_b if not _compatible(kind, v, values_a))
+        else:
+            only_a, only_b = sorted(values_a - values_b), sorted(values_b - values_a)
+        if only_a and only_b:
+            differences.append(KeyTokenDifference(kind, tuple(only_a), tuple(only_b)))
+    differences.extend(_compound_differences(text_a, text_b))
+    return tuple(differences)
+
+
+def _quantity_differences(values_a: set[str], values_b: set[str]) -> list[KeyTokenDifference]:
+    """A measure taken on both sides with different values is a changed quantity, even
+    when the newer text also mentions the old value ("15 N; at 12.5 N it slipped")."""
+    differences = []
+    measures_a = {value.split("=")[0] for value in values_a}
+    measures_b = {value.split("=")[0] for value in values_b}
+    spans = _span_difference(values_a, values_b, measures_a, measures_b)
+    if spans:
+        differences.append(spans)
+    for measure in sorted(measures_a & measures_b):
+        of_a = {v.split("=")[1] for v in values_a if v.startswith(f"{measure}=")}
+        of_b = {v.split("=")[1] for v in values_b if v.startswith(f"{measure}=")}
+        if of_a != of_b:
+            differences.append(
+                KeyTokenDifference(
+                    f"quantity ({measure})", tuple(sorted(of_a)), tuple(sorted(of_b))
+                )
+            )
+    return differences
+
+
+# Months and years are calendar spans (no fixed length); against a span in days or
+# hours they compare at their mean length, within SPAN_TOLERANCE ("30 days" = "a month").
+SECONDS_PER_MONTH = 30.44 * 86400
+SPAN_TOLERANCE = 0.05
+
+
+def _span_difference(values_a, values_b, measures_a, measures_b) -> KeyTokenDifference | None:
+    """A time span one text gives in calendar units and the other in fixed ones, with no
+    value of one within SPAN_TOLERANCE of a value of the other: "kept for 30 days" /
+    "kept for 3 months"."""
+    one_each = {"duration", "calendar"}
+    span_a, span_b = measures_a & one_each, measures_b & one_each
+    if not span_a or not span_b or span_a & span_b:
+        return None  # no span on a side, or one measure on both (compared as usual)
+
+    def seconds(values) -> dict[str, float]:
+        found = {}
+        for value in values:
+            measure, number = value.split("=")
+            if measure in one_each:
+                scale = SECONDS_PER_MONTH if measure == "calendar" else 1.0
+                found[value] = float(number) * scale
+        return found
+
+    spans_a, spans_b = seconds(values_a), seconds(values_b)
+    close = any(
+        abs(x - y) <= SPAN_TOLERANCE * max(x, y) for x in spans_a.values() for y in spans_b.values()
+    )
+    if close:
+        return None
+    return KeyTokenDifference("quantity (duration)", tuple(sorted(spans_a)), tuple(sorted(spans_b)))
+
+
+def _compound_differences(text_a: str, text_b: str) -> list[KeyTokenDifference]:
+    """Identifiers of several parts that share one and differ in another: "auth-svc" /
+    "billing-svc", "m5.large" / "m5.xlarge", "debian-12" / "debian-11", "cems-api" /
+    "cems-ingest". Each names another thing, however alike the rest of the text."""
+    compounds_a, compounds_b = compounds(text_a), compounds(text_b)
+    only_a, only_b = compounds_a - compounds_b, compounds_b - compounds_a
+    pairs = [
+        (a, b)
+        for a in only_a
+        for b in only_b
+        if _one_part_differs(re.split(r"[-_.]", a), re.split(r"[-_.]", b))
+    ]
+    if not pairs:
+        return []
+    return [
+        KeyTokenDifference(
+            "identifier", tuple(sorted({a for a, _ in pairs})), tuple(sorted({b for _, b in pairs}))
+        )
+    ]
+
+
+def _one_part_differs(parts_a: list[str], parts_b: list[str]) -> bool:
+    if len(parts_a) != len(parts_b):
+        return False
+    same = sum(a == b for a, b in zip(parts_a, parts_b, strict=True))
+    return 0 < same < len(parts_a)
+
+
+def different_subjects(text_a: str, text_b: str) -> tuple[str, str] | None:
+    """The two entities, when both texts name one first and they differ: two facts about
+    two things ("pve1 has 64 GB RAM" / "pve2 has 32 GB RAM"), neither a duplicate nor a
+    conflict however alike the rest."""
+    a, b = subject(text_a), subject(text_b)
+    if a is None or b is None or _compatible("name", a, {b}):
+        return None
+    return a, b
+
+
+def different_things(text_a: str, text_b: str) -> str | None:
+    """Two parallel sentences about two things, where a value also differs (so they
+    would read as a conflict): "Jana hat am 12. April Geburtstag" / "Felix hat am 21.
+    April Geburtstag" (another first word, the same second one); "Grip force for the
+    plastic water bottle is 8 N" / "Grip force for the glass bottle is 20 N" (the same
+    start, then other words that neither text has elsewhere, before any value). A
+    description, or None. A changed fact keeps its subject and changes its value."""
+    subjects = different_subjects(text_a, text_b)
+    if subjects:
+        return f"{subjects[0]} / {subjects[1]}"
+    raw_a, raw_b = words_of(text_a), words_of(text_b)
+    first_a, first_b = (raw_a[0].lower, raw_b[0].lower) if raw_a and raw_b else ("", "")
+    if (
+        len(raw_a) > 1
+        and len(raw_b) > 1
+        and raw_a[1].lower == raw_b[1].lower
+        and raw_a[0].raw[0].isupper()
+        and raw_b[0].raw[0].isupper()
+        and not {first_a, first_b} & stop_words()
+        and first_a not in text_words(text_b)
+        and first_b not in text_words(text_a)
+    ):
+        return f"{first_a} / {first_b}"
+    frame_a, frame_b = frame_stems(text_a), frame_stems(text_b)
+    return _diverging_objects(frame_a, frame_b)
+
+
+def _diverging_objects(
+    frame_a: list[tuple[str, bool]], frame_b: list[tuple[str, bool]]
+) -> str | None:
+    """The two qualifiers when the texts part after a shared start and join again on a
+    shared word before any value: "the plastic water bottle is 8 N" / "the glass bottle
+    is 20 N" name two bottles. Texts that part at a value or a name and never join
+    again before it ("runs HAOS in a VM" / "runs on a Raspberry Pi") fill one slot two
+    ways: that is a conflict, not two things."""
+    shared = 0
+    while shared < min(len(frame_a), len(frame_b)) and frame_a[shared][0] == frame_b[shared][0]:
+        shared += 1
+    if not shared or shared >= min(len(frame_a), len(frame_b)):
+        return None
+    rest_a, rest_b = frame_a[shared:], frame_b[shared:]
+    if rest_a[0][1] or rest_b[0][1]:
+        return None  # the texts part at a value: one thing, changed
+    before_value_a = [stem for stem, _ in _until_value(rest_a)]
+    before_value_b = [stem for stem, _ in _until_value(rest_b)]
+    if rest_a[0][0] in before_value_b or rest_b[0][0] in before_value_a:
+        return None  # the same words, reordered
+    if not set(before_value_a[1:]) & set(before_value_b[1:]):
+        return None
+    return f"{rest_a[0][0]} / {rest_b[0][0]}"
+
+
+def _until_value(frame: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    for index, (_, value) in enumerate(frame):
+        if value:
+            return frame[:index]
+    return frame
+
+
+@text_cache
+def polarity_difference(text_a: str, text_b: str) -> str | None:
+    """Opposite stances ("likes" / "hates", "loves" / "can't stand", "mag" / "mag
+    keine", "aime" / "n'aime pas"), opposite states ("enabled" / "disabled"), or a term
+    one text negates that the other asserts: a description of the clash, or None."""
+    if not _shared_object(text_a, text_b):
+        return None  # "likes coffee" / "hates cilantro": stances on two things
+    pos_a, neg_a = stance(text_a)
+    pos_b, neg_b = stance(text_b)
+    if (pos_a and neg_b and not neg_a) or (pos_b and neg_a and not neg_b):
+        return f"polarity: {', '.join(sorted(pos_a | neg_a))} vs {', '.join(sorted(pos_b | neg_b))}"
+    words_a, words_b = text_words(text_a), text_words(text_b)
+    for one, other in lexicon()["polarity"]["opposite_states"]:
+        one, other = set(one), set(other)
+        if (words_a & one and words_b & other and not words_a & other) or (
+            words_b & one and words_a & other and not words_b & other
+        ):
+            side_a = sorted(words_a & (one | other))
+            side_b = sorted(words_b & (one | other))
+            return f"polarity: {', '.join(side_a)} vs {', '.join(side_b)}"
+    negated = _negation_clash(text_a, text_b)
+    if negated:
+        return f"negation: {negated}"
+    return None
+
+
+def _shared_object(text_a: str, text_b: str) -> bool:
+    """Whether the texts share a content word besides stance words and their first word:
+    a stance is about something ("likes cilantro" / "hates cilantro")."""
+    # Who holds the stance is not what it is about: the first word ("Alice likes..." /
+    # "Alice hates..."). Not subject(): in a short sentence that is the object ("uses
+    # Docker").
+    subjects = {words[0].lower for words in (words_of(text_a), words_of(text_b)) if words}
+    left_out = stance_stems() | {s[:5] for s in subjects if s}
+    shared = content_stems(text_a) & content_stems(text_b)
+    return bool(shared - left_out) or bool(HAN.search(text_a + text_b))
+
+
+def _negation_clash(text_a: str, text_b: str) -> str | None:
+    """A term one text only asserts and the other only negates ("uses Jenkins" / "does
+    not use Jenkins; uses GitHub Actions")."""
+    asserted_a, negated_a = negated_names(text_a)
+    asserted_b, negated_b = negated_names(text_b)
+    clash = sorted(
+        ((asserted_a - negated_a) & (negated_b - asserted_b))
+        | ((asserted_b - negated_b) & (negated_a - asserted_a))
+    )
+    return ", ".join(clash) if clash else None

@@ -1,0 +1,243 @@
+"""What the cluster pages (the queue, a cluster's page, the batch screen and the bulk
+previews) and the decisions on clusters read: a cluster's members, its pending proposal,
+its version, what a merge became, where a split's members went.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.conf import settings
+from django.db.models import Count, Prefetch, Q, QuerySet
+
+from memadmin.curation.detection.scoring import guards
+from memadmin.curation.models import (
+    Cluster,
+    ClusterMember,
+    ClusterStatus,
+    MergeProposal,
+    ProposalStatus,
+    Tier,
+)
+from memadmin.curation.reads.filters import given, memories_with
+from memadmin.store.models import Memory, MemoryStatus
+
+
+def members_queryset(*, active_only: bool = False) -> QuerySet[ClusterMember]:
+    """A cluster's members as every page and decision sees them: not excluded by a
+    curator, oldest first (the order the LLM and the reviewer read them in), without the
+    vector. `active_only` leaves out members folded or retired since the cluster opened."""
+    members = ClusterMember.objects.filter(excluded=False)
+    if active_only:
+        members = members.filter(memory__status=MemoryStatus.ACTIVE)
+    return (
+        members.select_related("memory")
+        .defer("memory__embedding", "memory__embedding_multi")
+        .order_by("memory__created_at", "memory_id")
+    )
+
+
+def cluster_members(cluster: Cluster, *, active_only: bool = False) -> list[Memory]:
+    """The members of one cluster (see members_queryset)."""
+    return [m.memory for m in members_queryset(active_only=active_only).filter(cluster=cluster)]
+
+
+def pending_proposal(cluster: Cluster) -> MergeProposal | None:
+    return cluster.proposals.filter(status=ProposalStatus.PENDING).first()
+
+
+def clusters_needing_proposals(
+    namespace: str | None, *, limit: int | None = None
+) -> list[tuple[Cluster, list]]:
+    """Open clusters, oldest first, whose members (active, not excluded) have no pending
+    proposal written from them; with those members, oldest to newest."""
+    clusters = (
+        Cluster.objects.filter(status=ClusterStatus.OPEN)
+        .prefetch_related(
+            Prefetch("memberships", queryset=members_queryset(active_only=True)),
+            Prefetch(
+                "proposals",
+                queryset=MergeProposal.objects.filter(status=ProposalStatus.PENDING),
+            ),
+        )
+        .order_by("created_at", "id")
+    )
+    if namespace:
+        clusters = clusters.filter(namespace__name=namespace)
+    found = []
+    for cluster in clusters.iterator(chunk_size=500):
+        members = [m.memory for m in cluster.memberships.all()]
+        if len(members) < 2:
+            continue
+        fingerprint = MergeProposal.fingerprint(members)
+        if any(p.members_fingerprint == fingerprint for p in cluster.proposals.all()):
+            continue
+        found.append((cluster, members))
+        if limit is not None and len(found) >= limit:
+            break
+    return found
+
+
+QUEUE_SORTS = {
+    "surest": ("-confidence", "-min_similarity", "id"),
+    "closest": ("-min_similarity", "id"),
+    "weakest": ("min_similarity", "id"),
+    "newest": ("-created_at", "-id"),
+    "largest": ("-size", "-min_similarity", "id"),
+}
+
+
+def cluster_queue(
+    *,
+    namespace: str | None = None,
+    status: str = ClusterStatus.OPEN,
+    min_similarity: float | None = None,
+    max_similarity: float | None = None,
+    size: int | None = None,
+    category: str = "",
+    protected: bool | None = None,
+    method: str = "",
+    sort: str = "surest",
+    tier: str = Tier.PROPOSED,
+    words: str = "",
+    min_confidence: float | None = None,
+):
+    """Clusters for the review queue (one tier: proposed, or the doubtful possible ones
+    apart), surest first, with members and the pending proposal prefetched: the same
+    number of queries for 1 cluster or 1,000."""
+    clusters = (
+        Cluster.objects.select_related("namespace")
+        .prefetch_related(
+            Prefetch("memberships", queryset=members_queryset()),
+            Prefetch(
+                "proposals",
+                queryset=MergeProposal.objects.filter(status=ProposalStatus.PENDING).order_by(
+                    "-created_at", "-id"
+                ),
+                to_attr="pending",
+            ),
+        )
+        .filter(status=status)
+    )
+    if size or sort == "largest":
+        # Counting members aggregates over every matching cluster: only when asked for.
+        clusters = clusters.annotate(
+            size=Count("memberships", filter=Q(memberships__excluded=False))
+        )
+    clusters = clusters.order_by(*QUEUE_SORTS.get(sort, QUEUE_SORTS["surest"]))
+    conditions = {
+        "tier": tier or None,
+        "namespace__name": namespace,
+        "min_similarity__gte": min_similarity,
+        "min_similarity__lte": max_similarity,
+        "size": size or None,
+        "confidence__gte": min_confidence or None,
+    }
+    clusters = clusters.filter(**given(conditions))
+    if category:
+        clusters = clusters.filter(
+            pk__in=ClusterMember.objects.filter(memory__category=category).values("cluster")
+        )
+    if words:  # a member holds them
+        clusters = clusters.filter(
+            pk__in=ClusterMember.objects.filter(
+                excluded=False, memory__in=memories_with(words)
+            ).values("cluster")
+        )
+    if protected is not None:
+        has_flag = Q(flags__contains=["protected"])
+        clusters = clusters.filter(has_flag if protected else ~has_flag)
+    if method:
+        # jsonb containment: some edge of the cluster was found by this method.
+        clusters = clusters.filter(edges__contains=[{"method": method}])
+    return clusters
+
+
+def exact_open_clusters(namespace: str | None = None) -> list[Cluster]:
+    """Open clusters whose every edge is an exact duplicate (copies a guard or a protected
+    member kept from collapsing automatically): what bulk acceptance takes, after a
+    preview that shows each one's flags."""
+    clusters = Cluster.objects.select_related("namespace").filter(
+        status=ClusterStatus.OPEN, tier=Tier.PROPOSED, edges__contains=[{"method": "exact"}]
+    )
+    if namespace:
+        clusters = clusters.filter(namespace__name=namespace)
+    return [c for c in clusters.order_by("id") if all(e["method"] == "exact" for e in c.edges)]
+
+
+# The guards an operator may lift for exact copies (settings.BULK_EXACT_ACROSS_SOURCES).
+_SOURCE_GUARDS = ("different source_ref", "different session tags")
+
+
+def bulk_flags(cluster: Cluster, *, exact_copies: bool = False, members=None) -> list[str]:
+    """Why a cluster may not go through a bulk action: the flags detection gave it, and a
+    member that is protected now (pinned, protected category, importance or confidence)
+    or a guard between two members (another source, another session) found now. A
+    cluster detection is not sure of (the possible tier) is never accepted in bulk.
+    `exact_copies`: the cluster is copies of one text, whose source and session guards
+    the operator may lift (settings.BULK_EXACT_ACROSS_SOURCES)."""
+    lifted = _SOURCE_GUARDS if exact_copies and settings.BULK_EXACT_ACROSS_SOURCES else ()
+    flags = [flag for flag in cluster.flags if not any(g in flag for g in lifted)]
+    if cluster.tier == Tier.POSSIBLE:
+        flags.append(f"possible only (confidence {cluster.confidence:.2f})")
+    members = cluster_members(cluster) if members is None else members
+    if "protected" not in flags and any(guards.is_protected(m) for m in members):
+        flags.append("protected")
+    for position, member in enumerate(members):
+        for other in members[position + 1 :]:
+            guard = guards.metadata_guard(member, other)
+            if guard and not guard.startswith(lifted) and f"guard: {guard}" not in flags:
+                flags.append(f"guard: {guard}")
+    return flags
+
+
+_READ = object()  # cluster_version: read the pending proposal
+
+
+def cluster_version(cluster: Cluster, *, member_ids=None, proposal=_READ) -> str:
+    """What a reviewer saw of a cluster, as a short fingerprint: its status, its members
+    (excluded ones out) and its pending proposal. A decision sent with another version
+    was taken on a page that no longer shows the cluster as it is. A page that read the
+    members and the proposal already (prefetched) passes them."""
+    if member_ids is None:
+        member_ids = ClusterMember.objects.filter(cluster=cluster, excluded=False).values_list(
+            "memory_id", flat=True
+        )
+    members = sorted(member_ids)
+    if proposal is _READ:
+        proposal = pending_proposal(cluster)
+    raw = f"{cluster.status}:{members}:{proposal.pk if proposal else '-'}"
+    return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+def merged_memory(cluster: Cluster) -> Memory | None:
+    """The memory a merged cluster became (a new merged memory, or the member kept), as
+    long as the merge stands; None for any other cluster."""
+    if cluster.status not in (ClusterStatus.ACCEPTED, ClusterStatus.AUTO_MERGED):
+        return None
+    members = list(
+        Memory.objects.filter(memberships__cluster=cluster).values_list("pk", "superseded_by_id")
+    )
+    ids = {pk for pk, _ in members}
+    targets = {target for _, target in members if target is not None} - ids
+    survivors = ids - {pk for pk, target in members if target is not None}
+    chosen = targets or survivors
+    if not chosen:
+        return None
+    return Memory.objects.defer("embedding", "embedding_multi").filter(pk__in=chosen).first()
+
+
+def split_parts(cluster: Cluster) -> tuple[list[tuple[Cluster, list[Memory]]], list[Memory]]:
+    """A split cluster's parts, each with its members, and the members left on their
+    own (back in the pool): where each member went."""
+    if cluster.status != ClusterStatus.SPLIT:
+        return [], []
+    parts = [
+        (part, cluster_members(part))
+        for part in Cluster.objects.filter(
+            namespace_id=cluster.namespace_id, flags__contains=[f"split from #{cluster.pk}"]
+        ).order_by("id")
+    ]
+    placed = {m.pk for _, members in parts for m in members}
+    alone = [m for m in cluster_members(cluster) if m.pk not in placed]
+    return parts, alone

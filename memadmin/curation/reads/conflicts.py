@@ -1,0 +1,64 @@
+"""What the conflict pages read: the next open conflict an admin meets."""
+
+from __future__ import annotations
+
+from django.db.models import Q, QuerySet
+
+from memadmin.curation.models import (
+    Conflict,
+    ConflictStatus,
+    Tier,
+)
+from memadmin.curation.reads.filters import given, memories_with
+
+
+def next_open_conflict(after: Conflict) -> Conflict | None:
+    """The open conflict an admin meets next: the queue's order (newest first), in the
+    namespace of the one just settled."""
+    return (
+        Conflict.objects.filter(status=ConflictStatus.OPEN, namespace_id=after.namespace_id)
+        .exclude(pk=after.pk)
+        .order_by("-created_at", "-id")
+        .first()
+    )
+
+
+CONFLICT_SORTS = {
+    "surest": ("-confidence", "-created_at", "-id"),
+    "newest": ("-created_at", "-id"),
+    "oldest": ("created_at", "id"),
+}
+
+
+def conflict_queue(
+    *,
+    status: str,
+    namespace: str = "",
+    kind: str = "",
+    tier: str = Tier.PROPOSED,
+    words: str = "",
+    sort: str = "surest",
+    by_topic: bool = False,
+) -> QuerySet[Conflict]:
+    """Conflicts of one status (and kind) and tier (proposed, or the doubtful possible
+    ones apart), surest first then newest (or as `sort` says), with both sides and who
+    settled them; `words` in either side; `by_topic`: what they disagree about first,
+    so that one subject's conflicts come together."""
+    order = CONFLICT_SORTS.get(sort, CONFLICT_SORTS["surest"])
+    found = (
+        Conflict.objects.filter(status=status, **given({"kind": kind, "tier": tier}))
+        .select_related("namespace", "memory_a", "memory_b", "resolver")
+        .defer(
+            "memory_a__embedding",
+            "memory_b__embedding",
+            "memory_a__embedding_multi",
+            "memory_b__embedding_multi",
+        )
+        .order_by(*(("topic",) if by_topic else ()), *order)
+    )
+    if namespace:
+        found = found.filter(namespace__name=namespace)
+    if words:
+        matching = memories_with(words)
+        found = found.filter(Q(memory_a__in=matching) | Q(memory_b__in=matching))
+    return found

@@ -57,7 +57,7 @@ def main() -> None:
     if args.loso or args.fit:
         leave_one_set_out(args)
         return
-    from memadmin.curation.detection.comparing.rules import Thresholds
+    from memadmin.curation.detection.thresholds import Thresholds
     from memadmin.curation.learning import calibration
 
     rows, labels = calibration.load_set(args.data)
@@ -106,7 +106,7 @@ def main() -> None:
 def leave_one_set_out(args) -> None:
     import time
 
-    from memadmin.curation.detection.comparing.rules import Thresholds
+    from memadmin.curation.detection.thresholds import Thresholds
     from memadmin.curation.learning import calibration
     from memadmin.curation.learning import fitting as model_fit
     from memadmin.curation.learning import held_out as held_out_module

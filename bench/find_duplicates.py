@@ -525,7 +525,7 @@ def scenario_c(size: int, new: int, repeat: int) -> None:
 
     from memadmin.curation import runs
     from memadmin.curation.detection.candidates.neighbours import vector_pairs_exact
-    from memadmin.curation.detection.comparing.rules import Thresholds
+    from memadmin.curation.detection.thresholds import Thresholds
     from memadmin.curation.models import DedupRun
     from memadmin.store import queries as store_queries
     from memadmin.store.models import Namespace

@@ -49,7 +49,7 @@ def measure(
 ) -> dict:
     """One set under one oracle (and `model`, else the shipped one): the figures."""
     from bench.oracle import Oracle
-    from memadmin.curation.detection.comparing.rules import Thresholds
+    from memadmin.curation.detection.thresholds import Thresholds
     from memadmin.curation.learning import calibration, evaluation
     from memadmin.curation.llm import client as llm
 
@@ -141,8 +141,8 @@ def held_out_models(names: list[str]) -> dict:
     """For each labelled set, the pair model fit on every other one (the shipped
     thresholds: they were chosen leave one set out), with the band's temperature chosen
     without it too (each other set held out of a fit on the rest)."""
-    from memadmin.curation.detection.comparing.rules import Thresholds
-    from memadmin.curation.detection.scoring import model as confidence
+    from memadmin.curation.detection.scoring import model as pair_model
+    from memadmin.curation.detection.thresholds import Thresholds
     from memadmin.curation.learning import calibration, held_out
     from memadmin.curation.learning import fitting as model_fit
 
@@ -151,7 +151,7 @@ def held_out_models(names: list[str]) -> dict:
 
     thresholds, vectors = Thresholds.from_settings(), calibration.Vectors()
     tables = [model_fit.table_of(name, thresholds, vectors) for name in model_fit.available()]
-    shipped = confidence.stored_model().thresholds
+    shipped = pair_model.stored_model().thresholds
     found = {}
     for table in tables:
         if table.name not in names:

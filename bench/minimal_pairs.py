@@ -33,7 +33,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from memadmin.curation.detection.comparing.rules import Thresholds
+    from memadmin.curation.detection.thresholds import Thresholds
     from memadmin.curation.learning import calibration
 
     paths = sorted(SUITES.glob("*.txt"))

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memadmin.curation.detection.comparing import contrast
-from memadmin.curation.detection.reading import keytokens
+from memadmin.curation.detection.reading import keytokens, tokens
 from memadmin.curation.detection.scoring.representative import representative
 from memadmin.curation.llm import client as llm
 
@@ -38,7 +38,7 @@ def dropped_facts(members: Sequence, merged_text: str) -> list[str]:
     "duration: 30 days"). Values compare in canonical form: a merge that writes "2 am"
     for a member's "02:00" drops nothing."""
     kept = {(t.kind, t.value) for t in keytokens.key_tokens(merged_text)}
-    kept_words = keytokens.text_words(merged_text)
+    kept_words = tokens.text_words(merged_text)
     kept_dates = {value for kind, value in kept if kind == "date"}
     missing = set()
     for member in members:

@@ -22,14 +22,13 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from memadmin.curation import decisions, proposals
+from memadmin.curation.detection import pipeline
 from memadmin.curation.detection.candidates.counts import Counts
-from memadmin.curation.detection.comparing.rules import PairJudgement, Thresholds, Verdict
-from memadmin.curation.detection.scoring.model import (
-    POSSIBLE,
-    PROPOSED,
-    assess_pair,
-    decide_together,
-)
+from memadmin.curation.detection.comparing.rules import RuleReading
+from memadmin.curation.detection.scoring import judgement as scoring
+from memadmin.curation.detection.scoring.model import stored_model
+from memadmin.curation.detection.thresholds import Thresholds
+from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED, Verdict
 from memadmin.curation.llm import client as llm
 from memadmin.curation.models import HistoryEvent
 from memadmin.store import embeddings, multilingual, queries
@@ -151,13 +150,13 @@ def _check_write(memory: Memory, namespace: Namespace, vector, multi_vector) -> 
     # Likewise the names the user goes by, read from the neighbourhood.
     counts = Counts.of([memory.content, *(n.memory.content for n in neighbours)])
     tfidf, names = counts.tfidf(), counts.user_names()
-    judged = []
-    for n in neighbours:
+    read = {}
+    for index, n in enumerate(neighbours):
         candidate = n.similarity >= thresholds.candidate or (
             n.multi is not None and n.multi >= thresholds.multi_candidate
         )
         if candidate or n.memory.content_hash == memory.content_hash:
-            judgement = assess_pair(
+            read[index] = pipeline.read_pair(
                 n.memory,
                 memory,
                 cosine=n.similarity,
@@ -166,16 +165,27 @@ def _check_write(memory: Memory, namespace: Namespace, vector, multi_vector) -> 
                 multi=n.multi,
                 user_names=names,
             )
-        else:  # below the vector layer's floor: only listed as similar
-            judgement = PairJudgement(Verdict.DISTINCT, n.similarity, n.similarity, 0.0, "vector")
-        judged.append((n, judgement))
-    # The new memory (position -1) and its nearest, as a run's namespace is decided: which
+    # The new memory (position -1) and its nearest, as a run's namespace is scored: which
     # is the closest of each is evidence too.
-    decide_together(
-        {(index, -1): (judgement, n.memory, memory) for index, (n, judgement) in enumerate(judged)},
-        None,
+    scored = scoring.score_together(
+        {
+            (index, -1): (rules, evidence, neighbours[index].memory, memory)
+            for index, (rules, evidence) in read.items()
+            if evidence is not None
+        },
+        stored_model(),
         thresholds,
     )
+    judged = []
+    for index, n in enumerate(neighbours):
+        if (index, -1) in scored:
+            judgement = scored[(index, -1)]
+        elif index in read:
+            judgement = scoring.exact(read[index][0])
+        else:  # below the vector layer's floor: only listed as similar
+            below = RuleReading(Verdict.DISTINCT, n.similarity, n.similarity, 0.0, "vector")
+            judgement = scoring.listed_only(below)
+        judged.append((n, judgement))
     return judged
 
 
@@ -206,19 +216,15 @@ def _act_on_write(memory: Memory, judged: list, actor: str, llm_session, result:
     auto_merge = Thresholds.from_settings().auto_merge
     for neighbour, judgement in judged:
         older = neighbour.memory
-        if judgement.tier == POSSIBLE:
-            judgement.verdict = Verdict.DISTINCT  # listed as similar below, nothing opened
-        decisive = judgement.verdict in (
-            Verdict.AUTO_MERGE,
-            Verdict.CONFLICT,
-            Verdict.REVIEW,
-        )
+        # A possible pair is listed as similar below: nothing is opened for it.
+        verdict = Verdict.DISTINCT if judgement.tier == POSSIBLE else judgement.verdict
+        decisive = verdict in (Verdict.AUTO_MERGE, Verdict.CONFLICT, Verdict.REVIEW)
         if not decided and decisive and not _still_active(older):
             # A concurrent write folded or changed this neighbour after the check: act on
             # nothing against it. The new memory is stored all the same; the next run of
             # find_duplicates judges it against what stands now.
             continue
-        if not decided and judgement.verdict == Verdict.AUTO_MERGE:
+        if not decided and verdict == Verdict.AUTO_MERGE:
             cluster = decisions.fold_memories(
                 survivor=memory,
                 others=[older],
@@ -230,17 +236,17 @@ def _act_on_write(memory: Memory, judged: list, actor: str, llm_session, result:
             result.action, result.cluster_id, decided = "replaced", cluster.pk, True
             memory.refresh_from_db()
             continue
-        if not decided and judgement.verdict == Verdict.CONFLICT:
+        if not decided and verdict == Verdict.CONFLICT:
             conflict, _ = decisions.open_conflict(
                 older=older, newer=memory, **judgement.conflict_fields()
             )
             result.conflict_id, decided = conflict.pk, True
-        elif not decided and judgement.verdict == Verdict.REVIEW:
+        elif not decided and verdict == Verdict.REVIEW:
             cluster, _ = decisions.open_cluster(
                 namespace=memory.namespace,
                 memories=[older, memory],
                 edges=[_edge(older, memory, judgement)],
-                flags=judgement.flags,
+                flags=list(judgement.flags),
                 tier=judgement.tier or PROPOSED,
                 confidence=judgement.confidence,
                 evidence=judgement.findings,

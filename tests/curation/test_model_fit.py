@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from memadmin.curation.detection.comparing.rules import Thresholds
-from memadmin.curation.detection.scoring import model as confidence
+from memadmin.curation.detection.scoring import model as pair_model
+from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.learning import calibration, held_out
 from memadmin.curation.learning import fitting as model_fit
 
@@ -38,7 +38,7 @@ def test_leave_one_set_out_gives_the_shipped_figures_and_meets_the_targets():
 
     found = model_fit.leave_one_set_out(tables, thresholds)
 
-    stored = json.loads(confidence.MODEL_PATH.read_text())
+    stored = json.loads(pair_model.MODEL_PATH.read_text())
     assert found.thresholds == stored["thresholds"]
     pooled = found.pooled
     assert pooled.as_dict()["duplicates"] == stored["held_out"]["pooled"]["duplicates"]

@@ -20,9 +20,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from memadmin.curation.detection.comparing.rules import Thresholds
-from memadmin.curation.detection.scoring import guards
-from memadmin.curation.detection.scoring.model import PROPOSED
+from memadmin.curation.detection import guards, pipeline
+from memadmin.curation.detection.thresholds import Thresholds
+from memadmin.curation.detection.verdicts import PROPOSED
 from memadmin.curation.learning import evaluation
 from memadmin.curation.runs import planning
 from memadmin.store import embeddings, multilingual
@@ -104,7 +104,7 @@ def with_possible(outputs: Sequence[Output]) -> list[Output]:
 
 def judge_namespace(
     memories: Sequence, thresholds: Thresholds, vectors: Vectors, model=None
-) -> planning.Judged:
+) -> pipeline.Judged:
     """Every candidate pair of one namespace judged as find_duplicates judges it (no
     LLM). Memories are taken in a fixed order (created, then external id), as a run
     reads them."""
@@ -123,12 +123,12 @@ def judge_namespace(
                 for m, wanted in zip(memories, given, strict=True)
             ]
         )
-    return planning.judge_namespace(
+    return pipeline.judge_namespace(
         memories, minilm, thresholds=thresholds, multi_vectors=multi, model=model
     )
 
 
-def output_of(judged: planning.Judged) -> Output:
+def output_of(judged: pipeline.Judged) -> Output:
     """What grouping a namespace's judged pairs proposes, in external ids."""
     plan = planning.group(judged)
     ids = [m.external_id for m in judged.memories]

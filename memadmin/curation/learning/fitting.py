@@ -29,11 +29,11 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 
-from memadmin.curation.detection.comparing.evidence import FEATURES, Evidence
-from memadmin.curation.detection.comparing.rules import Thresholds
-from memadmin.curation.detection.scoring import model as confidence
+from memadmin.curation.detection import pipeline
+from memadmin.curation.detection.comparing.evidence import FEATURES
+from memadmin.curation.detection.scoring import model as pair_model
+from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.learning import calibration, evaluation
-from memadmin.curation.runs import planning
 
 ONE, CONFLICT, TWO = 0, 1, 2
 
@@ -205,7 +205,7 @@ class PairTable:
     labels: dict
     values: np.ndarray
     classes: np.ndarray
-    judged: list[planning.Judged]
+    judged: list[pipeline.Judged]
 
 
 def table_of(name: str, thresholds: Thresholds, vectors: calibration.Vectors) -> PairTable:
@@ -229,7 +229,7 @@ def table_of(name: str, thresholds: Thresholds, vectors: calibration.Vectors) ->
             pair = frozenset((judged.memories[i].external_id, judged.memories[j].external_id))
             if pair in guarded:
                 continue  # an operator's veto, not a matter of meaning
-            values.append(judgement.evidence)
+            values.append(judgement.evidence.values)
             classes.append(ONE if pair in duplicates else CONFLICT if pair in conflicts else TWO)
     return PairTable(
         name,
@@ -311,24 +311,16 @@ def fit(tables: Iterable[PairTable], *, c_related: float, c_disagree: float) -> 
     return {"features": list(FEATURES), "stages": stages}
 
 
-def with_thresholds(stored: dict, thresholds: dict) -> confidence.PairModel:
-    return confidence.from_dict({**stored, "thresholds": thresholds})
+def with_thresholds(stored: dict, thresholds: dict) -> pair_model.PairModel:
+    return pair_model.from_dict({**stored, "thresholds": thresholds})
 
 
-def replan(table: PairTable, model: confidence.PairModel, thresholds: Thresholds):
+def replan(table: PairTable, model: pair_model.PairModel, thresholds: Thresholds):
     """The set's outputs under another model and thresholds: every judged pair decided
     again from its evidence (the rules and readers are not run again)."""
     outputs = []
     for judged in table.judged:
-        judged.model, judged.thresholds = model, thresholds
-        for (i, j), judgement in judged.judgements.items():
-            if judgement.evidence is None:
-                continue
-            older, newer = judged.ordered(i, j)
-            found = Evidence(judgement.evidence, judgement.findings)
-            confidence.decide(
-                judgement, judged.memories[older], judged.memories[newer], found, model, thresholds
-            )
+        judged.rescore(model, thresholds)
         outputs.append(calibration.output_of(judged))
     return outputs
 
@@ -560,5 +552,5 @@ def stored_form(
     }
 
 
-def write(stored: dict, path: Path = confidence.MODEL_PATH) -> None:
+def write(stored: dict, path: Path = pair_model.MODEL_PATH) -> None:
     path.write_text(json.dumps(stored, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

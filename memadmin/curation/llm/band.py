@@ -25,24 +25,41 @@ import itertools
 import logging
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from dataclasses import dataclass, replace
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from django.conf import settings
 
 from memadmin.curation import decisions
-from memadmin.curation.detection.comparing.rules import PairJudgement, Verdict
-from memadmin.curation.detection.scoring import guards
-from memadmin.curation.detection.scoring.model import PROPOSED, stored_model
+from memadmin.curation.detection import guards
+from memadmin.curation.detection.pipeline import Judged
+from memadmin.curation.detection.scoring.judgement import Judgement
+from memadmin.curation.detection.scoring.model import stored_model
+from memadmin.curation.detection.verdicts import PROPOSED, Verdict
 from memadmin.curation.llm import client as llm
-from memadmin.curation.runs import planning
 from memadmin.store.models import Namespace
 
-if TYPE_CHECKING:
-    from memadmin.curation.runs.options import NamespaceReport, Options
-
 logger = logging.getLogger("memadmin.curation")
+
+
+class Options(Protocol):
+    """What the band reads of a run's options (curation.runs.options.Options)."""
+
+    llm_session: llm.Session | None
+    llm_batch: list | None  # the pairs a Message Batch pass collects
+    llm_batch_seconds: bool  # the batch pass's second round
+    dry_run: bool
+    llm_pool: float  # the calls the run's earlier namespaces left unspent
+
+
+class Report(Protocol):
+    """What the band counts on a namespace's report (curation.runs.options.Report):
+    its changed memories, the cached and new verdicts, and the session's usage by name."""
+
+    changed: int
+    llm_cached: int
+    llm_verdicts: int
 
 
 class Reading(NamedTuple):
@@ -53,15 +70,16 @@ class Reading(NamedTuple):
     reason: str
 
 
-def band_prior(judged: planning.Judged, judgement: PairJudgement):
+def band_prior(judged: Judged, judgement: Judgement):
     """The model's probabilities of a pair tempered for the band (see the docstring)."""
     if judgement.evidence is None:
         return judgement.probabilities
     model = judged.model or stored_model()
-    return tuple(float(p) for p in model.probabilities(judgement.evidence, model.llm_temperature))
+    tempered = model.probabilities(judgement.evidence.values, model.llm_temperature)
+    return tuple(float(p) for p in tempered)
 
 
-def doubtful_pairs(judged: planning.Judged, room: int = 0) -> list[tuple[int, int]]:
+def doubtful_pairs(judged: Judged, room: int = 0) -> list[tuple[int, int]]:
     """The pairs worth an LLM verdict (see the module's docstring), the most doubtful
     first: by the chance that what the tempered model says of them now is wrong. Where
     they leave some of `room` (the calls a pass may make), the pairs the model is sure
@@ -89,7 +107,7 @@ def doubtful_pairs(judged: planning.Judged, room: int = 0) -> list[tuple[int, in
     return found
 
 
-def answered_before(judged: planning.Judged, answers: dict, listed: set) -> list[tuple[int, int]]:
+def answered_before(judged: Judged, answers: dict, listed: set) -> list[tuple[int, int]]:
     """The undecided pairs not `listed` that an earlier pass asked about (by content
     hashes in `answers`), where the operator's vetoes allow it."""
     if not answers:
@@ -111,7 +129,7 @@ def _most_doubtful_first(item: tuple[float, int, int]) -> tuple[float, int, int]
     return -doubt, i, j
 
 
-def _may_ask(judged: planning.Judged, i: int, j: int) -> bool:
+def _may_ask(judged: Judged, i: int, j: int) -> bool:
     """Only the operator's vetoes keep a pair from the LLM."""
     older, newer = judged.memories[i], judged.memories[j]
     # A metadata guard comes before any LLM call; a protected memory is never sent.
@@ -122,12 +140,12 @@ def _may_ask(judged: planning.Judged, i: int, j: int) -> bool:
     )
 
 
-def _band_priors(judged: planning.Judged, undecided: list) -> list:
+def _band_priors(judged: Judged, undecided: list) -> list:
     """band_prior of each (key, judgement), the tempered ones in one product: every run
     looks for doubtful pairs, with an LLM or not (earlier answers still apply), and a
     product per pair cost a pass over 50,000 pairs a second."""
     with_evidence = [
-        judgement.evidence for _, judgement in undecided if judgement.evidence is not None
+        judgement.evidence.values for _, judgement in undecided if judgement.evidence is not None
     ]
     model = judged.model or stored_model()
     tempered = iter(
@@ -141,7 +159,7 @@ def _band_priors(judged: planning.Judged, undecided: list) -> list:
     ]
 
 
-def budget(options: Options, report: NamespaceReport) -> int:
+def budget(options: Options, report: Report) -> int:
     """The calls a namespace's pass may make: LLM_CALLS_PER_MEMORY for each memory it
     compared, and what the run's earlier namespaces left unspent (`options.llm_pool`)."""
     options.llm_pool += settings.LLM_CALLS_PER_MEMORY * report.changed
@@ -171,10 +189,10 @@ class Asked:
 
 
 def ask_band(
-    judged: planning.Judged,
+    judged: Judged,
     namespace: Namespace,
     options: Options,
-    report: NamespaceReport,
+    report: Report,
     *,
     cached: Callable[[], dict],
 ) -> None:
@@ -327,7 +345,7 @@ def posterior(prior, labels) -> tuple[float, float, float] | None:
     return tuple(w / total for w in weighted)
 
 
-def needs_second_reading(judged: planning.Judged, i: int, j: int, reading: Reading) -> bool:
+def needs_second_reading(judged: Judged, i: int, j: int, reading: Reading) -> bool:
     """Whether an answer overturns what the tempered model reads of the pair: it then
     decides only with a second reading that agrees."""
     prior = band_prior(judged, judged.judge(i, j))
@@ -336,7 +354,7 @@ def needs_second_reading(judged: planning.Judged, i: int, j: int, reading: Readi
     )
 
 
-def override(judged: planning.Judged, i: int, j: int, readings: list[Reading]) -> None:
+def override(judged: Judged, i: int, j: int, readings: list[Reading]) -> None:
     """Apply the LLM's readings of a pair to its judgement. Where they agree, and the
     answer did not overturn the tempered model or a second reading confirmed it, and the
     model's tempered probabilities updated by them (`posterior`) leave the answer likelier
@@ -344,7 +362,7 @@ def override(judged: planning.Judged, i: int, j: int, readings: list[Reading]) -
     the rules' strict check passed and P(one fact) reaches the automatic threshold),
     "conflict" a proposed conflict, anything else two facts. Otherwise the model places
     the pair as with no LLM, and the reason says why the answer did not decide."""
-    judgement: PairJudgement = judged.judge(i, j)
+    judgement = judged.judge(i, j)
     first = readings[0]
     prior = band_prior(judged, judgement)
     updated = posterior(prior, [r.label for r in readings])
@@ -358,27 +376,38 @@ def override(judged: planning.Judged, i: int, j: int, readings: list[Reading]) -
         why = "too unlikely by the evidence to take alone"
     else:
         why = ""
-    judgement.llm_answer = first.label
     if why:
         kept = [r for r in judgement.reasons if not r.startswith("LLM: ")]
-        judgement.reasons = [*kept, f"{said} ({why})"]
+        reasons = (*kept, f"{said} ({why})")
+        judged.settle(i, j, replace(judgement, llm_answer=first.label, reasons=reasons))
         return
-    judgement.probabilities = updated
-    judgement.decided_by = "llm"
-    judgement.reasons = [said if len(readings) == 1 else f"{said} (read twice)"]
-    judgement.tier = PROPOSED
+    answered = replace(
+        judgement,
+        llm_answer=first.label,
+        probabilities=updated,
+        decided_by="llm",
+        reasons=(said if len(readings) == 1 else f"{said} (read twice)",),
+        tier=PROPOSED,
+    )
     label, kind = first.label, first.kind
     if label == "duplicate":
         automatic = (
-            judgement.rule_verdict == Verdict.AUTO_MERGE
-            and judgement.p_one >= judged.thresholds.auto_confidence
+            judgement.rules.verdict == Verdict.AUTO_MERGE
+            and answered.p_one >= judged.thresholds.auto_confidence
         )
-        judgement.verdict = Verdict.AUTO_MERGE if automatic else Verdict.REVIEW
-        judgement.method = judgement.method if automatic else "llm"
-        judgement.never_together = False
+        answered = replace(
+            answered,
+            verdict=Verdict.AUTO_MERGE if automatic else Verdict.REVIEW,
+            method=judgement.method if automatic else "llm",
+            never_together=False,
+        )
     elif label == "conflict":
-        judgement.verdict = Verdict.CONFLICT
-        judgement.conflict_kind = kind or "contradiction"
-        judgement.never_together = True
+        answered = replace(
+            answered,
+            verdict=Verdict.CONFLICT,
+            conflict_kind=kind or "contradiction",
+            never_together=True,
+        )
     else:
-        judgement.verdict, judgement.tier, judgement.never_together = Verdict.DISTINCT, "", True
+        answered = replace(answered, verdict=Verdict.DISTINCT, tier="", never_together=True)
+    judged.settle(i, j, answered)

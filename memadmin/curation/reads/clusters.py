@@ -10,7 +10,7 @@ import hashlib
 from django.conf import settings
 from django.db.models import Count, Prefetch, Q, QuerySet
 
-from memadmin.curation.detection.scoring import guards
+from memadmin.curation.detection import guards
 from memadmin.curation.models import (
     Cluster,
     ClusterMember,

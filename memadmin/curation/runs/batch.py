@@ -20,8 +20,9 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from memadmin.curation import decisions
+from memadmin.curation.detection import pipeline
 from memadmin.curation.detection.candidates.counts import Counts
-from memadmin.curation.detection.comparing.rules import Thresholds
+from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.llm import band as llm_verdicts
 from memadmin.curation.llm import prompts
 from memadmin.curation.models import DedupRun
@@ -354,7 +355,7 @@ def _plan(
     report.route = route.name
     report.memories = len(narrowed.every if narrowed else memories)
     report.changed = len(memories) if changed is None else len(changed)
-    judged = planning.judge_namespace(
+    judged = pipeline.judge_namespace(
         memories,
         route.vectors,
         changed=changed,

@@ -1,6 +1,7 @@
 """What one detection pass over a namespace proposes, computed in memory and written by
-nothing: find_duplicates applies the plan through curation.decisions, the dry run prints
-it, and the calibration scores it against labels.
+nothing (from the judged candidate pairs of curation.detection.pipeline): find_duplicates
+applies the plan through curation.decisions, the dry run prints it, and the calibration
+scores it against labels.
 """
 
 from __future__ import annotations
@@ -10,19 +11,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memadmin.curation.detection.candidates import neighbours as detect
-from memadmin.curation.detection.candidates.counts import Counts
-from memadmin.curation.detection.comparing.rules import PairJudgement, Thresholds, Verdict
-from memadmin.curation.detection.reading import lexical
+from memadmin.curation.detection.pipeline import Judged, assess_pair, judge_namespace
 from memadmin.curation.detection.scoring import clustering
-from memadmin.curation.detection.scoring.model import (
-    POSSIBLE,
-    PROPOSED,
-    PairModel,
-    assess_pair,
-    decide_namespace,
-)
+from memadmin.curation.detection.scoring.judgement import Judgement
+from memadmin.curation.detection.scoring.model import PairModel
 from memadmin.curation.detection.scoring.representative import representative
+from memadmin.curation.detection.thresholds import Thresholds
+from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED, Verdict
 
 
 @dataclass
@@ -41,7 +36,7 @@ class ReviewCluster:
     edges: list[clustering.Edge]
     weakest: clustering.Edge | None
     flags: list[str]
-    tier: str = PROPOSED  # proposed | possible (curation.detection.confidence)
+    tier: str = PROPOSED  # proposed | possible (curation.detection.scoring.judgement)
     # The weakest P(one fact) of any two members: how sure the cluster is.
     confidence: float = 1.0
     evidence: list[str] = field(default_factory=list)
@@ -51,7 +46,7 @@ class ReviewCluster:
 class ConflictCandidate:
     older: int
     newer: int
-    judgement: PairJudgement
+    judgement: Judgement
 
 
 @dataclass
@@ -61,167 +56,6 @@ class Plan:
     clusters: list[ReviewCluster] = field(default_factory=list)
     conflicts: list[ConflictCandidate] = field(default_factory=list)
     pairs_checked: int = 0
-
-
-@dataclass
-class Judged:
-    """Every candidate pair of one pass, judged: what grouping (and the LLM) work from."""
-
-    memories: Sequence
-    vectors: np.ndarray | None
-    thresholds: Thresholds
-    tfidf: lexical.TfIdf
-    judgements: dict[tuple[int, int], PairJudgement]
-    # The multilingual model's vectors (rows of zeros where a memory has none); None in a
-    # namespace of one language.
-    multi_vectors: np.ndarray | None = None
-    # The names the namespace's user goes by (detection.counts.Counts.user_names).
-    user_names: frozenset[str] = frozenset()
-    # The calibrated pair model (None: the one shipped; the calibration passes others).
-    model: PairModel | None = None
-    # While the candidate layers run, pairs get their evidence only: the model decides
-    # them together once all are in (confidence.decide_namespace).
-    gathering: bool = False
-
-    def judge(self, i: int, j: int, cosine: float | None = None) -> PairJudgement:
-        """The judgement of any pair (computed on first use: grouping asks for pairs the
-        candidate layers did not produce)."""
-        key = (min(i, j), max(i, j))
-        if key not in self.judgements:
-            memories = self.memories
-            older, newer = sorted(key, key=lambda p: (memories[p].created_at, p))
-            if cosine is None:
-                vectors = self.vectors
-                cosine = float(vectors[i] @ vectors[j]) if vectors is not None else 0.0
-                # Under the vector layer's floor MiniLM says nothing (and a route that
-                # reads only the vectors of its candidates has none of the others): 0.
-                if cosine < self.thresholds.candidate:
-                    cosine = 0.0
-            self.judgements[key] = assess_pair(
-                memories[older],
-                memories[newer],
-                cosine=cosine,
-                tfidf=self.tfidf,
-                thresholds=self.thresholds,
-                multi=self.multi(i, j),
-                user_names=self.user_names,
-                model=self.model,
-                later=self.gathering,
-            )
-        return self.judgements[key]
-
-    def multi(self, i: int, j: int) -> float | None:
-        """The multilingual cosine of a pair, or None when either has no such vector."""
-        found = self.multi_vectors
-        if found is None or not found[i].any() or not found[j].any():
-            return None
-        return float(found[i] @ found[j])
-
-    def edge(self, i: int, j: int) -> clustering.Edge:
-        """The pair as a cluster edge (similarity, method and P(one fact) of its
-        judgement)."""
-        judgement = self.judge(i, j)
-        return clustering.Edge(
-            min(i, j),
-            max(i, j),
-            judgement.similarity,
-            judgement.method,
-            judgement.decided_by != "rule",
-            judgement.p_one,
-        )
-
-    def ordered(self, i: int, j: int) -> tuple[int, int]:
-        """(older, newer) positions of a pair."""
-        return tuple(sorted((i, j), key=lambda p: (self.memories[p].created_at, p)))
-
-
-def judge_namespace(
-    memories: Sequence,
-    vectors: np.ndarray | None,
-    *,
-    changed: Sequence[int] | None = None,
-    thresholds: Thresholds,
-    vector_pairs: Callable[[np.ndarray, np.ndarray, float], np.ndarray] | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-    workers: int | None = None,
-    multi_vectors: np.ndarray | None = None,
-    counts: Counts | None = None,
-    word_pairs: set[tuple[int, int]] | None = None,
-    model: PairModel | None = None,
-) -> Judged:
-    """Judge every candidate pair that involves a `changed` memory (all when None)
-    against the whole namespace: exact hashes, the vector layer, and the lexical layer
-    for CJK text. `on_progress(done, total)` follows the exact vector layer (pairs
-    compared), the long part of a large namespace; `workers` are its processes (None:
-    DEDUP_WORKERS).
-
-    `memories` are the namespace's active memories (anything with the Memory fields);
-    `vectors` their unit embeddings in the same order (rows of zeros where a memory has
-    none of the current model); `multi_vectors` the multilingual model's, in a namespace
-    of several languages: its nearest pairs are candidates too (the union of both
-    models'), so a paraphrase in another language is found. `counts`: what counting the
-    memories gives (detection.counts), when it was kept from an earlier run.
-    """
-    if counts is None:
-        counts = Counts.of(memory.content for memory in memories)
-    judged = Judged(
-        memories,
-        vectors,
-        thresholds,
-        counts.tfidf(),
-        {},
-        multi_vectors,
-        counts.user_names(),
-        model,
-        gathering=True,
-    )
-    count = len(memories)
-    queries = np.arange(count) if changed is None else np.asarray(sorted(changed), dtype=np.int64)
-    if not count or not len(queries):
-        judged.gathering = False
-        return judged
-    query_set = set(queries.tolist())
-    for group in detect.exact_groups([memory.content_hash for memory in memories]):
-        if query_set.intersection(group):
-            for position, i in enumerate(group):
-                for j in group[position + 1 :]:
-                    judged.judge(i, j, 1.0)
-    if vectors is not None:
-        find = vector_pairs or (
-            lambda v, q, floor: detect.vector_pairs_exact(
-                v,
-                q,
-                floor=floor,
-                neighbours=thresholds.neighbours,
-                workers=workers,
-                on_progress=on_progress,
-            )
-        )
-        for i, j, cosine in find(vectors, queries, thresholds.candidate):
-            judged.judge(int(i), int(j), float(cosine))
-    if multi_vectors is not None:
-        pairs = detect.vector_pairs_exact(
-            multi_vectors,
-            queries,
-            floor=thresholds.multi_candidate,
-            neighbours=thresholds.multi_neighbours,
-            workers=workers,
-        )
-        for i, j, _ in pairs:
-            judged.judge(int(i), int(j))
-    if word_pairs is None:
-        texts = [m.content for m in memories]
-        word_pairs = detect.frame_pairs(texts, queries.tolist())
-        cjk_queries = [
-            p for p in queries.tolist() if lexical.cjk_share(texts[p]) >= thresholds.cjk_share
-        ]
-        if cjk_queries:
-            word_pairs |= detect.lexical_pairs(texts, cjk_queries)
-    for i, j in word_pairs:
-        judged.judge(i, j)
-    judged.gathering = False
-    decide_namespace(judged)
-    return judged
 
 
 def plan_namespace(
@@ -266,7 +100,7 @@ def group(
         low, high = sorted((memories[i].content_hash, memories[j].content_hash))
         return (low, high) in judged_pairs
 
-    by_verdict: dict[str, list[tuple[int, int, PairJudgement]]] = {}
+    by_verdict: dict[str, list[tuple[int, int, Judgement]]] = {}
     for (i, j), judgement in list(judged.judgements.items()):
         if judgement.verdict != Verdict.DISTINCT and not already_judged(i, j):
             by_verdict.setdefault(judgement.verdict, []).append((i, j, judgement))
@@ -401,8 +235,8 @@ def hold_across_runs(
 
 def _fold_groups(
     memories: Sequence,
-    pairs: list[tuple[int, int, PairJudgement]],
-    judge: Callable[[int, int], PairJudgement],
+    pairs: list[tuple[int, int, Judgement]],
+    judge: Callable[[int, int], Judgement],
     floor: float,
     reason: str,
 ) -> list[Group]:

@@ -14,8 +14,8 @@ import numpy as np
 from django.conf import settings
 
 from memadmin.curation.detection.candidates import neighbours as detect
-from memadmin.curation.detection.comparing.rules import Thresholds
 from memadmin.curation.detection.reading import lexical
+from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.runs import counting
 from memadmin.store import queries as store_queries
 from memadmin.store.models import Memory, Namespace

@@ -8,8 +8,10 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from memadmin.curation.detection.comparing.evidence import FEATURES, INDEX
-from memadmin.curation.detection.comparing.rules import Thresholds, Verdict
-from memadmin.curation.detection.scoring import model as confidence
+from memadmin.curation.detection.scoring import judgement as scoring
+from memadmin.curation.detection.scoring import model as pair_model
+from memadmin.curation.detection.thresholds import Thresholds
+from memadmin.curation.detection.verdicts import Verdict
 from memadmin.curation.learning import calibration
 
 
@@ -30,8 +32,8 @@ def judged_pair(older: str, newer: str, vectors, **fields):
 
 
 def test_the_shipped_model_reads_the_features_detection_computes():
-    model = confidence.stored_model()
-    stored = json.loads(confidence.MODEL_PATH.read_text())
+    model = pair_model.stored_model()
+    stored = json.loads(pair_model.MODEL_PATH.read_text())
 
     assert stored["features"] == list(FEATURES)
     assert set(model.thresholds) == {
@@ -48,15 +50,15 @@ def test_the_shipped_model_reads_the_features_detection_computes():
 
 
 def test_a_model_fit_on_other_features_is_refused_by_name():
-    stored = json.loads(confidence.MODEL_PATH.read_text())
+    stored = json.loads(pair_model.MODEL_PATH.read_text())
     stored["features"] = stored["features"][:-1]
 
     with pytest.raises(ImproperlyConfigured, match="fit it again"):
-        confidence.from_dict(stored)
+        pair_model.from_dict(stored)
 
 
 def test_the_thresholds_are_settings_defaulting_to_the_fit(settings):
-    fitted = confidence.stored_model().thresholds
+    fitted = pair_model.stored_model().thresholds
 
     assert fitted["propose_one"] == settings.DEDUP_PROPOSE_ONE
     assert fitted["propose_conflict"] == settings.DEDUP_PROPOSE_CONFLICT
@@ -65,7 +67,7 @@ def test_the_thresholds_are_settings_defaulting_to_the_fit(settings):
 
 
 def test_probabilities_are_one_fact_conflict_two_facts_summing_to_one():
-    model = confidence.stored_model()
+    model = pair_model.stored_model()
     rng = np.random.default_rng(7)
     values = rng.uniform(0, 1, size=(50, len(FEATURES)))
 
@@ -82,7 +84,7 @@ def test_probabilities_are_one_fact_conflict_two_facts_summing_to_one():
 def test_every_weight_reads_the_way_its_name_says():
     from memadmin.curation.learning import fitting as model_fit
 
-    stored = json.loads(confidence.MODEL_PATH.read_text())
+    stored = json.loads(pair_model.MODEL_PATH.read_text())
     for stage, signs in (
         ("related", model_fit.RELATED_FEATURES),
         ("disagree", model_fit.DISAGREE_FEATURES),
@@ -172,7 +174,15 @@ def test_a_metadata_guard_keeps_a_pair_out_of_every_cluster(vectors, mine, their
         for i, fields in (("a", mine), ("b", theirs))
     )
 
-    confidence.place(judgement, older, newer, Thresholds.from_settings())
+    judgement = scoring.place(
+        judgement.rules,
+        judgement.evidence,
+        judgement.probabilities,
+        older,
+        newer,
+        pair_model.stored_model(),
+        Thresholds.from_settings(),
+    )
 
     assert judgement.verdict == Verdict.DISTINCT and judgement.never_together
     assert judgement.p_one >= 0.9  # the model was sure: the operator's guard decided
@@ -191,7 +201,7 @@ def test_a_protected_member_is_flagged_never_merged_automatically(vectors):
 
 
 def test_the_evidence_that_moved_a_pair_is_named():
-    model = confidence.stored_model()
+    model = pair_model.stored_model()
     values = np.zeros(len(FEATURES))
     values[INDEX["bias"]] = 1.0
     values[INDEX["opposed"]] = 1.0
@@ -199,4 +209,4 @@ def test_the_evidence_that_moved_a_pair_is_named():
     moved = dict(model.disagree.contributions(values))
 
     assert moved["opposed"] > 0
-    assert confidence.said("opposed") == "one denies or reverses the other"
+    assert pair_model.said("opposed") == "one denies or reverses the other"

@@ -1,6 +1,6 @@
 import pytest
 
-from memadmin.curation.detection.scoring import guards
+from memadmin.curation.detection import guards
 from tests.factories import unsaved
 
 

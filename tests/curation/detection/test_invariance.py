@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memadmin.curation.detection.comparing.rules import Thresholds
+from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.learning import calibration
 
 EVERYDAY = Path(__file__).resolve().parents[2] / "data" / "everyday"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench.oracle import Oracle
-from memadmin.curation.detection.comparing.rules import Thresholds
+from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.learning import calibration
 from memadmin.curation.learning import fitting as model_fit
 from memadmin.curation.llm import client as llm

@@ -7,8 +7,8 @@ from django.test import Client
 
 from memadmin.api.models import ApiToken
 from memadmin.curation import proposals
-from memadmin.curation.detection.comparing.rules import Thresholds
 from memadmin.curation.detection.scoring.representative import representative
+from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.runs import planning
 from tests.factories import cluster, line, namespace, store, unit, unsaved
 

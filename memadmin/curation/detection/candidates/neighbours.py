@@ -1,5 +1,5 @@
 """Candidate pairs within one namespace, in layers (what each pair becomes is
-curation.detection.judgement's to say).
+curation.detection.comparing and scoring say).
 
 Layers: exact (normalised content hash), vector (cosine over stored embeddings: an exact
 blocked matrix product in numpy, or pgvector's HNSW index for the k nearest), and lexical
@@ -352,3 +352,65 @@ def frames_pairs(
         for lemma in frames[i].things:
             add(i, things[lemma])
     return pairs
+
+
+# --- Every layer, in the order a pass reads them ------------------------------------------
+
+
+def candidate_pairs(
+    memories: Sequence,
+    vectors: np.ndarray | None,
+    queries: np.ndarray,
+    *,
+    thresholds,
+    vector_pairs: Callable[[np.ndarray, np.ndarray, float], np.ndarray] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    workers: int | None = None,
+    multi_vectors: np.ndarray | None = None,
+    word_pairs: set[tuple[int, int]] | None = None,
+):
+    """The candidate pairs that involve a query position, layer by layer, as (i, j,
+    MiniLM's cosine or None where the layer did not compute it): exact copies, MiniLM's
+    nearest (`vector_pairs`, or the exact blocked product), the multilingual model's
+    nearest, and the pairs the words make (frames of short memories; shared rare terms
+    of CJK text), unless `word_pairs` gives those already. A pair may come more than
+    once: its first layer counts."""
+    query_set = set(queries.tolist())
+    for group in exact_groups([memory.content_hash for memory in memories]):
+        if query_set.intersection(group):
+            for position, i in enumerate(group):
+                for j in group[position + 1 :]:
+                    yield i, j, 1.0
+    if vectors is not None:
+        find = vector_pairs or (
+            lambda v, q, floor: vector_pairs_exact(
+                v,
+                q,
+                floor=floor,
+                neighbours=thresholds.neighbours,
+                workers=workers,
+                on_progress=on_progress,
+            )
+        )
+        for i, j, cosine in find(vectors, queries, thresholds.candidate):
+            yield int(i), int(j), float(cosine)
+    if multi_vectors is not None:
+        found = vector_pairs_exact(
+            multi_vectors,
+            queries,
+            floor=thresholds.multi_candidate,
+            neighbours=thresholds.multi_neighbours,
+            workers=workers,
+        )
+        for i, j, _ in found:
+            yield int(i), int(j), None
+    if word_pairs is None:
+        texts = [m.content for m in memories]
+        word_pairs = frame_pairs(texts, queries.tolist())
+        cjk_queries = [
+            p for p in queries.tolist() if lexical.cjk_share(texts[p]) >= thresholds.cjk_share
+        ]
+        if cjk_queries:
+            word_pairs |= lexical_pairs(texts, cjk_queries)
+    for i, j in word_pairs:
+        yield i, j, None

@@ -12,20 +12,16 @@ and the score tells a reworded fact from another fact (calibrated in bench/calib
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 
 import numpy as np
 
+from memadmin.curation.detection.reading.tokens import STEM_LENGTH, content_words
 from memadmin.store import embeddings, multilingual
-from memadmin.store.lexicon import fold, stop_words
+from memadmin.store.lexicon import fold
 from memadmin.store.text import text_cache
 
-_WORD = re.compile(r"[^\W\d_][\w'\-]*", re.UNICODE)
-# Words are compared by their first letters, like the lexical signal ("scripting" and
-# "scripts" are one word here).
-STEM_LENGTH = 5
 _CACHE_SIZE = 50_000
 
 
@@ -59,22 +55,6 @@ _multilingual_vectors = _WordVectors(multilingual.encode)
 
 
 @text_cache
-def content_words(text: str) -> tuple[str, ...]:
-    """The words of a text that carry meaning (no stop words, no one- or two-letter words,
-    compounds split: "port-forwarded" is "port" and "forwarded")."""
-    found, stop = [], stop_words()
-    for token in _WORD.findall(fold(text)):
-        if "-" not in token and "'" not in token:  # most words: as they are
-            if len(token) > 2 and token not in stop:
-                found.append(token)
-            continue
-        for part in token.split("-"):
-            part = part.strip("'")
-            if len(part) > 2 and part not in stop:
-                found.append(part)
-    return tuple(found)
-
-
 def unshared(text_a: str, text_b: str) -> tuple[list[str], list[str]]:
     """The content words of each text that the other lacks (compared by stem)."""
     words_a, words_b = content_words(text_a), content_words(text_b)

@@ -13,13 +13,13 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from memadmin.curation.detection.reading import clause, keytokens, lexical
 from memadmin.curation.detection.reading.keytokens import (
     compounds,
     frame_stems,
     key_tokens,
     name_parts,
     subject,
-    text_words,
     words_of,
 )
 from memadmin.curation.detection.reading.polarity import (
@@ -28,6 +28,7 @@ from memadmin.curation.detection.reading.polarity import (
     stance,
     stance_stems,
 )
+from memadmin.curation.detection.reading.tokens import text_words
 from memadmin.store.lexicon import HAN, language_of, lexicon, stop_words
 from memadmin.store.text import text_cache
 
@@ -342,3 +343,86 @@ def _negation_clash(text_a: str, text_b: str) -> str | None:
         | ((asserted_b - negated_b) & (negated_a - asserted_a))
     )
     return ", ".join(clash) if clash else None
+
+
+# --- Differences as the texts write them, and what is left once they are set aside ------
+
+
+def as_written(difference: KeyTokenDifference, text_a: str, text_b: str) -> str:
+    """A key-token difference as the texts write it ("quantity (length): 42 cm / 45 cm",
+    not the canonical "0.42 vs 0.45"), for reasons people read."""
+    measure = difference.kind.removeprefix("quantity (").removesuffix(")")
+    kind = "quantity" if measure != difference.kind else difference.kind
+
+    def written(values, text) -> str:
+        tokens, words = keytokens.key_tokens(text), keytokens.words_of(text)
+        said = []
+        for value in values:
+            wanted = f"{measure}={value}" if kind == "quantity" else value
+            found = next((t for t in tokens if t.kind == kind and t.value == wanted), None)
+            if found is None or found.position >= len(words):
+                said.append(value)
+                continue
+            base = found.written or words[found.position].raw
+            if found.position + 1 < len(words):
+                # "3 am": the word after it when only both read as the value.
+                longer = f"{base} {words[found.position + 1].raw}"
+                if found in keytokens.key_tokens(longer) and found not in keytokens.key_tokens(
+                    base
+                ):
+                    base = longer
+            said.append(base)
+        return ", ".join(said)
+
+    return (
+        f"{difference.kind}: {written(difference.only_in_a, text_a)} / "
+        f"{written(difference.only_in_b, text_b)}"
+    )
+
+
+# Values that say when a fact was stated or changed, not what it is about.
+WHEN_KINDS = frozenset({"date", "weekday", "month"})
+
+
+def slot_overlap(text_a: str, text_b: str, differences, tfidf: lexical.TfIdf) -> float:
+    """The containment of two texts with the values that differ set aside, and the values
+    of a kind only one text has ("updated on 2025-11-18": when, not what): their words
+    as written, but of a quantity only its number (the unit is the slot: "minutes of
+    runtime")."""
+    kinds = {d.kind for d in differences}
+    tokens_a, tokens_b = keytokens.key_tokens(text_a), keytokens.key_tokens(text_b)
+    one_sided = ({t.kind for t in tokens_a} ^ {t.kind for t in tokens_b}) & WHEN_KINDS
+    written = []
+    for token in tokens_a | tokens_b:
+        if token.kind == "quantity":
+            if f"quantity ({token.value.split('=')[0]})" in kinds:
+                written.append(re.sub(r"[^\d.,]+", " ", token.written))
+        elif token.kind in one_sided or (token.kind in kinds and token.kind != "name"):
+            written.append(token.written or token.value)
+    values = [v for d in differences for v in (*d.only_in_a, *d.only_in_b)]
+    ignore = frozenset(lexical.terms(" ".join(written + values)))
+    return tfidf.containment(text_a, text_b, ignore=ignore)
+
+
+def added_values(older: str, newer: str) -> list[KeyTokenDifference]:
+    """The values the newer text brings of a kind the older also has (a new value beside
+    the old one: "now listens on 9100 (8080 clashed)"), as differences from the older
+    values the newer does not repeat."""
+    old_tokens = keytokens.key_tokens(older)
+    new_tokens = keytokens.key_tokens(newer)
+    old_kinds = {token.kind for token in old_tokens}
+    across = clause.read(older).language != clause.read(newer).language
+    added = {
+        token
+        for token in new_tokens - old_tokens
+        if token.kind in old_kinds
+        and not (token.kind == "name" and keeps_name(token.value, older, across=across))
+    }
+    return [
+        KeyTokenDifference(
+            kind,
+            tuple(sorted(t.value for t in old_tokens - new_tokens if t.kind == kind)),
+            tuple(sorted(t.value for t in added if t.kind == kind)),
+        )
+        for kind in sorted({t.kind for t in added})
+    ]

@@ -1,7 +1,8 @@
 """What every reader finds about a candidate pair, as numbers a calibrated model weighs
-(curation.detection.confidence): both models' cosines, the lexical scores, and each
+(curation.detection.scoring): both models' cosines, the lexical scores, and each
 reader's finding (the clause readings' relation, key-token differences, polarity,
-change cues, subjects, parallel things, words in the same roles).
+change cues, subjects, parallel things, words in the same roles), with the rules' own
+reading of the pair (curation.detection.comparing.rules) as three of them.
 
 No finding decides here: a reader that says "two subjects" or "one slot, two values"
 moves the probabilities by the weight the labelled pairs gave it, and the findings are
@@ -9,43 +10,29 @@ also kept as phrases a reviewer reads ("different values: Azure / Fly.io").
 
 Every reader runs on every pair (none is skipped because another already spoke), so a
 feature means one thing whatever the others found; the readers cache per text and per
-pair (store.text.text_cache), and the judgement already asked most of them.
+pair (store.text.text_cache), and the rules already asked most of them.
 """
 
 from __future__ import annotations
 
 import difflib
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from memadmin.curation.detection.comparing import alignment, contrast, frames, matching
-from memadmin.curation.detection.comparing.rules import as_written, slot_overlap
-from memadmin.curation.detection.reading import clause as reading
-from memadmin.curation.detection.reading import keytokens, polarity
+from memadmin.curation.detection.comparing import alignment, contrast, frames, matching, relations
+from memadmin.curation.detection.comparing.rules import RuleReading
+from memadmin.curation.detection.reading import clause, keytokens, polarity, tokens
+from memadmin.curation.detection.reading.tokens import content_words
 from memadmin.store.lexicon import languages_differ
-from memadmin.store.text import short, text_cache
+from memadmin.store.text import short
 
 # Kinds of key token, as the features group them.
 _WHEN = frozenset({"date", "weekday", "month", "time"})
 _NUMBERS = frozenset({"number", "quantity"})
 _IDENTIFIERS = frozenset({"version", "host", "ip", "env", "compound"})
 
-# The relation of the two clause readings (curation.detection.frames), one feature each.
-RELATIONS = (
-    frames.SAME,
-    frames.REFINES,
-    frames.OPPOSITE,
-    frames.NEW_VALUE,
-    frames.OTHER_VALUE,
-    frames.OTHER_SUBJECT,
-    frames.OTHER_PREDICATE,
-    frames.EVENTS,
-    frames.UNREAD,
-)
-
-# The features, in the order of the model's weights (curation/detection/pair_model.json).
+# The features, in the order of the model's weights (curation/detection/scoring/pair_model.json).
 # A feature's name says what it is; a change here is a new model: fit it again.
 FEATURES = (
     "bias",
@@ -63,7 +50,7 @@ FEATURES = (
     "containment",
     "containment_sq",
     "similarity",
-    *(f"relation_{kind}" for kind in RELATIONS),
+    *(f"relation_{kind}" for kind in relations.KINDS),
     "relation_update",
     "differs_name",
     "differs_number",
@@ -129,14 +116,31 @@ FEATURES = (
     "rule_apart",
 )
 INDEX = {name: position for position, name in enumerate(FEATURES)}
+# What a pair's neighbours say of it: set once every candidate of a namespace is read.
+NEIGHBOURHOOD = ("nearest_of_one", "nearest_of_both", "nearest_of_none_else")
 
 
 @dataclass(frozen=True)
 class Evidence:
-    """A pair's features (FEATURES order) and what the readers found, as phrases."""
+    """A pair's features (FEATURES order, read-only) and what the readers found, as
+    phrases; `differing` the values that differ, as the texts write them."""
 
     values: np.ndarray
     findings: tuple[str, ...]
+    differing: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.values.flags.writeable = False
+
+    def with_neighbourhood(self, nearest_of: int, alone: bool) -> Evidence:
+        """This evidence with the neighbourhood features: the pair is the closest
+        candidate of `nearest_of` of its two memories, and `alone`, the only candidate
+        of both."""
+        values = self.values.copy()
+        values[INDEX["nearest_of_one"]] = float(nearest_of >= 1)
+        values[INDEX["nearest_of_both"]] = float(nearest_of == 2)
+        values[INDEX["nearest_of_none_else"]] = float(alone)
+        return replace(self, values=values)
 
 
 # The hinges of each cosine, with their features' names (spelled once, not per pair).
@@ -151,43 +155,98 @@ def _above(value: float, threshold: float) -> float:
     return max(0.0, value - threshold) / (1.0 - threshold)
 
 
-def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozenset()) -> Evidence:
-    """The evidence of a pair the rules just judged (`a` the older memory; `judgement`
-    what curation.detection.judgement made of it, before anything else changed it;
-    `multi` the multilingual cosine or None; `tfidf` the namespace's term weights)."""
+@dataclass(frozen=True)
+class _Pair:
+    """What every section of the evidence reads of a pair."""
+
+    a: object
+    b: object
+    reading_a: clause.Reading
+    reading_b: clause.Reading
+    rules: RuleReading
+    cosine: float  # MiniLM's, or the lexical score for text MiniLM cannot read
+    across: bool  # two languages
+    both_short: bool
+
+    @property
+    def bodies(self) -> tuple[str, str]:
+        return self.reading_a.body, self.reading_b.body
+
+
+def read_pair(
+    a, b, rules: RuleReading, *, multi: float | None, tfidf, user_names=frozenset()
+) -> Evidence:
+    """The evidence of a pair (`a` the older memory; `rules` what the rules read of it;
+    `multi` the multilingual cosine or None; `tfidf` the namespace's term weights). Its
+    neighbourhood features are 0 until the namespace's candidates are all read
+    (Evidence.with_neighbourhood)."""
+    reading_a, reading_b = clause.read(a.content), clause.read(b.content)
+    pair = _Pair(
+        a,
+        b,
+        reading_a,
+        reading_b,
+        rules,
+        rules.cosine if rules.method != "lexical" else rules.similarity,
+        languages_differ(a.content, b.content),
+        short(a.content) and short(b.content),
+    )
     # The features found, by name (those not found are 0), made an array at the end.
     found: dict[str, float] = {}
     findings: list[str] = []
+    _similarities(pair, multi, found)
+    relation = rules.relation or frames.compare(reading_a, reading_b, user_names=user_names)
+    found[f"relation_{relation.kind}"] = 1.0
+    if relation.update:
+        found["relation_update"] = 1.0
+    if relation.kind not in (relations.UNREAD, relations.SAME):
+        findings.append(relation.said())
+    differences, differing = _values(pair, tfidf, found, findings)
+    opposed = _stances(pair, relation, differences, found, findings)
+    same_names = _words(pair, found, findings)
+    only_a, only_b = _added_words(pair, relation, differences, found)
+    _frames_and_spans(pair, relation, same_names, found)
+    aligned = _alignment(only_a, only_b, a.content, b.content)
+    if aligned is None:
+        found["alignment_unknown"] = 1.0
+    elif aligned < 0:
+        found["one_adds_nothing"] = 1.0
+    else:
+        found["alignment"] = aligned
+    _what_could_disagree(pair, relation, differences, opposed, found)
+    values = np.zeros(len(FEATURES), dtype=np.float64)
+    values[[INDEX[name] for name in found]] = list(found.values())
+    return Evidence(values, tuple(dict.fromkeys(findings)), differing)
 
-    reading_a, reading_b = reading.read(a.content), reading.read(b.content)
-    body_a, body_b = reading_a.body, reading_b.body
-    cosine = judgement.cosine if judgement.method != "lexical" else judgement.similarity
+
+def _similarities(pair: _Pair, multi: float | None, found: dict) -> None:
+    """Both models' cosines (the multilingual one across languages apart), the lexical
+    containment and the combined similarity."""
+    rules = pair.rules
     found["bias"] = 1.0
-    found["cosine"] = cosine
+    found["cosine"] = pair.cosine
     for threshold, name in _COSINE_HINGES:
-        found[name] = _above(cosine, threshold)
-    across = languages_differ(a.content, b.content)
+        found[name] = _above(pair.cosine, threshold)
     if multi is not None:
         found["multi_known"] = 1.0
         for threshold, name in _MULTI_HINGES:
             found[name] = _above(multi, threshold)
-        if across:
+        if pair.across:
             # Across languages MiniLM cannot read one side: the multilingual model is the
             # similarity there (within one language its compressed scale says little).
             for threshold, name in _ACROSS_HINGES:
                 found[name] = _above(multi, threshold)
-    found["containment"] = judgement.lexical
-    found["containment_sq"] = judgement.lexical**2
-    found["similarity"] = judgement.similarity
+    found["containment"] = rules.lexical
+    found["containment_sq"] = rules.lexical**2
+    found["similarity"] = rules.similarity
 
-    relation = judgement.relation or frames.compare(reading_a, reading_b, user_names=user_names)
-    found[f"relation_{relation.kind}"] = 1.0
-    if relation.update:
-        found["relation_update"] = 1.0
-    if relation.kind != frames.UNREAD and relation.kind != frames.SAME:
-        findings.append(_relation_phrase(relation))
 
+def _values(pair: _Pair, tfidf, found: dict, findings: list) -> tuple[tuple, tuple[str, ...]]:
+    """The key tokens that differ, by kind, and how much of the texts agrees once they are
+    set aside: (the differences, each as the texts write it)."""
+    body_a, body_b = pair.bodies
     differences = contrast.key_token_differences(body_a, body_b)
+    differing = []
     for difference in differences:
         kind = difference.kind.split(" ")[0]
         if kind == "name":
@@ -200,19 +259,27 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
             found["differs_identifier"] = 1.0
         else:
             found["differs_other"] = 1.0
-        said = as_written(difference, body_a, body_b).split(": ", 1)[-1]
+        said = contrast.as_written(difference, body_a, body_b).split(": ", 1)[-1]
+        differing.append(said)
         findings.append(f"different values: {said}")
     found["differs_count"] = min(len(differences), 3)
-    found["differs_x_cosine"] = cosine if differences else 0.0
+    found["differs_x_cosine"] = pair.cosine if differences else 0.0
     if differences:
-        overlap = judgement.slot_overlap
+        overlap = pair.rules.slot_overlap
         if overlap is None:
-            overlap = slot_overlap(body_a, body_b, differences, tfidf)
+            overlap = contrast.slot_overlap(body_a, body_b, differences, tfidf)
         found["slot_overlap"] = overlap
-        if judgement.one_slot:
+        if pair.rules.one_slot:
             found["one_slot"] = 1.0
+    return differences, tuple(differing)
+
+
+def _stances(pair: _Pair, relation, differences, found: dict, findings: list) -> str | None:
+    """A stance one side reverses, change cues, two subjects, two things: the clash, if
+    any."""
+    body_a, body_b = pair.bodies
     # The rules' strict check of an automatic merge read the polarity already: none.
-    strict = judgement.verdict == "auto_merge"
+    strict = pair.rules.verdict == "auto_merge"
     opposed = None if strict else contrast.polarity_difference(body_a, body_b)
     if opposed:
         found["opposed"] = 1.0
@@ -223,39 +290,47 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
     if polarity.announces_change(body_a):
         found["older_announces_change"] = 1.0
     subjects = contrast.different_subjects(body_a, body_b)
-    if subjects or relation.kind == frames.OTHER_SUBJECT:
+    if subjects or relation.kind == relations.OTHER_SUBJECT:
         found["different_subjects"] = 1.0
-        found["two_subjects_x_cosine"] = cosine
+        found["two_subjects_x_cosine"] = pair.cosine
         if subjects:
-            findings.append(f"different subjects: {subjects[0]} / {subjects[1]}")
+            findings.append(
+                f"{relations.WORDS[relations.OTHER_SUBJECT]}: {subjects[0]} / {subjects[1]}"
+            )
     if differences or opposed:
         things = contrast.different_things(body_a, body_b)
         if things:
             found["different_things"] = 1.0
             findings.append(f"different things: {things}")
-    if relation.kind in (frames.NEW_VALUE, frames.OPPOSITE):
-        found["conflict_reading_x_cosine"] = cosine
+    if relation.kind in (relations.NEW_VALUE, relations.OPPOSITE):
+        found["conflict_reading_x_cosine"] = pair.cosine
+    return opposed
+
+
+def _words(pair: _Pair, found: dict, findings: list) -> bool:
+    """Words in order and in their roles, languages, lengths, and who each side is
+    about: whether both name the same (or no) subjects and names."""
+    reading_a, reading_b = pair.reading_a, pair.reading_b
     # What only short memories are read for (their frames, spans and word roles): in so
     # few words these say most; a long memory pays nothing for them.
-    both_short = short(a.content) and short(b.content)
     in_order = matching.words_in_order(reading_a, reading_b)
     if in_order:
         found["words_in_order"] = 1.0
-        if strict or matching.roles_kept(reading_a, reading_b):
+        if pair.rules.verdict == "auto_merge" or matching.roles_kept(reading_a, reading_b):
             found["same_words_same_roles"] = 1.0
     elif (
-        both_short
+        pair.both_short
         and same_words(reading_a, reading_b)
         and not matching.roles_kept(reading_a, reading_b)
     ):
         # "A is our champion at B" / "B is our champion at A": every word, two facts.
         found["same_words_other_roles"] = 1.0
         findings.append("the same words in other roles")
-    if across:
+    if pair.across:
         found["across_languages"] = 1.0
-    if judgement.method == "lexical":
+    if pair.rules.method == "lexical":
         found["lexical_only"] = 1.0
-    if both_short:
+    if pair.both_short:
         found["both_short"] = 1.0
     length_a, length_b = len(reading_a.content) or 1, len(reading_b.content) or 1
     found["length_ratio"] = min(length_a, length_b) / max(length_a, length_b)
@@ -269,7 +344,8 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
         if only_a and only_b:
             found["subjects_differ"] = 1.0
             findings.append(
-                f"different subjects: {matching.spelled(only_a)} / {matching.spelled(only_b)}"
+                f"{relations.WORDS[relations.OTHER_SUBJECT]}: "
+                f"{matching.spelled(only_a)} / {matching.spelled(only_b)}"
             )
         elif not only_a and not only_b:
             found["subjects_agree"] = 1.0
@@ -279,7 +355,14 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
     names_b = _missing(_names(reading_b), reading_a)
     if names_a and names_b:
         found["names_differ"] = 1.0
-    words_a, words_b = alignment.content_words(a.content), alignment.content_words(b.content)
+    return not (names_a or names_b) and not found.get("subjects_differ")
+
+
+def _added_words(pair: _Pair, relation, differences, found: dict) -> tuple[list, list]:
+    """The content words each side adds: how many, and whether they are one word each
+    (a name swapped in, a modifier changed) or values with more besides."""
+    a, b = pair.a, pair.b
+    words_a, words_b = content_words(a.content), content_words(b.content)
     only_a, only_b = alignment.unshared(a.content, b.content)
     longest = max(len(words_a), len(words_b)) or 1
     found["shared_share"] = (longest - max(len(only_a), len(only_b))) / longest
@@ -292,9 +375,9 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
         after_a, after_b = _next_word(only_a[0], words_a), _next_word(only_b[0], words_b)
         if after_a and after_a == after_b:
             found["modifier_differs"] = 1.0  # "the small gripper pad" / "the glass gripper pad"
-    if _other_modifier_of_one_noun(reading_a, reading_b):
+    if _other_modifier_of_one_noun(pair.reading_a, pair.reading_b):
         found["modifier_differs"] = 1.0  # "on the blue motor" / "on the 12V motor"
-    if relation.kind == frames.NEW_VALUE:
+    if relation.kind == relations.NEW_VALUE:
         found["new_value_x_added"] = min(min(len(only_a), len(only_b)), 4)
     if differences:
         # A value differs, and other words on both sides too: "15 N on the steel bracket"
@@ -303,17 +386,25 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
             word
             for d in differences
             for value in (*d.only_in_a, *d.only_in_b)
-            for word in alignment.content_words(value)
+            for word in content_words(value)
         }
         if [w for w in only_a if w not in said] and [w for w in only_b if w not in said]:
             found["values_and_more"] = 1.0
-    if both_short:
-        frame_a, frame_b = frame_words(a.content), frame_words(b.content)
+    return only_a, only_b
+
+
+def _frames_and_spans(pair: _Pair, relation, same_names: bool, found: dict) -> None:
+    """What the two say of their subject with names and values taken out (one frame or
+    two), and where a diff of their words replaces a span (at the start: two subjects;
+    at the end: one slot's two values)."""
+    a, b = pair.a, pair.b
+    if pair.both_short:
+        frame_a, frame_b = keytokens.frame_words(a.content), keytokens.frame_words(b.content)
         overlap = len(frame_a & frame_b) / len(frame_a | frame_b) if frame_a or frame_b else 1.0
     else:
-        overlap = judgement.lexical  # the shared words, weighed: the frame of a long text
+        overlap = pair.rules.lexical  # the shared words, weighed: the frame of a long text
     found["frame_overlap"] = overlap
-    if relation.kind == frames.NEW_VALUE:
+    if relation.kind == relations.NEW_VALUE:
         # "One value at a time" is read from the clause; it holds when both say it in one
         # frame ("lives in Lyon" / "lives in Lille"), hardly when the rest differs too
         # ("is a native of Ghent" / "is vegetarian": two attributes after one copula).
@@ -324,11 +415,11 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
     # One subject is what both name alike (or neither names); one slot what both say of it
     # in the same frame. Either alone is weak in a store of many subjects: two customers
     # share every frame, one customer's plan and diet share a name.
-    if not (names_a or names_b) and not found.get("subjects_differ"):
+    if same_names:
         found["frame_x_same_names"] = overlap
         if overlap < 0.5:
             found["other_frame_same_names"] = 1.0
-    spans = differing_spans(a.content, b.content) if both_short else []
+    spans = differing_spans(a.content, b.content) if pair.both_short else []
     found["spans_differ"] = min(len(spans), 3)
     if len(spans) == 1 and spans[0][0] == "replace":
         # The texts are one sentence with one part said two ways: at its start, two
@@ -349,13 +440,12 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
         # value each ("Use 20 N of grip force on the glass pad" / "... 15 N ... the blue
         # pad"), not one thing's value changed.
         found["value_and_thing_differ"] = 1.0
-    aligned = _alignment(only_a, only_b, a.content, b.content)
-    if aligned is None:
-        found["alignment_unknown"] = 1.0
-    elif aligned < 0:
-        found["one_adds_nothing"] = 1.0
-    else:
-        found["alignment"] = aligned
+
+
+def _what_could_disagree(pair: _Pair, relation, differences, opposed, found: dict) -> None:
+    """Signs and events on each side, whether any reader saw something that could
+    disagree, and what the rules read (one fact, a conflict, two facts)."""
+    reading_a, reading_b, rules = pair.reading_a, pair.reading_b, pair.rules
     if reading_a.sign != reading_b.sign:
         found["signs_differ"] = 1.0
     if reading_a.event != reading_b.event:
@@ -364,48 +454,42 @@ def read_pair(a, b, judgement, *, multi: float | None, tfidf, user_names=frozens
         differences
         or opposed
         or found.get("newer_announces_change")
-        or relation.kind in (frames.NEW_VALUE, frames.OPPOSITE, frames.OTHER_VALUE)
+        or relation.kind in (relations.NEW_VALUE, relations.OPPOSITE, relations.OTHER_VALUE)
         or reading_a.sign != reading_b.sign
     ):
         # No reader saw anything that could disagree: no value, sign, change or slot.
         found["no_difference_read"] = 1.0
-    if judgement.verdict in ("review", "auto_merge"):
+    if rules.verdict in ("review", "auto_merge"):
         found["rule_review"] = 1.0
-    elif judgement.verdict == "conflict":
+    elif rules.verdict == "conflict":
         found["rule_conflict"] = 1.0
-    elif judgement.never_together:
+    elif rules.never_together:
         found["rule_apart"] = 1.0
-    values = np.zeros(len(FEATURES), dtype=np.float64)
-    values[[INDEX[name] for name in found]] = list(found.values())
-    return Evidence(values, tuple(dict.fromkeys(findings)))
 
 
-def mark_nearest(pairs: dict) -> None:
-    """The neighbourhood features of a namespace's judged pairs ({(i, j): judgement}):
-    whether each pair is the closest of one of its memories, or of both (a paraphrase
-    usually is; among many memories of one kind, the nearest of each is often another
-    subject's), and whether it is the only candidate of both (then being the closest
-    says nothing). Closeness is the embedding cosine (the lexical score for text the
-    model cannot read). Sets the values in place, on pairs that have evidence."""
+def neighbourhoods(pairs: dict) -> dict:
+    """The neighbourhood of each of a namespace's read pairs ({(i, j): rules}, in the
+    order they were read): {(i, j): (how many of its two memories it is the closest
+    candidate of, whether it is the only candidate of both)}. A paraphrase is usually
+    the closest of both; among many memories of one kind, the nearest of each is often
+    another subject's; and the only candidate of both is the closest by default, which
+    says nothing. Closeness is the embedding cosine (the lexical score for text the
+    model cannot read); of two as close, the first read."""
     best: dict[int, tuple[float, tuple[int, int]]] = {}
     seen: dict[int, int] = {}
-    for key, judgement in pairs.items():
-        if judgement.evidence is None:
-            continue
-        close = judgement.similarity if judgement.method == "lexical" else judgement.cosine
+    for key, rules in pairs.items():
+        close = rules.similarity if rules.method == "lexical" else rules.cosine
         for end in key:
             seen[end] = seen.get(end, 0) + 1
             if end not in best or close > best[end][0]:
                 best[end] = (close, key)
-    for key, judgement in pairs.items():
-        if judgement.evidence is None:
-            continue
-        ends = sum(best[end][1] == key for end in key if end in best)
-        judgement.evidence[INDEX["nearest_of_one"]] = float(ends >= 1)
-        judgement.evidence[INDEX["nearest_of_both"]] = float(ends == 2)
-        judgement.evidence[INDEX["nearest_of_none_else"]] = float(
-            all(seen.get(end, 0) == 1 for end in key)
+    return {
+        key: (
+            sum(best[end][1] == key for end in key if end in best),
+            all(seen.get(end, 0) == 1 for end in key),
         )
+        for key in pairs
+    }
 
 
 def _names(reading_) -> list:
@@ -424,46 +508,16 @@ def _missing(tokens, other) -> list:
 _ALIGN_WORDS = 6
 
 
-_TOKEN = re.compile(r"\w[\w.'’/-]*\w|\w")
-
-
-@text_cache
-def sentence_tokens(text: str) -> tuple[str, ...]:
-    return tuple(_TOKEN.findall(text.lower()))
-
-
 def differing_spans(text_a: str, text_b: str) -> list[tuple[str, int, int, int]]:
     """Where two texts' words differ, as the spans of the older's words a diff replaces,
     inserts or deletes: (operation, start, end, number of the older's words) each."""
-    tokens_a, tokens_b = sentence_tokens(text_a), sentence_tokens(text_b)
+    tokens_a, tokens_b = tokens.sentence_tokens(text_a), tokens.sentence_tokens(text_b)
     matcher = difflib.SequenceMatcher(None, tokens_a, tokens_b, autojunk=False)
     return [
         (operation, start, end, len(tokens_a))
         for operation, start, end, _, _ in matcher.get_opcodes()
         if operation != "equal"
     ]
-
-
-@text_cache
-def frame_words(text: str) -> frozenset[str]:
-    """What a memory says of its subject with every name and value taken out: the stems
-    of its other content words ("Lea K. lives in Turin" -> {"lives"}; "Use 15 N of grip
-    force on the steel bracket" -> {"use", "grip", "force", "steel", "brack"}). Two
-    memories of one frame give one slot two values; two frames, two slots."""
-    names = {
-        part
-        for token in keytokens.key_tokens(text)
-        for part in alignment.content_words(token.written or token.value)
-    }
-    words = text.split()
-    names |= {
-        alignment.content_words(raw)[0]
-        for raw in words[1:]
-        if raw[:1].isupper() and alignment.content_words(raw)
-    }
-    return frozenset(
-        word[: alignment.STEM_LENGTH] for word in alignment.content_words(text) if word not in names
-    )
 
 
 def _next_word(word: str, words: list[str]) -> str:
@@ -489,22 +543,6 @@ def _alignment(only_a: list[str], only_b: list[str], text_a: str, text_b: str) -
     if len(only_a) > _ALIGN_WORDS or len(only_b) > _ALIGN_WORDS:
         return None
     return alignment.word_alignment(text_a, text_b)
-
-
-_PHRASES = {
-    frames.REFINES: "one adds detail",
-    frames.OPPOSITE: "the same statement, one side denies or reverses it",
-    frames.NEW_VALUE: "one value at a time",
-    frames.OTHER_VALUE: "two values of a slot that holds several, or two attributes",
-    frames.OTHER_SUBJECT: "different subjects",
-    frames.OTHER_PREDICATE: "another thing said of one subject",
-    frames.EVENTS: "two events",
-}
-
-
-def _relation_phrase(relation: frames.Relation) -> str:
-    said = _PHRASES.get(relation.kind, relation.kind)
-    return f"{said}: {relation.detail}" if relation.detail else said
 
 
 def same_words(older, newer) -> bool:

@@ -17,8 +17,6 @@ similarity signals.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from memadmin.curation.detection.comparing import alignment, contrast, slots
 from memadmin.curation.detection.comparing.matching import (
     RESIDUE_WORDS,
@@ -31,6 +29,18 @@ from memadmin.curation.detection.comparing.matching import (
     values_only,
     without_acronyms,
 )
+from memadmin.curation.detection.comparing.relations import (
+    EVENTS,
+    NEW_VALUE,
+    OPPOSITE,
+    OTHER_PREDICATE,
+    OTHER_SUBJECT,
+    OTHER_VALUE,
+    REFINES,
+    SAME,
+    UNREAD,
+    Relation,
+)
 from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.words import (
     PredicateClass,
@@ -41,30 +51,6 @@ from memadmin.curation.detection.reading.words import (
     same_class,
 )
 from memadmin.store.lexicon import HAN, languages_differ, words
-
-SAME = "same"  # every content word of each side has its counterpart
-REFINES = "refines"  # one side says the other's statement with detail added
-OPPOSITE = "opposite"  # one statement asserted and denied, liked and disliked
-NEW_VALUE = "new_value"  # one slot that holds one value, two values: a conflict
-OTHER_VALUE = "other_value"  # a slot that holds several, or another attribute: two facts
-OTHER_SUBJECT = "other_subject"  # two things or people: two facts
-OTHER_PREDICATE = "other_predicate"  # the same subject, something else said of it
-EVENTS = "events"  # two events of one kind: two facts
-UNREAD = "unread"  # nothing sure: the similarity decides
-
-# Relations that are two facts: never a conflict, never in one cluster.
-TWO_FACTS = frozenset({OTHER_VALUE, OTHER_SUBJECT, OTHER_PREDICATE, EVENTS})
-
-
-@dataclass(frozen=True)
-class Relation:
-    kind: str
-    detail: str = ""
-    update: bool = False  # for a conflict: the newer changes the older
-
-    @property
-    def two_facts(self) -> bool:
-        return self.kind in TWO_FACTS
 
 
 def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = frozenset()):

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from memadmin.curation.detection.reading import quantities
+from memadmin.curation.detection.reading import quantities, tokens
+from memadmin.curation.detection.reading.tokens import content_words
 from memadmin.store.lexicon import fold, lexicon, stop_words, words
 from memadmin.store.text import text_cache
 
@@ -43,11 +44,7 @@ class _Word(NamedTuple):
     end: int
 
 
-# Words and their spans in the folded text; identifiers, hosts, IPs, dates and times keep
-# their inner punctuation.
-_TOKEN = re.compile(r"[\w#][\w.\-/:%°³²']*[\w%°³²\"]|[\w%]", re.UNICODE)
 _DIGIT = re.compile(r"\d")
-_TEXT_WORD = re.compile(r"[\w'\-]+")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?")
 _HOST = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+")
@@ -89,7 +86,7 @@ def words_of(text: str) -> tuple[_Word, ...]:
     # A word starts a sentence when it is the first, or when what stands before it, white
     # space aside, ends a sentence (no token ends in such a mark: it is outside them).
     after_end = {match.end() for match in _AFTER_SENTENCE_END.finditer(text)}
-    for match in _TOKEN.finditer(text):
+    for match in tokens.VALUE_TOKEN.finditer(text):
         raw = match.group().strip(".-/:'")
         if raw:
             start, end = match.span()
@@ -331,7 +328,18 @@ def frame_stems(text: str) -> list[tuple[str, bool]]:
 
 
 @text_cache
-def text_words(text: str) -> frozenset[str]:
-    """The words of a text, case-folded (hyphenated words kept whole). Cached: one
-    judgement reads them several times."""
-    return frozenset(_TEXT_WORD.findall(fold(text)))
+def frame_words(text: str) -> frozenset[str]:
+    """What a memory says of its subject with every name and value taken out: the stems
+    of its other content words ("Lea K. lives in Turin" -> {"lives"}; "Use 15 N of grip
+    force on the steel bracket" -> {"use", "grip", "force", "steel", "brack"}). Two
+    memories of one frame give one slot two values; two frames, two slots."""
+    names = {
+        part for token in key_tokens(text) for part in content_words(token.written or token.value)
+    }
+    words = text.split()
+    names |= {
+        content_words(raw)[0] for raw in words[1:] if raw[:1].isupper() and content_words(raw)
+    }
+    return frozenset(
+        word[: tokens.STEM_LENGTH] for word in content_words(text) if word not in names
+    )

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from itertools import chain
 
+from memadmin.curation.detection.reading.tokens import ASCII_TERM, STEM_LENGTH, TERM
 from memadmin.store.text import text_cache
 
 # Words that carry no fact, in the languages agents' memories come in, plus the words
@@ -38,11 +39,6 @@ STOP_WORDS = frozenset(
     的 了 是 在 和 与 及 也 都 就 把 被 给 对 从 向 这 那 个 我 你 他 她 它 们
     """.split()
 )
-_WORD = re.compile(r"[^\W\d_][\w'\-]*|\d+(?:[.,:/]\d+)*", re.UNICODE)
-# The same words in lower-case ASCII text (most memories), found a third faster: detection
-# reads the words of every memory of a namespace to count them.
-_ASCII_WORD = re.compile(r"[a-z][a-z0-9_'\-]*|[0-9]+(?:[.,:/][0-9]+)*")
-STEM_LENGTH = 5  # crude stemming: "scripting" and "scripts" meet at "scrip"
 
 
 def is_cjk(char: str) -> bool:
@@ -80,9 +76,9 @@ def _terms(text: str) -> Iterator[str]:
     # A namespace's words repeat from memory to memory: each word's terms are worked out
     # once (_word_terms). NFKC leaves ASCII as it is, and casefold() is lower() there.
     if text.isascii():
-        return chain.from_iterable(map(_word_terms, _ASCII_WORD.findall(text.lower())))
+        return chain.from_iterable(map(_word_terms, ASCII_TERM.findall(text.lower())))
     text = unicodedata.normalize("NFKC", text).casefold()
-    return chain.from_iterable(map(_word_terms, _WORD.findall(text)))
+    return chain.from_iterable(map(_word_terms, TERM.findall(text)))
 
 
 @lru_cache(maxsize=262144)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
-from memadmin.curation.detection.reading.keytokens import key_tokens, text_words, words_of
+from memadmin.curation.detection.reading.keytokens import key_tokens, words_of
+from memadmin.curation.detection.reading.tokens import text_words
 from memadmin.store.lexicon import fold, lexicon, stop_words, words
 from memadmin.store.text import text_cache
 

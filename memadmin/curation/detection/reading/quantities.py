@@ -25,6 +25,7 @@ from importlib import metadata
 
 from django.conf import settings
 
+from memadmin.curation.detection.reading.tokens import QUANTITY_TOKEN
 from memadmin.store.lexicon import HAN, fold, language_of, lexicon, words
 from memadmin.store.text import text_cache
 
@@ -41,15 +42,6 @@ class Value:
         return self.measure, self.value
 
 
-# A token of the folded text: a number written with digits, a word, or a sign a unit may
-# be written with. Digits glued to letters ("pve2", "m5.large", "i5-12500") are part of an
-# identifier, never a value: the lookbehind keeps them out.
-_TOKEN = re.compile(
-    r"(?P<time>(?<![0-9a-z.])\d{1,2}[:h]\d{2}(?::\d{2})?(?![0-9:]))"
-    r"|(?P<number>(?<![0-9a-z.\-/_])\d+(?:[.,]\d+)*(?:/\d+)?)"
-    r"|(?P<sign>mm/s|m/s|km/h|[%\"°€$£~])"
-    r"|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)?|[\u3400-\u9fff]+)",
-)
 _CJK_NUMBER = re.compile(r"([零〇一二两三四五六七八九十百千万]+|\d+(?:\.\d+)?)")
 # The longest time, date, or number a value is read from (a 5,000-digit number is not).
 _MAX_DIGITS = 18
@@ -235,7 +227,7 @@ def _smaller_unit(larger: float, smaller: float) -> bool:
 def _read_latin(folded: str, language: str):
     tokens = [
         (match.lastgroup, match.group(), match.start(), match.end())
-        for match in _TOKEN.finditer(folded)
+        for match in QUANTITY_TOKEN.finditer(folded)
     ]
     number_words = _number_words()
     position = 0

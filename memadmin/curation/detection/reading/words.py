@@ -16,6 +16,7 @@ from functools import cache, lru_cache
 from typing import NamedTuple
 
 from memadmin.curation.detection.reading import keytokens, quantities
+from memadmin.curation.detection.reading.tokens import CLAUSE_WORD
 from memadmin.store.lexicon import HAN, fold, lexicon, stop_words, words
 from memadmin.store.text import text_cache
 
@@ -208,9 +209,6 @@ class Token(NamedTuple):
         return self.value or self.lemma
 
 
-# A word as written: letters and digits, with inner apostrophes, hyphens, dots and
-# slashes (Fly.io, Europe/Berlin, unit-test, don't, l'interface).
-_WORD = re.compile(r"[\w][\w'’\-./]*[\w]|[\w]|[%€$£°]|(?<=\w)[:：](?=\s|$)")
 _ENGLISH_CONTRACTIONS = {
     "n't": "not",
     "'m": "am",
@@ -261,7 +259,7 @@ def _words_with_offsets(body: str, language: str) -> list[tuple[str, str, int]]:
     if language in ("zh", "ja"):
         return _chinese_words(body)
     found = []
-    for match in _WORD.finditer(body):
+    for match in CLAUSE_WORD.finditer(body):
         start = match.start()
         for written, piece, offset in _word_pieces(match.group(), language):
             found.append((written, piece, start + offset))
@@ -295,7 +293,7 @@ def _chinese_words(body: str) -> list[tuple[str, str, int]]:
     for word in jieba.lcut(body, HMM=False):
         start = body.find(word, offset)
         offset = start + len(word)
-        if not word.strip() or not (_WORD.fullmatch(word) or HAN.search(word)):
+        if not word.strip() or not (CLAUSE_WORD.fullmatch(word) or HAN.search(word)):
             pieces.append(None)  # punctuation: ends a run of characters
             continue
         if len(word) > 1 and word[0] in _CHINESE_NEGATORS and word not in _KEPT_WHOLE:

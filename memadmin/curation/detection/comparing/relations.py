@@ -1,0 +1,55 @@
+"""The relations two readings of memories can stand in (curation.detection.comparing.
+frames finds them), each worded once: the rules' reasons, the evidence a curator reads
+and the model's explanation all say a relation in these words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SAME = "same"  # every content word of each side has its counterpart
+REFINES = "refines"  # one side says the other's statement with detail added
+OPPOSITE = "opposite"  # one statement asserted and denied, liked and disliked
+NEW_VALUE = "new_value"  # one slot that holds one value, two values: a conflict
+OTHER_VALUE = "other_value"  # a slot that holds several, or another attribute: two facts
+OTHER_SUBJECT = "other_subject"  # two things or people: two facts
+OTHER_PREDICATE = "other_predicate"  # the same subject, something else said of it
+EVENTS = "events"  # two events of one kind: two facts
+UNREAD = "unread"  # nothing sure: the similarity decides
+
+# The relations in a fixed order: the model has one feature for each.
+KINDS = (SAME, REFINES, OPPOSITE, NEW_VALUE, OTHER_VALUE, OTHER_SUBJECT, OTHER_PREDICATE, EVENTS)
+KINDS = (*KINDS, UNREAD)
+
+# Relations that are two facts: never a conflict, never in one cluster.
+TWO_FACTS = frozenset({OTHER_VALUE, OTHER_SUBJECT, OTHER_PREDICATE, EVENTS})
+
+# Each relation as a curator reads it.
+WORDS = {
+    SAME: "the same statement",
+    REFINES: "one adds detail",
+    OPPOSITE: "the same statement, one side denies or reverses it",
+    NEW_VALUE: "one slot, two values",
+    OTHER_VALUE: "two values of a slot that holds several, or two attributes",
+    OTHER_SUBJECT: "different subjects",
+    OTHER_PREDICATE: "another thing said of one subject",
+    EVENTS: "two events",
+    UNREAD: "neither sentence could be read",
+}
+
+
+@dataclass(frozen=True)
+class Relation:
+    kind: str
+    detail: str = ""
+    update: bool = False  # for a conflict: the newer changes the older
+
+    @property
+    def two_facts(self) -> bool:
+        return self.kind in TWO_FACTS
+
+    def said(self) -> str:
+        """The relation in words, with what it is about ("one slot, two values: Azure /
+        Fly.io")."""
+        words = WORDS.get(self.kind, self.kind)
+        return f"{words}: {self.detail}" if self.detail else words

@@ -1,0 +1,76 @@
+"""The one place detection splits text into words. Each reader needs its own cut of a
+text, and each pattern here says which and why: the value tokens keep the inner
+punctuation of identifiers, hosts, dates and times ("m5.large", "10.0.0.1", "03:00"); a
+clause's words keep apostrophes, hyphens and slashes for the lemmatiser ("don't",
+"Europe/Berlin"); the quantity reader tells digits from words and unit signs; the lexical
+terms keep numbers whole; the content and sentence tokens are what paraphrases and diffs
+are compared on. store.lexicon has the language test's own (a cheap count of function
+words, run on every write).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memadmin.store.lexicon import fold, stop_words
+from memadmin.store.text import text_cache
+
+# Words and their spans in the folded text; identifiers, hosts, IPs, dates and times keep
+# their inner punctuation (reading.keytokens: the values of a text).
+VALUE_TOKEN = re.compile(r"[\w#][\w.\-/:%°³²']*[\w%°³²\"]|[\w%]", re.UNICODE)
+# A word as written: letters and digits, with inner apostrophes, hyphens, dots and
+# slashes (Fly.io, Europe/Berlin, unit-test, don't, l'interface): reading.words.
+CLAUSE_WORD = re.compile(r"[\w][\w'’\-./]*[\w]|[\w]|[%€$£°]|(?<=\w)[:：](?=\s|$)")
+# A token of the folded text for the quantity reader: a number written with digits, a
+# word, or a sign a unit may be written with. Digits glued to letters ("pve2", "m5.large",
+# "i5-12500") are part of an identifier, never a value: the lookbehind keeps them out.
+QUANTITY_TOKEN = re.compile(
+    r"(?P<time>(?<![0-9a-z.])\d{1,2}[:h]\d{2}(?::\d{2})?(?![0-9:]))"
+    r"|(?P<number>(?<![0-9a-z.\-/_])\d+(?:[.,]\d+)*(?:/\d+)?)"
+    r"|(?P<sign>mm/s|m/s|km/h|[%\"°€$£~])"
+    r"|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)?|[\u3400-\u9fff]+)",
+)
+# The lexical terms of a text: words, and numbers kept whole (reading.lexical).
+TERM = re.compile(r"[^\W\d_][\w'\-]*|\d+(?:[.,:/]\d+)*", re.UNICODE)
+# The same terms in lower-case ASCII text (most memories), found a third faster: detection
+# reads the words of every memory of a namespace to count them.
+ASCII_TERM = re.compile(r"[a-z][a-z0-9_'\-]*|[0-9]+(?:[.,:/][0-9]+)*")
+# A word of letters (hyphens and apostrophes inside): what content words are made of.
+_LETTER_WORD = re.compile(r"[^\W\d_][\w'\-]*", re.UNICODE)
+# Any word, hyphenated ones kept whole: what a name or a stance is looked up among.
+_TEXT_WORD = re.compile(r"[\w'\-]+")
+# A word or number of a sentence as a diff compares them.
+_SENTENCE_TOKEN = re.compile(r"\w[\w.'’/-]*\w|\w")
+
+# Words are compared by their first letters ("scripting" and "scripts" meet at "scrip").
+STEM_LENGTH = 5
+
+
+@text_cache
+def text_words(text: str) -> frozenset[str]:
+    """The words of a text, case-folded (hyphenated words kept whole). Cached: one
+    judgement reads them several times."""
+    return frozenset(_TEXT_WORD.findall(fold(text)))
+
+
+def content_words(text: str) -> tuple[str, ...]:
+    """The words of a text that carry meaning (no stop words, no one- or two-letter words,
+    compounds split: "port-forwarded" is "port" and "forwarded")."""
+    found, stop = [], stop_words()
+    for token in _LETTER_WORD.findall(fold(text)):
+        if "-" not in token and "'" not in token:  # most words: as they are
+            if len(token) > 2 and token not in stop:
+                found.append(token)
+            continue
+        for part in token.split("-"):
+            part = part.strip("'")
+            if len(part) > 2 and part not in stop:
+                found.append(part)
+    return tuple(found)
+
+
+@text_cache
+def sentence_tokens(text: str) -> tuple[str, ...]:
+    """The words and numbers of a sentence, lower-cased, in order: what a diff of two
+    sentences compares."""
+    return tuple(_SENTENCE_TOKEN.findall(text.lower()))

@@ -1,0 +1,220 @@
+"""What a candidate pair becomes, from the pair model's probabilities: an automatic merge,
+a cluster edge or a conflict, each in a tier (proposed, or possible: doubtful, ranked
+apart, never merged or accepted in bulk), or nothing.
+
+A pair is *proposed* from the thresholds chosen on the held-out figures (settings,
+defaulting to pair_model.json's), *possible* above a lower floor, else nothing. Only the
+operator's vetoes stay hard (protected and pinned memories, the metadata guards): the
+rules' reading is one piece of evidence, never a verdict on its own. An exact copy needs
+no model: the hash decides it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from memadmin.curation.detection import guards
+from memadmin.curation.detection.comparing.evidence import INDEX, Evidence, neighbourhoods
+from memadmin.curation.detection.comparing.rules import RuleReading
+from memadmin.curation.detection.scoring.model import PairModel, said
+from memadmin.curation.detection.thresholds import Thresholds
+from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED, Verdict
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What a pair became: its verdict and tier, the probabilities they follow from, the
+    reasons and findings a reviewer reads, and who decided (the model, or an LLM's answer
+    that updated it: curation.llm.band)."""
+
+    rules: RuleReading
+    evidence: Evidence | None  # None for an exact copy: no doubt there
+    verdict: str
+    method: str  # exact | vector | lexical | multilingual | llm
+    tier: str = ""  # proposed | possible, for a cluster edge or a conflict
+    # P(one fact), P(conflict), P(two facts); None for an exact copy.
+    probabilities: tuple[float, float, float] | None = None
+    reasons: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()  # why a person must look: protected, a guard
+    conflict_kind: str = ""  # contradiction | update
+    differing_tokens: tuple[str, ...] = ()
+    # A conflict, two facts or a metadata guard: the two may never share a cluster,
+    # whatever their other members say.
+    never_together: bool = False
+    findings: tuple[str, ...] = ()  # the readers' findings, as a reviewer reads them
+    decided_by: str = "rule"  # rule | llm
+    llm_answer: str = ""  # what the LLM answered of the pair, when it was asked
+
+    @property
+    def similarity(self) -> float:
+        return self.rules.similarity
+
+    @property
+    def cosine(self) -> float:
+        return self.rules.cosine
+
+    @property
+    def confidence(self) -> float:
+        """The probability of what the pair became: one fact for a cluster edge (or an
+        automatic merge), a conflict for a conflict, two facts for nothing."""
+        if self.probabilities is None:
+            return 1.0
+        p_one, p_conflict, p_two = self.probabilities
+        if self.verdict == Verdict.CONFLICT:
+            return p_conflict
+        if self.verdict in (Verdict.REVIEW, Verdict.AUTO_MERGE):
+            return p_one
+        return p_two
+
+    @property
+    def p_one(self) -> float:
+        return 1.0 if self.probabilities is None else self.probabilities[0]
+
+    def conflict_fields(self) -> dict:
+        """What decisions.open_conflict records of a conflict judgement."""
+        return {
+            "kind": self.conflict_kind,
+            "reason": "; ".join(self.reasons),
+            "differing_tokens": list(self.differing_tokens),
+            "detected_by": self.decided_by,
+            "tier": self.tier or "proposed",
+            "confidence": round(float(self.confidence), 4),
+            "evidence": list(self.findings),
+        }
+
+
+def exact(rules: RuleReading) -> Judgement:
+    """An exact copy: the same text, no doubt (guards and protection aside)."""
+    return Judgement(
+        rules,
+        None,
+        rules.verdict,
+        rules.method,
+        tier=PROPOSED,
+        reasons=rules.reasons,
+        flags=rules.flags,
+        never_together=rules.never_together,
+    )
+
+
+def listed_only(rules: RuleReading) -> Judgement:
+    """A pair under every candidate floor, read for nothing but to be listed as similar
+    (write time's neighbours)."""
+    return Judgement(rules, None, Verdict.DISTINCT, rules.method)
+
+
+def score(rules, evidence, a, b, model: PairModel, thresholds: Thresholds) -> Judgement:
+    """What a pair becomes (`a` the older memory) from its evidence, weighed by `model`."""
+    probabilities = model.probabilities(evidence.values)
+    return place(rules, evidence, probabilities, a, b, model, thresholds)
+
+
+def score_together(pairs: dict, model: PairModel, thresholds: Thresholds) -> dict:
+    """Pairs read side by side ({key: (rules, evidence, older, newer)}, keys pairs of
+    positions, in the order they were read), each scored with its neighbourhood (which
+    pair is the closest of each memory: Evidence.with_neighbourhood): a namespace's
+    candidates in a run, a new memory's nearest at write time. {key: Judgement}."""
+    around = neighbourhoods({key: rules for key, (rules, *_) in pairs.items()})
+    placed = {
+        key: (rules, evidence.with_neighbourhood(*around[key]), older, newer)
+        for key, (rules, evidence, older, newer) in pairs.items()
+    }
+    if not placed:
+        return {}
+    # Every pair at once: one product for the namespace (a pair at a time cost more in
+    # numpy's calls than in the arithmetic).
+    probabilities = model.probabilities(np.stack([e.values for _, e, _, _ in placed.values()]))
+    return {
+        key: place(rules, evidence, found, older, newer, model, thresholds)
+        for (key, (rules, evidence, older, newer)), found in zip(
+            placed.items(), probabilities, strict=True
+        )
+    }
+
+
+def place(rules, evidence, probabilities, a, b, model, thresholds) -> Judgement:
+    """A pair's verdict and tier from its probabilities and the thresholds. An automatic
+    merge needs the rules' strict check (every word in its role, nothing any reader sees
+    differ, every guard passing) and P(one fact) >= the automatic threshold.
+
+    Hard vetoes are the operator's only: a metadata guard keeps the pair out of every
+    cluster (a conflict may still be proposed across it), and a protected memory is
+    never merged without review (flagged). A pair that is something says what weighed
+    most (an automatic merge says its strict check instead)."""
+    probabilities = tuple(float(p) for p in probabilities)
+    p_one, p_conflict, _ = probabilities
+    guard = guards.metadata_guard(a, b)
+    verdict, tier = _verdict_and_tier(rules, p_one, p_conflict, guard, thresholds)
+    protected = guards.is_protected(a) or guards.is_protected(b)
+    conflict_kind, differing = "", ()
+    if verdict == Verdict.CONFLICT:
+        values = evidence.values
+        changed = values[INDEX["relation_update"]] or values[INDEX["newer_announces_change"]]
+        conflict_kind = rules.conflict_kind or ("update" if changed else "contradiction")
+        differing = tuple(dict.fromkeys(evidence.differing))
+    reasons = _said_once([*rules.reasons, *([guard] if guard else []), *evidence.findings])
+    findings = evidence.findings
+    if tier and verdict != Verdict.AUTO_MERGE:
+        weighed = weighed_most(model, evidence.values)
+        findings = (*findings, weighed)
+        reasons = _said_once([*reasons, weighed])
+    return Judgement(
+        rules,
+        evidence,
+        verdict,
+        rules.method,
+        tier=tier,
+        probabilities=probabilities,
+        reasons=tuple(reasons),
+        flags=("protected",) if verdict == Verdict.REVIEW and protected else (),
+        conflict_kind=conflict_kind,
+        differing_tokens=differing,
+        never_together=bool(
+            verdict == Verdict.CONFLICT or guard or p_one < thresholds.possible_one
+        ),
+        findings=findings,
+    )
+
+
+def _verdict_and_tier(rules, p_one, p_conflict, guard, thresholds) -> tuple[str, str]:
+    if not guard and rules.verdict == Verdict.AUTO_MERGE and p_one >= thresholds.auto_confidence:
+        return Verdict.AUTO_MERGE, PROPOSED
+    if not guard and p_one >= thresholds.propose_one:
+        return Verdict.REVIEW, PROPOSED
+    if p_conflict >= thresholds.propose_conflict:
+        return Verdict.CONFLICT, PROPOSED
+    if not guard and p_one >= thresholds.possible_one and p_one >= p_conflict:
+        return Verdict.REVIEW, POSSIBLE
+    if p_conflict >= thresholds.possible_conflict:
+        return Verdict.CONFLICT, POSSIBLE
+    return Verdict.DISTINCT, ""
+
+
+def weighed_most(model: PairModel, values: np.ndarray, count: int = 3) -> str:
+    """What moved a pair's probabilities most, as a phrase: the features with the largest
+    shares of the two stages' logits, each with the way it pushed ("+" towards one
+    subject and slot, or towards disagreeing)."""
+    shares: dict[str, float] = {}
+    for stage, pushes in ((model.related, "same slot"), (model.disagree, "disagree")):
+        contribution = (values[stage.positions] * stage.weights).tolist()
+        for feature, share in zip(stage.features, contribution, strict=True):
+            if share and feature != "bias":
+                name = f"{said(feature)} ({pushes})"
+                shares[name] = shares.get(name, 0.0) + share
+    top = sorted(shares.items(), key=lambda item: -abs(item[1]))[:count]
+    return "weighed most: " + ", ".join(f"{name} {share:+.1f}" for name, share in top)
+
+
+def _said_once(reasons: list[str]) -> list[str]:
+    """Reasons without repeats: two readers naming the same values ("one slot, two
+    values: hetzner / railway", "different values: hetzner / railway") say it once."""
+    said_, kept = set(), []
+    for reason in reasons:
+        detail = reason.split(": ", 1)[-1].casefold()
+        if detail in said_:
+            continue
+        said_.add(detail)
+        kept.append(reason)
+    return kept

@@ -48,9 +48,9 @@ def measure(
     correlated: bool = False,
 ) -> dict:
     """One set under one oracle (and `model`, else the shipped one): the figures."""
-    from bench.oracle import Oracle
     from memadmin.curation.detection.thresholds import Thresholds
     from memadmin.curation.learning import calibration, evaluation
+    from memadmin.curation.learning.oracle import Oracle
     from memadmin.curation.llm import client as llm
 
     with Oracle(rows, labels, error_rate=error_rate, seed=seed, correlated=correlated) as oracle:

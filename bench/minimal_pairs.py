@@ -43,8 +43,8 @@ def main() -> None:
     if args.oracle is None:
         outcomes = calibration.judge_pairs(pairs, Thresholds.from_settings(), calibration.Vectors())
     else:
-        from bench.oracle import Oracle
         from memadmin.curation.learning import fitting as model_fit
+        from memadmin.curation.learning.oracle import Oracle
         from memadmin.curation.llm import client as llm
 
         rows, labels = model_fit.load("minimal_pairs")

@@ -29,6 +29,7 @@ from pydantic import Field
 from memadmin.api import serialize, validation
 from memadmin.curation import decisions, write_time
 from memadmin.curation.llm import client as llm
+from memadmin.curation.reads import exports
 from memadmin.store import embeddings, queries
 from memadmin.store import validation as store_validation
 from memadmin.store.models import Memory, MemoryStatus, Namespace
@@ -125,7 +126,7 @@ def build_server(grant_of: Callable[[Context], Grant]) -> MCPServer:
         awaiting review shown once), and apart, the open conflicts with both sides."""
         with _call(ctx, grant_of) as grant:
             namespace = grant.namespace()
-            memories, conflicts = profile(namespace)
+            memories, conflicts = exports.profile(namespace)
             return {
                 "namespace": namespace.name,
                 "memories": [serialize.memory(m) for m in memories],

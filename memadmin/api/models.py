@@ -7,6 +7,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from memadmin.store.models import Namespace
 
@@ -49,3 +50,27 @@ class ApiToken(models.Model):
             created_by=created_by,
         )
         return token, plain
+
+    class NoNamespace(Exception):
+        """A token asked for a namespace that does not exist (and no new one)."""
+
+    @classmethod
+    def issue_for(
+        cls, *, namespace: str, name: str, create_namespace: bool, created_by=None
+    ) -> tuple[ApiToken, str]:
+        """A new token for the namespace named `namespace`, made first when
+        `create_namespace` says so: a mistyped name must not quietly become a new, empty
+        namespace."""
+        found = Namespace.objects.filter(name=namespace).first()
+        if found is None and create_namespace:
+            found = Namespace.objects.create(name=namespace)
+        if found is None:
+            raise cls.NoNamespace(
+                f"there is no namespace {namespace!r}. Pick one of the list, or tick 'a new "
+                "namespace' to start one."
+            )
+        return cls.issue(namespace=found, name=name, created_by=created_by)
+
+    def revoke(self) -> None:
+        self.revoked_at = timezone.now()
+        self.save(update_fields=["revoked_at"])

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from memadmin.curation import decisions, proposals
+from memadmin.curation import decisions
 from memadmin.curation.detection import pipeline
 from memadmin.curation.detection.candidates.counts import Counts
 from memadmin.curation.detection.comparing.rules import RuleReading
@@ -30,6 +30,7 @@ from memadmin.curation.detection.scoring.model import stored_model
 from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED, Verdict
 from memadmin.curation.llm import client as llm
+from memadmin.curation.llm import merges
 from memadmin.curation.models import HistoryEvent
 from memadmin.store import embeddings, multilingual, queries
 from memadmin.store.importing import Record
@@ -283,7 +284,7 @@ def _merge_now(cluster, members, llm_session, actor, judgement) -> Memory | None
         return None
     if judgement.p_one < Thresholds.from_settings().auto_confidence:
         return None
-    draft = proposals.draft_for(members, llm_session)
+    draft = merges.draft_for(members, llm_session)
     if draft.author != "llm":
         return None
     proposal = decisions.record_proposal(cluster=cluster, members=members, draft=draft)

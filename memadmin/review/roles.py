@@ -55,3 +55,23 @@ def role_of(user) -> str:
         return ADMIN
     held = {group.name for group in user.groups.all()}
     return next((role for role in reversed(ROLES) if role in held), "")
+
+
+def invite(name: str, role: str):
+    """A new account with `role` and no password until its owner sets one (the link that
+    sets it: people's page)."""
+    from django.contrib.auth.models import User
+
+    user = User.objects.create_user(name)
+    set_role(user, role)
+    return user
+
+
+def change(person, action: str) -> str:
+    """Set `person`'s role, or deactivate / reactivate them: what changed, in words."""
+    if action in ROLES:
+        set_role(person, action)
+        return f"{person.get_username()} is now {action}."
+    person.is_active = action == "reactivate"
+    person.save(update_fields=["is_active"])
+    return f"{person.get_username()}: {action}d."

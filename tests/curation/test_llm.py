@@ -3,9 +3,8 @@ answers, retries and failures of llm.Session."""
 
 import pytest
 
-from memadmin.curation import proposals
 from memadmin.curation.llm import client as llm
-from memadmin.curation.llm import prompts
+from memadmin.curation.llm import merges, prompts
 from tests.factories import unsaved
 from tests.fake_anthropic import error, text_message, tool_message, verdict
 
@@ -40,7 +39,7 @@ def test_a_good_merge_is_the_llm_text_with_its_usage(fake_llm):
     fake_llm.queue.append(text_message("Alice lives in Lyon (4th arrondissement, Croix-Rousse)."))
     session = llm.Session()
 
-    draft = proposals.draft_for(THREE, session)
+    draft = merges.draft_for(THREE, session)
 
     assert (draft.author, draft.text) == (
         "llm",
@@ -99,7 +98,7 @@ def test_a_malformed_verdict_fails_cleanly(fake_llm, answer):
 def test_a_429_is_retried_by_the_sdk_then_succeeds(fake_llm):
     fake_llm.queue.extend([error(429, "rate_limit_error"), text_message("Alice lives in Lyon.")])
 
-    draft = proposals.draft_for(THREE[:2], llm.Session())
+    draft = merges.draft_for(THREE[:2], llm.Session())
 
     assert (draft.author, draft.text) == ("llm", "Alice lives in Lyon.")
     assert len(fake_llm.requests) == 2
@@ -109,7 +108,7 @@ def test_the_call_cap_stops_calling(fake_llm):
     fake_llm.handler = lambda body, number: text_message("merged")
     session = llm.Session(max_calls=2)
 
-    drafts = [proposals.draft_for(THREE, session) for _ in range(3)]
+    drafts = [merges.draft_for(THREE, session) for _ in range(3)]
 
     assert [d.author for d in drafts] == ["llm", "llm", "rule"]
     assert (session.calls, session.skipped, len(fake_llm.requests)) == (2, 1, 2)

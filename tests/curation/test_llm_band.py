@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from bench.oracle import Oracle
 from memadmin.curation.learning import evaluation
+from memadmin.curation.learning.oracle import Oracle
 from memadmin.curation.models import LlmBatch, PairVerdict
 from memadmin.curation.reads.exports import detection_output
 from memadmin.store.models import Namespace

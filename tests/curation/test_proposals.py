@@ -5,6 +5,7 @@ import pytest
 from memadmin.curation import proposals
 from memadmin.curation.detection.scoring.representative import representative
 from memadmin.curation.llm import client as llm
+from memadmin.curation.llm import merges
 from tests.factories import unsaved
 from tests.fake_anthropic import error, text_message
 
@@ -19,7 +20,7 @@ def test_repeated_529_falls_back_to_the_rule(fake_llm, caplog):
     fake_llm.handler = lambda body, number: error(529)
     session = llm.Session()
 
-    draft = proposals.draft_for(THREE, session)
+    draft = merges.draft_for(THREE, session)
 
     assert draft.author == "rule"
     assert draft.text == "Her home is in Lyon, France, on the Croix-Rousse hill."  # newest
@@ -34,7 +35,7 @@ def test_a_timeout_falls_back_to_the_rule(fake_llm, settings):
     fake_llm.delay = 1.0
     fake_llm.queue.append(text_message("too late"))
 
-    draft = proposals.draft_for(THREE, llm.Session())
+    draft = merges.draft_for(THREE, llm.Session())
 
     assert draft.author == "rule"
     assert "APITimeoutError" in draft.rationale
@@ -43,14 +44,14 @@ def test_a_timeout_falls_back_to_the_rule(fake_llm, settings):
 def test_an_empty_merge_is_discarded_with_a_warning(fake_llm):
     fake_llm.queue.append(text_message("   "))
 
-    draft = proposals.draft_for(THREE, llm.Session())
+    draft = merges.draft_for(THREE, llm.Session())
 
     assert draft.author == "rule"
     assert draft.warnings[0] == "the LLM's merge was empty and was discarded"
 
 
 def test_without_a_key_nothing_is_called_and_the_rule_is_labelled():
-    draft = proposals.draft_for(THREE, llm.Session())
+    draft = merges.draft_for(THREE, llm.Session())
 
     assert draft.author == "rule"
     assert "no LLM configured" in draft.rationale
@@ -86,7 +87,7 @@ def test_an_unusable_llm_answer_falls_back_to_the_rule_with_a_dedup_fail_line(
 ):
     fake_llm.queue.append(answer)
 
-    draft = proposals.draft_for(THREE, llm.Session())
+    draft = merges.draft_for(THREE, llm.Session())
 
     assert (draft.author, draft.text) == ("rule", representative(THREE).content)
     assert any("DEDUP_FAIL" in r.message and logged in r.message for r in caplog.records)

@@ -5,9 +5,9 @@ through the real SDK, in memory as bench/llm_band.py runs the band."""
 
 import pytest
 
-from bench.oracle import Oracle
 from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.learning import calibration
+from memadmin.curation.learning.oracle import Oracle
 from memadmin.curation.llm import band as llm_verdicts
 from memadmin.curation.llm import client as llm
 from memadmin.curation.runs.options import NamespaceReport, Options

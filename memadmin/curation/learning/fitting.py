@@ -1,8 +1,8 @@
-"""Fitting the pair model (curation.detection.confidence) on labelled sets, and judging it
+"""Fitting the pair model (curation.detection.scoring.model) on labelled sets, and judging it
 on the set it was not fit on.
 
 Every candidate pair of every labelled set is judged as find_duplicates judges it (the
-same candidate layers, rules and readers, no LLM); its evidence (detection.evidence) and
+same candidate layers, rules and readers, no LLM); its evidence (detection.comparing.evidence) and
 its label (one fact, conflict, two facts) make one training row. The two logistic
 stages are fit with scipy (the dev extra: `make install-dev`), each labelled set
 weighing the same in all, so that a set of many pairs does not drown the others.
@@ -12,7 +12,7 @@ conflicts, grouped as a run groups them) and is scored against its labels. The t
 thresholds are chosen on those held-out figures, and stored with the weights
 (pair_model.json), with the command, the training sets and the held-out figures.
 
-    .venv/bin/python bench/calibrate.py --fit      # fit, choose, write pair_model.json
+    .venv/bin/python manage.py fit_pair_model      # fit, choose, write pair_model.json
     .venv/bin/python bench/calibrate.py --loso     # the held-out figures of each set
 """
 
@@ -524,9 +524,9 @@ def stored_form(
     stored = fit(tables, c_related=c_related, c_disagree=c_disagree)
     return {
         "about": (
-            "The pair model of curation/detection/confidence.py: two logistic stages over "
-            "the evidence features of curation/detection/evidence.py. Written by the "
-            "command below; do not edit by hand."
+            "The pair model of curation/detection/scoring/model.py: two logistic stages "
+            "over the evidence features of curation/detection/comparing/evidence.py. "
+            "Written by the command below; do not edit by hand."
         ),
         "command": command,
         "fitted_on": {t.name: len(t.classes) for t in tables},

@@ -6,11 +6,14 @@ its version, what a merge became, where a split's members went.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
 from django.conf import settings
 from django.db.models import Count, Prefetch, Q, QuerySet
 
+from memadmin.curation import proposals
 from memadmin.curation.detection import guards
+from memadmin.curation.detection.scoring.representative import representative
 from memadmin.curation.models import (
     Cluster,
     ClusterMember,
@@ -241,3 +244,15 @@ def split_parts(cluster: Cluster) -> tuple[list[tuple[Cluster, list[Memory]]], l
     placed = {m.pk for _, members in parts for m in members}
     alone = [m for m in cluster_members(cluster) if m.pk not in placed]
     return parts, alone
+
+
+def offered_text(members: Sequence[Memory], proposal: MergeProposal | None) -> str:
+    """The text a page offers for an open cluster: its saved proposal's, else the
+    representative member's (what the rule would write)."""
+    return proposal.merged_text if proposal else representative(members).content
+
+
+def offered_warnings(members: Sequence[Memory], proposal: MergeProposal | None) -> list[str]:
+    """The lost-fact check of what a page offers for an open cluster: its saved
+    proposal's warnings, else the rule's text checked now."""
+    return proposals.offered_warnings(members, proposal)

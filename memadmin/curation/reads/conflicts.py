@@ -10,6 +10,7 @@ from memadmin.curation.models import (
     Tier,
 )
 from memadmin.curation.reads.filters import given, memories_with
+from memadmin.store.models import Memory
 
 
 def next_open_conflict(after: Conflict) -> Conflict | None:
@@ -62,3 +63,14 @@ def conflict_queue(
         matching = memories_with(words)
         found = found.filter(Q(memory_a__in=matching) | Q(memory_b__in=matching))
     return found
+
+
+def cosine_of(a: Memory, b: Memory) -> float | None:
+    """Two memories' cosine (MiniLM's), when both have a vector of the model."""
+    vectors = Memory.objects.filter(pk__in=[a.pk, b.pk], embedding__isnull=False).values_list(
+        "embedding", flat=True
+    )
+    found = [list(v) for v in vectors]
+    if len(found) != 2:
+        return None
+    return float(sum(x * y for x, y in zip(*found, strict=True)))

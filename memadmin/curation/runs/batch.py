@@ -369,10 +369,10 @@ def _plan(
     )
     llm_verdicts.ask_band(judged, namespace, options, report, cached=cached)
 
-    def absorbed_by(memory_ids: list[int]) -> dict[int, list[Memory]]:
+    def absorbed_of(memory_ids: list[int]) -> dict[int, list[Memory]]:
         return {pk: absorbed[pk] for pk in memory_ids if pk in absorbed}
 
-    plan = planning.group(judged, judged_pairs=judged_apart, absorbed=absorbed_by)
+    plan = planning.group(judged, judged_pairs=judged_apart, absorbed=absorbed_of)
     report.pairs_checked = plan.pairs_checked
     logger.info(
         "DEDUP_CHECK namespace=%s memories=%d changed=%d pairs=%d route=%s",

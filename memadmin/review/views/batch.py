@@ -6,87 +6,26 @@ each in turn, refused one by one by name, with one undo for all of them."""
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from memadmin.curation import decisions, proposals
-from memadmin.curation.detection.scoring.representative import representative
-from memadmin.curation.models import Cluster, ClusterStatus, Tier
-from memadmin.curation.reads.clusters import (
-    bulk_flags,
-    cluster_members,
-    cluster_queue,
-    cluster_version,
-)
+from memadmin.curation import reviews
+from memadmin.review.forms import BatchFilters, Selection
+from memadmin.review.presenters import clusters as presenter
 from memadmin.review.roles import CURATOR
-from memadmin.review.views.answers import page_of, role_required, selected_ids
-from memadmin.review.views.many_clusters import decide_one, offer_undo_of_many
-from memadmin.store import validation
-from memadmin.store.models import Namespace
-
-BATCH_PAGE_SIZE = 50
-ACTIONS = {"accept": "Merge", "dismiss": "Dismiss"}
-
-
-def _filters(query) -> dict:
-    """The screen's filters: namespace, tier, and the least confidence shown (the slider;
-    a value that is no number from 0 to 1 is no filter)."""
-    try:
-        least = validation.decimal(
-            query.get("min_confidence", "0"), "min_confidence", low=0, high=1
-        )
-    except validation.Invalid:
-        least = 0.0
-    tier = query.get("tier", Tier.PROPOSED)
-    return {
-        "namespace": query.get("namespace", ""),
-        "tier": tier if tier in Tier.values else Tier.PROPOSED,
-        "min_confidence": round(float(least), 2),
-    }
+from memadmin.review.views.helpers import offer_undo_of_many, page_of, role_required
 
 
 @role_required(CURATOR)
 def batch(request: HttpRequest) -> HttpResponse:
     """GET: the clusters of the filter, surest first, a page at a time."""
-    filters = _filters(request.GET)
-    found = cluster_queue(
-        namespace=filters["namespace"] or None,
-        tier=filters["tier"],
-        min_confidence=filters["min_confidence"],
-    )
-    page = page_of(request, found, BATCH_PAGE_SIZE)
-    rows = []
-    for cluster in page:
-        members = [membership.memory for membership in cluster.memberships.all()]
-        pending = cluster.pending[0] if cluster.pending else None
-        text = pending.merged_text if pending else representative(members).content
-        rows.append(
-            {
-                "cluster": cluster,
-                "members": members,
-                "text": text,
-                "warnings": proposals.offered_warnings(members, pending),
-                "flags": bulk_flags(cluster, members=members),
-                # From what the queue read already: no query a cluster.
-                "version": cluster_version(
-                    cluster, member_ids=[m.pk for m in members], proposal=pending
-                ),
-            }
-        )
-    context = {
-        "rows": rows,
-        "page": page,
-        "filters": filters,
-        "tiers": Tier.values,
-        "namespaces": Namespace.objects.values_list("name", flat=True),
-    }
+    filters = BatchFilters(request.GET)
+    page = page_of(request, presenter.batch_clusters(filters), presenter.BATCH_PAGE_SIZE)
     template = "review/batch.html" + ("#batch" if request.htmx else "")
-    return render(request, template, context)
+    return render(request, template, presenter.batch_page(filters, page))
 
 
 @require_POST
@@ -95,68 +34,30 @@ def decide(request: HttpRequest) -> HttpResponse:
     """POST without `confirm`: the preview of what the ticked clusters become; with it:
     each decided in turn (its version checked: one changed since the screen was drawn is
     refused by name, as is a flagged one for a merge), one undo for all."""
-    back = reverse("batch-clusters") + _query(request.POST)
-    action = request.POST.get("action", "")
-    if action not in ACTIONS:
+    filters = BatchFilters(request.POST)
+    form = Selection(request.POST, box="ticked")
+    back = reverse("batch-clusters") + presenter.batch_query(filters)
+    action = form.cleaned_data["action"]
+    if action not in presenter.BATCH_ACTIONS:
         messages.error(request, "Choose merge or dismiss for the ticked clusters.")
         return redirect(back)
-    ids = selected_ids(request.POST.getlist("ticked"))
+    ids = form.ticked()
     if not ids:
         messages.error(request, "Nothing is ticked: tick the clusters to decide first.")
         return redirect(back)
-    found = {
-        c.pk: c
-        for c in Cluster.objects.select_related("namespace").filter(
-            pk__in=ids, status=ClusterStatus.OPEN
-        )
-    }
-    texts = {pk: request.POST.get(f"text-{pk}", "") for pk in ids}
-    versions = {pk: request.POST.get(f"version-{pk}", "") for pk in ids}
-    if not request.POST.get("confirm"):
-        items, flagged = [], []
-        for pk in ids:
-            if pk not in found:
-                continue
-            flags = bulk_flags(found[pk]) if action == "accept" else []
-            row = {
-                "cluster": found[pk],
-                "members": cluster_members(found[pk]),
-                "text": texts[pk],
-                "version": versions[pk],
-                "flags": flags,
-            }
-            (flagged if flags else items).append(row)
-        gone = [pk for pk in ids if pk not in found]
-        context = {
-            "items": items,
-            "flagged": flagged,
-            "gone": gone,
-            "action": action,
-            "verb": ACTIONS[action],
-            "back": back,
-            "query": _query(request.POST),
-        }
+    if not form.cleaned_data["confirm"]:
+        context = presenter.batch_preview(action, ids, form, filters)
         return render(request, "review/batch_preview.html", context)
-    done, refused = [], []
-    for pk in ids:
-        try:
-            cluster = found.get(pk)
-            if cluster is None:
-                raise decisions.StaleDecision("it was decided meanwhile")
-            decide_one(cluster, action, versions[pk], request.user, text=texts[pk])
-            done.append(pk)
-        except decisions.DecisionError as problem:
-            refused.append(f"#{pk} was left alone: {problem}.")
+    outcome = reviews.decide_many(
+        ids,
+        action,
+        request.user,
+        version_of=form.version_of,
+        text_of=form.text_of,
+    )
     said = "merged" if action == "accept" else "dismissed"
-    messages.success(request, f"{len(done)} of {len(ids)} ticked cluster(s) {said}.")
-    for line in refused:
+    messages.success(request, f"{len(outcome.done)} of {len(ids)} ticked cluster(s) {said}.")
+    for line in outcome.refused:
         messages.error(request, line)
-    offer_undo_of_many(request, done, back)
+    offer_undo_of_many(request, outcome.done, back)
     return redirect(back)
-
-
-def _query(source) -> str:
-    """The screen's filters as a query string, to go back to the same list."""
-    filters = _filters(source)
-    shown = {key: value for key, value in filters.items() if value not in ("", 0.0)}
-    return f"?{urlencode(shown)}" if shown else ""

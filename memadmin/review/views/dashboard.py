@@ -1,96 +1,16 @@
 """The dashboard: per namespace counts, four charts, each namespace over the last two
 weeks, the last runs."""
 
-from datetime import timedelta
-
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils import timezone
 
-from memadmin.curation.reads import counts
-from memadmin.curation.reads.dashboard import (
-    namespace_summaries,
-    open_cluster_histogram,
-    open_cluster_sizes,
-    recent_runs,
-)
-from memadmin.review import charts
+from memadmin.review.presenters import dashboard as presenter
 from memadmin.review.roles import VIEWER
-from memadmin.review.views.answers import role_required
-from memadmin.store.models import Namespace
-
-
-def _namespace_series(days) -> list[dict]:
-    """Each namespace with activity in these days: a small chart per series, and the
-    same numbers as a table (for screen readers, and for reading exact values)."""
-    found = counts.namespace_series(days)
-    names = dict(Namespace.objects.filter(pk__in=found).values_list("pk", "name"))
-    shown = []
-    for namespace_id in sorted(found, key=lambda pk: names.get(pk, "")):
-        values = found[namespace_id]
-        shown.append(
-            {
-                "name": names.get(namespace_id, "?"),
-                "charts": [
-                    charts.bar_chart(
-                        label,
-                        [(d.strftime("%d"), values[key][i]) for i, d in enumerate(days)],
-                        x_name="day",
-                        y_name="%" if key == "dismiss_rate" else "count",
-                        empty=empty,
-                        width=230,
-                        height=110,
-                    )
-                    for key, label, empty in counts.SERIES
-                ],
-                "rows": [(label, values[key]) for key, label, _ in counts.SERIES],
-            }
-        )
-    return shown
+from memadmin.review.views.helpers import role_required
 
 
 @role_required(VIEWER)
 def dashboard(request: HttpRequest) -> HttpResponse:
     """Per namespace: memories, open clusters and conflicts, automatic merges this week,
     the last runs with their removal rate and alerts; four small charts."""
-    days = [(timezone.now() - timedelta(days=back)).date() for back in range(13, -1, -1)]
-    sizes = open_cluster_sizes()
-    decided = counts.decisions_per_day(days[0])
-    context = {
-        "namespaces": namespace_summaries(),
-        "days": days,
-        "series": _namespace_series(days),
-        "runs": recent_runs(),
-        "charts": [
-            charts.bar_chart(
-                "Open clusters by weakest link",
-                open_cluster_histogram(),
-                x_name="similarity of the weakest link",
-                y_name="clusters",
-                empty="No open clusters.",
-            ),
-            charts.bar_chart(
-                "Open clusters by size",
-                [(str(n), sizes.get(n, 0)) for n in range(2, 6)]
-                + [("6+", sum(count for size, count in sizes.items() if size >= 6))],
-                x_name="members",
-                y_name="clusters",
-                empty="No open clusters.",
-            ),
-            charts.bar_chart(
-                "Decisions per day (14 days; undos apart)",
-                [(d.strftime("%d"), decided["decisions"].get(d, 0)) for d in days],
-                x_name="day of the month",
-                y_name="decisions",
-                empty="No decisions in the last 14 days.",
-            ),
-            charts.bar_chart(
-                "Undos per day (14 days)",
-                [(d.strftime("%d"), decided["undos"].get(d, 0)) for d in days],
-                x_name="day of the month",
-                y_name="undos",
-                empty="No undos in the last 14 days.",
-            ),
-        ],
-    }
-    return render(request, "review/home.html", context)
+    return render(request, "review/home.html", presenter.dashboard_page())

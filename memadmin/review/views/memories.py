@@ -7,50 +7,25 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from memadmin.curation import decisions
-from memadmin.curation.reads.memories import memory_search, originals_of, work_of
+from memadmin.review.forms import MemorySearch
+from memadmin.review.presenters import memories as presenter
 from memadmin.review.roles import ADMIN, VIEWER
-from memadmin.review.views.answers import (
+from memadmin.review.views.helpers import (
     LIST_PAGE_SIZE,
     UnsafeNext,
     page_of,
     role_required,
     safe_next,
 )
-from memadmin.store import embeddings
-from memadmin.store import queries as store_queries
-from memadmin.store.models import Memory, MemoryStatus, Namespace
+from memadmin.store.models import Memory
 
 
 @role_required(VIEWER)
 def browser(request: HttpRequest) -> HttpResponse:
     """Full-text or semantic search within a namespace, with filters."""
-    filters = {
-        key: request.GET.get(key, "") for key in ("namespace", "q", "mode", "status", "category")
-    }
-    results, page, semantic = None, None, filters["mode"] == "semantic"
-    namespace = Namespace.objects.filter(name=filters["namespace"]).first()
-    if semantic and namespace and filters["q"]:
-        vector = embeddings.encode([filters["q"]])[0]
-        results = [
-            (n.memory, n.similarity)
-            for n in store_queries.nearest_memories(namespace, vector, k=50)
-        ]
-    else:
-        found = memory_search(
-            namespace=namespace,
-            status=filters["status"],
-            category=filters["category"],
-            words=filters["q"],
-        )
-        page = page_of(request, found, LIST_PAGE_SIZE)
-    context = {
-        "filters": filters,
-        "page": page,
-        "results": results,
-        "needs_namespace": semantic and not namespace,
-        "namespaces": Namespace.objects.values_list("name", flat=True),
-        "statuses": MemoryStatus.values,
-    }
+    context = presenter.browser_page(
+        MemorySearch(request.GET), lambda found: page_of(request, found, LIST_PAGE_SIZE)
+    )
     return render(request, "review/memories.html" + ("#results" if request.htmx else ""), context)
 
 
@@ -64,16 +39,7 @@ def memory(request: HttpRequest, memory_id: int) -> HttpResponse:
         ),
         pk=memory_id,
     )
-    events = found.history.select_related("cluster", "conflict").order_by("-created_at", "-id")
-    clusters, conflicts = work_of(found)
-    context = {
-        "memory": found,
-        "events": events,
-        "clusters": clusters,
-        "conflicts": conflicts,
-        "originals": originals_of(found),
-    }
-    return render(request, "review/memory.html", context)
+    return render(request, "review/memory.html", presenter.memory_page(found))
 
 
 @require_POST

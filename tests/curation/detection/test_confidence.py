@@ -120,7 +120,7 @@ def test_the_same_words_in_swapped_roles_are_never_merged_without_review(vectors
     )
 
     assert judgement.verdict != Verdict.AUTO_MERGE
-    assert judgement.evidence[INDEX["same_words_other_roles"]] == 1.0
+    assert judgement.evidence.values[INDEX["same_words_other_roles"]] == 1.0
     assert "the same words in other roles" in judgement.findings
 
 
@@ -132,7 +132,7 @@ def test_two_things_named_by_one_noun_with_modifiers_of_their_own_are_told_apart
         vectors,
     )
 
-    assert judgement.evidence[INDEX["modifier_differs"]] == 1.0
+    assert judgement.evidence.values[INDEX["modifier_differs"]] == 1.0
 
 
 @pytest.mark.parametrize("form", ["Inc.", "Ltd.", "Co.", "Corp."])
@@ -141,7 +141,7 @@ def test_a_company_form_ends_no_sentence_and_two_of_its_facts_are_not_one_statem
         f"Northmark {form} has 400 employees.", f"Northmark {form} renews in March.", vectors
     )
 
-    assert judgement.evidence[INDEX["relation_same"]] == 0.0
+    assert judgement.evidence.values[INDEX["relation_same"]] == 0.0
     assert judgement.tier != "proposed" or judgement.verdict == Verdict.DISTINCT
 
 

@@ -6,7 +6,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from memadmin.curation.detection.candidates.counts import Counts
-from memadmin.curation.detection.reading import lexical
+from memadmin.curation.detection.reading import lexical, tokens
 
 
 def test_terms_drop_stop_words_and_stem():
@@ -47,7 +47,7 @@ def terms_as_first_written(text: str) -> tuple[str, ...]:
     """lexical.terms as it read before its ASCII fast path."""
     text = unicodedata.normalize("NFKC", text).casefold()
     found = []
-    for token in lexical._WORD.findall(text):
+    for token in tokens.TERM.findall(text):
         if any(lexical.is_cjk(char) for char in token):
             found.extend(lexical._cjk_bigrams(token))
             continue
@@ -78,5 +78,5 @@ def test_ascii_text_has_the_terms_the_unicode_reading_gives(text):
     # ASCII text takes a faster expression: it must find what the general one finds.
     folded = unicodedata.normalize("NFKC", text).casefold()
     assert list(lexical._terms(text)) == [
-        term for word in lexical._WORD.findall(folded) for term in lexical._word_terms(word)
+        term for word in tokens.TERM.findall(folded) for term in lexical._word_terms(word)
     ]

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from bench.oracle import Oracle
 from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.learning import calibration
 from memadmin.curation.learning import fitting as model_fit
+from memadmin.curation.learning.oracle import Oracle
 from memadmin.curation.llm import client as llm
 
 SUITES = sorted((Path(__file__).parent / "pairs").glob("*.txt"))

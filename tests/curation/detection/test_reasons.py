@@ -4,7 +4,7 @@ with their unit, names in their case (never the canonical values a reader cannot
 import pytest
 
 from memadmin.curation.detection.comparing import contrast, frames
-from memadmin.curation.detection.comparing.rules import as_written
+from memadmin.curation.detection.comparing.contrast import as_written
 from memadmin.curation.detection.reading import clause as reading
 
 

@@ -6,9 +6,9 @@ import pytest
 from django.test import Client
 
 from memadmin.api.models import ApiToken
-from memadmin.curation import proposals
 from memadmin.curation.detection.scoring.representative import representative
 from memadmin.curation.detection.thresholds import Thresholds
+from memadmin.curation.llm import merges
 from memadmin.curation.runs import planning
 from tests.factories import cluster, line, namespace, store, unit, unsaved
 
@@ -49,7 +49,7 @@ def test_the_plan_the_proposal_and_the_profile_pick_the_same_memory():
 
     plan = planning.plan_namespace(memories, vectors, thresholds=Thresholds.from_settings())
     (fold,) = plan.auto_merges
-    draft = proposals.draft_for(memories, None)
+    draft = merges.draft_for(memories, None)
     cluster(*memories)
     token = ApiToken.issue(namespace=namespace(), name="agent")[1]
     profile = Client(headers={"Authorization": f"Bearer {token}"}).get(

@@ -498,9 +498,9 @@ def _names(reading_) -> list:
     return [t for t in reading_.content if t.kind == "name" or (t.upper and t.start > 0)]
 
 
-def _missing(tokens, other) -> list:
-    """The tokens the other reading has no counterpart of."""
-    return [t for t in tokens if not matching.found_in(t, other)]
+def _missing(found, other) -> list:
+    """The tokens (of `found`) the other reading has no counterpart of."""
+    return [t for t in found if not matching.found_in(t, other)]
 
 
 # Unshared words beyond this many a side are a rewording or another fact altogether: the
@@ -558,13 +558,13 @@ def _other_modifier_of_one_noun(reading_a, reading_b) -> bool:
     of its own ("on the blue motor" / "on the 12V motor", "the old tray" / "the steel
     tray"): in a namespace of many things, two of them, whatever else both say alike."""
 
-    def modified(tokens) -> dict[str, str]:
+    def modified(read) -> dict[str, str]:
         return {
-            tokens[i].lemma: tokens[i - 1].lemma
-            for i in range(2, len(tokens))
-            if tokens[i].kind == "word"
-            and tokens[i - 1].kind in ("word", "value")
-            and tokens[i - 2].kind == "function"
+            read[i].lemma: read[i - 1].lemma
+            for i in range(2, len(read))
+            if read[i].kind == "word"
+            and read[i - 1].kind in ("word", "value")
+            and read[i - 2].kind == "function"
         }
 
     in_a, in_b = modified(reading_a.tokens), modified(reading_b.tokens)

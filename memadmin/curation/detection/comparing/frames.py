@@ -482,9 +482,9 @@ def _copulas(older: Reading, newer: Reading) -> bool:
 def _swapped(older: Reading, newer: Reading) -> str:
     """ "Prefers tea over coffee" / "Prefers coffee over tea": the same words either side
     of a contrast, in the other order."""
-    contrast = words("markers", "contrast")
+    markers = words("markers", "contrast")
     for reading in (older, newer):
-        if not any(t.kind == "marker" and t.text in contrast for t in reading.tokens):
+        if not any(t.kind == "marker" and t.text in markers for t in reading.tokens):
             return ""
     keys_a = [t.key for t in older.content]
     keys_b = [t.key for t in newer.content]

@@ -336,9 +336,9 @@ def frame_words(text: str) -> frozenset[str]:
     names = {
         part for token in key_tokens(text) for part in content_words(token.written or token.value)
     }
-    words = text.split()
+    written = text.split()
     names |= {
-        content_words(raw)[0] for raw in words[1:] if raw[:1].isupper() and content_words(raw)
+        content_words(raw)[0] for raw in written[1:] if raw[:1].isupper() and content_words(raw)
     }
     return frozenset(
         word[: tokens.STEM_LENGTH] for word in content_words(text) if word not in names

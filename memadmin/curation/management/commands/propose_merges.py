@@ -1,8 +1,9 @@
 from django.conf import settings
 from django.core.management.base import CommandError
 
-from memadmin.curation import decisions, proposals
+from memadmin.curation import decisions
 from memadmin.curation.llm import client as llm
+from memadmin.curation.llm import merges
 from memadmin.curation.reads.clusters import clusters_needing_proposals
 from memadmin.store.commands import MemadminCommand
 from memadmin.store.models import Namespace
@@ -34,7 +35,7 @@ class Command(MemadminCommand):
         warned = 0
         with progress_bar(total=len(todo), desc="propose_merges", unit="clusters") as bar:
             for cluster, members in todo:
-                draft = proposals.draft_for(members, session)
+                draft = merges.draft_for(members, session)
                 decisions.record_proposal(cluster=cluster, members=members, draft=draft)
                 by_author[draft.author] += 1
                 warned += bool(draft.warnings)

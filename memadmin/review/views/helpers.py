@@ -1,5 +1,6 @@
-"""What every review view shares: the role check, query-string parsing, and the one shape
-of the answer to a decision."""
+"""What every review view shares: the role check, the page of a list, where an action may
+go after, the undo toast, the drafts a refusal sets aside, and the one shape of the answer
+to a decision."""
 
 from __future__ import annotations
 
@@ -14,23 +15,20 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
 from memadmin.review.context import UNDO_OFFER
+from memadmin.review.forms import Next, PageNumber
 from memadmin.review.roles import VIEWER, has_role
 from memadmin.store import validation
-from memadmin.store.validation import unreadable
 
 # Rows per page of the queues, the history and the memory browser.
 QUEUE_PAGE_SIZE = 25
 LIST_PAGE_SIZE = 50
-
-
-# The most pages a list goes to (a page number beyond is the last page).
-MAX_PAGE = 1_000_000
 
 
 def role_required(role: str):
@@ -83,7 +81,7 @@ def _current_page(request: HttpRequest) -> str:
 def _page_of_form(request: HttpRequest) -> str:
     """The page a plain form was sent from: its `next`, else the Referer, when either is
     a page of this site; else the dashboard."""
-    for candidate in (request.POST.get("next", ""), request.headers.get("Referer", "")):
+    for candidate in (Next(request.POST).target, request.headers.get("Referer", "")):
         parts = urlsplit(candidate)
         if candidate and url_has_allowed_host_and_scheme(
             candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
@@ -95,11 +93,7 @@ def _page_of_form(request: HttpRequest) -> str:
 def page_of(request: HttpRequest, items, size: int) -> Page:
     """The requested page of `items`: a page number that is not one (or is huge) is
     page 1, one past the end the last page."""
-    try:
-        number = validation.whole_number(request.GET.get("page", "1"), "page", low=1, high=MAX_PAGE)
-    except validation.Invalid:
-        number = 1
-    return Paginator(items, size).get_page(number)
+    return Paginator(items, size).get_page(PageNumber(request.GET).number)
 
 
 def query_without_page(request: HttpRequest):
@@ -110,100 +104,11 @@ def query_without_page(request: HttpRequest):
     return query
 
 
-# The most rows one "selected" action takes; an id is a positive bigint.
-MAX_SELECTED = 500
-MAX_ROW_ID = 2**63 - 1
-
-
-def selected_ids(values: list[str]) -> list[int]:
-    """The row ids ticked on a page (`selected` boxes), in order, without repeats: what
-    is not a row id (a word, a 5,000-digit number) is ignored, as a stale box would be."""
-    ids = []
-    for value in values:
-        try:
-            found = validation.whole_number(value, "selected", low=1, high=MAX_ROW_ID)
-        except validation.Invalid:
-            continue
-        if found not in ids:
-            ids.append(found)
-    return ids[:MAX_SELECTED]
-
-
-# "All N matching this filter": the most one bulk action takes (a preview lists each).
-MAX_MATCHING = 2000
-
-
-def chosen_ids(source, matching) -> tuple[list[int], int]:
-    """(ids, how many matched) of a bulk action: the rows ticked, or, with `all`, every
-    row the queue's filter (`from`) matches, `matching(query)` giving them in order, the
-    first MAX_MATCHING of them."""
-    if source.get("all"):
-        found = matching(source.get("from", ""))
-        return found[:MAX_MATCHING], len(found)
-    ids = selected_ids(source.getlist("selected"))
-    return ids, len(ids)
-
-
-def filter_value(request: HttpRequest, name: str, parse, **limits) -> object | None:
-    """A query-string filter parsed by `parse(text, name, **limits)` (a validation
-    function), or None when absent or invalid: a bad filter is ignored, never an error."""
-    raw = request.GET.get(name, "")
-    if raw == "":
-        return None
-    try:
-        return parse(raw, name, **limits)
-    except validation.Invalid:
-        return None
-
-
-@dataclass
-class Place:
-    """Where a cluster or conflict stands in the queue it was opened from: "3 of 14",
-    its neighbours, and the way back to that queue as filtered."""
-
-    query: str
-    number: int | None
-    total: int
-    previous: str | None
-    following: str | None
-    queue: str
-
-
-def place_in(order: list[int], pk: int, *, url, queue: str, query: str) -> Place:
-    """`pk`'s place among `order` (the queue's ids, in its order); `url(pk)` a page."""
-    at = order.index(pk) if pk in order else None
-    return Place(
-        query=query,
-        number=None if at is None else at + 1,
-        total=len(order),
-        previous=url(order[at - 1]) if at else None,
-        following=url(order[at + 1]) if at is not None and at + 1 < len(order) else None,
-        queue=queue,
-    )
-
-
-def queue_url(url: str, query: str) -> str:
-    """A queue page (`url`) with the filters it had (`query`, its query string), parsed
-    and encoded again so that nothing but parameters comes through."""
-    filters = queue_query(query)
-    return url + (f"?{filters.urlencode()}" if filters else "")
-
-
-def queue_query(query: str) -> QueryDict:
-    """A queue's filters carried inside one value (a page's `from`), parsed: what the
-    middleware refuses in a query string (a NUL, a lone surrogate) is no filter here."""
-    parsed = QueryDict(mutable=True)
-    for name, values in QueryDict(query).lists():
-        if not unreadable(name):
-            parsed.setlist(name, [value for value in values if not unreadable(value)])
-    return parsed
-
-
 def safe_next(request: HttpRequest, default: str) -> str:
     """Where to go after an action: the form's `next` when it is a page of this site,
     else `default`. Refused (400) when `next` points anywhere else, before the action
     writes anything."""
-    target = request.POST.get("next", "")
+    target = Next(request.POST).target
     if not target:
         return default
     if not url_has_allowed_host_and_scheme(
@@ -221,6 +126,19 @@ def offer_undo(request: HttpRequest, *, url: str, label: str, back: str) -> None
     """After a decision: the next page shows a toast with one button that undoes it
     (POST to `url`, then to `back`). Shown once (review.context.undo_offer)."""
     request.session[UNDO_OFFER] = {"url": url, "label": label, "next": back}
+
+
+def offer_undo_of_many(
+    request: HttpRequest, decided: list[int], back: str, *, what: str = ""
+) -> None:
+    """One undo for a bulk action: the toast takes back every cluster it decided."""
+    if decided:
+        offer_undo(
+            request,
+            url=reverse("unmerge-many") + "?clusters=" + ",".join(map(str, decided)),
+            label=f"Undo these {len(decided)}{what}",
+            back=back,
+        )
 
 
 # The session key of the drafts a refused decision set aside (no JavaScript).

@@ -1,0 +1,82 @@
+"""Every labelled set judged, the pair model fit without each in turn and scored on the
+one left out, and what that says: the thresholds chosen on the held-out figures, each
+set's figures, the held-out log-loss and the LLM band's temperature. `bench/calibrate.py
+--loso` prints it; `manage.py fit_pair_model` prints it and writes the model fit on every
+set (curation/detection/scoring/pair_model.json), the figures beside the weights."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memadmin.curation.detection.thresholds import Thresholds
+from memadmin.curation.learning import calibration, fitting, held_out
+
+
+@dataclass(frozen=True)
+class HeldOutReport:
+    lines: tuple[str, ...]  # what a person reads, line by line
+    stored: dict  # the model fit on every set, in pair_model.json's form
+
+
+def leave_one_set_out(
+    *,
+    c_related: float = 1.0,
+    c_disagree: float = 1.0,
+    command: str = "manage.py fit_pair_model",
+    on_progress: Callable[[str], None] = lambda said: None,
+) -> HeldOutReport:
+    """Judge every labelled set present (fitting.available), fit and score each held out,
+    and fit on them all. `command` is what the stored model says wrote it."""
+    thresholds = Thresholds.from_settings()
+    vectors = calibration.Vectors()
+    tables = []
+    for name in fitting.available():
+        started = time.perf_counter()
+        table = fitting.table_of(name, thresholds, vectors)
+        tables.append(table)
+        on_progress(
+            f"{name}: {len(table.rows)} memories, {len(table.classes)} candidate pairs "
+            f"({time.perf_counter() - started:.1f} s)"
+        )
+    found = fitting.leave_one_set_out(
+        tables,
+        thresholds,
+        c_related=c_related,
+        c_disagree=c_disagree,
+        on_progress=lambda what: on_progress(f"trying {what}"),
+    )
+    temperature = held_out.band_temperature(tables, found.models)
+    stored = fitting.stored_form(
+        tables,
+        found,
+        c_related=c_related,
+        c_disagree=c_disagree,
+        command=command,
+        llm_temperature=temperature,
+    )
+    return HeldOutReport(tuple(_lines(tables, found, temperature)), stored)
+
+
+def _lines(tables, found, temperature: float) -> list[str]:
+    lines = [f"thresholds chosen on the held-out figures: {found.thresholds}"]
+    lines += [f"{name} (held out): {figures.line()}" for name, figures in found.figures.items()]
+    lines.append(f"pooled, every set held out once: {found.pooled.line()}")
+    lines.append("held-out log-loss by stage (knowing only the set's own shares in brackets):")
+    for name, stages in held_out.held_out_log_loss(tables, found.models).items():
+        said = (f"{stage} {loss:.3f} ({base:.3f})" for stage, (loss, base) in stages.items())
+        lines.append(f"  {name}: " + "; ".join(said))
+    lines.append(
+        f"the LLM band's temperature (the worst held-out set read best): {temperature}; "
+        "that set's log-loss under it:"
+    )
+    for name, stages in held_out.held_out_log_loss(tables, found.models, temperature).items():
+        said = (f"{stage} {loss:.3f}" for stage, (loss, _) in stages.items())
+        lines.append(f"  {name}: " + "; ".join(said))
+    chosen_on = [n for n in fitting.CHOOSING_SETS if n in found.figures]
+    lines.append(
+        f"pooled over the sets the thresholds were chosen on ({', '.join(chosen_on)}): "
+        f"{found.pooled_over(chosen_on).line()}"
+    )
+    return lines

@@ -1,0 +1,329 @@
+"""What a reviewer's action on a page does: one domain call for each (accept a cluster,
+split it, settle a conflict, accept many exact copies, undo what a bulk action did).
+Each checks what the page showed against what is there now (its version: a decision
+taken on a page that no longer shows the thing as it is, is refused) and calls the
+decision functions of curation.decisions, which write, each in its transaction and with
+its history. The words each action's outcome is said in are here too: the pages, the
+bulk actions and the keys say them alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from memadmin.curation import decisions, proposals
+from memadmin.curation.decisions.history import actor_of
+from memadmin.curation.llm import client as llm
+from memadmin.curation.llm import merges
+from memadmin.curation.models import (
+    Cluster,
+    ClusterStatus,
+    Conflict,
+    HistoryEvent,
+    MergeProposal,
+)
+from memadmin.curation.reads import history
+from memadmin.curation.reads.clusters import (
+    bulk_flags,
+    cluster_members,
+    cluster_version,
+    exact_open_clusters,
+    pending_proposal,
+    split_parts,
+)
+from memadmin.store.models import Memory
+
+
+@dataclass(frozen=True)
+class Decided:
+    """A decision on one cluster, taken: the cluster as it left it, what to say, and
+    the cluster the review goes on with (a split's first part), if any."""
+
+    cluster: Cluster
+    message: str
+    then: int | None = None
+
+
+# --- One cluster ---------------------------------------------------------------------------
+
+
+def decide_cluster(
+    *,
+    cluster_id: int,
+    action: str,
+    user,
+    version: str = "",
+    text: str | None = None,
+    member_id: int | None = None,
+) -> Decided:
+    """A curator's decision on one cluster: `accept` (its proposal, or the curator's
+    `text`), `dismiss`, `keep` (member `member_id`, the others fold into it), `exclude`
+    (member `member_id`) or `split`. One at a time: a second click waits for the one in
+    flight, then reads what it decided. Refused (StaleDecision, naming who decided)
+    when the page showed another `version` of the cluster; InvalidText for a text that
+    cannot be stored. Nothing changes when it is refused."""
+    with transaction.atomic():
+        found = (
+            Cluster.objects.select_for_update(of=("self",))
+            .select_related("namespace", "decided_by")
+            .get(pk=cluster_id)
+        )
+        if version and version != cluster_version(found):
+            decisions.refuse_if_decided(found)
+            raise decisions.StaleDecision(
+                "this cluster changed since your page showed it: nothing was decided"
+            )
+        message, then = _CLUSTER_ACTIONS[action](found, user, text, member_id)
+    return Decided(
+        Cluster.objects.select_related("namespace", "decided_by").get(pk=cluster_id), message, then
+    )
+
+
+def _accept(found: Cluster, user, text, member_id) -> tuple[str, None]:
+    merged = decisions.accept_proposal(proposal=proposal_to_decide(found), user=user, text=text)
+    return f"Cluster #{found.pk} merged into {merged.external_id} (undo it from History).", None
+
+
+def _dismiss(found: Cluster, user, text, member_id) -> tuple[str, None]:
+    decisions.dismiss_cluster(cluster=found, user=user)
+    return "Dismissed: these memories will not be proposed together again.", None
+
+
+def _keep(found: Cluster, user, text, member_id) -> tuple[str, None]:
+    decisions.keep_survivor(cluster=found, survivor_id=member_id, user=user)
+    kept = Memory.objects.only("external_id").get(pk=member_id)
+    return f"Kept {kept.external_id}; the others of cluster #{found.pk} fold into it.", None
+
+
+def _exclude(found: Cluster, user, text, member_id) -> tuple[str, None]:
+    decisions.exclude_member(cluster=found, memory_id=member_id, user=user)
+    taken = Memory.objects.only("external_id").get(pk=member_id)
+    return f"Member {taken.external_id} taken out of cluster #{found.pk}.", None
+
+
+def _split(found: Cluster, user, text, member_id) -> tuple[str, int | None]:
+    parts = decisions.split_cluster(cluster=found, user=user)
+    for part in parts:  # each part gets its own proposal to review
+        proposal_to_decide(part)
+    # Where each member went, as the split left the cluster (closed, its parts open).
+    went = where_members_went(Cluster.objects.get(pk=found.pk))
+    return f"Cluster #{found.pk} split: {went}.", parts[0].pk if parts else None
+
+
+_CLUSTER_ACTIONS: dict[str, Callable] = {
+    "accept": _accept,
+    "dismiss": _dismiss,
+    "keep": _keep,
+    "exclude": _exclude,
+    "split": _split,
+}
+
+
+def where_members_went(found: Cluster) -> str:
+    """ "#6 holds a, b; c is on its own" for a split cluster."""
+    parts, alone = split_parts(found)
+    said = [
+        f"#{part.pk} holds " + ", ".join(m.external_id for m in members) for part, members in parts
+    ]
+    if len(alone) == 1:
+        said.append(f"{alone[0].external_id} is on its own")
+    elif alone:
+        said.append(", ".join(m.external_id for m in alone) + " are on their own")
+    return "; ".join(said)
+
+
+def proposal_to_decide(found: Cluster) -> MergeProposal:
+    """The cluster's pending proposal, or one the rule writes now (the representative's
+    text, checked for lost facts)."""
+    proposal = pending_proposal(found)
+    if proposal is not None:
+        return proposal
+    return write_rule_proposal(found)
+
+
+def write_rule_proposal(found: Cluster) -> MergeProposal:
+    """A rule proposal from the cluster's members, written now (at review)."""
+    members = cluster_members(found)
+    draft = proposals.check(proposals.rule_draft(members, "written at review"), members)
+    return decisions.record_proposal(cluster=found, members=members, draft=draft)
+
+
+def write_proposal_again(found: Cluster) -> MergeProposal:
+    """A new proposal from the cluster's current members (the LLM's when one is
+    configured, else the rule's): after the members changed under the old one. Refused
+    when fewer than two active members are left."""
+    members = cluster_members(found, active_only=True)
+    if len(members) < 2:
+        raise decisions.DecisionError(
+            "Fewer than two active members are left: dismiss the cluster."
+        )
+    session = llm.Session(max_calls=1) if llm.configured() else None
+    return decisions.record_proposal(
+        cluster=found, members=members, draft=merges.draft_for(members, session)
+    )
+
+
+def open_cluster_by_hand(*, memory_ids: Sequence[int], user) -> Cluster:
+    """Memories a curator ticked become a cluster to review, with a fresh rule proposal
+    (a grown cluster's earlier one misses the new members)."""
+    found = decisions.open_cluster_by_hand(memory_ids=memory_ids, user=user)
+    write_rule_proposal(found)
+    return found
+
+
+# --- Many clusters ------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What a bulk action did: the rows decided, and each one left alone with why."""
+
+    done: list[int] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+
+def decide_in_bulk(
+    cluster: Cluster,
+    action: str,
+    seen: str | None,
+    user,
+    text: str | None = None,
+    *,
+    exact_copies: bool = False,
+) -> None:
+    """One cluster of a bulk action: accepted (with `text` if given) or dismissed,
+    refused if it changed since the page showed it (`seen`: its version then) or, for an
+    accept, if it is flagged (decided on its own page, never in bulk; `exact_copies`: see
+    reads.clusters.bulk_flags)."""
+    flags = bulk_flags(cluster, exact_copies=exact_copies) if action == "accept" else []
+    if flags:  # said first: a flagged cluster is never decided here, changed or not
+        raise decisions.DecisionError(f"flagged ({', '.join(flags)}): decide it on its own page")
+    if seen != cluster_version(cluster):
+        raise decisions.StaleDecision("it changed since the page showed it")
+    if action == "accept":
+        decisions.accept_proposal(
+            proposal=proposal_to_decide(cluster), user=user, text=text or None
+        )
+    else:
+        decisions.dismiss_cluster(cluster=cluster, user=user)
+
+
+def decide_many(
+    ids: Sequence[int],
+    action: str,
+    user,
+    *,
+    version_of: Callable[[int], str],
+    text_of: Callable[[int], str] = lambda pk: "",
+    refused_as: str = "was left alone",
+) -> Outcome:
+    """The clusters ticked on a queue or the batch screen, each decided in turn
+    (decide_in_bulk), each refused by name; the others decided all the same."""
+    found = {
+        c.pk: c
+        for c in Cluster.objects.select_related("namespace").filter(
+            pk__in=ids, status=ClusterStatus.OPEN
+        )
+    }
+    outcome = Outcome()
+    for pk in ids:
+        try:
+            cluster = found.get(pk)
+            if cluster is None:
+                raise decisions.StaleDecision(why_not_open(pk))
+            decide_in_bulk(cluster, action, version_of(pk), user, text=text_of(pk))
+            outcome.done.append(pk)
+        except decisions.DecisionError as problem:
+            outcome.refused.append(f"#{pk} {refused_as}: {problem}.")
+    return outcome
+
+
+def accept_exact_copies(
+    namespace: str, ids: Sequence[int], user, *, version_of: Callable[[int], str]
+) -> Outcome:
+    """The ticked exact-copy clusters of a namespace (none: every namespace) accepted, each
+    refused by name when it is flagged, decided, no longer exact or changed since the
+    preview."""
+    exact = {c.pk: c for c in exact_open_clusters(namespace or None)}
+    outcome = Outcome()
+    for pk in ids:
+        cluster = exact.get(pk)
+        try:
+            if cluster is None:
+                raise decisions.DecisionError(why_not_open(pk))
+            decide_in_bulk(cluster, "accept", version_of(pk), user, exact_copies=True)
+            outcome.done.append(pk)
+        except decisions.DecisionError as problem:
+            outcome.refused.append(f"#{pk} was not accepted: {problem}.")
+    return outcome
+
+
+def why_not_open(pk: int) -> str:
+    """Why a ticked cluster is not among the open (exact) ones: decided (by whom, when),
+    gone, or not exact copies."""
+    found = Cluster.objects.select_related("decided_by").filter(pk=pk).first()
+    if found is None:
+        return "there is no such cluster"
+    if found.status != ClusterStatus.OPEN:
+        who = found.decided_by.get_username() if found.decided_by else "a command"
+        when = found.decided_at.strftime("%Y-%m-%d %H:%M") if found.decided_at else "?"
+        return f"it was already {found.status} by {who} at {when}"
+    return "its members are not exact copies of one text (or not in this namespace)"
+
+
+def undo_many(ids: Sequence[int], user) -> Outcome:
+    """Undo what a bulk action took: each merge unmerged, each dismissal taken back,
+    cluster by cluster; a refusal named by cluster, the others undone all the same."""
+    outcome = Outcome()
+    for cluster in Cluster.objects.filter(pk__in=ids).order_by("id"):
+        try:
+            if cluster.status == ClusterStatus.DISMISSED:
+                dismissal = history.last_cluster_decision(cluster, "dismiss")
+                if dismissal is None:
+                    raise decisions.DecisionError("its dismissal is not in the history")
+                decisions.undo_cluster_decision(decision=dismissal, user=user)
+            else:
+                decisions.unmerge(cluster=cluster, actor=actor_of(user), user=user)
+            outcome.done.append(cluster.pk)
+        except decisions.DecisionError as problem:
+            outcome.refused.append(f"Cannot undo #{cluster.pk}: {problem}")
+    return outcome
+
+
+def undo_event(event: HistoryEvent, user) -> str:
+    """Take back one dismissal, exclusion or split, or an agent's forget (the event that
+    recorded it): what was undone, in words."""
+    if event.action == HistoryEvent.Action.FORGET:
+        memory = decisions.undo_forget(forgotten=event, user=user)
+        return f"The forget of {memory.external_id} was undone: it is active again."
+    cluster = decisions.undo_cluster_decision(decision=event, user=user)
+    return f"The {event.action} of cluster #{cluster.pk} was undone: it is open again."
+
+
+# --- Conflicts ------------------------------------------------------------------------------
+
+
+def settle_conflict(*, conflict: Conflict, user, seen: int | None, **chosen) -> Conflict:
+    """An admin settles a conflict as `chosen` says (decisions.resolve_conflict), refused
+    when the page showed it before its newest event (`seen`)."""
+    if seen is not None and seen != history.last_event_id(conflict=conflict):
+        raise decisions.StaleDecision(
+            "this conflict changed since your page showed it: nothing was settled"
+        )
+    return decisions.resolve_conflict(conflict=conflict, user=user, **chosen)
+
+
+def settle_many(ids: Sequence[int], action: str, user) -> Outcome:
+    """The conflicts ticked in the queue settled alike (not a conflict, or newer
+    supersedes older), each refused by name if someone settled it since."""
+    outcome = Outcome()
+    for conflict in Conflict.objects.filter(pk__in=ids).order_by("id"):
+        try:
+            decisions.resolve_conflict(conflict=conflict, resolution=action, user=user)
+            outcome.done.append(conflict.pk)
+        except decisions.DecisionError as problem:
+            outcome.refused.append(f"#{conflict.pk} was left alone: {problem}.")
+    return outcome

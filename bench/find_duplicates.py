@@ -64,6 +64,13 @@ def synthetic_namespace(size: int, seed: int):
     return texts, vectors
 
 
+# The types of the columns load() copies, in its COPY's order.
+COPY_TYPES = (
+    "int8 varchar text varchar vector varchar varchar varchar[] varchar varchar float8 float8 "
+    "int4 timestamptz timestamptz jsonb jsonb bool varchar varchar"
+).split()
+
+
 def load(namespaces: dict[str, tuple[list[str], object]], *, first: int = 0) -> None:
     """Binary COPY straight into store_memory (setup, not measured); with `first`, rows
     added to namespaces that exist, their ids numbered from there."""
@@ -99,30 +106,7 @@ def load(namespaces: dict[str, tuple[list[str], object]], *, first: int = 0) -> 
                     "FROM STDIN WITH (FORMAT BINARY)"
                 ) as copy,
             ):
-                copy.set_types(
-                    [
-                        "int8",
-                        "varchar",
-                        "text",
-                        "varchar",
-                        "vector",
-                        "varchar",
-                        "varchar",
-                        "varchar[]",
-                        "varchar",
-                        "varchar",
-                        "float8",
-                        "float8",
-                        "int4",
-                        "timestamptz",
-                        "timestamptz",
-                        "jsonb",
-                        "jsonb",
-                        "bool",
-                        "varchar",
-                        "varchar",
-                    ]
-                )
+                copy.set_types(COPY_TYPES)
                 for index, (text, vector) in enumerate(zip(texts, vectors, strict=True)):
                     copy.write_row(
                         [
@@ -438,10 +422,10 @@ PHASES = {
         "store/queries.py:light_batch",
     ],
     "read: earlier verdicts, clusters, conflicts, runs": [
-        "curation/queries.py:human_judged_pairs",
-        "curation/queries.py:existing_member_sets",
-        "curation/queries.py:existing_conflict_pairs",
-        "curation/queries.py:absorbed_by",
+        "curation/reads/:human_judged_pairs",
+        "curation/reads/:existing_member_sets",
+        "curation/reads/:existing_conflict_pairs",
+        "curation/reads/:absorbed_by",
         "curation/runs/selection.py:last_complete_starts",
         "store/queries.py:active_counts",
         "curation/runs/selection.py:namespaces_to_run",
@@ -456,7 +440,7 @@ PHASES = {
     ],
     "judge: exact, vector layer, rules": ["curation/runs/planning.py:judge_namespace"],
     "judge: language check (multilingual?)": ["curation/runs/batch.py:multilingual_vectors"],
-    "judge: LLM band (cached answers)": ["curation/runs/llm_verdicts.py:ask_band"],
+    "judge: LLM band (cached answers)": ["curation/llm/band.py:ask_band"],
     "group: folds, clusters, conflicts": ["curation/runs/planning.py:group"],
     "collect: a namespace's writes": ["curation/runs/applying.py:collect"],
     "write: folds, clusters, conflicts, history (set-based)": ["curation/runs/applying.py:write"],

@@ -1,4 +1,4 @@
-"""The LLM band measured with an oracle judge (bench/oracle.py): a local server speaking
+"""The LLM band measured with an oracle judge (curation/learning/oracle.py): a local server speaking
 the Messages API that answers verdicts from a labelled set's labels, wrong a seeded share
 of the time. Detection runs in memory as find_duplicates runs it (candidates, rules, the
 calibrated model, the doubtful pairs asked through the real anthropic SDK, grouping).
@@ -10,7 +10,7 @@ Per set and error rate: duplicate and conflict precision / recall (recall also o
 labelled pairs some candidate layer reaches), the calls made, per 100 memories and per
 memory, the labelled pairs no candidate layer reaches, and the share of labelled pairs
 the pipeline neither asked about nor decided. With no --data: every labelled set of
-curation.model_fit.LABELLED_SETS present here.
+curation.learning.fitting.LABELLED_SETS present here.
 """
 
 from __future__ import annotations

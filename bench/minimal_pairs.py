@@ -2,9 +2,9 @@
 judges them: one table row per suite, the share read right (proposed as its label says,
 or nothing for two facts), left doubtful (the possible tier) and wrong (proposed as
 something it is not), by language, and any automatic merge of a pair that is not one
-fact. With --oracle ERROR, the doubtful pairs are asked an oracle judge (bench/oracle.py)
-wrong that share of the time, as a run with an LLM asks them. The README's tables are
-this output.
+fact. With --oracle ERROR, the doubtful pairs are asked an oracle judge
+(curation/learning/oracle.py) wrong that share of the time, as a run with an LLM asks
+them. The README's tables are this output.
 
     .venv/bin/python bench/minimal_pairs.py [--details] [--suite NAME ...] [--oracle 0]
 """

@@ -298,9 +298,9 @@ DEDUP_CONFLICT_SLOT = env_float("MEMADMIN_DEDUP_CONFLICT_SLOT", 0.35)
 # all pass its floor. MiniLM's k also bounds the HNSW route's search.
 DEDUP_NEIGHBOURS = env_int("MEMADMIN_DEDUP_NEIGHBOURS", 10, minimum=1)
 DEDUP_MULTI_NEIGHBOURS = env_int("MEMADMIN_DEDUP_MULTI_NEIGHBOURS", 10, minimum=1)
-# The tiers of the calibrated pair model (curation/detection/confidence.py), as
+# The tiers of the calibrated pair model (curation/detection/scoring/model.py), as
 # probabilities. Their defaults are what the fit chose on the leave-one-set-out figures
-# (bench/calibrate.py --fit writes them into pair_model.json beside the weights):
+# (manage.py fit_pair_model writes them into pair_model.json beside the weights):
 # proposed from DEDUP_PROPOSE_* (held-out precision >= 0.90 on one fact, >= 0.85 on
 # conflicts), possible (ranked apart, never merged or bulk-accepted) from
 # DEDUP_POSSIBLE_*; an automatic merge needs P(one fact) >= DEDUP_AUTO_CONFIDENCE too.
@@ -420,7 +420,7 @@ LLM_MAX_RETRIES = env_int("MEMADMIN_LLM_MAX_RETRIES", 2, minimum=0)
 # over the per-run budget below; the rest are skipped.
 LLM_MAX_CALLS_PER_RUN = env_int("MEMADMIN_LLM_MAX_CALLS_PER_RUN", 5000, minimum=0)
 LLM_MAX_TOKENS = env_int("MEMADMIN_LLM_MAX_TOKENS", 600, minimum=16)
-# Every doubtful pair is asked (curation/runs/llm_verdicts.py): one whose likeliest
+# Every doubtful pair is asked (curation/llm/band.py): one whose likeliest
 # reading has a probability under LLM_SURE, and that is one fact or a conflict with a
 # probability of LLM_ASK_FLOOR or more; the most doubtful first, within a budget of
 # LLM_CALLS_PER_MEMORY calls for each memory the run compares (what a namespace leaves

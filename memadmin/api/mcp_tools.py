@@ -90,17 +90,7 @@ def build_server(grant_of: Callable[[Context], Grant]) -> MCPServer:
             "confidence": confidence,
         }
         with _call(ctx, grant_of) as grant:
-            namespace = grant.namespace()
-            record = validation.write_record(
-                {key: value for key, value in given.items() if value is not None}, namespace.name
-            )
-            result = write_time.write_memory(
-                namespace=namespace,
-                record=record,
-                actor=grant.actor,
-                llm_session=llm.Session(max_calls=1) if llm.configured() else None,
-            )
-            return {"id": result.memory.external_id, **serialize.write_result(result)}
+            return _remember(grant, given)
 
     def recall(
         query: Annotated[str, Field(description="What to look for, in any words")],
@@ -111,27 +101,13 @@ def build_server(grant_of: Callable[[Context], Grant]) -> MCPServer:
     ) -> dict[str, Any]:
         """The active memories closest in meaning to `query`, closest first."""
         with _call(ctx, grant_of) as grant:
-            text, k = validation.search_query(query, k)
-            vector = embeddings.encode([text])[0]
-            found = queries.nearest_memories(grant.namespace(), vector, k=k)
-            return {
-                "results": [
-                    {"memory": serialize.memory(n.memory), "similarity": round(n.similarity, 4)}
-                    for n in found
-                ]
-            }
+            return _recall(grant, query, k)
 
     def profile(ctx: Context) -> dict[str, Any]:
         """What to load about this user or project: the active memories (duplicates
         awaiting review shown once), and apart, the open conflicts with both sides."""
         with _call(ctx, grant_of) as grant:
-            namespace = grant.namespace()
-            memories, conflicts = exports.profile(namespace)
-            return {
-                "namespace": namespace.name,
-                "memories": [serialize.memory(m) for m in memories],
-                "conflicts": [serialize.conflict(c) for c in conflicts],
-            }
+            return _profile(grant)
 
     def forget(
         id: Annotated[str, Field(description="The memory's id, as remember returned it")],
@@ -142,32 +118,7 @@ def build_server(grant_of: Callable[[Context], Grant]) -> MCPServer:
         delete: the memory and the reason stay in the history, and people can restore
         it. A memory an admin pinned is kept."""
         with _call(ctx, grant_of) as grant:
-            errors = {}
-            try:
-                external_id = store_validation.identifier(id)
-            except store_validation.Invalid as problem:
-                errors["id"] = problem.message
-            try:
-                why = store_validation.text(reason, "reason").strip()
-                if len(why) > MAX_REASON_CHARS:
-                    raise store_validation.Invalid("reason", f"over {MAX_REASON_CHARS} characters")
-            except store_validation.Invalid as problem:
-                errors["reason"] = problem.message
-            if errors:
-                raise validation.Refused(400, "invalid fields", errors)
-            memory = (
-                Memory.objects.defer("embedding", "embedding_multi")
-                .filter(namespace_id=grant.namespace_id, external_id=external_id)
-                .first()
-            )
-            if memory is None:
-                raise ToolError(f"no memory with id {external_id!r} in this namespace")
-            forgotten = decisions.forget_memory(memory=memory, reason=why, actor=grant.actor)
-            return {
-                "id": forgotten.external_id,
-                "status": MemoryStatus.DELETED,
-                "restorable": True,
-            }
+            return _forget(grant, id, reason)
 
     tools = [
         _strict(remember, ToolAnnotations(destructiveHint=False, idempotentHint=True)),
@@ -176,6 +127,69 @@ def build_server(grant_of: Callable[[Context], Grant]) -> MCPServer:
         _strict(forget, ToolAnnotations(destructiveHint=False)),
     ]
     return MCPServer(name="memadmin", instructions=INSTRUCTIONS, tools=tools)
+
+
+def _remember(grant: Grant, given: dict) -> dict[str, Any]:
+    namespace = grant.namespace()
+    record = validation.write_record(
+        {key: value for key, value in given.items() if value is not None}, namespace.name
+    )
+    result = write_time.write_memory(
+        namespace=namespace,
+        record=record,
+        actor=grant.actor,
+        llm_session=llm.Session(max_calls=1) if llm.configured() else None,
+    )
+    return {"id": result.memory.external_id, **serialize.write_result(result)}
+
+
+def _recall(grant: Grant, query, k) -> dict[str, Any]:
+    text, k = validation.search_query(query, k)
+    vector = embeddings.encode([text])[0]
+    found = queries.nearest_memories(grant.namespace(), vector, k=k)
+    return {
+        "results": [
+            {"memory": serialize.memory(n.memory), "similarity": round(n.similarity, 4)}
+            for n in found
+        ]
+    }
+
+
+def _profile(grant: Grant) -> dict[str, Any]:
+    namespace = grant.namespace()
+    memories, conflicts = exports.profile(namespace)
+    return {
+        "namespace": namespace.name,
+        "memories": [serialize.memory(m) for m in memories],
+        "conflicts": [serialize.conflict(c) for c in conflicts],
+    }
+
+
+def _forget(grant: Grant, id, reason) -> dict[str, Any]:
+    """Retire a memory of the grant's namespace (`id` and `reason` as the agent sent
+    them, both checked first: a refusal names each field)."""
+    errors = {}
+    try:
+        external_id = store_validation.identifier(id)
+    except store_validation.Invalid as problem:
+        errors["id"] = problem.message
+    try:
+        why = store_validation.text(reason, "reason").strip()
+        if len(why) > MAX_REASON_CHARS:
+            raise store_validation.Invalid("reason", f"over {MAX_REASON_CHARS} characters")
+    except store_validation.Invalid as problem:
+        errors["reason"] = problem.message
+    if errors:
+        raise validation.Refused(400, "invalid fields", errors)
+    memory = (
+        Memory.objects.defer("embedding", "embedding_multi")
+        .filter(namespace_id=grant.namespace_id, external_id=external_id)
+        .first()
+    )
+    if memory is None:
+        raise ToolError(f"no memory with id {external_id!r} in this namespace")
+    forgotten = decisions.forget_memory(memory=memory, reason=why, actor=grant.actor)
+    return {"id": forgotten.external_id, "status": MemoryStatus.DELETED, "restorable": True}
 
 
 def _strict(function: Callable, annotations: ToolAnnotations) -> Tool:

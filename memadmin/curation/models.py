@@ -27,7 +27,7 @@ class ClusterStatus(models.TextChoices):
 
 
 class Tier(models.TextChoices):
-    """How sure detection is of a cluster or conflict (curation.detection.confidence)."""
+    """How sure detection is of a cluster or conflict (curation.detection.scoring)."""
 
     PROPOSED = "proposed"
     POSSIBLE = "possible"
@@ -50,7 +50,7 @@ class Cluster(models.Model):
     weakest_link = models.JSONField(default=list, blank=True)
     # Why the cluster needs a person: "protected", "guard: ...", "exact", ...
     flags = models.JSONField(default=list, blank=True)
-    # How sure detection is (curation.detection.confidence): the weakest P(one fact) of
+    # How sure detection is (curation.detection.scoring): the weakest P(one fact) of
     # any two members; "proposed" from the calibrated threshold, "possible" below it
     # (ranked apart, never merged or accepted in bulk).
     tier = models.CharField(max_length=8, choices=Tier.choices, default=Tier.PROPOSED)
@@ -449,10 +449,10 @@ class LlmAllowance(models.Model):
 
 class KeptCounts(models.Model):
     """What the last find_duplicates run read over a namespace's active memories
-    (detection.counts: the documents holding each term, the names memories give the
-    user; the frames of its short memories), kept so that the next run reads only the
-    memories that came, went or changed since (runs.counting). A cache: deleting it only
-    costs a whole read."""
+    (curation.detection.candidates.counts: the documents holding each term, the names
+    memories give the user; the frames of its short memories), kept so that the next run
+    reads only the memories that came, went or changed since (runs.counting). A cache:
+    deleting it only costs a whole read."""
 
     namespace = models.OneToOneField(
         Namespace, on_delete=models.CASCADE, primary_key=True, related_name="+"
@@ -464,7 +464,8 @@ class KeptCounts(models.Model):
     # [terms, openings, told] as JSON text: a cache read and written whole, never queried
     # into (PostgreSQL parsing it as jsonb cost 8 times the writing: bench, scenario d).
     counted = models.TextField()
-    # [[key, slots, things, ceased], ...] of the short memories (detection.detect.Frame).
+    # [[key, slots, things, ceased], ...] of the short memories
+    # (curation.detection.candidates.neighbours.Frame).
     frames = models.TextField(default="[]")
     counted_at = models.DateTimeField(auto_now=True)
 

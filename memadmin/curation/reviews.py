@@ -39,12 +39,18 @@ from memadmin.store.models import Memory
 
 @dataclass(frozen=True)
 class Decided:
-    """A decision on one cluster, taken: the cluster as it left it, what to say, and
-    the cluster the review goes on with (a split's first part), if any."""
+    """A decision on one cluster, taken or refused: what to say, the cluster the review
+    goes on with (a split's first part), if any; or why it was refused (`error`: by the
+    state of things; `invalid`: the curator's own text cannot be stored)."""
 
-    cluster: Cluster
-    message: str
+    message: str = ""
     then: int | None = None
+    error: str = ""
+    invalid: str = ""
+
+    @property
+    def refused(self) -> bool:
+        return bool(self.error or self.invalid)
 
 
 # --- One cluster ---------------------------------------------------------------------------
@@ -64,7 +70,8 @@ def decide_cluster(
     (member `member_id`) or `split`. One at a time: a second click waits for the one in
     flight, then reads what it decided. Refused (StaleDecision, naming who decided)
     when the page showed another `version` of the cluster; InvalidText for a text that
-    cannot be stored. Nothing changes when it is refused."""
+    cannot be stored. Nothing changes when it is refused; Cluster.DoesNotExist for no
+    such cluster."""
     with transaction.atomic():
         found = (
             Cluster.objects.select_for_update(of=("self",))
@@ -77,9 +84,17 @@ def decide_cluster(
                 "this cluster changed since your page showed it: nothing was decided"
             )
         message, then = _CLUSTER_ACTIONS[action](found, user, text, member_id)
-    return Decided(
-        Cluster.objects.select_related("namespace", "decided_by").get(pk=cluster_id), message, then
-    )
+    return Decided(message, then)
+
+
+def try_cluster_decision(**decision) -> Decided:
+    """decide_cluster, its refusal said in the answer rather than raised."""
+    try:
+        return decide_cluster(**decision)
+    except decisions.InvalidText as problem:
+        return Decided(invalid=str(problem))  # the reviewer's own text, nobody else's doing
+    except decisions.DecisionError as problem:
+        return Decided(error=str(problem))
 
 
 def _accept(found: Cluster, user, text, member_id) -> tuple[str, None]:

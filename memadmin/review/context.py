@@ -15,7 +15,7 @@ def roles(request) -> dict:
 
 
 def undo_offer(request) -> dict:
-    """The undo the last decision offers (answers.offer_undo), shown once, as a toast."""
+    """The undo the last decision offers (helpers.offer_undo), shown once, as a toast."""
     session = getattr(request, "session", None)
     return {"undo_offer": session.pop(UNDO_OFFER, None) if session is not None else None}
 

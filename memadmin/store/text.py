@@ -32,7 +32,7 @@ def content_hash(content: str) -> str:
 # ("Loves hiking", "I'm vegan", "Lives in Porto") say a fact in three to eight words, where
 # MiniLM's cosine says little ("Lives in Porto" / "Moved to Lyon in 2024": 0.32; "I'm
 # vegan" / "Eats a plant-based diet": 0.33). Detection reads a short memory for the slot it
-# fills (curation.detection.detect.frame_of) and gives it the multilingual vector
+# fills (curation.detection.candidates.neighbours.frame_of) and gives it the multilingual vector
 # (store.multilingual.wanted); longer memories share enough words for MiniLM.
 SHORT_WORDS = 8
 

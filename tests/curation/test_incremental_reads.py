@@ -1,8 +1,8 @@
 """An incremental run reads what its new memories need, not every vector and every text:
 the few new memories compared with all in PostgreSQL (the "database" route), only they and
 the memories they pair with read whole (a narrow read), and the namespace's counts
-(detection.counts) and the frames of its short memories kept from the last run and
-brought up to date. All must leave exactly what reading everything leaves."""
+(curation.detection.candidates.counts) and the frames of its short memories kept from the
+last run and brought up to date. All must leave exactly what reading everything leaves."""
 
 import json
 from collections import Counter

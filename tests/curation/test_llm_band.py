@@ -1,5 +1,5 @@
-"""The LLM band measured with an oracle judge (bench/oracle.py: a local server speaking the
-Messages and Message Batches APIs, answering from a labelled set's labels through the
+"""The LLM band measured with an oracle judge (curation/learning/oracle.py: a local server
+speaking the Messages and Message Batches APIs, answering from a labelled set's labels through the
 real SDK): find_duplicates as cron runs it, scored on what it stored."""
 
 import os

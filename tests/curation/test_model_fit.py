@@ -1,6 +1,6 @@
-"""Fitting the pair model (curation.model_fit): every weight keeps its sign, and leave
+"""Fitting the pair model (curation.learning.fitting): every weight keeps its sign, and leave
 one set out, fit again here from the labelled sets, gives the held-out figures the
-shipped model was chosen on (bench/calibrate.py --fit wrote them into pair_model.json)."""
+shipped model was chosen on (manage.py fit_pair_model wrote them into pair_model.json)."""
 
 import json
 

@@ -1,6 +1,6 @@
 """An LLM answer that overturns what the (tempered) model reads of a pair is asked a
 second time, the newer memory shown first, and decides only if both readings agree
-(curation/runs/llm_verdicts.py). Measured with the oracle judge (bench/oracle.py)
+(curation/llm/band.py). Measured with the oracle judge (curation/learning/oracle.py)
 through the real SDK, in memory as bench/llm_band.py runs the band."""
 
 import pytest

@@ -7,8 +7,8 @@ One module per concept: `history` (what all share: errors, locks, events), `memo
 exclude, split), `merges` (fold, accept, keep one, unmerge), `conflicts` (open,
 resolve), `verdicts` (pair judgements). Today's names stay importable from here.
 
-May import: curation.models, curation.queries, curation.detection.clustering,
-curation.detection.representative and the store. Never the detection or LLM modules: those
+May import: curation.models, curation.reads, curation.detection.scoring.clustering,
+curation.detection.scoring.representative and the store. Never the detection or LLM modules: those
 decide *what* to do, and call in.
 """
 

@@ -128,19 +128,7 @@ def resolve_conflict(
     the conflict's status. Refuses with StaleDecision when someone settled it first."""
     with transaction.atomic():
         conflict = Conflict.objects.select_for_update().get(pk=conflict.pk)
-        if conflict.status == ConflictStatus.OVERTAKEN:
-            raise StaleDecision(f"this conflict was overtaken: {conflict.overtaken_note}")
-        if conflict.status != ConflictStatus.OPEN:
-            who = conflict.resolver.get_username() if conflict.resolver else "a command"
-            when = conflict.resolved_at.strftime("%Y-%m-%d %H:%M") if conflict.resolved_at else "?"
-            raise StaleDecision(f"this conflict was already {conflict.status} by {who} at {when}")
-        if not resolution:
-            raise DecisionError("choose a resolution first")
-        if resolution == ConflictResolution.BOTH_VALID and not scope_note.strip():
-            raise DecisionError(
-                'both valid needs a scope note: say where each holds (e.g. "A is staging, '
-                'B production")'
-            )
+        _refuse_unless_open(conflict, resolution, scope_note)
         # A settlement acts on the two memories as they are now: never on one another
         # decision already made inactive (that would undo what it decided).
         older, newer = lock_memory(conflict.memory_a), lock_memory(conflict.memory_b)
@@ -150,52 +138,7 @@ def resolve_conflict(
             raise StaleDecision(f"{said}: this conflict can no longer be settled as asked")
         actor, now = actor_of(user), timezone.now()
         reason = f"conflict {conflict.pk} settled: {settled_in_words(resolution)}"
-        if resolution in (ConflictResolution.KEEP_A, ConflictResolution.KEEP_B):
-            retired = newer if resolution == ConflictResolution.KEEP_A else older
-            _change(retired, actor, user, reason, conflict, status=MemoryStatus.DELETED)
-        elif resolution == ConflictResolution.B_SUPERSEDES_A:
-            _change(
-                older,
-                actor,
-                user,
-                reason,
-                conflict,
-                status=MemoryStatus.SUPERSEDED,
-                superseded_by=newer,
-                valid_until=newer.created_at,
-            )
-        elif resolution == ConflictResolution.REWRITTEN:
-            if not text.strip():
-                raise DecisionError("a rewrite needs the new text")
-            merged = _rewrite(older, newer, merged_text(text), actor, user, reason, conflict, now)
-            for memory in (older, newer):
-                _change(
-                    memory,
-                    actor,
-                    user,
-                    reason,
-                    conflict,
-                    status=MemoryStatus.SUPERSEDED,
-                    superseded_by=merged,
-                )
-        elif resolution in (ConflictResolution.BOTH_VALID, "dismiss"):
-            # Nothing changes on either memory, but the settlement is a decision all the
-            # same: one event per memory (before = after) puts it in History, where it can
-            # be undone like any other.
-            said = f"{reason}: {scope_note}" if scope_note else reason
-            for memory in (older, newer):
-                memory = lock_memory(memory)
-                log(
-                    memory,
-                    HistoryEvent.Action.RESOLVE,
-                    actor=actor,
-                    user=user,
-                    before=snapshot(memory),
-                    reason=said,
-                    conflict=conflict,
-                )
-        else:
-            raise DecisionError(f"unknown resolution {resolution!r}")
+        _settle(conflict, resolution, older, newer, actor, user, reason, scope_note, text, now)
         if resolution != ConflictResolution.REWRITTEN:
             record_verdict(
                 namespace=conflict.namespace,
@@ -214,6 +157,75 @@ def resolve_conflict(
         conflict.save()
         overlaps.follow([older.pk, newer.pk], actor=actor, user=user)
     return conflict
+
+
+def _refuse_unless_open(conflict: Conflict, resolution: str, scope_note: str) -> None:
+    """Refuse a settlement of a conflict someone settled or overtook first (saying who and
+    when), and one the admin did not say enough of."""
+    if conflict.status == ConflictStatus.OVERTAKEN:
+        raise StaleDecision(f"this conflict was overtaken: {conflict.overtaken_note}")
+    if conflict.status != ConflictStatus.OPEN:
+        who = conflict.resolver.get_username() if conflict.resolver else "a command"
+        when = conflict.resolved_at.strftime("%Y-%m-%d %H:%M") if conflict.resolved_at else "?"
+        raise StaleDecision(f"this conflict was already {conflict.status} by {who} at {when}")
+    if not resolution:
+        raise DecisionError("choose a resolution first")
+    if resolution == ConflictResolution.BOTH_VALID and not scope_note.strip():
+        raise DecisionError(
+            'both valid needs a scope note: say where each holds (e.g. "A is staging, '
+            'B production")'
+        )
+
+
+def _settle(conflict, resolution, older, newer, actor, user, reason, scope_note, text, now):
+    """What a resolution does to the two (locked, active) memories, each change with its
+    history event."""
+    if resolution in (ConflictResolution.KEEP_A, ConflictResolution.KEEP_B):
+        retired = newer if resolution == ConflictResolution.KEEP_A else older
+        _change(retired, actor, user, reason, conflict, status=MemoryStatus.DELETED)
+    elif resolution == ConflictResolution.B_SUPERSEDES_A:
+        _change(
+            older,
+            actor,
+            user,
+            reason,
+            conflict,
+            status=MemoryStatus.SUPERSEDED,
+            superseded_by=newer,
+            valid_until=newer.created_at,
+        )
+    elif resolution == ConflictResolution.REWRITTEN:
+        if not text.strip():
+            raise DecisionError("a rewrite needs the new text")
+        merged = _rewrite(older, newer, merged_text(text), actor, user, reason, conflict, now)
+        for memory in (older, newer):
+            _change(
+                memory,
+                actor,
+                user,
+                reason,
+                conflict,
+                status=MemoryStatus.SUPERSEDED,
+                superseded_by=merged,
+            )
+    elif resolution in (ConflictResolution.BOTH_VALID, "dismiss"):
+        # Nothing changes on either memory, but the settlement is a decision all the
+        # same: one event per memory (before = after) puts it in History, where it can
+        # be undone like any other.
+        said = f"{reason}: {scope_note}" if scope_note else reason
+        for memory in (older, newer):
+            memory = lock_memory(memory)
+            log(
+                memory,
+                HistoryEvent.Action.RESOLVE,
+                actor=actor,
+                user=user,
+                before=snapshot(memory),
+                reason=said,
+                conflict=conflict,
+            )
+    else:
+        raise DecisionError(f"unknown resolution {resolution!r}")
 
 
 def _change(memory: Memory, actor, user, reason, conflict, **changes) -> None:

@@ -278,29 +278,8 @@ def accept_proposal(
         if len(members) < 2 or MergeProposal.fingerprint(members) != proposal.members_fingerprint:
             raise StaleDecision("the members changed since this proposal was written; refresh it")
         text_of_merge = merged_text(text if text is not None else proposal.merged_text)
-        newest = members[-1]
         now = timezone.now()
-        merged = Memory(
-            namespace_id=cluster.namespace_id,
-            external_id=unused_external_id(
-                cluster.namespace_id, f"merged-{cluster.pk}-{proposal.pk}"
-            ),
-            content=text_of_merge,
-            content_hash=content_hash(text_of_merge),
-            category=newest.category,
-            source_ref=newest.source_ref,
-            session_id=newest.session_id,
-            metadata=newest.metadata,
-            created_at=now,
-            valid_from=newest.valid_from,
-            valid_until=newest.valid_until,
-            importance=max(m.importance for m in members),
-            confidence=max(m.confidence for m in members),
-            access_count=capped_sum(m.access_count for m in members),
-            pinned=any(m.pinned for m in members),
-            tags=list(dict.fromkeys(tag for m in members for tag in m.tags)),
-            provenance=[entry for m in members for entry in m.provenance],
-        )
+        merged = _merged_memory(cluster, proposal, members, text_of_merge, now)
         embed_text(merged)
         merged.save()
         edited = text is not None and text_of_merge != proposal.merged_text.strip()
@@ -342,6 +321,31 @@ def accept_proposal(
         cluster.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
         overlaps.follow(member_ids, actor=actor, user=user)
     return merged
+
+
+def _merged_memory(cluster, proposal, members, text: str, now) -> Memory:
+    """The memory a merge makes (not saved): the merged text, the newest member's
+    metadata, the highest importance and confidence, the tags and provenance of all."""
+    newest = members[-1]
+    return Memory(
+        namespace_id=cluster.namespace_id,
+        external_id=unused_external_id(cluster.namespace_id, f"merged-{cluster.pk}-{proposal.pk}"),
+        content=text,
+        content_hash=content_hash(text),
+        category=newest.category,
+        source_ref=newest.source_ref,
+        session_id=newest.session_id,
+        metadata=newest.metadata,
+        created_at=now,
+        valid_from=newest.valid_from,
+        valid_until=newest.valid_until,
+        importance=max(m.importance for m in members),
+        confidence=max(m.confidence for m in members),
+        access_count=capped_sum(m.access_count for m in members),
+        pinned=any(m.pinned for m in members),
+        tags=list(dict.fromkeys(tag for m in members for tag in m.tags)),
+        provenance=[entry for m in members for entry in m.provenance],
+    )
 
 
 _FOLD_ACTIONS = (

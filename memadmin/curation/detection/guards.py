@@ -1,6 +1,6 @@
 """What must stop an automatic merge besides the text: metadata guards (a different
 category, source or session) and protected memories. What the text itself says against a
-merge is curation.keytokens.
+merge is curation.detection.reading.keytokens.
 
 Pure functions over anything shaped like a Memory (content, category, source_ref, tags,
 importance, confidence, pinned), so detection, the API and the calibration share them.

@@ -29,10 +29,10 @@ class Thresholds:
     multi_subject: float  # a pair across languages it calls one subject
     multi_conflict: float  # across languages, a stance and its opposite: one subject
     # Below align_until, a pair proposed by similarity must also pair up the words each
-    # side adds (curation.detection.alignment) at align_floor or more.
+    # side adds (curation.detection.comparing.alignment) at align_floor or more.
     align_until: float
     align_floor: float
-    # The tiers of the calibrated model (curation.detection.confidence), as probabilities:
+    # The tiers of the calibrated model (curation.detection.scoring), as probabilities:
     # proposed from propose_*, possible from possible_*; an automatic merge needs
     # P(one fact) >= auto_confidence as well as the rules' strict check.
     propose_one: float

@@ -155,7 +155,7 @@ def plan_namespace(
 ) -> Output:
     """What find_duplicates proposes for these memories (one namespace): with no LLM, or
     with `llm_options` (a dry run's runs.Options with an LLM session) deciding the
-    doubtful pairs as a run's band does (runs.llm_verdicts, nothing recorded)."""
+    doubtful pairs as a run's band does (curation.llm.band, nothing recorded)."""
     judged = judge_namespace(memories, thresholds, vectors, model)
     if llm_options is not None:
         from memadmin.curation.llm import band as llm_verdicts

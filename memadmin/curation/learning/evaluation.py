@@ -180,7 +180,7 @@ def score(
 
 
 def score_output(labels: dict, outputs) -> Score:
-    """Score detection's output (curation.queries.DetectionOutput, one per namespace)
+    """Score detection's output (curation.reads.DetectionOutput, one per namespace)
     against the labels about those namespaces' memories."""
     return score(
         labels=restrict(labels, [i for output in outputs for i in output.ids]),

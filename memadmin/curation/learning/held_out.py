@@ -1,5 +1,5 @@
 """What the labelled sets, each held out, say of the pair model's confidence
-(curation.model_fit fits it): how well each set's pairs are read by the model fit
+(curation.learning.fitting fits it): how well each set's pairs are read by the model fit
 without it (log-loss, beside knowing only the set's own shares), and the temperature
 the LLM band tempers the model's probabilities by (band_temperature)."""
 

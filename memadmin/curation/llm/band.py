@@ -214,6 +214,17 @@ def ask_band(
     pairs += answered_before(judged, answers, set(pairs))
     if not pairs:
         return
+    new, owed = _apply_cached(judged, pairs, answers, report)
+    owed = owed[:allowed]
+    if options.llm_batch is not None:
+        _collect_for_batch(judged, namespace, options, allowed, new, owed)
+    elif options.llm_session is not None and owed + new:
+        _ask_now(judged, namespace, options, report, allowed, new, owed)
+
+
+def _apply_cached(judged: Judged, pairs, answers: dict, report: Report):
+    """Apply the earlier answers cached for `pairs`: (the pairs never asked, the second
+    readings an earlier answer left owed)."""
     memories = judged.memories
     new: list[Asked] = []
     owed: list[Asked] = []
@@ -228,32 +239,35 @@ def ask_band(
         override(judged, older, newer, readings)
         if len(readings) == 1 and needs_second_reading(judged, older, newer, readings[0]):
             owed.append(Asked(older, newer, hashes, readings[0]))
-    owed = owed[:allowed]
-    if options.llm_batch is not None:
-        # Two rounds, within one budget: first readings (and second readings an earlier
-        # pass left owed) in the first batch, the second readings its answers need in
-        # the second, from what the first left.
-        firsts = math.floor(allowed * BATCH_FIRST_READINGS)
-        if options.llm_batch_seconds:
-            owed, new = owed[: allowed - firsts], []
-        else:
-            owed = owed[:firsts]
-            new = new[: firsts - len(owed)]
-        options.llm_batch.extend(
-            (namespace, memories[a.older], memories[a.newer], a.first is not None)
-            for a in owed + new
-        )
-        spent(options, len(owed) + len(new))
-        return
+    return new, owed
+
+
+def _collect_for_batch(judged, namespace, options: Options, allowed: int, new, owed) -> None:
+    """Two rounds, within one budget: first readings (and second readings an earlier
+    pass left owed) in the first batch, the second readings its answers need in the
+    second, from what the first left."""
+    memories = judged.memories
+    firsts = math.floor(allowed * BATCH_FIRST_READINGS)
+    if options.llm_batch_seconds:
+        owed, new = owed[: allowed - firsts], []
+    else:
+        owed = owed[:firsts]
+        new = new[: firsts - len(owed)]
+    options.llm_batch.extend(
+        (namespace, memories[a.older], memories[a.newer], a.first is not None) for a in owed + new
+    )
+    spent(options, len(owed) + len(new))
+
+
+def _ask_now(judged, namespace, options: Options, report: Report, allowed, new, owed) -> None:
+    """Ask the run's session, a few first readings at a time, each few followed by the
+    second readings they need: a confirmation is worth more than one more doubtful pair,
+    and must not find the budget spent (so at most half of what is left goes to first
+    readings each time)."""
     session = options.llm_session
-    if session is None or not owed + new:
-        return
     before = session.usage()
     calls = 0
     seconds = owed
-    # A few first readings at a time, then the second readings they need: a confirmation
-    # is worth more than one more doubtful pair, and must not find the budget spent (so
-    # at most half of what is left goes to first readings each time).
     step = max(1, settings.LLM_CONCURRENCY) * 4
     while calls < allowed and (seconds or new):
         if seconds:

@@ -73,7 +73,7 @@ def merge_prompt(members: Sequence) -> Prompt:
     return Prompt(MERGE_SYSTEM, user, MERGE_VERSION)
 
 
-# A second reading of a pair shows the newer memory first (curation/runs/llm_verdicts.py:
+# A second reading of a pair shows the newer memory first (curation/llm/band.py:
 # an answer that overturns the model decides only if both readings agree); its verdict is
 # kept under this version.
 SECOND_READING_VERSION = f"{VERDICT_VERSION}/newer-first"

@@ -246,18 +246,24 @@ def _run_held(held, options, on_progress, vector_workers) -> list[_Part]:
     return parts
 
 
-def _detect(
-    parts: list[_Part], options: Options, now, on_progress, vector_workers
-) -> dict[int, counting.Counted]:
-    """Read the batch (a few queries for all of it) and judge each namespace, collecting
-    what it would write; its counts (detection.counts), for the next run to keep."""
-    namespaces = [part.namespace for part in parts]
+@dataclass
+class _Read:
+    """A batch's memories as its namespaces' passes read them."""
+
+    inputs: dict  # namespace id -> store.queries.DetectionInput
+    narrowed: dict  # the namespaces read narrow (routes.narrow), with what they found
+    vector_routes: dict  # namespace id -> how its vector layer runs
+    changed: dict  # namespace id -> the positions of its memories new since the last run
+    counted: dict  # namespace id -> counting.Counted
+
+
+def _read(namespaces, options: Options, now, thresholds) -> _Read:
+    """Read the batch (a few queries for all of it). An incremental pass reads light rows
+    first: a namespace with few new memories is read narrow (routes.narrow), any other
+    whole, without vectors (its route reads them)."""
     ids = [ns.pk for ns in namespaces]
     last_complete = last_complete_starts(namespaces)
     since = {ns.pk: _since(options, now, last_complete.get(ns.pk)) for ns in namespaces}
-    thresholds = Thresholds.from_settings()
-    # An incremental pass reads light rows first: a namespace with few new memories is
-    # read narrow (routes.narrow), any other whole, without vectors (its route reads them).
     light = store_queries.light_batch({pk: since[pk] for pk in ids if since[pk] is not None})
     kept = counting.kept_for(ids)
     narrowed = routes.narrow(
@@ -284,6 +290,19 @@ def _detect(
         inputs[pk] = store_queries.DetectionInput(found.memories, None)
         vector_routes[pk], changed[pk] = found.route, found.changed
         counted[pk] = found.counted
+    return _Read(inputs, narrowed, vector_routes, changed, counted)
+
+
+def _detect(
+    parts: list[_Part], options: Options, now, on_progress, vector_workers
+) -> dict[int, counting.Counted]:
+    """Read the batch and judge each namespace, collecting what it would write; its
+    counts (detection.candidates.counts), for the next run to keep."""
+    namespaces = [part.namespace for part in parts]
+    ids = [ns.pk for ns in namespaces]
+    thresholds = Thresholds.from_settings()
+    read = _read(namespaces, options, now, thresholds)
+    inputs = read.inputs
     judged_apart = human_judged_pairs(ids)
     possible_sets, possible_conflicts = open_possible(ids)
     known = applying.Known(
@@ -313,10 +332,10 @@ def _detect(
             plan = _plan(
                 namespace,
                 found.memories,
-                vector_routes[namespace.pk],
-                changed[namespace.pk],
-                counted[namespace.pk].counts,
-                narrowed.get(namespace.pk),
+                read.vector_routes[namespace.pk],
+                read.changed[namespace.pk],
+                read.counted[namespace.pk].counts,
+                read.narrowed.get(namespace.pk),
                 thresholds,
                 options,
                 report,
@@ -332,7 +351,7 @@ def _detect(
         except Exception as error:
             part.fail(error, "detection")
         part.seconds = time.perf_counter() - started
-    return counted
+    return read.counted
 
 
 def _plan(

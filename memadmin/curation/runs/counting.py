@@ -1,5 +1,6 @@
 """What detection reads over every memory of a namespace, kept between runs: its counts
-(detection.counts) and the frames of its short memories (detection.detect.frame_of). The
+(curation.detection.candidates.counts) and the frames of its short memories
+(curation.detection.candidates.neighbours.frame_of). The
 next run brings them up to date with the memories that came, went or changed since,
 instead of reading every text again: counting 1,000 memories took 6.7 ms
 (bench/find_duplicates.py, scenario d), reading the frames of the 218 short ones among

@@ -31,7 +31,7 @@ class Options:
     # batch's answers need (its second round).
     llm_batch: list | None = None
     llm_batch_seconds: bool = False
-    # LLM calls the run may still make (runs.llm_verdicts.budget): each namespace adds its
+    # LLM calls the run may still make (curation.llm.band.budget): each namespace adds its
     # share, spends what it needs, and leaves the rest to the next.
     llm_pool: float = 0.0
 
@@ -44,7 +44,7 @@ class NamespaceReport:
     pairs_checked: int = 0
     exact_collapsed: int = 0
     auto_merged: int = 0
-    clusters_opened: int = 0  # proposed (curation.detection.confidence's tiers)
+    clusters_opened: int = 0  # proposed (curation.detection.scoring's tiers)
     clusters_grown: int = 0
     conflicts_opened: int = 0  # proposed
     clusters_possible: int = 0  # doubtful: opened in the "possible" tier, counted apart

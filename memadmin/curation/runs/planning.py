@@ -93,7 +93,7 @@ def group(
     judged: never proposed again. `absorbed(memory ids)` gives the memories each of them
     absorbed in earlier runs (with vectors): an automatic merge must hold against those
     too (see hold_across_runs)."""
-    memories, thresholds, judge = judged.memories, judged.thresholds, judged.judge
+    memories = judged.memories
     plan = Plan(pairs_checked=len(judged.judgements))
 
     def already_judged(i: int, j: int) -> bool:
@@ -104,7 +104,25 @@ def group(
     for (i, j), judgement in list(judged.judgements.items()):
         if judgement.verdict != Verdict.DISTINCT and not already_judged(i, j):
             by_verdict.setdefault(judgement.verdict, []).append((i, j, judgement))
+    folded, held_for_review = _fold(plan, judged, by_verdict, absorbed)
+    review = [
+        (i, j, jd)
+        for i, j, jd in by_verdict.get(Verdict.REVIEW, []) + held_for_review
+        if not {i, j} & folded
+    ]
+    _cluster(plan, judged, review, already_judged)
+    for i, j, judgement in by_verdict.get(Verdict.CONFLICT, []):
+        if {i, j} & folded - {g.representative for g in plan.collapses + plan.auto_merges}:
+            continue  # a folded copy: its survivor carries the same conflict
+        older, newer = judged.ordered(i, j)
+        plan.conflicts.append(ConflictCandidate(older, newer, judgement))
+    return plan
 
+
+def _fold(plan: Plan, judged: Judged, by_verdict: dict, absorbed) -> tuple[set[int], list]:
+    """The plan's collapses of exact copies and automatic merges: (every memory folded
+    away, the automatic pairs held for review)."""
+    memories, judge = judged.memories, judged.judge
     folded: set[int] = set()
     plan.collapses = _fold_groups(memories, by_verdict.get(Verdict.EXACT, []), judge, 1.0, "exact")
     folded.update(p for group in plan.collapses for p in group.others)
@@ -115,18 +133,19 @@ def group(
     for i, j, jd in by_verdict.get(Verdict.AUTO_MERGE, []):
         if not {i, j} & folded:
             (held_for_review if {i, j} & kept else auto).append((i, j, jd))
-    plan.auto_merges = _fold_groups(memories, auto, judge, thresholds.auto_merge, "auto")
+    plan.auto_merges = _fold_groups(memories, auto, judge, judged.thresholds.auto_merge, "auto")
     if absorbed is not None:
         plan.auto_merges, held_back = hold_across_runs(plan.auto_merges, judged, absorbed)
         plan.clusters.extend(held_back)
     for group_ in plan.auto_merges:
         folded.update(group_.others)
+    return folded, held_for_review
 
-    review = [
-        (i, j, jd)
-        for i, j, jd in by_verdict.get(Verdict.REVIEW, []) + held_for_review
-        if not {i, j} & folded
-    ]
+
+def _cluster(plan: Plan, judged: Judged, review: list, already_judged) -> None:
+    """The plan's clusters for review: proposed ones first, joined by proposed edges (or
+    ones a judge confirmed); then possible ones, joined by any, among the memories left."""
+    judge = judged.judge
 
     def review_score(i: int, j: int, taken: set[int]):
         # Every two members at least possible, none set apart: a cluster of three
@@ -138,8 +157,6 @@ def group(
         confirmed = judgement.decided_by != "rule"
         return judgement.similarity, judgement.method, confirmed, judgement.p_one
 
-    # Proposed clusters first, joined by proposed edges (or ones a judge confirmed); then
-    # possible ones, joined by any, among the memories left.
     for tier in (PROPOSED, POSSIBLE):
         taken = {p for cluster in plan.clusters for p in cluster.members}
         edges = [
@@ -150,33 +167,24 @@ def group(
         components = clustering.clusters(
             edges,
             pair_score=lambda i, j, taken=taken: review_score(i, j, taken),
-            floor=thresholds.possible_one,
+            floor=judged.thresholds.possible_one,
         )
         for component in components:
             members = set(component.members)
             joining = [e for e in edges if {e.a, e.b} <= members]
             pairs = [judge(e.a, e.b) for e in component.edges]
-            flags = sorted({flag for jd in pairs for flag in jd.flags})
-            evidence = list(dict.fromkeys(f for jd in pairs for f in jd.findings))
             plan.clusters.append(
                 ReviewCluster(
                     component.members,
                     component.edges,
                     component.weakest,
-                    flags,
+                    sorted({flag for jd in pairs for flag in jd.flags}),
                     tier=tier,
                     # How sure the proposal is: its weakest joining pair.
                     confidence=min(e.strength for e in joining or component.edges),
-                    evidence=evidence,
+                    evidence=list(dict.fromkeys(f for jd in pairs for f in jd.findings)),
                 )
             )
-
-    for i, j, judgement in by_verdict.get(Verdict.CONFLICT, []):
-        if {i, j} & folded - {g.representative for g in plan.collapses + plan.auto_merges}:
-            continue  # a folded copy: its survivor carries the same conflict
-        older, newer = judged.ordered(i, j)
-        plan.conflicts.append(ConflictCandidate(older, newer, judgement))
-    return plan
 
 
 def hold_across_runs(

@@ -145,22 +145,9 @@ def may_narrow(namespace: Namespace, light: store_queries.LightRows) -> bool:
     )
 
 
-def narrow(
-    light: dict[int, store_queries.LightRows],
-    kept: dict[int, counting.Counted],
-    thresholds: Thresholds,
-) -> dict[int, Narrowed]:
-    """The narrow pass of each given namespace (`light`: its active memories, the new
-    ones among them; `kept`: what the last run kept of it). Every layer runs on the whole
-    namespace as a full read would: vectors and exact hashes in PostgreSQL, frames kept
-    (runs.counting) and brought up to date with the memories that came and went; only
-    the memories in a pair with a new one are read whole. Five queries for the batch,
-    whatever its size (six with short new memories: the second model's pairs).
-
-    A namespace it cannot read narrow is left out (the caller reads it whole): nothing
-    kept, too much came or went, a memory that went changed its text (its old text is
-    not kept), or a new memory in Chinese or Japanese (shared terms need every text)."""
-    ids = {pk: rows.ids.tolist() for pk, rows in light.items()}
+def _kept_counts(light, kept, thresholds: Thresholds, ids: dict[int, list[int]]):
+    """(what each namespace that may go narrow counted last time, brought up to date with
+    the memories that came and went; the memories read on the way, by id)."""
     moved = {}
     for pk, rows in light.items():
         if pk in kept:
@@ -181,6 +168,26 @@ def narrow(
             continue
         arrived = {int(rows.keys[p]): read[ids[pk][p]].content for p in came.tolist()}
         counted[pk] = counting.brought_up_to_date(kept[pk], rows.keys, arrived, went, gone)
+    return counted, read
+
+
+def narrow(
+    light: dict[int, store_queries.LightRows],
+    kept: dict[int, counting.Counted],
+    thresholds: Thresholds,
+) -> dict[int, Narrowed]:
+    """The narrow pass of each given namespace (`light`: its active memories, the new
+    ones among them; `kept`: what the last run kept of it). Every layer runs on the whole
+    namespace as a full read would: vectors and exact hashes in PostgreSQL, frames kept
+    (runs.counting) and brought up to date with the memories that came and went; only
+    the memories in a pair with a new one are read whole. Five queries for the batch,
+    whatever its size (six with short new memories: the second model's pairs).
+
+    A namespace it cannot read narrow is left out (the caller reads it whole): nothing
+    kept, too much came or went, a memory that went changed its text (its old text is
+    not kept), or a new memory in Chinese or Japanese (shared terms need every text)."""
+    ids = {pk: rows.ids.tolist() for pk, rows in light.items()}
+    counted, read = _kept_counts(light, kept, thresholds, ids)
     if not counted:
         return {}
     fresh_ids = [ids[pk][p] for pk in counted for p in light[pk].fresh]

@@ -3,7 +3,8 @@ previews of the bulk actions (the exact copies, the ticked clusters, the batch).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -84,6 +85,61 @@ def place(found: Cluster, query: str, order: list[int] | None = None) -> Place:
         url=lambda pk: cluster_url(pk, query),
         queue=queue_url(reverse("clusters"), query),
         query=query,
+    )
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the page answers a decision on a cluster with: where to go once it is taken,
+    where a refusal goes back to (no JavaScript), the undo to offer, the draft to set
+    aside, and the page's part drawn again with a refusal (HTMX)."""
+
+    done_url: str
+    refused_url: str
+    undo: tuple[str, str] | None
+    error: str
+    draft: str
+    page: Callable[[str], dict]
+
+
+def decision_answer(cluster_id: int, form, decided, before: list[int], *, htmx: bool) -> Answer:
+    """The answer to a decision (`decided`: reviews.Decided) on a cluster, as the form
+    (forms.ClusterDecision) from the page sent it; `before`: the queue's order before it.
+    Decided: on to the next cluster of the queue the page was opened from (its filters in
+    `from`), back to that queue, or to the first part of a split; still open (a member
+    excluded): the cluster again. Refused: the page again, with what changed meanwhile
+    (said in the error without JavaScript), the curator's text kept."""
+    found = Cluster.objects.select_related("namespace", "decided_by").get(pk=cluster_id)
+    query, draft = form.query, form.cleaned_data["text"]
+    changes = changes_since(found, form.seen_pair()) if decided.error else []
+    error = decided.error
+    if error and not htmx:
+        error = "; ".join([error, *changes])
+    # A text refused for itself stays in its box, the error beside it, no refusal block.
+    in_box = (draft, decided.invalid) if decided.invalid else ("", "")
+
+    def page(shown_error: str) -> dict:
+        return cluster_page(
+            found,
+            decided.error and shown_error,
+            changes=changes,
+            draft="" if decided.invalid else draft,
+            place=place(found, query, before),
+            in_box=in_box,
+        )
+
+    done = (
+        cluster_url(decided.then, query)
+        if decided.then is not None
+        else after_decision(found, query, before)
+    )
+    return Answer(
+        done_url=done,
+        refused_url=cluster_url(found.pk, query),
+        undo=None if decided.refused else undo_offer(found),
+        error=error or decided.invalid,
+        draft=draft,
+        page=page,
     )
 
 

@@ -3,5 +3,5 @@ memories, tokens; `answers` holds what they share (the role check, and the one a
 a decision: the page's partial for HTMX, a message and a redirect without JavaScript).
 
 Views are thin: every change goes through curation.decisions, every read through
-curation.queries or store.queries.
+curation.reads or store.queries.
 """

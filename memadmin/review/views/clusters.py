@@ -1,8 +1,9 @@
 """The curators' pages: the cluster queue, a cluster's page, and every decision on it."""
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from memadmin.curation import decisions, reviews
@@ -66,17 +67,13 @@ def _get(cluster_id: int) -> Cluster:
 
 def _decide(request: HttpRequest, cluster_id: int, action: str, member_id=None) -> HttpResponse:
     """One curator decision on a cluster (reviews.decide_cluster), answered as every
-    decision is (helpers.answer_decision). Decided: on to the next cluster of the queue
-    the page was opened from (its filters in `from`), or back to that queue, or to the
-    first part of a split; still open (a member excluded): the cluster again. Refused:
-    the page again, with what changed meanwhile and the curator's text kept."""
-    found = _get(cluster_id)
+    decision is (helpers.answer_decision, with what presenters.clusters.decision_answer
+    says). Without JavaScript a refused text waits in the session for the page it goes
+    back to."""
     form = ClusterDecision(request.POST)
     before = presenter.queue_order(form.query)
-    error = invalid = message = ""
-    then = None
     try:
-        decided = reviews.decide_cluster(
+        decided = reviews.try_cluster_decision(
             cluster_id=cluster_id,
             action=action,
             user=request.user,
@@ -84,55 +81,27 @@ def _decide(request: HttpRequest, cluster_id: int, action: str, member_id=None) 
             text=form.text_or_none,
             member_id=member_id,
         )
-        found, message, then = decided.cluster, decided.message, decided.then
-    except decisions.InvalidText as problem:
-        invalid = str(problem)  # the reviewer's own text, nobody else's doing
-    except decisions.DecisionError as problem:
-        error = str(problem)
-    if error or invalid:
-        found = _get(cluster_id)  # as it is now
-    return _answer(request, found, form, before, error, invalid, message, then)
-
-
-def _answer(request, found, form, before, error, invalid, message, then) -> HttpResponse:
-    query = form.query
-    draft = form.cleaned_data["text"]
-    if not (error or invalid) and (undo := presenter.undo_offer(found)):
-        offer_undo(request, url=undo[0], label=undo[1], back=presenter.cluster_url(found.pk, ""))
-    changes = presenter.changes_since(found, form.seen_pair()) if error else []
-    if error and not request.htmx:
-        # Without JavaScript the refusal goes back to the page: the changes are said in
-        # the message and the draft waits in the session for that page.
-        error = "; ".join([error, *changes])
-        keep_draft(request, f"cluster-{found.pk}", draft)
-    if invalid and not request.htmx:
-        keep_in_box(request, f"cluster-{found.pk}", draft, invalid)
-    # A text refused for itself stays in its box, the error beside it, no refusal block.
-    in_box = (draft, invalid) if invalid else ("", "")
-    page = DecisionPage(
-        "review/cluster.html",
-        "cluster",
-        lambda e: presenter.cluster_page(
-            found,
-            error and e,
-            changes=changes,
-            draft="" if invalid else draft,
-            place=presenter.place(found, query, before),
-            in_box=in_box,
-        ),
-    )
-    done = (
-        presenter.cluster_url(then, query)
-        if then is not None
-        else presenter.after_decision(found, query, before)
-    )
+    except Cluster.DoesNotExist as missing:
+        raise Http404("no such cluster") from missing
+    answer = presenter.decision_answer(cluster_id, form, decided, before, htmx=bool(request.htmx))
+    if answer.undo is not None:
+        offer_undo(
+            request,
+            url=answer.undo[0],
+            label=answer.undo[1],
+            back=reverse("cluster", args=[cluster_id]),
+        )
+    if decided.error and not request.htmx:
+        keep_draft(request, f"cluster-{cluster_id}", answer.draft)
+    if decided.invalid and not request.htmx:
+        keep_in_box(request, f"cluster-{cluster_id}", answer.draft, decided.invalid)
     return answer_decision(
         request,
-        page=page,
-        error=error or invalid,
-        message=message,
-        done_url=done,
-        refused_url=presenter.cluster_url(found.pk, query),
+        page=DecisionPage("review/cluster.html", "cluster", answer.page),
+        error=answer.error,
+        message=decided.message,
+        done_url=answer.done_url,
+        refused_url=answer.refused_url,
     )
 
 

@@ -1,4 +1,4 @@
-"""The calibrated pair model (curation.detection.confidence): what it reads, the
+"""The calibrated pair model (curation.detection.scoring): what it reads, the
 probabilities it gives, the tiers, and the vetoes only an operator controls."""
 
 import json
@@ -44,7 +44,7 @@ def test_the_shipped_model_reads_the_features_detection_computes():
         "auto_confidence",
     }
     # Where it came from travels with it (STYLE 10).
-    assert stored["command"].startswith("bench/calibrate.py --fit")
+    assert stored["command"].startswith("manage.py fit_pair_model")
     assert "dev" in stored["fitted_on"] and "peers" in stored["fitted_on"]
     assert stored["held_out"]["pooled"]["duplicates"][0] >= 0.93
 

@@ -1,4 +1,4 @@
-"""What two readings are to each other (curation.detection.frames), the words that are
+"""What two readings are to each other (curation.detection.comparing.frames), the words that are
 one word (matching), and the one rule for merging with nobody looking (judgement.
 automatic_merge): minimal pairs, each changing one thing."""
 

@@ -2,7 +2,7 @@
 a namespace of two memories with no metadata (calibration.judge_pairs). With no LLM, no
 class is proposed wrong in more than one pair of ten (a doubtful pair waits in the
 possible tier: not wrong); with an oracle judge answering the doubtful pairs from the
-labels (bench/oracle.py, through the real SDK), every class is read right in at least
+labels (curation/learning/oracle.py, through the real SDK), every class is read right in at least
 nine pairs of ten, in English, German, French and Chinese; and no pair that is not one
 fact is ever merged without review."""
 

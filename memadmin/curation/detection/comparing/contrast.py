@@ -3,7 +3,7 @@
 or two ("Postgres" / "PostgreSQL", "J4" / "Joint 4", Lisbon / Lissabon), the subjects and
 things two parallel sentences name, and a stance or a negation one side reverses.
 
-Values come from curation.detection.reading (key tokens in canonical form, stances,
+Values come from curation.detection.reading.clause (key tokens in canonical form, stances,
 negated names): a value written another way never looks like a changed fact.
 """
 

@@ -535,7 +535,7 @@ def _written_as_name(word: str, text: str) -> bool:
 
 
 def _alignment(only_a: list[str], only_b: list[str], text_a: str, text_b: str) -> float | None:
-    """How alike in kind the words each text adds are (curation.detection.alignment):
+    """How alike in kind the words each text adds are (curation.detection.comparing.alignment):
     synonyms or two values of one slot score high, two attributes low; -1 when one side
     adds nothing; None when there are too many to ask."""
     if not only_a or not only_b:

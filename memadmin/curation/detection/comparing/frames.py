@@ -1,4 +1,4 @@
-"""What two readings of memories (curation.detection.reading) are to each other: one
+"""What two readings of memories (curation.detection.reading.clause) are to each other: one
 statement (maybe with detail added), one statement asserted and denied, one slot with
 two values, or two facts (another subject, another predicate, another value of a slot
 that holds several, two events).

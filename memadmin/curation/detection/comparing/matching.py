@@ -2,7 +2,7 @@
 in another form (Postgres / PostgreSQL, J4 / Joint 4), an acronym and its expansion
 ("UCL" / "University College London", from the initials: no list of names), a word of
 the same class of predicate ("called" / "named"), and across languages a translation
-the multilingual model vouches for. curation.detection.frames aligns two readings with
+the multilingual model vouches for. curation.detection.comparing.frames aligns two readings with
 these; the automatic merge asks words_in_order.
 """
 

@@ -6,7 +6,7 @@ Memories are short: "Loves cheese pizza" (no subject: the user), "I don't like j
 "User works at Globex as a backend engineer", "The cache is Redis", "On 3 May the user
 said that Tom works at Siemens". There is no parser that runs offline here, so the reading
 is built from lemmas (simplemma for English, German and French; jieba's words for
-Chinese), the values curation.detection.keytokens finds (canonical numbers, dates, names)
+Chinese), the values curation.detection.reading.keytokens finds (canonical numbers, dates, names)
 and the classes of predicate in store/lexicon.toml (where one lives, works, what one
 likes, the verbs that change those). What no class names is read by its form: the first
 word of a memory with no subject ("Plays chess"), or the word after a named or pronoun

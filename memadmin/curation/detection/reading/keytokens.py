@@ -4,7 +4,8 @@
 stand jazz") or in negation ("uses X" / "does not use X"); and whether a text announces a
 change ("moved to", "jetzt", "désormais", "现在").
 
-Values are read in canonical form (curation.quantities): "3 am" and "03:00" are one value.
+Values are read in canonical form (curation.detection.reading.quantities): "3 am" and
+"03:00" are one value.
 The words of every language come from store/lexicon.toml. Pure functions of text, shared
 by detection, the API, the lost-fact check and calibration."""
 
@@ -241,7 +242,7 @@ def _classify(word: _Word, index: int) -> list[KeyToken]:
     if lower in tables["environments"]:
         return [KeyToken("env", tables["environments"][lower], index)]
     if lower[0].isdigit():
-        return []  # a value: read by curation.quantities
+        return []  # a value: read by curation.detection.reading.quantities
     top_level = lower.rsplit(".", 1)[-1]
     if (
         "." in lower

@@ -111,8 +111,8 @@ def document_terms(text: str) -> Iterator[str]:
 
 
 class TfIdf:
-    """Document frequencies of one namespace (counted by detection.counts); `similarity`
-    is the TF-IDF cosine."""
+    """Document frequencies of one namespace (counted by
+    curation.detection.candidates.counts); `similarity` is the TF-IDF cosine."""
 
     def __init__(self, document_count: int, frequency: Counter[str]):
         self.document_count, self.frequency = document_count, frequency

@@ -1,5 +1,5 @@
 """Polarity, negation and change cues of a text, as the key-token readers see them (the
-similarity signals; curation.detection.reading reads the same for one clause): a stance
+similarity signals; curation.detection.reading.clause reads the same for one clause): a stance
 and its opposite ("likes" / "hates", "mag" / "mag keine"), a negated name ("not on
 Tuesday"), and the words that announce a change ("now", "moved to", "nicht mehr",
 "désormais", "现在").

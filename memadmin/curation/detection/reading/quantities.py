@@ -2,7 +2,7 @@
 
 "3 am" and "03:00" are one time of day; "a 90-minute meeting" and "1.5 h" one duration;
 "roughly 2 m" and "about 200 cm" one length; "five", "fünf", "cinq", "五" and "5" one
-number; "18/20" and "90 %" one share. Key tokens (curation.keytokens), the lexical
+number; "18/20" and "90 %" one share. Key tokens (curation.detection.reading.keytokens), the lexical
 signal, the lost-fact check and the conflict rules all read values through `read()`, so a
 value written another way never looks like a changed fact, and a changed value always does.
 

@@ -1,6 +1,6 @@
 """A memory's words, each with its kind (a word and its lemma, a value, a name, a verb,
 a function word, a negator, the user, a pronoun), and the lexicon's classes of
-predicate they are read against (curation.detection.reading builds a reading on them).
+predicate they are read against (curation.detection.reading.clause builds a reading on them).
 
 Lemmas come from simplemma (English, German, French), Chinese words from jieba's
 dictionary, values (numbers, quantities, dates) and names from curation.detection.

@@ -47,7 +47,7 @@ class Edge:
     # A judge (the LLM, a person) said these two are one fact: the pair holds whatever
     # its similarity.
     confirmed: bool = False
-    # P(one fact) of the calibrated model (curation.detection.confidence); where set, it
+    # P(one fact) of the calibrated model (curation.detection.scoring); where set, it
     # is what the all-pairs condition and the weakest link go by.
     confidence: float | None = None
 

@@ -84,7 +84,7 @@ def from_dict(data: dict) -> PairModel:
     if list(data.get("features", [])) != list(FEATURES):
         raise ImproperlyConfigured(
             f"{MODEL_PATH.name} was fit on other evidence features than "
-            "curation.detection.evidence reads: fit it again (manage.py fit_pair_model)"
+            "curation.detection.comparing.evidence reads: fit it again (manage.py fit_pair_model)"
         )
 
     def stage(name: str) -> Stage:

@@ -129,6 +129,13 @@ class Command(MemadminCommand):
         run_options = runs.Options(
             dry_run=dry_run, max_ops=max_ops, full=full, since=since, llm_session=session
         )
+        self.run_here(namespaces, run_options)
+
+    def run_here(self, namespaces, run_options) -> None:
+        """Run the namespaces in this process (DEDUP_WORKERS of them at once), with a bar
+        per namespace and one inside each large one; then the one-line summary, and a
+        refusal naming the namespaces another run held or that failed."""
+        dry_run, session = run_options.dry_run, run_options.llm_session
         totals = runs.NamespaceReport(namespace="all")
         locked, failed = [], []
         with progress_bar(total=len(namespaces), desc="find_duplicates", unit="namespaces") as bar:
@@ -186,10 +193,10 @@ class Command(MemadminCommand):
             raise CommandError("; ".join(problems))
 
     def ask_in_a_batch(self, namespaces, options, session) -> None:
-        """--llm-batch (runs.llm_batch): resume the batch an earlier run left, or plan
+        """--llm-batch (curation.llm.batches): resume the batch an earlier run left, or plan
         every namespace without writing and send its doubtful pairs as one Message Batch;
         follow it with a bar and record its answers. Then once more for the second
-        readings those answers need (runs.llm_verdicts)."""
+        readings those answers need (curation.llm.band)."""
         for seconds in (False, True):
             if not self.one_batch(namespaces, options, session, seconds=seconds):
                 return

@@ -269,11 +269,6 @@ PROTECTED_CATEGORIES = env_list(
     "MEMADMIN_PROTECTED_CATEGORIES", ["constraint", "postmortem", "gotcha"]
 )
 PROTECTED_LEVEL = env_float("MEMADMIN_PROTECTED_LEVEL", 0.95)
-# Exact copies of one text that differ only in source or session are held apart from any
-# automatic merge (the source and session guards). With this on, the operator says such
-# copies are one fact: the bulk accept of exact duplicates merges them too (the merged
-# memory keeps every copy's provenance); a different category still holds a pair apart.
-BULK_EXACT_ACROSS_SOURCES = env_bool("MEMADMIN_BULK_EXACT_ACROSS_SOURCES", False)
 # Longest memory text accepted by the import and the API (agents store short facts).
 MAX_CONTENT_BYTES = env_int("MEMADMIN_MAX_CONTENT_BYTES", 8192, minimum=1)
 

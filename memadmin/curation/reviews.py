@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from memadmin.curation import decisions, proposals
-from memadmin.curation.decisions.history import actor_of
+from memadmin.curation.decisions.history import actor_of, decided_in_words
 from memadmin.curation.llm import client as llm
 from memadmin.curation.llm import merges
 from memadmin.curation.models import (
@@ -159,9 +159,10 @@ def proposal_to_decide(found: Cluster) -> MergeProposal:
     return write_rule_proposal(found)
 
 
-def write_rule_proposal(found: Cluster) -> MergeProposal:
-    """A rule proposal from the cluster's members, written now (at review)."""
-    members = cluster_members(found)
+def write_rule_proposal(found: Cluster, members: Sequence[Memory] | None = None) -> MergeProposal:
+    """A rule proposal from the cluster's members (`members` when they were read), written
+    now (at review)."""
+    members = cluster_members(found) if members is None else members
     draft = proposals.check(proposals.rule_draft(members, "written at review"), members)
     return decisions.record_proposal(cluster=found, members=members, draft=draft)
 
@@ -201,27 +202,21 @@ class Outcome:
 
 
 def decide_in_bulk(
-    cluster: Cluster,
-    action: str,
-    seen: str | None,
-    user,
-    text: str | None = None,
-    *,
-    exact_copies: bool = False,
+    cluster: Cluster, action: str, seen: str | None, user, text: str | None = None
 ) -> None:
     """One cluster of a bulk action: accepted (with `text` if given) or dismissed,
     refused if it changed since the page showed it (`seen`: its version then) or, for an
-    accept, if it is flagged (decided on its own page, never in bulk; `exact_copies`: see
-    reads.clusters.bulk_flags)."""
-    flags = bulk_flags(cluster, exact_copies=exact_copies) if action == "accept" else []
+    accept, if it is flagged (decided on its own page, never in bulk: reads.clusters.
+    bulk_flags; copies of one text from two sources pass, their preview said so)."""
+    members = cluster_members(cluster)
+    flags = bulk_flags(cluster, members=members) if action == "accept" else []
     if flags:  # said first: a flagged cluster is never decided here, changed or not
         raise decisions.DecisionError(f"flagged ({', '.join(flags)}): decide it on its own page")
-    if seen != cluster_version(cluster):
+    if seen != cluster_version(cluster, member_ids=[m.pk for m in members]):
         raise decisions.StaleDecision("it changed since the page showed it")
     if action == "accept":
-        decisions.accept_proposal(
-            proposal=proposal_to_decide(cluster), user=user, text=text or None
-        )
+        proposal = pending_proposal(cluster) or write_rule_proposal(cluster, members)
+        decisions.accept_proposal(proposal=proposal, user=user, text=text or None)
     else:
         decisions.dismiss_cluster(cluster=cluster, user=user)
 
@@ -269,7 +264,7 @@ def accept_exact_copies(
         try:
             if cluster is None:
                 raise decisions.DecisionError(why_not_open(pk))
-            decide_in_bulk(cluster, "accept", version_of(pk), user, exact_copies=True)
+            decide_in_bulk(cluster, "accept", version_of(pk), user)
             outcome.done.append(pk)
         except decisions.DecisionError as problem:
             outcome.refused.append(f"#{pk} was not accepted: {problem}.")
@@ -283,9 +278,7 @@ def why_not_open(pk: int) -> str:
     if found is None:
         return "there is no such cluster"
     if found.status != ClusterStatus.OPEN:
-        who = found.decided_by.get_username() if found.decided_by else "a command"
-        when = found.decided_at.strftime("%Y-%m-%d %H:%M") if found.decided_at else "?"
-        return f"it was already {found.status} by {who} at {when}"
+        return decided_in_words(found)
     return "its members are not exact copies of one text (or not in this namespace)"
 
 

@@ -184,6 +184,7 @@ class BatchFilters(Filters):
     namespace = forms.CharField(required=False)
     tier = _choice(Tier.values)
     min_confidence = Number(validation.decimal, "a number from 0 to 1", low=0.0, high=1.0)
+    page = Number(validation.whole_number, "a page number", low=1, high=MAX_PAGE)
 
     DEFAULTS = {"tier": Tier.PROPOSED}
 
@@ -194,6 +195,11 @@ class BatchFilters(Filters):
             "tier": data["tier"],
             "min_confidence": round(float(data["min_confidence"] or 0.0), 2),
         }
+
+    def back(self) -> dict:
+        """The filters and the page a decision on the screen goes back to."""
+        page = self.cleaned_data["page"]
+        return {**self.arguments(), **({"page": page} if page and page > 1 else {})}
 
 
 class HistoryFilters(Filters):

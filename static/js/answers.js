@@ -87,11 +87,13 @@
     const box = event.target.querySelector("textarea[data-draft]");
     if (box) sessionStorage.removeItem(DRAFTS + box.dataset.draft);
   });
-  // "Select all on this page": the header box ticks every row's box of that name.
+  // "Select all": a table's header box ticks every row's box of that name in its table
+  // (a group of its own), a box outside any table every one on the page.
   document.addEventListener("change", function (event) {
     const name = event.target.dataset && event.target.dataset.selectAll;
     if (!name) return;
-    document.querySelectorAll("input[type=checkbox][name='" + name + "']").forEach(function (box) {
+    const scope = event.target.closest("table") || document;
+    scope.querySelectorAll("input[type=checkbox][name='" + name + "']").forEach(function (box) {
       box.checked = event.target.checked;
     });
   });

@@ -126,7 +126,7 @@ def test_a_second_reviewer_sees_who_decided_first(browser, live_server, data, ja
     first.wait_for_selector("text=merged into")
     second.click("text=Dismiss: not duplicates")
 
-    second.wait_for_selector("text=already accepted by carla at")
+    second.wait_for_selector("text=carla accepted this cluster at")
     second.screenshot(path=SHOTS / f"refused-{'js' if javascript else 'no-js'}.png", full_page=True)
     assert Cluster.objects.get(pk=cluster.pk).status == "accepted"
     for one in (first, second):

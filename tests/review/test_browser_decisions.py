@@ -86,7 +86,7 @@ def test_a_decision_already_taken_is_named_with_its_link(two_reviewers, trio, ja
 
     ada.click("text=Accept merge")
 
-    ada.wait_for_selector("text=already dismissed by carla at")
+    ada.wait_for_selector("text=carla dismissed this cluster at")
     assert ada.locator("text=Accept merge").count() == 0
     if javascript:
         ada.click("text=See the decision")

@@ -155,8 +155,8 @@ def test_a_second_decision_is_refused_saying_who_decided(client, cluster):
     plain = client.post(f"/clusters/{cluster.pk}/dismiss", follow=True)
 
     assert htmx.status_code == 409
-    assert b"already accepted by carla at" in htmx.content
-    assert b"already accepted by carla at" in plain.content
+    assert b"carla accepted this cluster at" in htmx.content
+    assert b"carla accepted this cluster at" in plain.content
     assert Cluster.objects.get().status == "accepted"
 
 
@@ -260,16 +260,32 @@ def test_the_queue_filters_by_size_category_protection_and_method(client, trio):
     assert count(q="ORANGE") == 1
 
 
-def exact_pair(run_command, write_jsonl, namespace="alice", seed=3, *, sources=("ingest",) * 2):
-    """Two copies of one text, left open for review. With two sources a run leaves them
-    open itself, flagged by the source guard; copies nothing keeps apart a run collapses,
-    so those are opened here as an earlier run's (or a reopened merge's) cluster is."""
+def exact_pair(
+    run_command,
+    write_jsonl,
+    namespace="alice",
+    seed=3,
+    *,
+    sources=("ingest",) * 2,
+    categories=("fact",) * 2,
+):
+    """Two copies of one text, left open for review. With two sources (or categories) a
+    run leaves them open itself, flagged by the guard; copies nothing keeps apart a run
+    collapses, so those are opened here as an earlier run's (or a reopened merge's)
+    cluster is."""
     lines = [
-        line("x1", "Logs use structlog.", unit(seed), source_ref=sources[0], namespace=namespace),
-        line("x2", "Logs use structlog.", unit(seed), source_ref=sources[1], namespace=namespace),
+        line(
+            f"x{n}",
+            "Logs use structlog.",
+            unit(seed),
+            source_ref=source,
+            category=category,
+            namespace=namespace,
+        )
+        for n, source, category in zip((1, 2), sources, categories, strict=True)
     ]
     run_command("import_memories", str(write_jsonl(lines, name=f"{namespace}.jsonl")))
-    if sources[0] != sources[1]:
+    if sources[0] != sources[1] or categories[0] != categories[1]:
         run_command("find_duplicates", "--namespace", namespace)
     else:
         factories.cluster(
@@ -280,7 +296,9 @@ def exact_pair(run_command, write_jsonl, namespace="alice", seed=3, *, sources=(
 
 def bulk_form(preview, ticked) -> dict:
     """The preview's form as a browser sends it, with the boxes `ticked`."""
-    versions = {f"version-{c.pk}": version for c, _, _, version in preview.context["mergeable"]}
+    groups = [rows for _, rows in preview.context["across"]]
+    shown = [*preview.context["mergeable"], *(row for rows in groups for row in rows)]
+    versions = {f"version-{c.pk}": version for c, _, _, version in shown}
     return {"namespace": preview.context["namespace"], "selected": ticked, **versions}
 
 
@@ -288,7 +306,7 @@ def test_a_bulk_accept_merges_the_ticked_clusters_and_never_a_flagged_one(
     client, run_command, write_jsonl
 ):
     exact_pair(run_command, write_jsonl, "alice")
-    exact_pair(run_command, write_jsonl, "bob", seed=4, sources=("ingest", "reports"))
+    exact_pair(run_command, write_jsonl, "bob", seed=4, categories=("fact", "config"))
     exact_pair(run_command, write_jsonl, "carol", seed=5)
     pinned = Cluster.objects.get(namespace__name="carol")
     Memory.objects.filter(namespace__name="carol", external_id="x1").update(pinned=True)
@@ -298,7 +316,7 @@ def test_a_bulk_accept_merges_the_ticked_clusters_and_never_a_flagged_one(
     preview = client.get("/clusters/accept-exact")
     assert [c.pk for c, *_ in preview.context["mergeable"]] == [plain.pk]
     assert [(c.pk, flags) for c, flags, *_ in preview.context["flagged"]] == [
-        (guarded.pk, ["guard: different source_ref (ingest / reports)"]),
+        (guarded.pk, ["guard: different category (fact / config)"]),
         (pinned.pk, ["protected"]),
     ]
     assert f'href="/clusters/{guarded.pk}/">Review #{guarded.pk}</a>'.encode() in preview.content
@@ -312,30 +330,37 @@ def test_a_bulk_accept_merges_the_ticked_clusters_and_never_a_flagged_one(
     said = response.content.decode()
     assert "Accepted 1 exact-duplicate cluster(s) in every namespace." in said
     assert (
-        f"#{guarded.pk} was not accepted: flagged (guard: different source_ref (ingest / "
-        "reports)): decide it on its own page." in said.replace("&#x27;", "'")
+        f"#{guarded.pk} was not accepted: flagged (guard: different category (fact / "
+        "config)): decide it on its own page." in said.replace("&#x27;", "'")
     )
     assert f"#{pinned.pk} was not accepted: flagged (protected)" in said
     assert f"/history/unmerge-many?clusters={plain.pk}" in said  # the undo toast
 
 
-def test_exact_copies_across_sources_merge_in_bulk_when_the_operator_says_so(
-    client, run_command, write_jsonl, settings
+def test_copies_from_two_sources_are_a_group_of_their_own_that_merges_in_bulk(
+    client, run_command, write_jsonl
 ):
-    """MEMADMIN_BULK_EXACT_ACROSS_SOURCES: copies that differ only in source merge in
-    bulk, the merged memory keeping both copies' provenance; a pinned one still not."""
-    settings.BULK_EXACT_ACROSS_SOURCES = True
-    guarded = exact_pair(run_command, write_jsonl, "bob", seed=4, sources=("ingest", "reports"))
+    """Copies of one text that differ only in source: the operator's guard kept them out
+    of the automatic merge; the preview offers them as a group that says what differs,
+    and the merged memory keeps both copies' provenance."""
+    copies = exact_pair(run_command, write_jsonl, "bob", seed=4, sources=("chat", "agent"))
+    assert copies.flags == ["guard: different source_ref (chat / agent)"]  # never automatic
     client.force_login(person("carla", "curator"))
 
     preview = client.get("/clusters/accept-exact")
 
-    assert [c.pk for c, *_ in preview.context["mergeable"]] == [guarded.pk]
-    assert b"MEMADMIN_BULK_EXACT_ACROSS_SOURCES" in preview.content
-    client.post("/clusters/accept-exact", bulk_form(preview, [guarded.pk]))
-    assert Cluster.objects.get(pk=guarded.pk).status == "accepted"
+    said = (
+        "copies of one text written from agent and from chat: the merged memory keeps every "
+        "copy's provenance"
+    )
+    groups = [(group, [c.pk for c, *_ in rows]) for group, rows in preview.context["across"]]
+    assert groups == [(said, [copies.pk])]
+    assert preview.context["flagged"] == [] and preview.context["mergeable"] == []
+    assert "Copies of one text written from agent and from chat" in preview.content.decode()
+    client.post("/clusters/accept-exact", bulk_form(preview, [copies.pk]))
+    assert Cluster.objects.get(pk=copies.pk).status == "accepted"
     merged = Memory.objects.get(namespace__name="bob", status="active")
-    assert {entry.get("source_ref") for entry in merged.provenance} == {"ingest", "reports"}
+    assert {entry.get("source_ref") for entry in merged.provenance} == {"chat", "agent"}
 
 
 def test_the_undo_toast_takes_a_bulk_accept_back(client, run_command, write_jsonl):
@@ -400,7 +425,7 @@ def test_a_cluster_decided_since_the_preview_is_named_with_who_decided_it(
 
     response = client.post("/clusters/accept-exact", bulk_form(preview, [found.pk]), follow=True)
 
-    assert f"#{found.pk} was not accepted: it was already dismissed by ada at" in (
+    assert f"#{found.pk} was not accepted: ada dismissed this cluster at" in (
         response.content.decode()
     )
     assert Cluster.objects.get().status == "dismissed"

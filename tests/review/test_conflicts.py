@@ -101,7 +101,7 @@ def test_a_second_resolution_is_refused_saying_who(client, conflict):
 
     response = client.post(f"/conflicts/{conflict.pk}/resolve", {"resolution": "keep_a"}, **HX)
 
-    assert response.status_code == 409 and b"already resolved by ada" in response.content
+    assert response.status_code == 409 and b"ada settled this conflict" in response.content
     assert (status("old"), status("new")) == ("deleted", "active")
 
 

@@ -111,7 +111,7 @@ def test_a_decision_on_a_cluster_decided_meanwhile_names_who_and_links_the_decis
     html = answer.content.decode()
 
     assert answer.status_code == 409
-    assert "this cluster was already dismissed by carla at" in html
+    assert "carla dismissed this cluster at" in html
     assert re.search(r"carla dismissed the cluster at \d\d:\d\d", html)
     assert f'<a href="/clusters/{trio.pk}/">See the decision</a>' in html
     assert "Accept merge" not in html  # nothing left to decide on this page
@@ -386,10 +386,10 @@ def test_selected_accept_leaves_flagged_clusters_and_names_decided_ones(
 
     assert [c.pk for c, *_ in preview.context["items"]] == [first.pk]
     assert [c.pk for c, *_ in preview.context["flagged"]] == [second.pk]
-    assert preview.context["gone"][0].startswith(f"#{third.pk}: it was already dismissed by ada")
+    assert preview.context["gone"][0].startswith(f"#{third.pk}: ada dismissed this cluster")
     assert done.url == "/clusters/?namespace=alice"
     assert f"#{second.pk} was left alone: " in said
-    assert f"#{third.pk} was left alone: it was already dismissed by ada at" in said
+    assert f"#{third.pk} was left alone: ada dismissed this cluster at" in said
     assert dict(Cluster.objects.values_list("pk", "status")) == {
         first.pk: "accepted",
         second.pk: "open",

@@ -13,6 +13,7 @@ from memadmin.curation.decisions.history import (
     DecisionError,
     StaleDecision,
     actor_of,
+    at_time,
     change,
     lock_memory,
     log,
@@ -165,9 +166,13 @@ def _refuse_unless_open(conflict: Conflict, resolution: str, scope_note: str) ->
     if conflict.status == ConflictStatus.OVERTAKEN:
         raise StaleDecision(f"this conflict was overtaken: {conflict.overtaken_note}")
     if conflict.status != ConflictStatus.OPEN:
-        who = conflict.resolver.get_username() if conflict.resolver else "a command"
-        when = conflict.resolved_at.strftime("%Y-%m-%d %H:%M") if conflict.resolved_at else "?"
-        raise StaleDecision(f"this conflict was already {conflict.status} by {who} at {when}")
+        who = conflict.resolver.get_username() if conflict.resolver else "find_duplicates"
+        how = (
+            f"settled this conflict ({settled_in_words(conflict.resolution)})"
+            if conflict.status == ConflictStatus.RESOLVED
+            else "marked this conflict not a conflict"
+        )
+        raise StaleDecision(f"{who} {how} {at_time(conflict.resolved_at)}")
     if not resolution:
         raise DecisionError("choose a resolution first")
     if resolution == ConflictResolution.BOTH_VALID and not scope_note.strip():
@@ -284,6 +289,12 @@ def undo_resolution(*, conflict: Conflict, user) -> Conflict:
         conflict = Conflict.objects.select_for_update().get(pk=conflict.pk)
         if conflict.status == ConflictStatus.OPEN:
             raise DecisionError("this conflict is open: there is nothing to undo")
+        if conflict.status == ConflictStatus.OVERTAKEN:
+            # Nobody settled it: another decision did. Undoing that decision opens it.
+            raise DecisionError(
+                f"this conflict was not settled but overtaken ({conflict.overtaken_note}): "
+                "undo that decision first, and this conflict is open again"
+            )
         events = list(
             HistoryEvent.objects.filter(
                 conflict=conflict, action=HistoryEvent.Action.RESOLVE, undone_by__isnull=True
@@ -294,15 +305,17 @@ def undo_resolution(*, conflict: Conflict, user) -> Conflict:
         memories = {e.memory_id: lock_memory(Memory(pk=e.memory_id)) for e in events}
         for undone in events:
             now = snapshot(memories[undone.memory_id])
-            if undone.before is not None and any(
-                now[name] != undone.after[name] for name in RESOLVED_FIELDS
-            ):
+            changed = (
+                any(now[name] != undone.after[name] for name in RESOLVED_FIELDS)
+                if undone.before is not None
+                else now["status"] != MemoryStatus.ACTIVE
+            )
+            if changed:
+                # A later decision holds the memory: say which, to undo it first.
+                later = overlaps.what_happened(memories[undone.memory_id])
                 raise DecisionError(
-                    f"{now['external_id']} changed after this conflict was settled; "
-                    "undo that change first"
+                    f"{later} after this conflict was settled: undo that first, then this"
                 )
-            if undone.before is None and now["status"] != MemoryStatus.ACTIVE:
-                raise DecisionError(f"{now['external_id']} was changed since; undo that first")
         for undone in events:
             memory = memories[undone.memory_id]
             if undone.before is None:  # the rewrite's new memory

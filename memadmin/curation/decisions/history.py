@@ -13,6 +13,7 @@ import orjson
 import psycopg
 from django.db import connection, models, router
 from django.db.models.base import ModelState
+from django.utils import timezone
 
 from memadmin.curation.models import Cluster, ClusterStatus, HistoryEvent
 from memadmin.store import validation
@@ -179,10 +180,56 @@ def lock_open_cluster(cluster: Cluster) -> Cluster:
 
 
 def refuse_if_decided(cluster: Cluster) -> None:
+    """Refuse a decision on a cluster someone decided first, saying who and when."""
     if cluster.status != ClusterStatus.OPEN:
-        who = cluster.decided_by.get_username() if cluster.decided_by else "a command"
-        when = cluster.decided_at.strftime("%Y-%m-%d %H:%M") if cluster.decided_at else "?"
-        raise StaleDecision(f"this cluster was already {cluster.status} by {who} at {when}")
+        raise StaleDecision(decided_in_words(cluster))
+
+
+# How each way a cluster closes reads after its decider's name.
+_CLUSTER_VERBS = {
+    ClusterStatus.ACCEPTED: "accepted",
+    ClusterStatus.DISMISSED: "dismissed",
+    ClusterStatus.SPLIT: "split",
+    ClusterStatus.UNMERGED: "undid the merge of",
+    ClusterStatus.AUTO_MERGED: "merged automatically",
+}
+
+
+def at_time(moment) -> str:
+    """When, as a reviewer reads it: "at 10:42" today, "on 2026-11-26 at 10:42" before."""
+    if moment is None:
+        return "at an unknown time"
+    local = timezone.localtime(moment)
+    if local.date() == timezone.localdate():
+        return f"at {local:%H:%M}"
+    return f"on {local:%Y-%m-%d} at {local:%H:%M}"
+
+
+def decided_in_words(cluster: Cluster) -> str:
+    """Who decided a cluster that is no longer open, and when: "carla accepted this cluster
+    at 10:42"; a cluster another decision overtook says which ("kit-1 was merged into m
+    by carla at ...")."""
+    if cluster.status == ClusterStatus.OVERTAKEN:
+        notes = cluster.memberships.exclude(taken_note="").values_list("taken_note", flat=True)
+        return "another decision took this cluster's members: " + "; ".join(notes)
+    verb = _CLUSTER_VERBS.get(cluster.status, str(cluster.status))
+    who = _decider(cluster)
+    return f"{who} {verb} this cluster {at_time(cluster.decided_at or cluster.updated_at)}"
+
+
+def _decider(cluster: Cluster) -> str:
+    """The person who decided the cluster; else the actor of its last decision (the
+    command, or an agent's token)."""
+    if cluster.decided_by_id:
+        return cluster.decided_by.get_username()
+    event = (
+        HistoryEvent.objects.filter(cluster=cluster)
+        .exclude(action=HistoryEvent.Action.OVERTAKE)
+        .order_by("-id")
+        .values_list("actor", flat=True)
+        .first()
+    )
+    return event or "find_duplicates"
 
 
 def update_rows(rows: Sequence[models.Model], fields: Sequence[str], *, batch_size=1000) -> None:

@@ -267,15 +267,46 @@ def _set_vectors(
     return len(to_encode)
 
 
-def embed_text(memory: Memory) -> None:
+def embed_text(memory: Memory, *, among: Sequence[Memory] = ()) -> None:
     """Vectors for a memory's new text (a merge's): MiniLM's, and the multilingual
-    model's where it is wanted. Sets them on the unsaved memory."""
+    model's where it is wanted. Sets them on the unsaved memory. A memory of `among`
+    with the same text and vectors of the models in use gives its own (a merge of exact
+    copies encodes nothing)."""
+    if _vectors_of_a_copy(memory, among):
+        return
     memory.embedding = embeddings.encode([memory.content])[0]
     memory.embedding_model = embeddings.MODEL_ID
     # Every text written notes its language, so detection never has to read them all.
     if multilingual.wanted(memory.content, note_languages(memory.namespace, [memory.content])):
         memory.embedding_multi = multilingual.encode([memory.content])[0]
         memory.embedding_multi_model = multilingual.MODEL_ID
+
+
+def _vectors_of_a_copy(memory: Memory, among: Sequence[Memory]) -> bool:
+    """Set `memory`'s vectors from a memory of `among` with the same text, when it has
+    them of the models in use (the multilingual one only where the text wants it: then a
+    copy without it gives nothing)."""
+    same = [m.pk for m in among if m.content_hash == memory.content_hash]
+    if not same:
+        return False
+    found = (
+        Memory.objects.filter(pk__in=same, embedding_model=embeddings.MODEL_ID)
+        .exclude(embedding=None)
+        .values_list("embedding", "embedding_multi", "embedding_multi_model")
+        .first()
+    )
+    if found is None:
+        return False
+    vector, multi, multi_model = found
+    wants_multi = multilingual.wanted(
+        memory.content, note_languages(memory.namespace, [memory.content])
+    )
+    if wants_multi and (multi is None or multi_model != multilingual.MODEL_ID):
+        return False
+    memory.embedding, memory.embedding_model = vector, embeddings.MODEL_ID
+    if wants_multi:
+        memory.embedding_multi, memory.embedding_multi_model = multi, multilingual.MODEL_ID
+    return True
 
 
 def note_languages(namespace: Namespace, texts: Sequence[str]) -> bool:

@@ -280,7 +280,7 @@ def accept_proposal(
         text_of_merge = merged_text(text if text is not None else proposal.merged_text)
         now = timezone.now()
         merged = _merged_memory(cluster, proposal, members, text_of_merge, now)
-        embed_text(merged)
+        embed_text(merged, among=members)
         merged.save()
         edited = text is not None and text_of_merge != proposal.merged_text.strip()
         reason = "merge accepted" + (" with the curator's text" if edited else "")

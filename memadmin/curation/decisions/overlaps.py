@@ -22,12 +22,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
 from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
 from memadmin.curation.decisions.history import snapshot
+from memadmin.curation.detection.candidates.counts import Counts
+from memadmin.curation.detection.pipeline import assess_pair
 from memadmin.curation.detection.reading.topics import topic_of
+from memadmin.curation.detection.thresholds import Thresholds
+from memadmin.curation.detection.verdicts import Verdict
 from memadmin.curation.models import (
     Cluster,
     ClusterMember,
@@ -178,13 +183,16 @@ def _overtake_conflicts(ids: set[int], actor, user) -> None:
 
 
 def _follow_on(conflict: Conflict) -> Conflict | None:
-    """The conflict carrying `conflict` on, where a memory carries each side's fact and
-    the pair is still in question; None otherwise."""
+    """The conflict carrying `conflict` on, where a memory carries each side's fact, the
+    pair is still in question, and judged again as the pair it now holds it is still a
+    conflict (its reason, kind, tier and confidence that judgement's: two copies of one
+    text, or a pair the evidence now reads as one fact or two, carry nothing on); None
+    otherwise."""
     a = conflict.memory_a if conflict.memory_a.status == MemoryStatus.ACTIVE else None
     b = conflict.memory_b if conflict.memory_b.status == MemoryStatus.ACTIVE else None
     a = a or _carrier(conflict.memory_a)
     b = b or _carrier(conflict.memory_b)
-    if a is None or b is None or a.pk == b.pk:
+    if a is None or b is None or a.pk == b.pk or a.content_hash == b.content_hash:
         return None
     if Conflict.objects.filter(Q(memory_a=a, memory_b=b) | Q(memory_a=b, memory_b=a)).exists():
         return None
@@ -194,20 +202,39 @@ def _follow_on(conflict: Conflict) -> Conflict | None:
     ).exclude(verdict=PairVerdict.Verdict.CONFLICT)
     if judged.exists():
         return None  # someone (a person, the LLM) already said these two do not conflict
+    older, newer = sorted((a, b), key=lambda m: (m.created_at, m.pk))
+    judgement = judge_again(older, newer)
+    if judgement.verdict != Verdict.CONFLICT:
+        return None
     return Conflict.objects.create(
         namespace_id=conflict.namespace_id,
-        memory_a=a,
+        memory_a=a,  # in the place of the side it carries on
         memory_b=b,
-        kind=conflict.kind,
-        reason=conflict.reason,
-        detected_by=conflict.detected_by,
-        differing_tokens=conflict.differing_tokens,
         topic=topic_of(a.content, b.content),
-        tier=conflict.tier,
-        confidence=conflict.confidence,
-        evidence=conflict.evidence,
         follows=conflict,
+        **judgement.conflict_fields(),
     )
+
+
+def judge_again(older: Memory, newer: Memory):
+    """What detection makes of two memories now, alone (their stored vectors, the words
+    of the two as the namespace): the judgement a follow-up conflict stands on."""
+    counts = Counts.of([older.content, newer.content])
+    return assess_pair(
+        older,
+        newer,
+        cosine=_cosine(older.embedding, newer.embedding),
+        tfidf=counts.tfidf(),
+        thresholds=Thresholds.from_settings(),
+        multi=_cosine(older.embedding_multi, newer.embedding_multi, missing=None),
+        user_names=counts.user_names(),
+    )
+
+
+def _cosine(a, b, *, missing=0.0):
+    if a is None or b is None:
+        return missing
+    return float(np.dot(np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)))
 
 
 def _overtake_clusters(ids: set[int], actor, user, deciding: set[int]) -> None:

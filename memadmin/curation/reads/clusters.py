@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from django.conf import settings
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from memadmin.curation import proposals
@@ -168,29 +167,63 @@ def exact_open_clusters(namespace: str | None = None) -> list[Cluster]:
     return [c for c in clusters.order_by("id") if all(e["method"] == "exact" for e in c.edges)]
 
 
-# The guards an operator may lift for exact copies (settings.BULK_EXACT_ACROSS_SOURCES).
+# The guards a person who sees what differs may pass over for copies of one text.
 _SOURCE_GUARDS = ("different source_ref", "different session tags")
 
 
-def bulk_flags(cluster: Cluster, *, exact_copies: bool = False, members=None) -> list[str]:
+def copies_across(members: Sequence[Memory]) -> str:
+    """What tells the members apart when they are copies of one text (one category) that
+    differ only in source or session: "copies written from chat and from agent: the
+    merged memory keeps every copy's provenance"; "" for any other cluster. The
+    operator's guard keeps such copies out of every automatic merge; a person who sees
+    this decides."""
+    if len(members) < 2 or len({m.content_hash for m in members}) != 1:
+        return ""
+    if len({m.category for m in members}) != 1:
+        return ""
+    sources = sorted({m.source_ref or "no source" for m in members})
+    sessions = {frozenset(guards.session_tags(m)) for m in members}
+    said = []
+    if len(sources) > 1:
+        said.append("written from " + " and from ".join(sources))
+    if len(sessions) > 1:
+        said.append(f"from {len(sessions)} sessions")
+    if not said:
+        return ""
+    return (
+        f"copies of one text {' and '.join(said)}: the merged memory keeps every copy's provenance"
+    )
+
+
+def bulk_flags(cluster: Cluster, *, members=None) -> list[str]:
     """Why a cluster may not go through a bulk action: the flags detection gave it, and a
     member that is protected now (pinned, protected category, importance or confidence)
     or a guard between two members (another source, another session) found now. A
     cluster detection is not sure of (the possible tier) is never accepted in bulk.
-    `exact_copies`: the cluster is copies of one text, whose source and session guards
-    the operator may lift (settings.BULK_EXACT_ACROSS_SOURCES)."""
-    lifted = _SOURCE_GUARDS if exact_copies and settings.BULK_EXACT_ACROSS_SOURCES else ()
-    flags = [flag for flag in cluster.flags if not any(g in flag for g in lifted)]
+    Copies of one text that differ only in source or session (copies_across) pass: the
+    preview says so, and the person who sees it decides."""
+    members = cluster_members(cluster) if members is None else members
+    lifted = _SOURCE_GUARDS if copies_across(members) else ()
+    flags = page_flags(cluster, members, lifted=lifted)
     if cluster.tier == Tier.POSSIBLE:
         flags.append(f"possible only (confidence {cluster.confidence:.2f})")
-    members = cluster_members(cluster) if members is None else members
-    if "protected" not in flags and any(guards.is_protected(m) for m in members):
-        flags.append("protected")
     for position, member in enumerate(members):
         for other in members[position + 1 :]:
             guard = guards.metadata_guard(member, other)
             if guard and not guard.startswith(lifted) and f"guard: {guard}" not in flags:
                 flags.append(f"guard: {guard}")
+    return flags
+
+
+def page_flags(cluster: Cluster, members: Sequence[Memory], *, lifted=None) -> list[str]:
+    """The flags a page shows of a cluster: detection's, less the source and session
+    guards of copies of one text (said as copies_across instead), and "protected" for a
+    member that is protected now (pinned since the run, say)."""
+    if lifted is None:
+        lifted = _SOURCE_GUARDS if copies_across(members) else ()
+    flags = [flag for flag in cluster.flags if not any(g in flag for g in lifted)]
+    if "protected" not in flags and any(guards.is_protected(m) for m in members):
+        flags.append("protected")
     return flags
 
 

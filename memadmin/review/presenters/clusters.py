@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from django.conf import settings
 from django.core.paginator import Page
 from django.urls import reverse
 
@@ -19,10 +18,12 @@ from memadmin.curation.reads.clusters import (
     cluster_members,
     cluster_queue,
     cluster_version,
+    copies_across,
     exact_open_clusters,
     merged_memory,
     offered_text,
     offered_warnings,
+    page_flags,
     pending_proposal,
     split_parts,
 )
@@ -45,6 +46,8 @@ def queue_page(filters: ClusterQueueFilters, page: Page, user, query) -> dict:
         pending = found.pending[0] if found.pending else None
         open_now = found.status == ClusterStatus.OPEN
         found.warnings = offered_warnings(members, pending) if open_now else []
+        found.shown_flags = page_flags(found, members)
+        found.copies = copies_across(members)
     shown = filters.shown()
     other_tier = Tier.POSSIBLE if shown["tier"] == Tier.PROPOSED else Tier.PROPOSED
     return {
@@ -190,11 +193,12 @@ def cluster_page(
     base = compared.content if compared else text
     # The lost-fact check of the text the page offers, saved or not.
     open_now = cluster.status == ClusterStatus.OPEN
-    flags = list(cluster.flags)
-    if any(m.pinned for m in members) and "protected" not in flags:
-        flags.append("protected")  # pinned since the run: protected all the same
+    # Pinned since the run: protected all the same; copies of one text from two sources
+    # are said as such (copies_across), not as a flag.
+    flags = page_flags(cluster, members)
     return {
         "cluster": cluster,
+        "copies": copies_across(members),
         "flags": flags,
         "flags_explained": _explained(flags),
         # Each member against the proposal, and whether they differ at all.
@@ -280,18 +284,27 @@ def undo_offer(found: Cluster) -> tuple[str, str] | None:
 
 def exact_copies_preview(namespace: str) -> dict:
     """The exact-copy clusters of a namespace (none: every namespace): each mergeable one
-    with the text it keeps and its version, the flagged ones apart."""
-    mergeable, flagged = [], []
+    with the text it keeps and its version, those whose copies came from other sources or
+    sessions as a group of their own that says what differs, the flagged ones apart."""
+    mergeable, across, flagged = [], {}, []
     for cluster in exact_open_clusters(namespace or None):
-        flags = bulk_flags(cluster, exact_copies=True)
+        members = cluster_members(cluster)
+        flags = bulk_flags(cluster, members=members)
         proposal = pending_proposal(cluster)
-        kept = proposal.merged_text if proposal else offered_text(cluster_members(cluster), None)
-        (flagged if flags else mergeable).append((cluster, flags, kept, cluster_version(cluster)))
+        kept = proposal.merged_text if proposal else offered_text(members, None)
+        version = cluster_version(cluster, member_ids=[m.pk for m in members], proposal=proposal)
+        row = (cluster, flags, kept, version)
+        if flags:
+            flagged.append(row)
+        elif said := copies_across(members):
+            across.setdefault(said, []).append(row)
+        else:
+            mergeable.append(row)
     return {
         "mergeable": mergeable,
+        "across": sorted(across.items()),
         "flagged": flagged,
         "namespace": namespace,
-        "across_sources": settings.BULK_EXACT_ACROSS_SOURCES,
         "back": exact_copies_back(namespace),
     }
 
@@ -375,13 +388,16 @@ def batch_page(filters: BatchFilters, page: Page) -> dict:
                 "text": offered_text(members, pending),
                 "warnings": offered_warnings(members, pending),
                 "flags": bulk_flags(cluster, members=members),
+                "copies": copies_across(members),
                 "version": cluster_version(
                     cluster, member_ids=[m.pk for m in members], proposal=pending
                 ),
             }
         )
     return {
-        "rows": rows,
+        # Copies of one text from other sources first, a group of their own.
+        "copies": [row for row in rows if row["copies"] and not row["flags"]],
+        "rows": [row for row in rows if not (row["copies"] and not row["flags"])],
         "page": page,
         "filters": filters.arguments(),
         "tiers": Tier.values,
@@ -390,8 +406,9 @@ def batch_page(filters: BatchFilters, page: Page) -> dict:
 
 
 def batch_query(filters: BatchFilters) -> str:
-    """The screen's filters as a query string, to go back to the same list."""
-    shown = {key: value for key, value in filters.arguments().items() if value not in ("", 0.0)}
+    """The screen's filters and page as a query string, to go back to the same list (the
+    page it was on: a decision keeps the curator where they were)."""
+    shown = {key: value for key, value in filters.back().items() if value not in ("", 0.0)}
     return f"?{urlencode(shown)}" if shown else ""
 
 
@@ -426,4 +443,6 @@ def batch_preview(action: str, ids: list[int], selection, filters: BatchFilters)
         "verb": BATCH_ACTIONS[action],
         "back": reverse("batch-clusters") + query,
         "query": query,
+        # The screen's filters and page, for the decision to go back to the same list.
+        "back_to": filters.back(),
     }

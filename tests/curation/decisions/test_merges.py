@@ -77,7 +77,7 @@ def test_a_second_decision_is_refused_naming_who_decided(proposed, curator):
     decisions.accept_proposal(proposal=proposed, user=curator)
     other = person("olga", None)
 
-    with pytest.raises(decisions.StaleDecision, match="already accepted by carla at"):
+    with pytest.raises(decisions.StaleDecision, match="carla accepted this cluster at"):
         decisions.accept_proposal(proposal=proposed, user=other)
     assert Memory.objects.count() == 3  # two originals and one merged, not two merged
 

@@ -77,6 +77,68 @@ def test_a_merge_carries_its_members_conflicts_and_settling_them_does_what_was_c
     assert {memory("kit-001").status, memory("kit-002").status} == {"superseded"}
 
 
+def test_what_carries_a_conflict_on_is_judged_again_from_the_pair_it_holds():
+    """A follower's reason comes from the two memories it now holds, not from the conflict
+    it carries on."""
+    carla = person("carla", "curator")
+    one, two, three, _ = kit()
+    conflict(one, three)
+
+    merged = accept(cluster(one, two), carla)
+
+    follower = Conflict.objects.get(status="open")
+    assert (follower.memory_a, follower.memory_b) == (merged, three)
+    assert follower.reason != "12 N / 8 N"  # the overtaken conflict's words
+    assert "one slot, two values: 8 N / 12 N" in follower.reason and follower.differing_tokens
+    assert follower.detected_by == "rule" and follower.tier in ("proposed", "possible")
+
+
+def test_a_settlement_that_leaves_two_copies_of_one_text_carries_no_conflict_on():
+    """ "B supersedes A" on one conflict, where a copy of B from another source was in
+    conflict with A too: A's fact is now B's, and B against its own copy is no conflict."""
+    ada = person("ada", "admin")
+    friday, saturday, copy = store(
+        line("rel-1", "billing-api is released every Friday.", unit(1), source_ref="chat",
+             created_at="2026-01-01T00:00:00Z"),
+        line("rel-2", "billing-api is released every Saturday.", unit(2), source_ref="chat",
+             created_at="2026-01-02T00:00:00Z"),
+        line("rel-3", "billing-api is released every Saturday.", unit(2), source_ref="agent",
+             created_at="2026-01-02T00:00:00Z"),
+    )  # fmt: skip
+    first, second = conflict(friday, saturday), conflict(friday, copy)
+
+    decisions.resolve_conflict(conflict=first, resolution="b_supersedes_a", user=ada)
+
+    second.refresh_from_db()
+    assert second.status == "overtaken"
+    assert Conflict.objects.filter(status="open").count() == 0
+    check_invariants()
+
+
+def test_undoing_an_overtaken_conflict_says_which_decision_to_undo_first():
+    ada = person("ada", "admin")
+    friday, saturday, copy = store(
+        line("rel-1", "billing-api is released every Friday.", unit(1),
+             created_at="2026-01-01T00:00:00Z"),
+        line("rel-2", "billing-api is released every Saturday.", unit(2),
+             created_at="2026-01-02T00:00:00Z"),
+        line("rel-3", "billing-api is released on Sundays.", unit(3),
+             created_at="2026-01-03T00:00:00Z"),
+    )  # fmt: skip
+    first, second = conflict(friday, saturday), conflict(friday, copy)
+    decisions.resolve_conflict(conflict=first, resolution="b_supersedes_a", user=ada)
+    second.refresh_from_db()
+
+    with pytest.raises(decisions.DecisionError) as refused:
+        decisions.undo_resolution(conflict=second, user=ada)
+
+    said = str(refused.value)
+    assert said.startswith("this conflict was not settled but overtaken (rel-1 was superseded")
+    assert "undo that decision first" in said
+    second.refresh_from_db()
+    assert second.status == "overtaken"  # nothing changed
+
+
 def test_a_settlement_never_touches_a_memory_another_decision_made_inactive():
     ada = person("ada", "admin")
     one, _, three, _ = kit()
@@ -171,6 +233,8 @@ def check_invariants() -> None:
     for open_conflict in Conflict.objects.filter(status=ConflictStatus.OPEN):
         sides = (open_conflict.memory_a.status, open_conflict.memory_b.status)
         assert sides == ("active", "active"), f"open conflict {open_conflict.pk} on {sides}"
+        texts = (open_conflict.memory_a.content_hash, open_conflict.memory_b.content_hash)
+        assert texts[0] != texts[1], f"open conflict {open_conflict.pk} of one text twice"
     for open_cluster in Cluster.objects.filter(status=ClusterStatus.OPEN):
         members = cluster_members(open_cluster)
         assert len(members) >= 2, f"open cluster {open_cluster.pk} of {len(members)}"

@@ -170,6 +170,9 @@ class ConflictStatus(models.TextChoices):
     # carried on by a conflict that `follows` it where a memory carries it; open again if
     # that decision is undone.
     OVERTAKEN = "overtaken"
+    # Copies of the same two texts as an open conflict (`copy_of`): one conflict in the
+    # queue and in every count, settled (and undone) with it.
+    COPY = "copy", "Copy of an open conflict"
 
 
 class ConflictResolution(models.TextChoices):
@@ -234,6 +237,12 @@ class Conflict(models.Model):
     follows = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="followed_by"
     )
+    # The two texts (their content hashes, in order) as one key: copies of the same two
+    # texts are one conflict to people (ConflictStatus.COPY), settled with the one open.
+    texts_key = models.CharField(max_length=64, blank=True, default="")
+    copy_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="copies"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -256,10 +265,22 @@ class Conflict(models.Model):
                 name="conflict_queue_topic",
             ),
             index_where_set("resolver", "conflict_resolver_set"),
+            # The conflict standing for a pair of texts, found when another copy opens.
+            models.Index(
+                fields=["namespace", "texts_key"],
+                name="conflict_texts_open",
+                condition=Q(status__in=["open", "copy"]),
+            ),
         ]
 
     def __str__(self) -> str:
         return f"conflict {self.pk} ({self.kind}, {self.status})"
+
+    @staticmethod
+    def key_of(a: Memory, b: Memory) -> str:
+        """The key of a pair of texts, either way round."""
+        low, high = sorted((a.content_hash, b.content_hash))
+        return hashlib.sha256(f"{low}:{high}".encode()).hexdigest()
 
 
 class PairVerdict(models.Model):

@@ -58,10 +58,15 @@ def open_conflict(
         ).first()
         if existing:
             return existing, False
+        key = Conflict.key_of(older, newer)
+        lead = standing_for(older.namespace_id, [key]).get(key)
         conflict = Conflict.objects.create(
             namespace=older.namespace,
             memory_a=older,
             memory_b=newer,
+            texts_key=key,
+            status=ConflictStatus.COPY if lead else ConflictStatus.OPEN,
+            copy_of_id=lead,
             kind=kind,
             reason=reason,
             detected_by=detected_by,
@@ -98,7 +103,7 @@ def open_conflicts(found: Sequence[tuple[Memory, Memory, dict]]) -> list[bool]:
                     Conflict.objects.filter(
                         Q(memory_a_id=older.pk, memory_b_id=newer.pk)
                         | Q(memory_a_id=newer.pk, memory_b_id=older.pk),
-                        status=ConflictStatus.OPEN,
+                        status__in=[ConflictStatus.OPEN, ConflictStatus.COPY],
                         tier=Tier.POSSIBLE,
                     ).update(**fields)
                 continue
@@ -109,11 +114,53 @@ def open_conflicts(found: Sequence[tuple[Memory, Memory, dict]]) -> list[bool]:
                     memory_a_id=older.pk,
                     memory_b_id=newer.pk,
                     topic=topic_of(older.content, newer.content),
+                    texts_key=Conflict.key_of(older, newer),
                     **fields,
                 )
             )
-        Conflict.objects.bulk_create(new, batch_size=1000)
+        _insert_with_copies(new)
     return opened
+
+
+def standing_for(namespace_id: int, keys) -> dict[str, int]:
+    """The open conflict standing for each pair of texts (by key) in a namespace."""
+    found = (
+        Conflict.objects.filter(
+            namespace_id=namespace_id, texts_key__in=list(keys), status=ConflictStatus.OPEN
+        )
+        .order_by("texts_key", "pk")
+        .values_list("texts_key", "pk")
+    )
+    standing: dict[str, int] = {}
+    for key, pk in found:
+        standing.setdefault(key, pk)
+    return standing
+
+
+def _insert_with_copies(new: list[Conflict]) -> None:
+    """Insert a run's new conflicts; a conflict of the same two texts as one open (or one
+    inserted before it) is a copy of that one: one conflict to people."""
+    standing: dict[tuple[int, str], int] = {}
+    for namespace_id in {c.namespace_id for c in new}:
+        keys = [c.texts_key for c in new if c.namespace_id == namespace_id]
+        standing.update(
+            ((namespace_id, key), pk) for key, pk in standing_for(namespace_id, keys).items()
+        )
+    leads, copies = [], []
+    for conflict in new:
+        place = (conflict.namespace_id, conflict.texts_key)
+        if place in standing or any((c.namespace_id, c.texts_key) == place for c in leads):
+            copies.append(conflict)
+        else:
+            leads.append(conflict)
+    Conflict.objects.bulk_create(leads, batch_size=1000)
+    standing.update(((c.namespace_id, c.texts_key), c.pk) for c in leads)
+    for copy in copies:
+        copy.status, copy.copy_of_id = (
+            ConflictStatus.COPY,
+            standing[(copy.namespace_id, copy.texts_key)],
+        )
+    Conflict.objects.bulk_create(copies, batch_size=1000)
 
 
 def resolve_conflict(
@@ -139,25 +186,42 @@ def resolve_conflict(
             raise StaleDecision(f"{said}: this conflict can no longer be settled as asked")
         actor, now = actor_of(user), timezone.now()
         reason = f"conflict {conflict.pk} settled: {settled_in_words(resolution)}"
-        _settle(conflict, resolution, older, newer, actor, user, reason, scope_note, text, now)
-        if resolution != ConflictResolution.REWRITTEN:
-            record_verdict(
-                namespace=conflict.namespace,
-                hashes=(older.content_hash, newer.content_hash),
-                verdict=PairVerdict.Verdict.BOTH_VALID,
-                conflict_kind="",
-                reason=scope_note or reason,
-                decided_by="human",
-                user=user,
-            )
-        conflict.status = (
-            ConflictStatus.DISMISSED if resolution == "dismiss" else ConflictStatus.RESOLVED
-        )
-        conflict.resolution = "" if resolution == "dismiss" else resolution
-        conflict.scope_note, conflict.resolver, conflict.resolved_at = scope_note, user, now
-        conflict.save()
-        overlaps.follow([older.pk, newer.pk], actor=actor, user=user)
+        merged = _settle(conflict, resolution, older, newer, actor, user, reason, scope_note, text)
+        _record(conflict, resolution, older, newer, user, scope_note, reason, now)
+        touched = [older.pk, newer.pk]
+        for copy in conflict.copies.select_for_update().filter(status=ConflictStatus.COPY):
+            # Copies of the same two texts are settled alike, in the same decision.
+            sides = lock_memory(copy.memory_a), lock_memory(copy.memory_b)
+            if any(side.status != MemoryStatus.ACTIVE for side in sides):
+                continue  # this settlement took a side already: follow() overtakes it
+            said = f"conflict {copy.pk} settled with conflict {conflict.pk}: "
+            said += settled_in_words(resolution)
+            _settle(copy, resolution, *sides, actor, user, said, scope_note, text, into=merged)
+            _record(copy, resolution, *sides, user, scope_note, said, now)
+            touched += [side.pk for side in sides]
+        overlaps.follow(touched, actor=actor, user=user)
     return conflict
+
+
+def _record(conflict, resolution, older, newer, user, scope_note, reason, now) -> None:
+    """A settlement's verdict on the pair (not raised again; a rewrite remembers none)
+    and the conflict's status."""
+    if resolution != ConflictResolution.REWRITTEN:
+        record_verdict(
+            namespace=conflict.namespace,
+            hashes=(older.content_hash, newer.content_hash),
+            verdict=PairVerdict.Verdict.BOTH_VALID,
+            conflict_kind="",
+            reason=scope_note or reason,
+            decided_by="human",
+            user=user,
+        )
+    conflict.status = (
+        ConflictStatus.DISMISSED if resolution == "dismiss" else ConflictStatus.RESOLVED
+    )
+    conflict.resolution = "" if resolution == "dismiss" else resolution
+    conflict.scope_note, conflict.resolver, conflict.resolved_at = scope_note, user, now
+    conflict.save()
 
 
 def _refuse_unless_open(conflict: Conflict, resolution: str, scope_note: str) -> None:
@@ -165,6 +229,11 @@ def _refuse_unless_open(conflict: Conflict, resolution: str, scope_note: str) ->
     when), and one the admin did not say enough of."""
     if conflict.status == ConflictStatus.OVERTAKEN:
         raise StaleDecision(f"this conflict was overtaken: {conflict.overtaken_note}")
+    if conflict.status == ConflictStatus.COPY:
+        raise StaleDecision(
+            f"this conflict is a copy of conflict {conflict.copy_of_id} (the same two texts): "
+            "settle that one, and this one is settled with it"
+        )
     if conflict.status != ConflictStatus.OPEN:
         who = conflict.resolver.get_username() if conflict.resolver else "find_duplicates"
         how = (
@@ -182,9 +251,9 @@ def _refuse_unless_open(conflict: Conflict, resolution: str, scope_note: str) ->
         )
 
 
-def _settle(conflict, resolution, older, newer, actor, user, reason, scope_note, text, now):
+def _settle(conflict, resolution, older, newer, actor, user, reason, scope_note, text, into=None):
     """What a resolution does to the two (locked, active) memories, each change with its
-    history event."""
+    history event; a rewrite's new memory (`into`: the one a copy's sides fold into)."""
     if resolution in (ConflictResolution.KEEP_A, ConflictResolution.KEEP_B):
         retired = newer if resolution == ConflictResolution.KEEP_A else older
         _change(retired, actor, user, reason, conflict, status=MemoryStatus.DELETED)
@@ -202,7 +271,7 @@ def _settle(conflict, resolution, older, newer, actor, user, reason, scope_note,
     elif resolution == ConflictResolution.REWRITTEN:
         if not text.strip():
             raise DecisionError("a rewrite needs the new text")
-        merged = _rewrite(older, newer, merged_text(text), actor, user, reason, conflict, now)
+        merged = into or _rewrite(older, newer, merged_text(text), actor, user, reason, conflict)
         for memory in (older, newer):
             _change(
                 memory,
@@ -231,6 +300,7 @@ def _settle(conflict, resolution, older, newer, actor, user, reason, scope_note,
             )
     else:
         raise DecisionError(f"unknown resolution {resolution!r}")
+    return merged if resolution == ConflictResolution.REWRITTEN else None
 
 
 def _change(memory: Memory, actor, user, reason, conflict, **changes) -> None:
@@ -245,7 +315,7 @@ def _change(memory: Memory, actor, user, reason, conflict, **changes) -> None:
     )
 
 
-def _rewrite(older, newer, text, actor, user, reason, conflict, now) -> Memory:
+def _rewrite(older, newer, text, actor, user, reason, conflict) -> Memory:
     merged = Memory(
         namespace_id=newer.namespace_id,
         external_id=unused_external_id(newer.namespace_id, f"rewritten-{conflict.pk}"),
@@ -259,7 +329,7 @@ def _rewrite(older, newer, text, actor, user, reason, conflict, now) -> Memory:
         confidence=max(older.confidence, newer.confidence),
         metadata=newer.metadata,
         provenance=[*older.provenance, *newer.provenance],
-        created_at=now,
+        created_at=timezone.now(),
     )
     embed_text(merged)
     merged.save()
@@ -280,71 +350,98 @@ RESOLVED_FIELDS = ("status", "superseded_by_id", "valid_until")
 
 
 def undo_resolution(*, conflict: Conflict, user) -> Conflict:
-    """Take back how a conflict was settled: each memory it changed returns to what it
-    was (a rewrite's new memory is retired, never deleted), the pair's verdict is
-    forgotten and the conflict is open again. Refused, naming the memory, when one of
-    them changed since (undo that first). Side effects: the memories with an `undo`
-    event each pointing at the event it undoes, the verdict, the conflict."""
+    """Take back how a conflict was settled, with the copies settled with it: each memory
+    it changed returns to what it was (a rewrite's new memory is retired, never deleted),
+    the pair's verdict is forgotten and the conflict is open again (its copies copies
+    again). Refused, naming the memory and the later decision to undo first, when one of
+    them changed since; refused for a conflict another decision overtook (undo that
+    one). Side effects: the memories with an `undo` event each pointing at the event it
+    undoes, the verdict, the conflicts."""
     with transaction.atomic():
         conflict = Conflict.objects.select_for_update().get(pk=conflict.pk)
-        if conflict.status == ConflictStatus.OPEN:
+        if conflict.status in (ConflictStatus.OPEN, ConflictStatus.COPY):
             raise DecisionError("this conflict is open: there is nothing to undo")
+        lead = conflict.copy_of
+        if (
+            lead is not None
+            and conflict.status != ConflictStatus.OVERTAKEN
+            and (lead.status in (ConflictStatus.RESOLVED, ConflictStatus.DISMISSED))
+        ):
+            raise DecisionError(
+                f"this conflict was settled with conflict {lead.pk} (the same two texts): "
+                "undo that one, and this one is undone with it"
+            )
         if conflict.status == ConflictStatus.OVERTAKEN:
             # Nobody settled it: another decision did. Undoing that decision opens it.
             raise DecisionError(
                 f"this conflict was not settled but overtaken ({conflict.overtaken_note}): "
                 "undo that decision first, and this conflict is open again"
             )
-        events = list(
-            HistoryEvent.objects.filter(
-                conflict=conflict, action=HistoryEvent.Action.RESOLVE, undone_by__isnull=True
-            ).order_by("id")
-        )
-        if not events:
-            _log_unlogged_undo(conflict, user)
-        memories = {e.memory_id: lock_memory(Memory(pk=e.memory_id)) for e in events}
-        for undone in events:
-            now = snapshot(memories[undone.memory_id])
-            changed = (
-                any(now[name] != undone.after[name] for name in RESOLVED_FIELDS)
-                if undone.before is not None
-                else now["status"] != MemoryStatus.ACTIVE
+        copies = list(
+            conflict.copies.select_for_update().filter(
+                status__in=[ConflictStatus.RESOLVED, ConflictStatus.DISMISSED]
             )
-            if changed:
-                # A later decision holds the memory: say which, to undo it first.
-                later = overlaps.what_happened(memories[undone.memory_id])
-                raise DecisionError(
-                    f"{later} after this conflict was settled: undo that first, then this"
-                )
-        for undone in events:
-            memory = memories[undone.memory_id]
-            if undone.before is None:  # the rewrite's new memory
-                restored = {"status": MemoryStatus.DELETED}
-            else:
-                restored = {
-                    "status": undone.before["status"],
-                    "superseded_by_id": undone.before["superseded_by_id"],
-                    "valid_until": undone.before["valid_until"],
-                }
-            change(
-                memory,
-                HistoryEvent.Action.UNDO,
-                actor=actor_of(user),
-                user=user,
-                reason=f"settlement of conflict {conflict.pk} undone",
-                links={"conflict": conflict, "undoes": undone},
-                **restored,
-            )
-        forget_verdict(
-            namespace_id=conflict.namespace_id,
-            hashes=(conflict.memory_a.content_hash, conflict.memory_b.content_hash),
-            verdict=PairVerdict.Verdict.BOTH_VALID,
         )
-        conflict.status, conflict.resolution, conflict.scope_note = ConflictStatus.OPEN, "", ""
-        conflict.resolver, conflict.resolved_at = None, None
-        conflict.save()
-        overlaps.follow(memories, actor=actor_of(user), user=user)
+        touched = []
+        for settled in [*copies, conflict]:
+            touched += _undo_one(settled, user)
+            settled.status = ConflictStatus.COPY if settled in copies else ConflictStatus.OPEN
+            settled.resolution, settled.scope_note = "", ""
+            settled.resolver, settled.resolved_at = None, None
+            settled.save()
+        overlaps.follow(touched, actor=actor_of(user), user=user)
     return conflict
+
+
+def _undo_one(conflict: Conflict, user) -> list[int]:
+    """Put back what one settlement changed (and forget its verdict): the memories it
+    touched, by id; refused when one changed since."""
+    events = list(
+        HistoryEvent.objects.filter(
+            conflict=conflict, action=HistoryEvent.Action.RESOLVE, undone_by__isnull=True
+        ).order_by("id")
+    )
+    if not events:
+        _log_unlogged_undo(conflict, user)
+    memories = {e.memory_id: lock_memory(Memory(pk=e.memory_id)) for e in events}
+    for undone in events:
+        now = snapshot(memories[undone.memory_id])
+        changed = (
+            any(now[name] != undone.after[name] for name in RESOLVED_FIELDS)
+            if undone.before is not None
+            else now["status"] != MemoryStatus.ACTIVE
+        )
+        if changed:
+            # A later decision holds the memory: say which, to undo it first.
+            later = overlaps.what_happened(memories[undone.memory_id])
+            raise DecisionError(
+                f"{later} after this conflict was settled: undo that first, then this"
+            )
+    for undone in events:
+        memory = memories[undone.memory_id]
+        if undone.before is None:  # the rewrite's new memory
+            restored = {"status": MemoryStatus.DELETED}
+        else:
+            restored = {
+                "status": undone.before["status"],
+                "superseded_by_id": undone.before["superseded_by_id"],
+                "valid_until": undone.before["valid_until"],
+            }
+        change(
+            memory,
+            HistoryEvent.Action.UNDO,
+            actor=actor_of(user),
+            user=user,
+            reason=f"settlement of conflict {conflict.pk} undone",
+            links={"conflict": conflict, "undoes": undone},
+            **restored,
+        )
+    forget_verdict(
+        namespace_id=conflict.namespace_id,
+        hashes=(conflict.memory_a.content_hash, conflict.memory_b.content_hash),
+        verdict=PairVerdict.Verdict.BOTH_VALID,
+    )
+    return list(memories)
 
 
 def _log_unlogged_undo(conflict: Conflict, user) -> None:

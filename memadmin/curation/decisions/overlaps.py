@@ -89,7 +89,10 @@ def _anything_holds(ids: set[int]) -> bool:
             )
             """,
             [
-                [ConflictStatus.OPEN.value, ConflictStatus.OVERTAKEN.value],
+                [
+                    s.value
+                    for s in (ConflictStatus.OPEN, ConflictStatus.COPY, ConflictStatus.OVERTAKEN)
+                ],
                 ids,
                 ids,
                 ids,
@@ -155,31 +158,70 @@ def _event(memory: Memory, actor, user, reason: str, **links) -> None:
     )
 
 
-def _holding(model, ids: set[int], status: str):
+def _holding(model, ids: set[int], status):
+    statuses = [status] if isinstance(status, str) else list(status)
     return (
         model.objects.select_for_update(of=("self",))
-        .filter(Q(memory_a_id__in=ids) | Q(memory_b_id__in=ids), status=status)
+        .filter(Q(memory_a_id__in=ids) | Q(memory_b_id__in=ids), status__in=statuses)
         .select_related("memory_a", "memory_b")
         .order_by("pk")
     )
 
 
 def _overtake_conflicts(ids: set[int], actor, user) -> None:
-    for conflict in _holding(Conflict, ids, ConflictStatus.OPEN):
+    for conflict in _holding(Conflict, ids, [ConflictStatus.OPEN, ConflictStatus.COPY]):
         sides = (conflict.memory_a, conflict.memory_b)
         gone = [m for m in sides if m.status != MemoryStatus.ACTIVE]
         if not gone:
             continue
         note = "; ".join(what_happened(m) for m in gone)
+        was_open = conflict.status == ConflictStatus.OPEN
         conflict.status, conflict.overtaken_note = ConflictStatus.OVERTAKEN, note
         conflict.resolved_at = timezone.now()  # closed then (the dashboard's open counts)
         conflict.save(update_fields=["status", "overtaken_note", "resolved_at"])
+        if was_open:
+            _promote_a_copy(conflict)
         follower = _follow_on(conflict)
         said = f"conflict {conflict.pk} overtaken: {note}"
         if follower:
             said += f"; carried on as conflict {follower.pk}"
         for memory in gone:
             _event(memory, actor, user, said, conflict=conflict)
+
+
+def _open_or_copy(conflict: Conflict) -> tuple[str, Conflict | None]:
+    """How a conflict that stands again stands: open, or a copy of the open conflict of
+    the same two texts."""
+    lead = (
+        Conflict.objects.filter(
+            namespace_id=conflict.namespace_id,
+            texts_key=conflict.texts_key,
+            status=ConflictStatus.OPEN,
+        )
+        .exclude(pk=conflict.pk)
+        .order_by("pk")
+        .first()
+    )
+    return (ConflictStatus.COPY, lead) if lead else (ConflictStatus.OPEN, None)
+
+
+def _promote_a_copy(lead: Conflict) -> None:
+    """An open conflict overtaken while a copy of its two texts still stands: the oldest
+    such copy is the open one now, and the others its copies."""
+    copies = [
+        c
+        for c in lead.copies.select_for_update()
+        .select_related("memory_a", "memory_b")
+        .filter(status=ConflictStatus.COPY)
+        .order_by("pk")
+        if c.memory_a.status == c.memory_b.status == MemoryStatus.ACTIVE
+    ]
+    if not copies:
+        return
+    first, rest = copies[0], copies[1:]
+    first.status, first.copy_of = ConflictStatus.OPEN, None
+    first.save(update_fields=["status", "copy_of"])
+    Conflict.objects.filter(pk__in=[c.pk for c in rest]).update(copy_of=first)
 
 
 def _follow_on(conflict: Conflict) -> Conflict | None:
@@ -206,12 +248,23 @@ def _follow_on(conflict: Conflict) -> Conflict | None:
     judgement = judge_again(older, newer)
     if judgement.verdict != Verdict.CONFLICT:
         return None
+    key = Conflict.key_of(a, b)
+    lead = (
+        Conflict.objects.filter(
+            namespace_id=conflict.namespace_id, texts_key=key, status=ConflictStatus.OPEN
+        )
+        .order_by("pk")
+        .first()
+    )
     return Conflict.objects.create(
         namespace_id=conflict.namespace_id,
         memory_a=a,  # in the place of the side it carries on
         memory_b=b,
         topic=topic_of(a.content, b.content),
         follows=conflict,
+        texts_key=key,
+        status=ConflictStatus.COPY if lead else ConflictStatus.OPEN,
+        copy_of=lead,
         **judgement.conflict_fields(),
     )
 
@@ -275,7 +328,7 @@ def _take_back(ids: set[int], actor, user) -> None:
         if {c.memory_a.status, c.memory_b.status} == {MemoryStatus.ACTIVE}
     }
     followers = Conflict.objects.select_for_update(of=("self",)).filter(
-        follows_id__in=list(found), status=ConflictStatus.OPEN
+        follows_id__in=list(found), status__in=[ConflictStatus.OPEN, ConflictStatus.COPY]
     )
     found.update({c.pk: c for c in followers.select_related("memory_a", "memory_b")})
     outside = dict(
@@ -290,15 +343,20 @@ def _take_back(ids: set[int], actor, user) -> None:
             carried = conflict.follows_id
             carried_open = (
                 settled(found[carried]) if carried in found else outside.get(carried)
-            ) == ConflictStatus.OPEN
+            ) in (ConflictStatus.OPEN, ConflictStatus.COPY)
             final[conflict.pk] = ConflictStatus.OVERTAKEN if carried_open else ConflictStatus.OPEN
         return final[conflict.pk]
 
-    for conflict in sorted(found.values(), key=lambda c: c.pk):
+    # Those retired first: a conflict open again may be a copy only of one that stays.
+    by_pk = sorted(found.values(), key=lambda c: c.pk)
+    for conflict in sorted(by_pk, key=lambda c: settled(c) == ConflictStatus.OPEN):
         status = settled(conflict)
+        if status == ConflictStatus.OPEN:
+            # Open again: a copy where another conflict of its two texts stands open.
+            status, conflict.copy_of = _open_or_copy(conflict)
         if status == conflict.status:
             continue
-        if status == ConflictStatus.OPEN:
+        if status in (ConflictStatus.OPEN, ConflictStatus.COPY):
             note, said = "", f"conflict {conflict.pk} open again"
         elif not HistoryEvent.objects.filter(conflict=conflict).exists():
             conflict.delete()  # a follower nobody touched goes as it came
@@ -310,8 +368,9 @@ def _take_back(ids: set[int], actor, user) -> None:
             )
             said = f"conflict {conflict.pk} retired: {note}"
         conflict.status, conflict.overtaken_note = status, note
-        conflict.resolved_at = None if status == ConflictStatus.OPEN else timezone.now()
-        conflict.save(update_fields=["status", "overtaken_note", "resolved_at"])
+        standing = status in (ConflictStatus.OPEN, ConflictStatus.COPY)
+        conflict.resolved_at = None if standing else timezone.now()
+        conflict.save(update_fields=["status", "overtaken_note", "resolved_at", "copy_of"])
         for memory in (conflict.memory_a, conflict.memory_b):
             if memory.pk in ids:
                 _event(memory, actor, user, said, conflict=conflict)

@@ -1,4 +1,6 @@
-"""What the conflict pages read: the next open conflict an admin meets."""
+"""What the conflict pages read: the queue (searched, sorted, grouped by topic), the next
+open conflict an admin meets, a conflict's copies (the same two texts), two memories'
+cosine."""
 
 from __future__ import annotations
 
@@ -74,3 +76,19 @@ def cosine_of(a: Memory, b: Memory) -> float | None:
     if len(found) != 2:
         return None
     return float(sum(x * y for x, y in zip(*found, strict=True)))
+
+
+def copies_of(conflict: Conflict) -> list[Conflict]:
+    """The conflicts of the same two texts as `conflict` that stand or were settled with
+    it (its copies), with both sides."""
+    return list(
+        conflict.copies.exclude(status=ConflictStatus.OVERTAKEN)
+        .select_related("memory_a", "memory_b")
+        .defer(
+            "memory_a__embedding",
+            "memory_b__embedding",
+            "memory_a__embedding_multi",
+            "memory_b__embedding_multi",
+        )
+        .order_by("pk")
+    )

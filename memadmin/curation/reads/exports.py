@@ -62,6 +62,8 @@ def review_export(namespace: str | None) -> dict:
                 "status": conflict.status,
                 "tier": conflict.tier,
                 "confidence": conflict.confidence,
+                # A copy (status "copy") is the same two texts as this open conflict.
+                "copy_of": conflict.copy_of_id,
             }
             for conflict in conflicts.order_by("id")
         ],

@@ -18,7 +18,12 @@ from memadmin.curation.models import (
     Tier,
 )
 from memadmin.curation.reads import counts, history
-from memadmin.curation.reads.conflicts import CONFLICT_SORTS, conflict_queue, cosine_of
+from memadmin.curation.reads.conflicts import (
+    CONFLICT_SORTS,
+    conflict_queue,
+    copies_of,
+    cosine_of,
+)
 from memadmin.review.diff import word_diff
 from memadmin.review.forms import MAX_MATCHING, ConflictQueueFilters, queue_query
 from memadmin.review.presenters.places import Place, next_in, page_url, place_in, queue_url
@@ -129,6 +134,9 @@ def conflict_page(
     a, b = conflict.memory_a, conflict.memory_b
     return {
         "conflict": conflict,
+        # Copies of the same two texts (from other sources or sessions): one conflict to
+        # people, settled with this one.
+        "copies": copies_of(conflict),
         "a_spans": word_diff(a.content, b.content),
         "b_spans": word_diff(b.content, a.content),
         "resolutions": RESOLUTIONS,

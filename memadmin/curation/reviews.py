@@ -22,6 +22,7 @@ from memadmin.curation.models import (
     Cluster,
     ClusterStatus,
     Conflict,
+    ConflictStatus,
     HistoryEvent,
     MergeProposal,
 )
@@ -195,10 +196,12 @@ def open_cluster_by_hand(*, memory_ids: Sequence[int], user) -> Cluster:
 
 @dataclass
 class Outcome:
-    """What a bulk action did: the rows decided, and each one left alone with why."""
+    """What a bulk action did: the rows decided, each one left alone with why, and what
+    an earlier row of the same action settled already (expected: said as information)."""
 
     done: list[int] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    expected: list[str] = field(default_factory=list)
 
 
 def decide_in_bulk(
@@ -326,12 +329,43 @@ def settle_conflict(*, conflict: Conflict, user, seen: int | None, **chosen) -> 
 
 def settle_many(ids: Sequence[int], action: str, user) -> Outcome:
     """The conflicts ticked in the queue settled alike (not a conflict, or newer
-    supersedes older), each refused by name if someone settled it since."""
+    supersedes older), each refused by name if someone settled it since; one that a
+    settlement above it in the same action took (a shared memory, a copy) is said as
+    expected, not as a refusal."""
     outcome = Outcome()
     for conflict in Conflict.objects.filter(pk__in=ids).order_by("id"):
+        conflict.refresh_from_db()
+        taken_here = _taken_by(conflict, outcome.done)
+        if taken_here:
+            outcome.expected.append(f"#{conflict.pk}: {taken_here}")
+            continue
         try:
             decisions.resolve_conflict(conflict=conflict, resolution=action, user=user)
             outcome.done.append(conflict.pk)
         except decisions.DecisionError as problem:
             outcome.refused.append(f"#{conflict.pk} was left alone: {problem}.")
+    return outcome
+
+
+def _taken_by(conflict: Conflict, settled: list[int]) -> str:
+    """How a settlement of this same action (`settled`) already took `conflict`, or ""."""
+    if conflict.copy_of_id in settled and conflict.status != ConflictStatus.COPY:
+        return f"settled with #{conflict.copy_of_id}, the same two texts"
+    if conflict.status == ConflictStatus.OVERTAKEN and any(
+        f"conflict {pk} was settled" in conflict.overtaken_note for pk in settled
+    ):
+        return f"already settled by the decision above ({conflict.overtaken_note})"
+    return ""
+
+
+def undo_settlements(ids: Sequence[int], user) -> Outcome:
+    """Undo what a bulk settlement did, the last first (each with the copies settled with
+    it); a refusal named by conflict, the others undone all the same."""
+    outcome = Outcome()
+    for conflict in Conflict.objects.filter(pk__in=ids).order_by("-id"):
+        try:
+            decisions.undo_resolution(conflict=conflict, user=user)
+            outcome.done.append(conflict.pk)
+        except decisions.DecisionError as problem:
+            outcome.refused.append(f"Cannot undo #{conflict.pk}: {problem}")
     return outcome

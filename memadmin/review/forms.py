@@ -392,17 +392,19 @@ class Selection(forms.Form):
         return self.data.get(f"text-{pk}", "")
 
 
-class ClusterIds(forms.Form):
-    """The clusters a bulk undo takes back: `clusters`, ids joined by commas."""
+class RowIds(forms.Form):
+    """The rows a bulk undo takes back: ids joined by commas in `clusters` (or
+    `conflicts`)."""
 
     clusters = forms.CharField(required=False)
+    conflicts = forms.CharField(required=False)
 
     def __init__(self, data):
         super().__init__(data)
         self.is_valid()
 
-    def ids(self) -> list[int]:
-        return row_ids(self.cleaned_data["clusters"].split(","))
+    def ids(self, name: str = "clusters") -> list[int]:
+        return row_ids(self.cleaned_data[name].split(","))
 
 
 class Next(forms.Form):

@@ -35,6 +35,7 @@ urlpatterns = [
     path("clusters/<int:cluster_id>/", include(cluster_patterns)),
     path("conflicts/", conflicts.queue, name="conflicts"),
     path("conflicts/selected", conflicts.selected, name="selected-conflicts"),
+    path("conflicts/undo-many", conflicts.undo_many, name="undo-conflicts"),
     path("conflicts/<int:conflict_id>/", conflicts.conflict, name="conflict"),
     path("conflicts/<int:conflict_id>/resolve", conflicts.resolve, name="resolve-conflict"),
     path("conflicts/<int:conflict_id>/undo", conflicts.undo, name="undo-conflict"),

@@ -282,3 +282,29 @@ def test_the_conflict_queue_finds_words_sorts_and_groups_by_what_they_disagree_a
     # Next and previous keep to the searched queue.
     page = client.get(f"/conflicts/{born.pk}/", {"from": "q=Lille"}).content.decode()
     assert "1 of 1" in page
+
+
+def test_a_bulk_settlement_says_what_stays_what_an_earlier_one_took_and_undoes_in_one(client):
+    """Newer supersedes older on conflicts that share a memory: the preview says which is
+    newer and what stays; one the settlement above took is said as information, not an
+    error; one undo takes the whole action back."""
+    from tests.curation.decisions.test_overlaps import conflict, kit
+
+    one, two, three, four = kit()
+    first, second = conflict(one, three), conflict(one, four)
+    client.force_login(person("ada", "admin"))
+    chosen = {"selected": [first.pk, second.pk], "action": "b_supersedes_a"}
+
+    preview = client.get("/conflicts/selected", chosen).content.decode()
+    assert "A, older (kit-001, 2026-01-01)" in preview
+    assert "B, newer (kit-003, 2026-01-03)" in preview
+    assert "kit-003 stays active; kit-001 becomes history" in preview
+    done = client.post("/conflicts/selected", chosen, follow=True).content.decode()
+
+    assert "1 of 2 selected conflict(s) settled: newer supersedes older, 1 with them." in done
+    assert f'<li class="info">#{second.pk}: already settled by the decision above' in done
+    assert '<li class="error">' not in done  # an expected outcome is no refusal
+    assert f"/conflicts/undo-many?conflicts={first.pk}" in done  # one undo for the action
+    client.post(f"/conflicts/undo-many?conflicts={first.pk}")
+    assert status("kit-001") == "active"
+    assert set(Conflict.objects.values_list("status", flat=True)) == {"open"}

@@ -172,23 +172,35 @@ SELECTED_ACTIONS = {
 
 
 def selected_preview(action: str, ids: list[int], matched: int, query: str) -> dict:
-    """The preview of a bulk settlement: exactly the ticked conflicts still open."""
+    """The preview of a bulk settlement: exactly the ticked conflicts still open, each
+    with which memory is older and newer and what stays active afterwards."""
     found = (
         Conflict.objects.select_related("namespace", "memory_a", "memory_b")
         .filter(pk__in=ids, status=ConflictStatus.OPEN)
         .order_by("id")
     )
     verb, explained = SELECTED_ACTIONS[action]
+    items, outcomes = [], {}
+    for c in found:
+        a, b = c.memory_a, c.memory_b  # "B supersedes A": B stays, A becomes history
+        age = (
+            ("older", "newer")
+            if (a.created_at, a.pk) <= (b.created_at, b.pk)
+            else ("newer", "older")
+        )
+        texts = [
+            f"A, {age[0]} ({a.external_id}, {a.created_at:%Y-%m-%d}): {a.content}",
+            f"B, {age[1]} ({b.external_id}, {b.created_at:%Y-%m-%d}): {b.content}",
+        ]
+        items.append((c, reverse("conflict", args=[c.pk]), texts, []))
+        outcomes[c.pk] = (
+            f"{b.external_id} stays active; {a.external_id} becomes history"
+            if action == "b_supersedes_a"
+            else "both stay active; the pair is not raised again"
+        )
     return {
-        "items": [
-            (
-                c,
-                reverse("conflict", args=[c.pk]),
-                [c.memory_a.content, c.memory_b.content],
-                [c.kind],
-            )
-            for c in found
-        ],
+        "items": items,
+        "outcomes": outcomes,
         "versions": {},
         "action": action,
         "verb": verb,

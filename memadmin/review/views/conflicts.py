@@ -13,6 +13,7 @@ from memadmin.review.forms import (
     ConflictDecision,
     ConflictPageQuery,
     ConflictQueueFilters,
+    RowIds,
     Selection,
 )
 from memadmin.review.presenters import conflicts as presenter
@@ -131,9 +132,37 @@ def selected(request: HttpRequest) -> HttpResponse:
         return render(request, "review/selected.html", context)
     outcome = reviews.settle_many(ids, action, request.user)
     said = "marked not a conflict" if action == "dismiss" else "settled: newer supersedes older"
+    taken = f", {len(outcome.expected)} with them" if outcome.expected else ""
     messages.success(
-        request, f"{len(outcome.done)} of {len(set(ids))} selected conflict(s) {said}."
+        request, f"{len(outcome.done)} of {len(set(ids))} selected conflict(s) {said}{taken}."
     )
+    for line in outcome.expected:
+        messages.info(request, line)
+    for line in outcome.refused:
+        messages.error(request, line)
+    if outcome.done:
+        offer_undo(
+            request,
+            url=reverse("undo-conflicts") + "?conflicts=" + ",".join(map(str, outcome.done)),
+            label=f"Undo these {len(outcome.done)} settlements",
+            back=back,
+        )
+    return redirect(back)
+
+
+@require_POST
+@role_required(ADMIN)
+def undo_many(request: HttpRequest) -> HttpResponse:
+    """Undo what a bulk settlement did (the toast after it), the last first; a refusal
+    named by conflict, the others undone all the same."""
+    try:
+        back = safe_next(request, reverse("conflicts"))
+    except UnsafeNext as problem:
+        return render(request, "400.html", {"message": str(problem)}, status=400)
+    outcome = reviews.undo_settlements(RowIds(request.GET).ids("conflicts"), request.user)
+    if outcome.done:
+        undone = ", ".join(f"#{pk}" for pk in outcome.done)
+        messages.success(request, f"{undone}: open again, their memories as before.")
     for line in outcome.refused:
         messages.error(request, line)
     return redirect(back)

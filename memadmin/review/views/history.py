@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 from memadmin.curation import decisions, reviews
 from memadmin.curation.decisions.history import actor_of
 from memadmin.curation.models import Cluster, HistoryEvent
-from memadmin.review.forms import ClusterIds, HistoryFilters
+from memadmin.review.forms import HistoryFilters, RowIds
 from memadmin.review.presenters import history as presenter
 from memadmin.review.roles import CURATOR, VIEWER
 from memadmin.review.views.helpers import (
@@ -59,7 +59,7 @@ def unmerge_many(request: HttpRequest) -> HttpResponse:
         back = safe_next(request, reverse("history"))
     except UnsafeNext as problem:
         return render(request, "400.html", {"message": str(problem)}, status=400)
-    outcome = reviews.undo_many(ClusterIds(request.GET).ids(), request.user)
+    outcome = reviews.undo_many(RowIds(request.GET).ids(), request.user)
     if outcome.done:
         undone = ", ".join(f"#{pk}" for pk in outcome.done)
         messages.success(request, f"{undone} undone: as they were before.")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from textwrap import shorten
 
 from django.db import transaction
 
@@ -139,16 +140,22 @@ _CLUSTER_ACTIONS: dict[str, Callable] = {
 
 
 def where_members_went(found: Cluster) -> str:
-    """ "#6 holds a, b; c is on its own" for a split cluster."""
+    """Where a split cluster's members went, in their texts: '#6 holds "Ines A. lives in
+    Lyon." and "Ines A. is based in Lyon."; "Ines D. lives in Lyon." is on its own'."""
     parts, alone = split_parts(found)
-    said = [
-        f"#{part.pk} holds " + ", ".join(m.external_id for m in members) for part, members in parts
-    ]
+    said = [f"#{part.pk} holds {_texts(members)}" for part, members in parts]
     if len(alone) == 1:
-        said.append(f"{alone[0].external_id} is on its own")
+        said.append(f"{_texts(alone)} is on its own")
     elif alone:
-        said.append(", ".join(m.external_id for m in alone) + " are on their own")
+        said.append(f"{_texts(alone)} are each on their own")
     return "; ".join(said)
+
+
+def _texts(members) -> str:
+    quoted = [f"\u201c{shorten(m.content, 80)}\u201d" for m in members]
+    return (
+        " and ".join(quoted) if len(quoted) < 3 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+    )
 
 
 def proposal_to_decide(found: Cluster) -> MergeProposal:

@@ -334,11 +334,11 @@ def test_split_leaves_two_groups_each_with_a_proposal(browser, live_server, trio
     log_in(page, "carla")
 
     page.goto(f"/clusters/{trio.pk}/")
-    page.click("text=Split at the weakest link")
+    page.click("text=Split in two where the evidence parts it")
     parts = list(Cluster.objects.filter(status="open"))
     # On to the part the split made, the message saying where each member went.
     page.wait_for_selector(
-        f"text=Cluster #{trio.pk} split: #{parts[0].pk} holds b, c; a is on its own"
+        f"text=Cluster #{trio.pk} split: #{parts[0].pk} holds \u201cHer cat Miso is a tabby.\u201d"
     )
     assert page.url.split("?")[0].endswith(f"/clusters/{parts[0].pk}/")
     page.screenshot(path=SHOTS / f"split-{'js' if javascript else 'no-js'}.png")

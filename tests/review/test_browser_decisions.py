@@ -210,7 +210,9 @@ def test_a_bulk_accept_never_merges_a_flagged_cluster(
     page.context.close()
 
 
-@pytest.mark.parametrize("button", ["Exclude", "Keep this one", "Split at the weakest link", "Pin"])
+@pytest.mark.parametrize(
+    "button", ["Exclude", "Keep this one", "Split in two where the evidence parts it", "Pin"]
+)
 def test_a_plain_form_survives_an_expired_session(browser, live_server, trio, javascript, button):
     make_people()
     page = new_page(browser, live_server, javascript=javascript)

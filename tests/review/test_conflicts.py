@@ -290,7 +290,7 @@ def test_a_bulk_settlement_says_what_stays_what_an_earlier_one_took_and_undoes_i
     error; one undo takes the whole action back."""
     from tests.curation.decisions.test_overlaps import conflict, kit
 
-    one, two, three, four = kit()
+    one, _, three, four = kit()
     first, second = conflict(one, three), conflict(one, four)
     client.force_login(person("ada", "admin"))
     chosen = {"selected": [first.pk, second.pk], "action": "b_supersedes_a"}

@@ -3,6 +3,8 @@ the curator's decisions that change no memory: dismiss, exclude a member, split.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -20,7 +22,6 @@ from memadmin.curation.decisions.history import (
     unsaved,
 )
 from memadmin.curation.decisions.verdicts import forget_verdict, remember_apart
-from memadmin.curation.detection.scoring import clustering
 from memadmin.curation.models import (
     Cluster,
     ClusterMember,
@@ -334,39 +335,32 @@ def exclude_member(*, cluster: Cluster, memory_id: int, user) -> None:
 
 
 def split_cluster(*, cluster: Cluster, user) -> list[Cluster]:
-    """Cut the cluster in two at its weakest links: the weakest edge goes, then the next
-    weakest, until the members fall into two groups (a cluster held together by a cycle
-    does not come apart at one edge). The cluster closes as split; each group of two or
-    more becomes an open cluster of its own (a lone member goes back to the pool); the
-    pairs cut across the groups are remembered apart. Refused for two members (dismiss
-    or exclude instead) or when nothing would change."""
+    """Cut the cluster in two where the pair model says: the two parts that keep the
+    probability of one fact highest within each part, and lowest across (`model_split`).
+    The cluster closes as split; each part of two or more becomes an open cluster of its
+    own (a lone member goes back to the pool); the pairs across the parts are remembered
+    apart. Refused for two members (dismiss or exclude instead)."""
     with transaction.atomic():
         cluster = lock_open_cluster(cluster)
         members = {m.pk: m for m in cluster_members(cluster)}
         if len(members) < 3:
             raise DecisionError("a cluster of two cannot be split: dismiss it, or keep one member")
         edges = [e for e in cluster.edges if e["a"] in members and e["b"] in members]
-        kept = sorted(edges, key=lambda e: (e["similarity"], sorted((e["a"], e["b"]))))
-        groups = _groups(members, kept)
-        while len(groups) < 2 and kept:
-            kept.pop(0)
-            groups = _groups(members, kept)
-        if len(groups) < 2:
-            raise DecisionError("this cluster has no link whose cut separates its members")
+        groups = model_split(sorted(members), edges)
         group_of = {pk: index for index, group in enumerate(groups) for pk in group}
         parts = []
         for group in groups:
             if len(group) < 2:
                 continue
-            part_edges = [e for e in kept if e["a"] in group and e["b"] in group]
+            part_edges = [e for e in edges if e["a"] in group and e["b"] in group]
             # Not open_cluster(): that would grow this very cluster, still open here.
             parts.append(_new_open_cluster(cluster, [members[pk] for pk in group], part_edges))
-        for edge in edges:
-            if group_of[edge["a"]] != group_of[edge["b"]]:
+        for first, second in itertools.combinations(sorted(members), 2):
+            if group_of[first] != group_of[second]:
                 remember_apart(
                     cluster.namespace,
-                    members[edge["a"]],
-                    [members[edge["b"]]],
+                    members[first],
+                    [members[second]],
                     user,
                     f"split by {user.get_username()}",
                 )
@@ -374,23 +368,66 @@ def split_cluster(*, cluster: Cluster, user) -> list[Cluster]:
             cluster,
             HistoryEvent.Action.SPLIT,
             user,
-            "split at its weakest link into "
+            "split where the pair model parts it into "
             + (", ".join(f"#{part.pk}" for part in parts) or "single members"),
         )
         close(cluster, ClusterStatus.SPLIT, user)
     return parts
 
 
-def _groups(members: dict[int, Memory], edges: list[dict]) -> list[list[int]]:
-    """The members' connected groups under `edges`, lone members included."""
-    union_find = clustering.UnionFind(len(members))
-    index = {pk: position for position, pk in enumerate(sorted(members))}
+# Up to this many members every way to part a cluster in two is weighed (2^(n-1) - 1);
+# beyond, the best part found by moving one member at a time from the weakest cut.
+WHOLE_SEARCH = 14
+# A probability of one fact kept away from 0 and 1, so a log of it is finite.
+_SURE = 1e-6
+
+
+def model_split(members: list[int], edges: list[dict]) -> list[list[int]]:
+    """The two parts of `members` (ids) that make the cluster's pairs likeliest: each
+    pair within a part one fact, each pair across two facts, by its P(one fact) (an
+    edge's `confidence`; its similarity where a hand-made edge has none; 1/2, saying
+    nothing, for a pair with no edge). The larger part first."""
+    weight = {}
     for edge in edges:
-        union_find.union(index[edge["a"]], index[edge["b"]])
-    groups: dict[int, list[int]] = {}
-    for pk in sorted(members):
-        groups.setdefault(union_find.find(index[pk]), []).append(pk)
-    return list(groups.values())
+        p = edge.get("confidence", edge["similarity"])
+        p = min(1.0 - _SURE, max(_SURE, float(p)))
+        weight[frozenset((edge["a"], edge["b"]))] = math.log(p) - math.log(1.0 - p)
+
+    def score(part: frozenset) -> float:
+        # Within a part log p, across log (1 - p): up to a constant, the within pairs'
+        # log-odds.
+        return sum(
+            weight.get(frozenset(pair), 0.0)
+            for group in (part, frozenset(members) - part)
+            for pair in itertools.combinations(sorted(group), 2)
+        )
+
+    first, rest = members[0], members[1:]
+    if len(members) <= WHOLE_SEARCH:
+        candidates = (
+            frozenset([first, *chosen])
+            for size in range(len(rest))
+            for chosen in itertools.combinations(rest, size)
+        )
+        best = max(candidates, key=score)
+    else:
+        best = _moved_one_at_a_time(members, score)
+    parts = [sorted(best), sorted(set(members) - best)]
+    return sorted(parts, key=lambda part: (-len(part), part))
+
+
+def _moved_one_at_a_time(members: list[int], score) -> frozenset:
+    """From the part of the first member alone, move one member at a time across while
+    the split gets likelier."""
+    best = frozenset(members[:1])
+    improved = True
+    while improved:
+        improved = False
+        for member in members:
+            moved = best ^ {member}
+            if moved and moved != frozenset(members) and score(moved) > score(best):
+                best, improved = moved, True
+    return best
 
 
 def _new_open_cluster(parent: Cluster, memories: list[Memory], edges: list[dict]) -> Cluster:

@@ -142,7 +142,7 @@ def test_automatic_merges_and_partial_runs_read_the_same_everywhere(
 
     import re
 
-    from memadmin.curation.models import DedupRun
+    from memadmin.curation.models import Cluster, DedupRun
 
     merged = int(re.search(r"(\d+) auto-merged", first.stdout).group(1))
     deferred = int(re.search(r"(\d+) deferred by --max-ops", first.stdout).group(1))
@@ -151,8 +151,12 @@ def test_automatic_merges_and_partial_runs_read_the_same_everywhere(
     assert run.shown_status == f"partial: {deferred} left for the next run"
     assert f"partial: {deferred} left for the next run (--max-ops)" in run.alerts
     assert f"partial: {deferred} left for the next run" in content
-    # The dashboard's automatic merges are the command's "auto-merged".
-    assert re.search(rf'<td class="num">{merged}</td></tr>', content)
+    # "Merged automatically": one count for the dashboard and the queue's status filter
+    # (the run's collapses of exact copies and its merges alike).
+    automatic = Cluster.objects.filter(status="auto_merged").count()
+    assert automatic >= merged and re.search(rf'<td class="num">{automatic}</td></tr>', content)
+    queue = client.get("/clusters/", {"status": "auto_merged", "tier": ""}).content.decode()
+    assert f"{automatic} proposed cluster" in queue or f"{automatic} cluster" in queue
 
 
 def test_each_namespace_has_its_two_weeks_as_charts_and_as_numbers(client, viewer):
@@ -171,7 +175,7 @@ def test_each_namespace_has_its_two_weeks_as_charts_and_as_numbers(client, viewe
     carla = person("carla", "curator")
     one, two, three, four = kit()
     merged, dismissed = cluster(one, two), cluster(three, four)
-    still_open = conflict(one, four)
+    still_open = conflict(one, three)
     now = timezone.now()
     Cluster.objects.update(created_at=now - timedelta(days=3))
     Conflict.objects.filter(pk=still_open.pk).update(created_at=now - timedelta(days=2))
@@ -180,6 +184,7 @@ def test_each_namespace_has_its_two_weeks_as_charts_and_as_numbers(client, viewe
     DedupRun.objects.create(
         namespace=one.namespace, counts={"auto_merged": 4, "deferred": 7}, status="done"
     )
+    Cluster.objects.create(namespace=one.namespace, status="auto_merged", min_similarity=1.0)
     days = [(now - timedelta(days=back)).date() for back in range(4, -1, -1)]
 
     series = counts.namespace_series(days)[one.namespace_id]
@@ -187,7 +192,8 @@ def test_each_namespace_has_its_two_weeks_as_charts_and_as_numbers(client, viewe
     assert series["open_clusters"] == [0, 2, 2, 2, 0]  # both decided today
     assert series["decisions"] == [0, 0, 0, 0, 2]
     assert series["dismiss_rate"] == [0, 0, 0, 0, 50]
-    assert (series["automatic_merges"][-1], series["deferred"][-1]) == (4, 7)
+    # Merged automatically: the clusters a run merged (not what a run's counts say).
+    assert (series["automatic_merges"][-1], series["deferred"][-1]) == (1, 7)
     # The merge overtook the conflict (a side is merged): closed today, carried on by a
     # conflict of the merged memory, open at the day's end.
     assert series["open_conflicts"] == [0, 0, 1, 1, 1]
@@ -215,3 +221,16 @@ def test_every_queue_says_how_many_were_decided_today_and_how_many_are_left(clie
     assert "1 decided today</strong> (you: 1), 1 left in this queue." in clusters
     conflicts = client.get("/conflicts/").content.decode()
     assert "1 decided today</strong> (you: 0), 0 left in this queue." in conflicts
+
+
+def test_a_four_digit_count_is_never_cut_on_a_small_chart():
+    from memadmin.review.charts import DIGIT, bar_chart
+
+    days = [(f"{day:02d}", 0) for day in range(1, 14)] + [("14", 1453)]
+    chart = bar_chart("merged automatically", days, x_name="day", y_name="count", empty="",
+                      width=230, height=110)  # fmt: skip
+
+    assert chart.left >= 4 * DIGIT + 3  # the scale's "1453" fits left of the plot
+    last = chart.bars[-1]
+    # Its count above it, or (too narrow a bar) in its title only: never cut at the edge.
+    assert not last.show_value or last.middle + 2 * DIGIT <= chart.width

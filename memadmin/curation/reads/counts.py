@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date
 
-from django.db.models import Case, Count, F, IntegerField, OuterRef, Q, Subquery, Sum, When
-from django.db.models.fields.json import KeyTextTransform
-from django.db.models.functions import Cast, Coalesce, Trunc, TruncDate
+from django.db.models import Case, Count, F, Q, When
+from django.db.models.functions import Coalesce, Trunc, TruncDate
 from django.utils import timezone
 
 from memadmin.curation.models import Cluster, ClusterStatus, Conflict, DedupRun, HistoryEvent
+from memadmin.store.queries import count_per_namespace
 
 DECISION_ACTIONS = {
     HistoryEvent.Action.MERGE,  # an accepted merge, or a member kept
@@ -67,25 +67,24 @@ def decisions_per_day(since: date, *, about: str = "", user=None) -> dict[str, C
     return found
 
 
+# What "merged automatically" counts, one definition for the queue's status filter, the
+# dashboard and its series: the clusters a run merged with no person (exact copies
+# collapsed and near-identical texts merged alike), undone since or not (only an
+# automatic merge ends "unmerged": a person's reopens when undone).
+MERGED_AUTOMATICALLY = (ClusterStatus.AUTO_MERGED, ClusterStatus.UNMERGED)
+
+
 def automatic_merges_per_namespace(*, since):
-    """Automatic merges (what find_duplicates prints as "auto-merged"): the
-    near-duplicates runs merged with no person since `since`, exact collapses apart,
-    counted when made (undone since or not). A subquery per namespace."""
-    made = (
-        DedupRun.objects.filter(namespace=OuterRef("pk"), dry_run=False, started_at__gte=since)
-        .annotate(merged=Cast(KeyTextTransform("auto_merged", "counts"), IntegerField()))
-        .values("namespace")
-        .annotate(total=Sum("merged"))
-        .values("total")
-    )
-    return Coalesce(Subquery(made), 0)
+    """Merged automatically (MERGED_AUTOMATICALLY) since `since`, per namespace. A
+    subquery per namespace."""
+    return count_per_namespace(Cluster, status__in=MERGED_AUTOMATICALLY, created_at__gte=since)
 
 
 # The dashboard's picture of each namespace over the last days, one series a row.
 SERIES = (
     ("open_clusters", "open clusters (end of day)", "No open clusters in these days."),
     ("open_conflicts", "open conflicts (end of day)", "No open conflicts in these days."),
-    ("automatic_merges", "automatic merges", "No automatic merges in these days."),
+    ("automatic_merges", "merged automatically", "Nothing merged automatically in these days."),
     ("decisions", "decisions", "No decisions in these days."),
     (
         "dismiss_rate",
@@ -121,11 +120,16 @@ def namespace_series(days: list[date]) -> dict[int, dict[str, list[int]]]:
         .order_by("namespace_id", "day", "started_at")
         .values_list("namespace_id", "day", "counts")
     )
-    merged: Counter = Counter()
     for namespace_id, day, run_counts in runs:
-        merged[(namespace_id, day)] += int((run_counts or {}).get("auto_merged", 0) or 0)
         add(namespace_id, "deferred", day, int((run_counts or {}).get("deferred", 0) or 0))
-    for (namespace_id, day), count in merged.items():
+    merged = (
+        Cluster.objects.filter(status__in=MERGED_AUTOMATICALLY, created_at__date__gte=first)
+        .annotate(day=TruncDate("created_at"))
+        .values_list("namespace_id", "day")
+        .annotate(count=Count("pk"))
+        .order_by()
+    )
+    for namespace_id, day, count in merged:
         add(namespace_id, "automatic_merges", day, count)
     decided: Counter = Counter()
     dismissed: Counter = Counter()

@@ -164,3 +164,23 @@ def test_decisions_only_folds_a_merge_into_one_row_and_leaves_imports_out(client
     section = client.get("/history/", {"decisions": "yes"}, HTTP_HX_REQUEST="true")
     assert section.content.decode().strip().startswith('<section id="events">')
     assert "and 3 more memories" in section.content.decode()
+
+
+def test_decisions_only_shows_peoples_decisions_with_what_each_overtook_folded_under_it(client):
+    """A merge that overtakes a conflict is one row, its overtake folded under it; a run's
+    own events are no person's decision."""
+    from tests.curation.decisions.test_overlaps import accept, conflict, kit
+    from tests.factories import cluster
+
+    carla = person("carla", "curator")
+    one, two, three, _ = kit()
+    conflict(one, three)
+    accept(cluster(one, two), carla)
+    client.force_login(carla)
+
+    rows = client.get("/history/", {"decisions": "yes"}).context["rows"]
+
+    heads = [(event.action, event.user.get_username()) for event, _ in rows]
+    assert heads == [("merge", "carla")]
+    folded = [event.action for event in rows[0][1]]
+    assert "overtake" in folded and folded.count("supersede") == 2

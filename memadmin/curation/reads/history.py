@@ -103,8 +103,9 @@ def history_events(
     until: date | None = None,
     decisions_only: bool = False,
 ) -> QuerySet[HistoryEvent]:
-    """The audit log, newest first, filtered; `decisions_only` leaves out what records a
-    memory's arrival or upkeep (imports, updates, agents' writes, vectors, decay)."""
+    """The audit log, newest first, filtered; `decisions_only`: people's decisions only,
+    with what each overtook (not a memory's arrival or upkeep: imports, updates, agents'
+    writes, vectors, decay; nor a command's runs)."""
     conditions = {
         "namespace__name": namespace,
         "action": action,
@@ -113,13 +114,16 @@ def history_events(
         "created_at__date__gte": since,
         "created_at__date__lte": until,
     }
-    return (
-        HistoryEvent.objects.select_related("namespace", "memory", "cluster", "conflict")
+    found = (
+        HistoryEvent.objects.select_related("namespace", "memory", "cluster", "conflict", "user")
         .defer("memory__embedding", "memory__embedding_multi")
         .filter(**given(conditions))
-        .exclude(action__in=NOT_DECISIONS if decisions_only else ())
         .order_by("-created_at", "-id")
     )
+    if decisions_only:
+        # People's decisions (and what they overtook, folded under them on the page).
+        found = found.exclude(action__in=NOT_DECISIONS).filter(user__isnull=False)
+    return found
 
 
 # What the history's "decisions only" view leaves out.

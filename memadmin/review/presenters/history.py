@@ -37,10 +37,16 @@ def history_page(filters: HistoryFilters, page: Page, query) -> dict:
 
 def _folded(events) -> list[tuple[HistoryEvent, list[HistoryEvent]]]:
     """The page's events with one decision's events folded into one row: a merge writes
-    an event per member, a settlement one per memory. Each row is the decision's first
-    event (a merge's own event, which carries its undo) and the others under it."""
+    an event per member, a settlement one per memory, and what a decision overtook (an
+    `overtake` event, written last in its transaction: just above it, newest first)
+    folds under it too. Each row is the decision's first event (a merge's own event,
+    which carries its undo) and the others under it."""
     rows: list[tuple[HistoryEvent, list[HistoryEvent]]] = []
+    overtaken: list[HistoryEvent] = []
     for event in events:
+        if event.action == HistoryEvent.Action.OVERTAKE:
+            overtaken.append(event)
+            continue
         key = _decision_of(event)
         if rows and key is not None and key == _decision_of(rows[-1][0]):
             head, folded = rows[-1]
@@ -49,7 +55,11 @@ def _folded(events) -> list[tuple[HistoryEvent, list[HistoryEvent]]]:
             else:
                 folded.append(event)
             continue
-        rows.append((event, []))
+        caused = [o for o in overtaken if o.actor == event.actor]
+        rows.extend((o, []) for o in overtaken if o.actor != event.actor)
+        overtaken = []
+        rows.append((event, caused))
+    rows.extend((o, []) for o in overtaken)
     return rows
 
 

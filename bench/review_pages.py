@@ -1,12 +1,17 @@
 """Server time of the review pages with 10,000 open clusters and 30,000 open conflicts.
 
     .venv/bin/python bench/review_pages.py [--clusters 10000] [--conflicts 30000] [--repeat 50]
+    .venv/bin/python bench/review_pages.py --day-only
+
 
 Times the whole Django request in-process (middleware, queries, template), the median of
 `--repeat` requests each, for the queue page, a cluster page, the conflict queue and a
 conflict page, searched, sorted and grouped queues, a memory's page and the dashboard. Uses
 var/bench-review (a store of its own: the queues show every namespace) unless
-DATABASE_URL is set.
+DATABASE_URL is set. Then a curator's day (bench/decision_times.py): accepting one
+cluster, a batch merge of 50 and its undo, the bulk previews, the exact copies accepted
+in bulk, settling and undoing, on 5,000 short memories in the same store; with
+--day-only, on those 5,000 alone (var/bench-day).
 """
 
 from __future__ import annotations
@@ -22,7 +27,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
-os.environ.setdefault("MEMADMIN_DATA_DIR", str(ROOT / "var" / "bench-review"))
+DAY_ONLY = "--day-only" in sys.argv
+os.environ.setdefault(
+    "MEMADMIN_DATA_DIR", str(ROOT / "var" / ("bench-day" if DAY_ONLY else "bench-review"))
+)
 os.environ.setdefault("MEMADMIN_LOG_LEVEL", "WARNING")
 
 
@@ -166,11 +174,14 @@ def main() -> None:
     parser.add_argument("--clusters", type=int, default=10_000)
     parser.add_argument("--conflicts", type=int, default=30_000)
     parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument("--decisions", type=int, default=20, help="decisions timed one by one")
+    parser.add_argument("--day-only", action="store_true", help="the 5,000 memories alone")
     args = parser.parse_args()
 
     import django
 
     django.setup()
+    import decision_times
     from django.contrib.auth.models import User
     from django.core.management import call_command
     from django.test import Client
@@ -179,11 +190,14 @@ def main() -> None:
     from memadmin.store.models import Namespace
 
     call_command("migrate", verbosity=0)
-    if not Namespace.objects.filter(name="bench-review").exists():
-        setup(args.clusters, args.conflicts)
     user, _ = User.objects.get_or_create(username="bench-admin", defaults={"is_superuser": True})
     client = Client(HTTP_HOST="localhost")
     client.force_login(user)
+    if args.day_only:
+        decision_times.report(client, args.decisions)
+        return
+    if not Namespace.objects.filter(name="bench-review").exists():
+        setup(args.clusters, args.conflicts)
     cluster = (
         Cluster.objects.filter(namespace__name="bench-review", status="open").order_by("?").first()
     )
@@ -220,6 +234,7 @@ def main() -> None:
         ("dashboard", "/"),
     ):
         print(f"  {name}: median {median_ms(client, url, args.repeat):.1f} ms (target <= 50 ms)")
+    decision_times.report(client, args.decisions)
 
 
 if __name__ == "__main__":

@@ -450,3 +450,6 @@ LLM_BREAKER_FAILURES = env_int("MEMADMIN_LLM_BREAKER_FAILURES", 3, minimum=1)
 API_NEIGHBOURS = env_int("MEMADMIN_API_NEIGHBOURS", 5, minimum=1)
 API_MAX_BODY_BYTES = env_int("MEMADMIN_API_MAX_BODY_BYTES", 65536, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(API_MAX_BODY_BYTES * 2, 2_621_440)
+# A bulk form sends two fields a row (the tick and the version it was shown at): up to
+# 2,000 rows of a queue's "all matching" (MAX_MATCHING) and the batch screen's texts.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_000

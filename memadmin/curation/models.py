@@ -57,6 +57,8 @@ class Cluster(models.Model):
     confidence = models.FloatField(default=1.0)
     # What the readers found, as a reviewer reads it ("different values: Azure / Fly.io").
     evidence = models.JSONField(default=list, blank=True)
+    # How the pair model weighed it (scoring.judgement.explain): the page's waterfall.
+    explanation = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     # Indexed where set (cluster_decided_by_set): a run's clusters have none.
@@ -217,6 +219,8 @@ class Conflict(models.Model):
     tier = models.CharField(max_length=8, choices=Tier.choices, default=Tier.PROPOSED)
     confidence = models.FloatField(default=1.0)
     evidence = models.JSONField(default=list, blank=True)
+    # How the pair model weighed it (scoring.judgement.explain): the page's waterfall.
+    explanation = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=10, choices=ConflictStatus.choices, default="open")
     resolution = models.CharField(
         max_length=16, choices=ConflictResolution.choices, blank=True, default=""

@@ -16,6 +16,7 @@ from textwrap import shorten
 from django.db import transaction
 
 from memadmin.curation import decisions, proposals
+from memadmin.curation.decisions import overlaps
 from memadmin.curation.decisions.history import actor_of, decided_in_words
 from memadmin.curation.llm import client as llm
 from memadmin.curation.llm import merges
@@ -35,6 +36,7 @@ from memadmin.curation.reads.clusters import (
     exact_open_clusters,
     pending_proposal,
     split_parts,
+    with_members_and_proposals,
 )
 from memadmin.store.models import Memory
 
@@ -244,20 +246,26 @@ def decide_many(
     (decide_in_bulk), each refused by name; the others decided all the same."""
     found = {
         c.pk: c
-        for c in Cluster.objects.select_related("namespace").filter(
-            pk__in=ids, status=ClusterStatus.OPEN
+        for c in with_members_and_proposals(
+            Cluster.objects.select_related("namespace").filter(
+                pk__in=ids, status=ClusterStatus.OPEN
+            )
         )
     }
     outcome = Outcome()
-    for pk in ids:
-        try:
-            cluster = found.get(pk)
-            if cluster is None:
-                raise decisions.StaleDecision(why_not_open(pk))
-            decide_in_bulk(cluster, action, version_of(pk), user, text=text_of(pk))
-            outcome.done.append(pk)
-        except decisions.DecisionError as problem:
-            outcome.refused.append(f"#{pk} {refused_as}: {problem}.")
+    # One change for the action, what it overtook followed once after the last decision.
+    with transaction.atomic(), overlaps.once(actor=actor_of(user), user=user):
+        for pk in ids:
+            try:
+                cluster = found.get(pk)
+                if cluster is None:
+                    raise decisions.StaleDecision(why_not_open(pk))
+                # A refusal changes nothing: accept_proposal and dismiss_cluster each
+                # decide in a savepoint of their own.
+                decide_in_bulk(cluster, action, version_of(pk), user, text=text_of(pk))
+                outcome.done.append(pk)
+            except decisions.DecisionError as problem:
+                outcome.refused.append(f"#{pk} {refused_as}: {problem}.")
     return outcome
 
 
@@ -267,17 +275,18 @@ def accept_exact_copies(
     """The ticked exact-copy clusters of a namespace (none: every namespace) accepted, each
     refused by name when it is flagged, decided, no longer exact or changed since the
     preview."""
-    exact = {c.pk: c for c in exact_open_clusters(namespace or None)}
+    exact = {c.pk: c for c in exact_open_clusters(namespace or None, ids=ids)}
     outcome = Outcome()
-    for pk in ids:
-        cluster = exact.get(pk)
-        try:
-            if cluster is None:
-                raise decisions.DecisionError(why_not_open(pk))
-            decide_in_bulk(cluster, "accept", version_of(pk), user)
-            outcome.done.append(pk)
-        except decisions.DecisionError as problem:
-            outcome.refused.append(f"#{pk} was not accepted: {problem}.")
+    with transaction.atomic(), overlaps.once(actor=actor_of(user), user=user):
+        for pk in ids:
+            cluster = exact.get(pk)
+            try:
+                if cluster is None:
+                    raise decisions.DecisionError(why_not_open(pk))
+                decide_in_bulk(cluster, "accept", version_of(pk), user)  # a savepoint each
+                outcome.done.append(pk)
+            except decisions.DecisionError as problem:
+                outcome.refused.append(f"#{pk} was not accepted: {problem}.")
     return outcome
 
 
@@ -296,19 +305,25 @@ def undo_many(ids: Sequence[int], user) -> Outcome:
     """Undo what a bulk action took: each merge unmerged, each dismissal taken back,
     cluster by cluster; a refusal named by cluster, the others undone all the same."""
     outcome = Outcome()
-    for cluster in Cluster.objects.filter(pk__in=ids).order_by("id"):
-        try:
-            if cluster.status == ClusterStatus.DISMISSED:
-                dismissal = history.last_cluster_decision(cluster, "dismiss")
-                if dismissal is None:
-                    raise decisions.DecisionError("its dismissal is not in the history")
-                decisions.undo_cluster_decision(decision=dismissal, user=user)
-            else:
-                decisions.unmerge(cluster=cluster, actor=actor_of(user), user=user)
-            outcome.done.append(cluster.pk)
-        except decisions.DecisionError as problem:
-            outcome.refused.append(f"Cannot undo #{cluster.pk}: {problem}")
+    # One change, what the undos give back followed once after the last (as the action).
+    with transaction.atomic(), overlaps.once(actor=actor_of(user), user=user):
+        for cluster in Cluster.objects.filter(pk__in=ids).order_by("id"):
+            try:
+                _undo_one(cluster, user)  # in a savepoint: a refusal changes nothing
+                outcome.done.append(cluster.pk)
+            except decisions.DecisionError as problem:
+                outcome.refused.append(f"Cannot undo #{cluster.pk}: {problem}")
     return outcome
+
+
+def _undo_one(cluster: Cluster, user) -> None:
+    if cluster.status == ClusterStatus.DISMISSED:
+        dismissal = history.last_cluster_decision(cluster, "dismiss")
+        if dismissal is None:
+            raise decisions.DecisionError("its dismissal is not in the history")
+        decisions.undo_cluster_decision(decision=dismissal, user=user)
+    else:
+        decisions.unmerge(cluster=cluster, actor=actor_of(user), user=user)
 
 
 def undo_event(event: HistoryEvent, user) -> str:

@@ -239,7 +239,7 @@ def _act_on_write(memory: Memory, judged: list, actor: str, llm_session, result:
             continue
         if not decided and verdict == Verdict.CONFLICT:
             conflict, _ = decisions.open_conflict(
-                older=older, newer=memory, **judgement.conflict_fields()
+                older=older, newer=memory, **judgement.conflict_fields(stored_model())
             )
             result.conflict_id, decided = conflict.pk, True
         elif not decided and verdict == Verdict.REVIEW:
@@ -251,6 +251,7 @@ def _act_on_write(memory: Memory, judged: list, actor: str, llm_session, result:
                 tier=judgement.tier or PROPOSED,
                 confidence=judgement.confidence,
                 evidence=judgement.findings,
+                explanation=scoring.explain(judgement, stored_model()),
             )
             result.cluster_id, decided = cluster.pk, True
             merged = _merge_now(cluster, [older, memory], llm_session, actor, judgement)

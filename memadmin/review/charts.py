@@ -85,3 +85,56 @@ def bar_chart(
         bars.append(Bar(x, TOP + plot - bar_height, slot * 0.8, bar_height, label, count, fits))
         axis.append((left + index * slot + slot / 2, label))
     return Chart(title, width, height, bars, axis, x_name, y_name, top, "" if top else empty, left)
+
+
+# A waterfall (Splink's match-weight chart) of one of the pair model's questions: the
+# words on the left, the bars on the right, one row each.
+WATERFALL_WIDTH, WORDS_WIDTH, ROW = 600, 300, 20
+
+
+@dataclass(frozen=True)
+class Step:
+    words: str
+    share: float  # log-odds it moved (for the prior and the total: where they stand)
+    x: float
+    width: float
+    y: float
+    kind: str  # prior | for | against | total
+
+
+@dataclass(frozen=True)
+class Waterfall:
+    question: str
+    probability: float
+    steps: list[Step]
+    zero: float  # where 0 log-odds (an even chance) is
+    height: int
+    width: int = WATERFALL_WIDTH
+    words_width: int = WORDS_WIDTH
+
+
+def waterfall(stage: dict) -> Waterfall:
+    """One question of a pair's explanation (scoring.judgement.explain) as a waterfall:
+    the prior from an even chance, each piece of evidence moving the running log-odds,
+    the total and its probability."""
+    running = [stage["prior"]]
+    for bar in stage["bars"]:
+        running.append(running[-1] + bar["share"])
+    low, high = min(0.0, *running), max(0.0, *running)
+    span = (high - low) or 1.0
+    plot = WATERFALL_WIDTH - WORDS_WIDTH - 10
+
+    def at(value: float) -> float:
+        return WORDS_WIDTH + (value - low) / span * plot
+
+    steps = [Step("where it starts", stage["prior"], min(at(0), at(stage["prior"])),
+                  abs(at(stage["prior"]) - at(0)), 0, "prior")]  # fmt: skip
+    for index, bar in enumerate(stage["bars"], start=1):
+        start, end = running[index - 1], running[index]
+        kind = "for" if bar["share"] > 0 else "against"
+        steps.append(Step(bar["words"], bar["share"], min(at(start), at(end)),
+                          max(1.0, abs(at(end) - at(start))), index * ROW, kind))  # fmt: skip
+    total = stage["total"]
+    steps.append(Step("in all", total, min(at(0), at(total)), abs(at(total) - at(0)),
+                      len(steps) * ROW, "total"))  # fmt: skip
+    return Waterfall(stage["question"], stage["probability"], steps, at(0), len(steps) * ROW + 4)

@@ -233,7 +233,7 @@ def test_a_cluster_of_two_is_not_split(client, cluster):
 
     response = client.post(f"/clusters/{cluster.pk}/split", follow=True)
 
-    assert b"a cluster of two cannot be split" in response.content
+    assert b"A cluster of two cannot be split" in response.content
     assert Cluster.objects.get(pk=cluster.pk).status == "open"
 
 
@@ -692,3 +692,48 @@ def test_a_refused_decision_offers_no_undo(client, trio):
 
     assert 'id="undo-toast"' not in page.content.decode()
     assert "Keys: <kbd>a</kbd> accept" in page.content.decode()  # the hint, shown with JS
+
+
+INTERNAL_WORDS = re.compile(r"clause reading|hinge|weighed most|cosine|normalised|_x_|relation_")
+
+
+def test_the_cluster_page_draws_how_sure_detection_is_and_why(client, cluster):
+    """Its weakest pair's evidence as a waterfall: an SVG with the same figures in a
+    table, every bar in plain words, the probability it comes to."""
+    client.force_login(person("v", "viewer"))
+
+    content = client.get(f"/clusters/{cluster.pk}/").content.decode()
+
+    section = content[content.index('<section class="waterfall"') :]
+    section = section[: section.index("</section>")]
+    assert section.count("<svg") == 2 and section.count('<table class="grid wf-table">') == 2
+    assert "The same subject and slot: <strong>" in section and "They disagree: <strong>" in section
+    assert "where it starts" in section and "in all" in section
+    visible = re.sub(r"<[^>]+>", " ", content)
+    assert not INTERNAL_WORDS.search(visible), INTERNAL_WORDS.search(visible)
+    assert '<ul class="evidence"' not in content  # the waterfall says it, not a list too
+
+
+def test_a_possible_cluster_read_surer_than_its_tier_says_why(client, trio):
+    """Its confidence is its least sure joining pair; its tier, every two members:
+    the page names the doubtful pair by its texts."""
+    members = list(trio.members.order_by("pk"))
+    a, b, c = (m.pk for m in members)
+    trio.tier, trio.confidence = "possible", 0.96
+    trio.edges = [
+        {"a": a, "b": b, "similarity": 0.9, "method": "vector", "confidence": 0.96},
+        {"a": b, "b": c, "similarity": 0.9, "method": "vector", "confidence": 0.97},
+        {"a": a, "b": c, "similarity": 0.5, "method": "vector", "confidence": 0.55},
+    ]
+    trio.save()
+    client.force_login(person("v", "viewer"))
+
+    content = client.get(f"/clusters/{trio.pk}/").content.decode()
+
+    note = re.search(r'<p class="muted tier-note">([^<]*)</p>', content).group(1)
+    assert "Possible although the pairs that join it read 0.96" in note
+    assert members[0].content[:20] in note.replace("&#x27;", "'") and "(0.55)" in note
+    # A proposed cluster at its tier's confidence says nothing more.
+    trio.tier = "proposed"
+    trio.save()
+    assert "tier-note" not in client.get(f"/clusters/{trio.pk}/").content.decode()

@@ -41,6 +41,10 @@ def test_the_conflict_page_highlights_the_differing_words(client, conflict):
     assert '<span class="differs">Hetzner.</span>' in content
     assert '<span class="differs">Railway.</span>' in content
     assert "one slot, two values: Hetzner / Railway" in content
+    # The reason once (the waterfall's bars say the rest), in plain words.
+    assert content.count("one slot, two values: Hetzner / Railway") == 1
+    assert "weighed most" not in content and "cosine" not in re.sub(r"<[^>]+>", "", content)
+    assert '<section class="waterfall"' in content and "They disagree: <strong>" in content
 
 
 def test_both_valid_keeps_both_with_a_scope_note_and_remembers_the_pair(
@@ -308,3 +312,12 @@ def test_a_bulk_settlement_says_what_stays_what_an_earlier_one_took_and_undoes_i
     client.post(f"/conflicts/undo-many?conflicts={first.pk}")
     assert status("kit-001") == "active"
     assert set(Conflict.objects.values_list("status", flat=True)) == {"open"}
+
+
+def test_a_proposed_conflict_under_its_bar_says_an_llm_put_it_there(client, conflict):
+    Conflict.objects.filter(pk=conflict.pk).update(confidence=0.41, detected_by="llm")
+    client.force_login(person("v", "viewer"))
+
+    content = client.get(f"/conflicts/{conflict.pk}/").content.decode()
+
+    assert re.search(r'tier-note">Proposed under the bar of 0\.\d\d: an LLM read the two', content)

@@ -234,3 +234,18 @@ def test_a_four_digit_count_is_never_cut_on_a_small_chart():
     last = chart.bars[-1]
     # Its count above it, or (too narrow a bar) in its title only: never cut at the edge.
     assert not last.show_value or last.middle + 2 * DIGIT <= chart.width
+
+
+def test_a_dismiss_rate_of_nought_says_clusters_were_decided(client, viewer):
+    """0 % dismissed is not "no cluster decided": the chart's empty state says which."""
+    from tests.curation.decisions.test_overlaps import accept, kit
+    from tests.factories import cluster
+
+    one, two, _, _ = kit()
+    accept(cluster(one, two), person("carla", "curator"))
+    client.force_login(viewer)
+
+    content = client.get("/").content.decode()
+
+    assert "1 cluster decided in these days, none dismissed." in content
+    assert "No cluster decided in these days." not in content

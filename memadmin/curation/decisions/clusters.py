@@ -55,6 +55,7 @@ class ProposedCluster:
     tier: str = Tier.PROPOSED
     confidence: float = 1.0
     evidence: list[str] = field(default_factory=list)
+    explanation: dict = field(default_factory=dict)  # of its weakest joining pair
 
 
 def open_cluster(
@@ -66,6 +67,7 @@ def open_cluster(
     tier: str = Tier.PROPOSED,
     confidence: float = 1.0,
     evidence: Sequence[str] = (),
+    explanation: dict | None = None,
 ) -> tuple[Cluster, bool]:
     """Open a cluster for review (in the tier detection gave it, with its confidence and
     evidence), or grow the open cluster that already holds one of `memories` (a new
@@ -74,7 +76,9 @@ def open_cluster(
     Side effects: creates or updates a Cluster and its ClusterMember rows. Returns the
     cluster and whether it is new.
     """
-    proposed = ProposedCluster(memories, edges, flags, tier, confidence, list(evidence))
+    proposed = ProposedCluster(
+        memories, edges, flags, tier, confidence, list(evidence), explanation or {}
+    )
     ((cluster, created),) = open_clusters(proposed=[proposed], namespace_ids=[namespace.pk])
     return cluster, created
 
@@ -131,6 +135,7 @@ def _unsaved_cluster(namespace_id: int, proposed: ProposedCluster) -> Cluster:
         tier=proposed.tier,
         confidence=round(float(proposed.confidence), 4),
         evidence=list(proposed.evidence),
+        explanation=proposed.explanation,
     )
 
 
@@ -156,6 +161,7 @@ def _grow_cluster(cluster_id: int, proposed: ProposedCluster) -> Cluster:
         cluster.flags = sorted(set(cluster.flags) | set(proposed.flags))
         cluster.tier, cluster.confidence = Tier.PROPOSED, round(float(proposed.confidence), 4)
         cluster.evidence = list(proposed.evidence)
+        cluster.explanation = proposed.explanation
         cluster.save()
         return cluster
     ClusterMember.objects.bulk_create(
@@ -168,6 +174,8 @@ def _grow_cluster(cluster_id: int, proposed: ProposedCluster) -> Cluster:
     cluster.weakest_link = weakest(cluster.edges)
     cluster.flags = sorted(set(cluster.flags) | set(proposed.flags))
     # A cluster is as sure as its least sure part.
+    if proposed.confidence < cluster.confidence:  # its least sure part explains it
+        cluster.explanation = proposed.explanation
     cluster.confidence = round(min(cluster.confidence, float(proposed.confidence)), 4)
     if proposed.tier == Tier.POSSIBLE:
         cluster.tier = Tier.POSSIBLE

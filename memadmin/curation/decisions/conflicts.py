@@ -48,6 +48,7 @@ def open_conflict(
     tier: str = "proposed",
     confidence: float = 1.0,
     evidence: Sequence[str] = (),
+    explanation: dict | None = None,
 ) -> tuple[Conflict, bool]:
     """Record that `older` and `newer` disagree (unless that pair already has a
     conflict, open or decided), in the tier detection gave it, with its confidence and
@@ -75,6 +76,7 @@ def open_conflict(
             tier=tier,
             confidence=confidence,
             evidence=list(evidence),
+            explanation=explanation or {},
         )
     return conflict, True
 

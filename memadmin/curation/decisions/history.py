@@ -133,11 +133,17 @@ def unused_external_id(namespace_id: int, base: str) -> str:
     """An id for a memory memadmin makes (merged-..., rewritten-...): `base`, or `base-2`,
     `base-3`... when an imported memory already holds it (an export of another store
     carries the ids that store made). Agents cannot send these prefixes (api.validation)."""
+    in_namespace = Memory.objects.filter(namespace_id=namespace_id)
+    # The first few candidates looked up by the unique index (a prefix scan reads the
+    # whole namespace: a cluster merged, undone and merged again takes `base`).
+    candidates = [base, *(f"{base}-{number}" for number in range(2, 21))]
     taken = set(
-        Memory.objects.filter(namespace_id=namespace_id, external_id__startswith=base).values_list(
-            "external_id", flat=True
-        )
+        in_namespace.filter(external_id__in=candidates).values_list("external_id", flat=True)
     )
+    if len(taken) == len(candidates):
+        taken = set(
+            in_namespace.filter(external_id__startswith=base).values_list("external_id", flat=True)
+        )
     candidate, number = base, 1
     while candidate in taken:
         number += 1
@@ -174,7 +180,13 @@ def lock_memory(memory: Memory) -> Memory:
 def lock_open_cluster(cluster: Cluster) -> Cluster:
     """The cluster's row, locked; refused (StaleDecision, saying who and when) when
     someone decided it first."""
-    locked = Cluster.objects.select_for_update().get(pk=cluster.pk)
+    # Its namespace read with it (a merge's new memory notes its language there), the
+    # namespace's row not locked.
+    locked = (
+        Cluster.objects.select_for_update(of=("self",))
+        .select_related("namespace")
+        .get(pk=cluster.pk)
+    )
     refuse_if_decided(locked)
     return locked
 

@@ -286,15 +286,26 @@ def _vectors_of_a_copy(memory: Memory, among: Sequence[Memory]) -> bool:
     """Set `memory`'s vectors from a memory of `among` with the same text, when it has
     them of the models in use (the multilingual one only where the text wants it: then a
     copy without it gives nothing)."""
-    same = [m.pk for m in among if m.content_hash == memory.content_hash]
+    same = [m for m in among if m.content_hash == memory.content_hash]
     if not same:
         return False
-    found = (
-        Memory.objects.filter(pk__in=same, embedding_model=embeddings.MODEL_ID)
-        .exclude(embedding=None)
-        .values_list("embedding", "embedding_multi", "embedding_multi_model")
-        .first()
-    )
+    read = [m for m in same if "embedding" not in m.get_deferred_fields()]
+    if read:  # the copies were read with their vectors (a merge locks them whole)
+        found = next(
+            (
+                (m.embedding, m.embedding_multi, m.embedding_multi_model)
+                for m in read
+                if m.embedding_model == embeddings.MODEL_ID and m.embedding is not None
+            ),
+            None,
+        )
+    else:
+        found = (
+            Memory.objects.filter(pk__in=[m.pk for m in same], embedding_model=embeddings.MODEL_ID)
+            .exclude(embedding=None)
+            .values_list("embedding", "embedding_multi", "embedding_multi_model")
+            .first()
+        )
     if found is None:
         return False
     vector, multi, multi_model = found

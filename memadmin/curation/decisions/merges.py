@@ -269,7 +269,12 @@ def accept_proposal(
     with transaction.atomic():
         cluster = lock_open_cluster(Cluster(pk=proposal.cluster_id))
         proposal = MergeProposal.objects.select_for_update().get(pk=proposal.pk)
-        member_ids = [m.pk for m in cluster_members(cluster)]
+        # The members' ids only: their rows are read once, locked, just below.
+        member_ids = list(
+            ClusterMember.objects.filter(cluster=cluster, excluded=False).values_list(
+                "memory_id", flat=True
+            )
+        )
         members = (
             sorted(lock_active(member_ids).values(), key=lambda m: (m.created_at, m.pk))
             if member_ids
@@ -300,7 +305,7 @@ def accept_proposal(
         for member in members:
             before = snapshot(member)
             member.status, member.superseded_by = MemoryStatus.SUPERSEDED, merged
-            member.save(update_fields=["status", "superseded_by", "updated_at"])
+            member.updated_at = now
             events.append(
                 event(
                     member,
@@ -313,7 +318,8 @@ def accept_proposal(
                     cluster=cluster,
                 )
             )
-        HistoryEvent.objects.bulk_create(events)
+        update_rows(members, ["status", "superseded_by", "updated_at"])
+        insert_rows(events)
         proposal.status = ProposalStatus.EDITED if edited else ProposalStatus.ACCEPTED
         proposal.reviewer, proposal.decided_at = user, now
         proposal.save(update_fields=["status", "reviewer", "decided_at"])
@@ -328,7 +334,7 @@ def _merged_memory(cluster, proposal, members, text: str, now) -> Memory:
     metadata, the highest importance and confidence, the tags and provenance of all."""
     newest = members[-1]
     return Memory(
-        namespace_id=cluster.namespace_id,
+        namespace=cluster.namespace,
         external_id=unused_external_id(cluster.namespace_id, f"merged-{cluster.pk}-{proposal.pk}"),
         content=text,
         content_hash=content_hash(text),
@@ -420,8 +426,15 @@ def unmerge(*, cluster: Cluster, actor: str, user=None, reason: str = "") -> Non
             cluster.decided_by = user
             cluster.decided_at = timezone.now()
         else:
-            # A person's merge undone: the cluster goes back to the queue, to decide again.
+            # A person's merge undone: the cluster goes back to the queue, to decide again,
+            # with the proposal it was merged from pending again (as it was).
             cluster.status, cluster.decided_by, cluster.decided_at = ClusterStatus.OPEN, None, None
+            taken = cluster.proposals.filter(
+                status__in=[ProposalStatus.ACCEPTED, ProposalStatus.EDITED]
+            ).first()
+            if taken and not cluster.proposals.filter(status=ProposalStatus.PENDING).exists():
+                taken.status, taken.reviewer, taken.decided_at = ProposalStatus.PENDING, None, None
+                taken.save(update_fields=["status", "reviewer", "decided_at"])
         cluster.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
         overlaps.follow(memories, actor=actor, user=user)
 

@@ -9,10 +9,12 @@ import hashlib
 from collections.abc import Sequence
 
 from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models.expressions import RawSQL
 
 from memadmin.curation import proposals
 from memadmin.curation.detection import guards
 from memadmin.curation.detection.scoring.representative import representative
+from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.models import (
     Cluster,
     ClusterMember,
@@ -39,12 +41,29 @@ def members_queryset(*, active_only: bool = False) -> QuerySet[ClusterMember]:
     )
 
 
+def with_members_and_proposals(clusters: QuerySet[Cluster]) -> QuerySet[Cluster]:
+    """Clusters with their members and pending proposal read in two queries for all of
+    them (cluster_members and pending_proposal use what was read): a page of many."""
+    return clusters.prefetch_related(
+        Prefetch("memberships", queryset=members_queryset(), to_attr="read_members"),
+        Prefetch(
+            "proposals",
+            queryset=MergeProposal.objects.filter(status=ProposalStatus.PENDING),
+            to_attr="read_pending",
+        ),
+    )
+
+
 def cluster_members(cluster: Cluster, *, active_only: bool = False) -> list[Memory]:
     """The members of one cluster (see members_queryset)."""
+    if not active_only and hasattr(cluster, "read_members"):
+        return [m.memory for m in cluster.read_members]
     return [m.memory for m in members_queryset(active_only=active_only).filter(cluster=cluster)]
 
 
 def pending_proposal(cluster: Cluster) -> MergeProposal | None:
+    if hasattr(cluster, "read_pending"):
+        return cluster.read_pending[0] if cluster.read_pending else None
     return cluster.proposals.filter(status=ProposalStatus.PENDING).first()
 
 
@@ -109,6 +128,7 @@ def cluster_queue(
     number of queries for 1 cluster or 1,000."""
     clusters = (
         Cluster.objects.select_related("namespace")
+        .defer("explanation")  # a cluster's own page draws it, never a list
         .prefetch_related(
             Prefetch("memberships", queryset=members_queryset()),
             Prefetch(
@@ -155,16 +175,36 @@ def cluster_queue(
     return clusters
 
 
-def exact_open_clusters(namespace: str | None = None) -> list[Cluster]:
+def exact_open_clusters(
+    namespace: str | None = None, *, ids: Sequence[int] | None = None, limit: int | None = None
+) -> list[Cluster]:
     """Open clusters whose every edge is an exact duplicate (copies a guard or a protected
     member kept from collapsing automatically): what bulk acceptance takes, after a
-    preview that shows each one's flags."""
-    clusters = Cluster.objects.select_related("namespace").filter(
-        status=ClusterStatus.OPEN, tier=Tier.PROPOSED, edges__contains=[{"method": "exact"}]
+    preview that shows each one's flags; oldest first, the first `limit` (of `ids`), with
+    their members and pending proposal read (with_members_and_proposals)."""
+    clusters = _exact_open(namespace)
+    if ids is not None:
+        clusters = clusters.filter(pk__in=ids)
+    clusters = with_members_and_proposals(clusters.order_by("id")[:limit])
+    return list(clusters)
+
+
+def count_exact_open(namespace: str | None = None) -> int:
+    return _exact_open(namespace).count()
+
+
+def _exact_open(namespace: str | None) -> QuerySet[Cluster]:
+    # Every edge exact, in PostgreSQL (no edge of another method); the explanation and
+    # evidence a preview does not show are not read.
+    clusters = (
+        Cluster.objects.select_related("namespace")
+        .defer("explanation", "evidence")
+        .filter(status=ClusterStatus.OPEN, tier=Tier.PROPOSED)
+        .filter(edges__contains=[{"method": "exact"}])
+        .alias(other=RawSQL("jsonb_path_exists(edges, '$[*] ? (@.method != \"exact\")')", ()))
+        .filter(other=False)
     )
-    if namespace:
-        clusters = clusters.filter(namespace__name=namespace)
-    return [c for c in clusters.order_by("id") if all(e["method"] == "exact" for e in c.edges)]
+    return clusters.filter(namespace__name=namespace) if namespace else clusters
 
 
 # The guards a person who sees what differs may pass over for copies of one text.
@@ -289,3 +329,41 @@ def offered_warnings(members: Sequence[Memory], proposal: MergeProposal | None) 
     """The lost-fact check of what a page offers for an open cluster: its saved
     proposal's warnings, else the rule's text checked now."""
     return proposals.offered_warnings(members, proposal)
+
+
+def why_tier(cluster: Cluster, members: Sequence[Memory]) -> str:
+    """Why a cluster's tier and its confidence seem to disagree, in words a curator
+    reads; "" where they agree. Its confidence is its least sure *joining* pair, while a
+    cluster is proposed only when every two members are sure: a possible cluster joined
+    by sure pairs holds a doubtful pair that joins nothing, named here by its texts; a
+    proposed one under the bar was confirmed by a judge (the LLM, or a person earlier)."""
+    bar = Thresholds.from_settings().propose_one
+    if cluster.tier == Tier.POSSIBLE and cluster.confidence >= bar:
+        texts = {m.pk: m.content for m in members}
+        rated = [e for e in cluster.edges if e["a"] in texts and e["b"] in texts]
+        least = min(rated, key=lambda e: e.get("confidence", e["similarity"]), default=None)
+        sure = least is None or least.get("confidence", least["similarity"]) >= bar
+        if sure:
+            return (
+                f"Possible although it reads {cluster.confidence:.2f}: it was found among "
+                "doubtful pairs, and a later reading is surer; it stays possible until a "
+                "person decides."
+            )
+        return (
+            f"Possible although the pairs that join it read {cluster.confidence:.2f}: "
+            f"\u201c{_short(texts[least['a']])}\u201d and \u201c{_short(texts[least['b']])}\u201d "
+            f"are only possibly one fact ({least.get('confidence', least['similarity']):.2f}), "
+            f"and a proposal needs every two members at {bar:.2f} or more."
+        )
+    if cluster.tier == Tier.PROPOSED and cluster.confidence < bar:
+        if any(flag.startswith("opened by hand") for flag in cluster.flags):
+            return f"Proposed by a person, by hand; detection reads it at {cluster.confidence:.2f}."
+        return (
+            f"Proposed under the bar of {bar:.2f}: a judge (the LLM, or a person's earlier "
+            "decision) said its pairs are one fact."
+        )
+    return ""
+
+
+def _short(text: str, most: int = 60) -> str:
+    return text if len(text) <= most else text[: most - 1].rstrip() + "\u2026"

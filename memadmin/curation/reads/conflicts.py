@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
+from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.models import (
     Conflict,
     ConflictStatus,
@@ -52,6 +53,7 @@ def conflict_queue(
         Conflict.objects.filter(status=status, **given({"kind": kind, "tier": tier}))
         .select_related("namespace", "memory_a", "memory_b", "resolver")
         .defer(
+            "explanation",  # a conflict's own page draws it, never a list
             "memory_a__embedding",
             "memory_b__embedding",
             "memory_a__embedding_multi",
@@ -92,3 +94,21 @@ def copies_of(conflict: Conflict) -> list[Conflict]:
         )
         .order_by("pk")
     )
+
+
+def why_tier(conflict: Conflict) -> str:
+    """Why a conflict's tier and its confidence seem to disagree, in words; "" where
+    they agree (the tier follows P(conflict) against the bars, unless a judge answered)."""
+    bars = Thresholds.from_settings()
+    if conflict.tier == Tier.PROPOSED and conflict.confidence < bars.propose_conflict:
+        by = "an LLM" if conflict.detected_by == "llm" else "a judge"
+        return (
+            f"Proposed under the bar of {bars.propose_conflict:.2f}: {by} read the two as "
+            "disagreeing."
+        )
+    if conflict.tier == Tier.POSSIBLE and conflict.confidence >= bars.propose_conflict:
+        return (
+            f"Possible although it reads {conflict.confidence:.2f}: it was found doubtful, and "
+            "a later reading is surer; it stays possible until a person decides."
+        )
+    return ""

@@ -100,14 +100,16 @@ def namespace_series(days: list[date]) -> dict[int, dict[str, list[int]]]:
     what was open at each day's end (from when each cluster and conflict was made and
     closed), automatic merges and people's decisions that day (decisions_per_day's
     definition), the share of cluster decisions that were dismissals (a precision
-    signal: a high rate says detection proposes what people reject), and what the
-    day's last run left for the next one."""
+    signal: a high rate says detection proposes what people reject; with
+    "clusters_decided", what it is a share of), and what the day's last run left for the
+    next one."""
     first = days[0]
     position = {day: index for index, day in enumerate(days)}
     found: dict[int, dict[str, list[int]]] = {}
 
     def add(namespace_id: int, series: str, day: date, value: int) -> None:
-        row = found.setdefault(namespace_id, {key: [0] * len(days) for key, *_ in SERIES})
+        keys = [key for key, *_ in SERIES] + ["clusters_decided"]
+        row = found.setdefault(namespace_id, {key: [0] * len(days) for key in keys})
         if day in position:
             row[series][position[day]] = value
 
@@ -142,6 +144,7 @@ def namespace_series(days: list[date]) -> dict[int, dict[str, list[int]]]:
     for key, count in decided.items():
         add(key[0], "decisions", key[1], count)
     for key, count in on_clusters.items():
+        add(key[0], "clusters_decided", key[1], count)  # what the rate is a share of
         add(key[0], "dismiss_rate", key[1], round(100 * dismissed[key] / count))
     return found
 

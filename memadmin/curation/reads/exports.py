@@ -24,7 +24,8 @@ from memadmin.store.models import Memory, MemoryStatus, Namespace
 
 def review_export(namespace: str | None) -> dict:
     """Every cluster and conflict in the export_review format (DESIGN.md): clusters with
-    their members' external ids, weakest similarity, status and latest proposal text."""
+    their members' external ids, weakest similarity, status and latest proposal text;
+    each with its tier, confidence and how the pair model weighed it."""
     clusters = Cluster.objects.select_related("namespace").prefetch_related(
         Prefetch("memberships", queryset=members_queryset()),
         Prefetch("proposals", queryset=MergeProposal.objects.order_by("-created_at", "-id")),
@@ -49,6 +50,9 @@ def review_export(namespace: str | None) -> dict:
                 "proposal": next((p.merged_text for p in cluster.proposals.all()), None),
                 "tier": cluster.tier,
                 "confidence": cluster.confidence,
+                "evidence": cluster.evidence,
+                # How the pair model weighed its weakest joining pair (the page's waterfall).
+                "explanation": cluster.explanation,
             }
             for cluster in clusters.order_by("id")
         ],
@@ -64,6 +68,8 @@ def review_export(namespace: str | None) -> dict:
                 "confidence": conflict.confidence,
                 # A copy (status "copy") is the same two texts as this open conflict.
                 "copy_of": conflict.copy_of_id,
+                "reason": conflict.reason,
+                "explanation": conflict.explanation,
             }
             for conflict in conflicts.order_by("id")
         ],

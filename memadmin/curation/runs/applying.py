@@ -119,6 +119,7 @@ def collect(
                 tier=cluster.tier,
                 confidence=cluster.confidence,
                 evidence=cluster.evidence,
+                explanation=cluster.explanation,
             )
         )
     for candidate in plan.conflicts:
@@ -136,7 +137,9 @@ def collect(
             )
             report.count_conflict(judgement.tier)
             continue
-        writes.conflicts.append((older, newer, judgement.conflict_fields()))
+        writes.conflicts.append(
+            (older, newer, {**judgement.conflict_fields(), "explanation": candidate.explanation})
+        )
     return writes
 
 

@@ -13,8 +13,8 @@ import numpy as np
 
 from memadmin.curation.detection.pipeline import Judged, assess_pair, judge_namespace
 from memadmin.curation.detection.scoring import clustering
-from memadmin.curation.detection.scoring.judgement import Judgement
-from memadmin.curation.detection.scoring.model import PairModel
+from memadmin.curation.detection.scoring.judgement import Judgement, explain
+from memadmin.curation.detection.scoring.model import PairModel, stored_model
 from memadmin.curation.detection.scoring.representative import representative
 from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED, Verdict
@@ -40,6 +40,8 @@ class ReviewCluster:
     # The weakest P(one fact) of any two members: how sure the cluster is.
     confidence: float = 1.0
     evidence: list[str] = field(default_factory=list)
+    # How the pair model weighed its weakest joining pair (scoring.judgement.explain).
+    explanation: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -47,6 +49,7 @@ class ConflictCandidate:
     older: int
     newer: int
     judgement: Judgement
+    explanation: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -115,7 +118,8 @@ def group(
         if {i, j} & folded - {g.representative for g in plan.collapses + plan.auto_merges}:
             continue  # a folded copy: its survivor carries the same conflict
         older, newer = judged.ordered(i, j)
-        plan.conflicts.append(ConflictCandidate(older, newer, judgement))
+        model = judged.model or stored_model()
+        plan.conflicts.append(ConflictCandidate(older, newer, judgement, explain(judgement, model)))
     return plan
 
 
@@ -173,6 +177,7 @@ def _cluster(plan: Plan, judged: Judged, review: list, already_judged) -> None:
             members = set(component.members)
             joining = [e for e in edges if {e.a, e.b} <= members]
             pairs = [judge(e.a, e.b) for e in component.edges]
+            least = min(joining or component.edges, key=lambda e: e.strength)
             plan.clusters.append(
                 ReviewCluster(
                     component.members,
@@ -181,8 +186,9 @@ def _cluster(plan: Plan, judged: Judged, review: list, already_judged) -> None:
                     sorted({flag for jd in pairs for flag in jd.flags}),
                     tier=tier,
                     # How sure the proposal is: its weakest joining pair.
-                    confidence=min(e.strength for e in joining or component.edges),
+                    confidence=least.strength,
                     evidence=list(dict.fromkeys(f for jd in pairs for f in jd.findings)),
+                    explanation=explain(judge(least.a, least.b), judged.model or stored_model()),
                 )
             )
 

@@ -19,6 +19,7 @@ from memadmin.curation.reads.clusters import (
     cluster_queue,
     cluster_version,
     copies_across,
+    count_exact_open,
     exact_open_clusters,
     merged_memory,
     offered_text,
@@ -26,7 +27,10 @@ from memadmin.curation.reads.clusters import (
     page_flags,
     pending_proposal,
     split_parts,
+    why_tier,
+    with_members_and_proposals,
 )
+from memadmin.review import charts
 from memadmin.review.diff import word_diff
 from memadmin.review.forms import MAX_MATCHING, BatchFilters, ClusterQueueFilters, queue_query
 from memadmin.review.presenters.places import Place, next_in, page_url, place_in, queue_url
@@ -146,13 +150,26 @@ def decision_answer(cluster_id: int, form, decided, before: list[int], *, htmx: 
     )
 
 
+# How far down the queue a decision looks for the next cluster before reading it whole.
+NEXT_LOOKAHEAD = 200
+
+
 def after_decision(found: Cluster, query: str, before: list[int]) -> str:
     """Where a decision on `found` goes on to: the cluster again while it is open, else
     the next cluster of the queue it was opened from that is still in it, else that
     queue."""
     if found.status == ClusterStatus.OPEN:
         return cluster_url(found.pk, query)
-    following = next_in(before, queue_order(query), found.pk)
+    # The next ones of the order before, still in the queue: asked of those few, not of
+    # the whole queue read again (10,000 ids at a large store).
+    after = before[before.index(found.pk) + 1 :][:NEXT_LOOKAHEAD] if found.pk in before else []
+    filters = ClusterQueueFilters(queue_query(query))
+    still = set(
+        cluster_queue(**filters.arguments()).filter(pk__in=after).values_list("pk", flat=True)
+    )
+    following = next((pk for pk in after if pk in still), None)
+    if following is None:
+        following = next_in(before, queue_order(query), found.pk)
     if following is None:
         return queue_url(reverse("clusters"), query)
     return cluster_url(following, query)
@@ -198,6 +215,9 @@ def cluster_page(
     flags = page_flags(cluster, members)
     return {
         "cluster": cluster,
+        "explanation": cluster.explanation,
+        "tier_note": why_tier(cluster, members),
+        "waterfalls": [charts.waterfall(s) for s in cluster.explanation.get("stages", [])],
         "copies": copies_across(members),
         "flags": flags,
         "flags_explained": _explained(flags),
@@ -282,12 +302,17 @@ def undo_offer(found: Cluster) -> tuple[str, str] | None:
 # --- Many clusters ----------------------------------------------------------------------------
 
 
+# The most exact-copy clusters one preview shows (oldest first): a person checks what
+# they accept, and the next ones come after these are decided.
+EXACT_PREVIEW_ROWS = 500
+
+
 def exact_copies_preview(namespace: str) -> dict:
     """The exact-copy clusters of a namespace (none: every namespace): each mergeable one
     with the text it keeps and its version, those whose copies came from other sources or
     sessions as a group of their own that says what differs, the flagged ones apart."""
     mergeable, across, flagged = [], {}, []
-    for cluster in exact_open_clusters(namespace or None):
+    for cluster in exact_open_clusters(namespace or None, limit=EXACT_PREVIEW_ROWS):
         members = cluster_members(cluster)
         flags = bulk_flags(cluster, members=members)
         proposal = pending_proposal(cluster)
@@ -301,6 +326,8 @@ def exact_copies_preview(namespace: str) -> dict:
         else:
             mergeable.append(row)
     return {
+        "total": count_exact_open(namespace or None),
+        "shown": len(mergeable) + len(flagged) + sum(len(rows) for rows in across.values()),
         "mergeable": mergeable,
         "across": sorted(across.items()),
         "flagged": flagged,
@@ -331,22 +358,28 @@ SELECTED_ACTIONS = {
 def selected_preview(action: str, ids: list[int], matched: int, query: str, why_not_open) -> dict:
     """The preview of a bulk action on ticked clusters: exactly those still open, with the
     version each shows; for an accept, the flagged ones apart (never merged in bulk)."""
-    found = Cluster.objects.select_related("namespace").filter(
-        pk__in=ids, status=ClusterStatus.OPEN
+    found = with_members_and_proposals(
+        Cluster.objects.select_related("namespace")
+        .defer("explanation", "evidence")
+        .filter(pk__in=ids, status=ClusterStatus.OPEN)
+        .order_by("pk")
     )
-    items, flagged = [], []
-    for cluster in sorted(found, key=lambda c: c.pk):
-        flags = bulk_flags(cluster)
-        texts = [m.content for m in cluster_members(cluster)]
-        row = (cluster, reverse("cluster", args=[cluster.pk]), texts, flags)
+    items, flagged, versions = [], [], {}
+    for cluster in found:
+        members = cluster_members(cluster)
+        flags = bulk_flags(cluster, members=members)
+        row = (cluster, reverse("cluster", args=[cluster.pk]), [m.content for m in members], flags)
         (flagged if flags and action == "accept" else items).append(row)
+        versions[cluster.pk] = cluster_version(
+            cluster, member_ids=[m.pk for m in members], proposal=pending_proposal(cluster)
+        )
     open_ids = {cluster.pk for cluster in found}
     verb, explained = SELECTED_ACTIONS[action]
     return {
         "items": items,
         "flagged": flagged,
         "gone": [f"#{pk}: {why_not_open(pk)}" for pk in ids if pk not in open_ids],
-        "versions": {c.pk: cluster_version(c) for c, *_ in items},
+        "versions": {c.pk: versions[c.pk] for c, *_ in items},
         "action": action,
         "verb": verb,
         "noun": "cluster",
@@ -417,18 +450,21 @@ def batch_preview(action: str, ids: list[int], selection, filters: BatchFilters)
     merged as; for a merge, the flagged ones apart; those decided meanwhile named."""
     found = {
         c.pk: c
-        for c in Cluster.objects.select_related("namespace").filter(
-            pk__in=ids, status=ClusterStatus.OPEN
+        for c in with_members_and_proposals(
+            Cluster.objects.select_related("namespace")
+            .defer("explanation", "evidence")
+            .filter(pk__in=ids, status=ClusterStatus.OPEN)
         )
     }
     items, flagged = [], []
     for pk in ids:
         if pk not in found:
             continue
-        flags = bulk_flags(found[pk]) if action == "accept" else []
+        members = cluster_members(found[pk])
+        flags = bulk_flags(found[pk], members=members) if action == "accept" else []
         row = {
             "cluster": found[pk],
-            "members": cluster_members(found[pk]),
+            "members": members,
             "text": selection.text_of(pk),
             "version": selection.version_of(pk),
             "flags": flags,

@@ -23,7 +23,9 @@ from memadmin.curation.reads.conflicts import (
     conflict_queue,
     copies_of,
     cosine_of,
+    why_tier,
 )
+from memadmin.review import charts
 from memadmin.review.diff import word_diff
 from memadmin.review.forms import MAX_MATCHING, ConflictQueueFilters, queue_query
 from memadmin.review.presenters.places import Place, next_in, page_url, place_in, queue_url
@@ -132,8 +134,19 @@ def conflict_page(
     """The conflict page's context; after a refusal, what changed meanwhile and what the
     admin had chosen (resolution, scope note, text), kept in the form."""
     a, b = conflict.memory_a, conflict.memory_b
+    # The evidence's list is shown only where no waterfall is (confidence.html).
+    shown = set() if conflict.explanation else set(conflict.evidence)
     return {
         "conflict": conflict,
+        # What the reason says that the evidence does not (never twice on one page).
+        "reason": "; ".join(
+            part
+            for part in conflict.reason.split("; ")
+            if part not in shown and not part.startswith("weighed most: ")
+        ),
+        "explanation": conflict.explanation,
+        "tier_note": why_tier(conflict),
+        "waterfalls": [charts.waterfall(s) for s in conflict.explanation.get("stages", [])],
         # Copies of the same two texts (from other sources or sessions): one conflict to
         # people, settled with this one.
         "copies": copies_of(conflict),

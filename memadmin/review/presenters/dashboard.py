@@ -35,7 +35,7 @@ def _namespace_series(days) -> list[dict]:
                         [(d.strftime("%d"), values[key][i]) for i, d in enumerate(days)],
                         x_name="day",
                         y_name="%" if key == "dismiss_rate" else "count",
-                        empty=empty,
+                        empty=_said_empty(key, empty, values),
                         width=230,
                         height=110,
                     )
@@ -45,6 +45,16 @@ def _namespace_series(days) -> list[dict]:
             }
         )
     return shown
+
+
+def _said_empty(key: str, empty: str, values: dict) -> str:
+    """A series' empty state: a dismiss rate of 0 where clusters were decided says so."""
+    decided = sum(values["clusters_decided"])
+    if key == "dismiss_rate" and decided:
+        return (
+            f"{decided} cluster{'s' if decided > 1 else ''} decided in these days, none dismissed."
+        )
+    return empty
 
 
 def dashboard_page() -> dict:

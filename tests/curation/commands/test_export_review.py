@@ -37,3 +37,8 @@ def test_export_review_prints_clusters_and_conflicts(run_command, load):
         "kind": "update",
         "status": "open",
     }
+    # How the model weighed it travels with it: the waterfall's figures, in words.
+    stages = conflict["explanation"]["stages"]
+    assert [s["question"] for s in stages] == ["the same subject and slot", "they disagree"]
+    assert all(bar["words"] and "_" not in bar["words"] for s in stages for bar in s["bars"])
+    assert set(cluster["explanation"]["model"]) == {"one", "conflict", "two"}

@@ -83,14 +83,41 @@ def test_what_carries_a_conflict_on_is_judged_again_from_the_pair_it_holds():
     carla = person("carla", "curator")
     one, two, three, _ = kit()
     conflict(one, three)
+    opened = cluster(one, two)
+    members = cluster_members(opened)
+    proposal = decisions.record_proposal(
+        cluster=opened, members=members, draft=rule_draft(members, "test")
+    )
 
-    merged = accept(cluster(one, two), carla)
+    merged = decisions.accept_proposal(
+        proposal=proposal, user=carla, text="The gripper force is 12 N at most."
+    )
 
     follower = Conflict.objects.get(status="open")
     assert (follower.memory_a, follower.memory_b) == (merged, three)
     assert follower.reason != "12 N / 8 N"  # the overtaken conflict's words
-    assert "one slot, two values: 8 N / 12 N" in follower.reason and follower.differing_tokens
+    assert "8 N / 12 N" in follower.reason and follower.differing_tokens
     assert follower.detected_by == "rule" and follower.tier in ("proposed", "possible")
+    assert follower.explanation["stages"]  # and how the model weighed it, for its page
+
+
+def test_a_pair_of_the_same_two_texts_carries_the_conflicts_own_judgement():
+    """Merged as one of its own texts, a side carries its conflict on unchanged: the
+    same two texts read the same (no judging again, the reason is still true)."""
+    carla = person("carla", "curator")
+    one, two, three, _ = kit()
+    first = conflict(one, three)
+    opened = cluster(one, two)
+    members = cluster_members(opened)
+    proposal = decisions.record_proposal(
+        cluster=opened, members=members, draft=rule_draft(members, "test")
+    )
+
+    decisions.accept_proposal(proposal=proposal, user=carla, text=one.content)
+
+    follower = Conflict.objects.get(status="open")
+    assert follower.memory_a.content == one.content and follower.follows == first
+    assert (follower.reason, follower.kind) == (first.reason, first.kind)
 
 
 def test_a_settlement_that_leaves_two_copies_of_one_text_carries_no_conflict_on():
@@ -364,3 +391,64 @@ def test_undoing_a_merge_leaves_a_member_excluded_before_it_as_it_was():
     decisions.unmerge(cluster=opened, actor="user:carla", user=carla)
 
     assert [memory(name).status for name in ("kit-001", "kit-002", "kit-005")] == ["active"] * 3
+
+
+def _state() -> tuple:
+    """What a reader sees: each memory's status, and the conflicts standing, by texts."""
+    memories = sorted((m.content, m.status) for m in Memory.objects.all())
+    standing = sorted(
+        (c.status, c.memory_a.content, c.memory_b.content, c.reason, round(c.confidence, 4))
+        for c in Conflict.objects.select_related("memory_a", "memory_b").exclude(status="overtaken")
+    )
+    return memories, standing
+
+
+def test_a_bulk_accept_follows_once_and_ends_as_accepting_one_by_one():
+    """reviews.decide_many follows what its merges overtook once, after the last: the
+    conflicts and memories end as deciding each on its own page would leave them."""
+    from memadmin.curation import reviews
+    from memadmin.curation.reads.clusters import cluster_version
+
+    carla = person("carla", "curator")
+    one, two, three, four = kit()
+    five, six = store(
+        line("kit-005", "The gripper force is 8 N now.", unit(5), created_at="2026-02-01T00:00Z"),
+        line("kit-006", "Gripper force: 8 N.", unit(6), created_at="2026-02-02T00:00:00Z"),
+    )
+    for a, b in ((one, three), (two, three), (one, five), (two, six), (four, six)):
+        conflict(a, b)
+    first, second = cluster(one, two), cluster(three, five, six)
+    for opened in (first, second):
+        members = cluster_members(opened)
+        decisions.record_proposal(cluster=opened, members=members, draft=rule_draft(members, "t"))
+
+    with transaction.atomic():
+        for opened in (first, second):
+            reviews.decide_many([opened.pk], "accept", carla, version_of=lambda pk: cluster_version(
+                Cluster.objects.get(pk=pk)))  # fmt: skip
+        one_by_one = _state()
+        transaction.set_rollback(True)
+    versions = {c.pk: cluster_version(c) for c in (first, second)}
+    outcome = reviews.decide_many([first.pk, second.pk], "accept", carla, version_of=versions.get)
+
+    assert outcome.done == [first.pk, second.pk]
+    assert any(status == "open" for status, *_ in one_by_one[1])  # something carried on
+    assert _state() == one_by_one
+    check_invariants()
+    # One undo for both takes every follower back.
+    reviews.undo_many(outcome.done, carla)
+    assert {m.status for m in Memory.objects.filter(external_id__startswith="kit-")} == {"active"}
+    assert Conflict.objects.filter(status="open").count() == 5
+    check_invariants()
+
+
+def test_undoing_a_merge_offers_its_proposal_again():
+    carla = person("carla", "curator")
+    one, two, *_ = kit()
+    opened = cluster(one, two)
+
+    accept(opened, carla)
+    decisions.unmerge(cluster=opened, actor="carla", user=carla)
+
+    (pending,) = opened.proposals.filter(status="pending")
+    assert pending.merged_text and pending.reviewer is None

@@ -153,7 +153,8 @@ def _one_statement(a, b, found, relation, thresholds, *, multi, cross) -> RuleRe
         and automatic_merge(a.content, b.content, cosine=found.cosine, thresholds=thresholds)
     ):
         return found.saying(
-            f"nothing differs (cosine {found.cosine:.3f})", verdict=Verdict.AUTO_MERGE
+            f"nothing differs, and the meaning is alike ({found.cosine:.2f})",
+            verdict=Verdict.AUTO_MERGE,
         )
     if multi is not None and (cross or found.method == "vector"):
         floor = thresholds.multi_cross if cross else thresholds.multi_review
@@ -162,7 +163,7 @@ def _one_statement(a, b, found, relation, thresholds, *, multi, cross) -> RuleRe
             # The multilingual model reads what MiniLM cannot: another language, or a
             # paraphrase in other words.
             found = found.saying(
-                f"multilingual cosine {multi:.3f} >= {floor}",
+                f"alike in meaning across languages ({multi:.2f}; alike from {floor:.2f})",
                 similarity=scaled,
                 method="multilingual",
             )
@@ -176,12 +177,15 @@ def _one_statement(a, b, found, relation, thresholds, *, multi, cross) -> RuleRe
         # about one subject do not (curation.detection.comparing.alignment).
         aligned = alignment.word_alignment(a.content, b.content)
         if aligned is not None and aligned < thresholds.align_floor:
-            return found.saying(f"the words each adds mean other things (alignment {aligned:.2f})")
+            return found.saying(f"the words each adds mean other things ({aligned:.2f} alike)")
     if found.similarity < thresholds.review:
         return found
     found = replace(found, verdict=Verdict.REVIEW)
     if found.method != "multilingual":
-        found = found.saying(f"similarity {found.similarity:.3f} >= {thresholds.review}")
+        found = found.saying(
+            f"alike in meaning and words ({found.similarity:.2f}; "
+            f"alike from {thresholds.review:.2f})"
+        )
     if relation.kind == relations.REFINES:
         found = found.saying(relation.said())
     if protected:
@@ -286,7 +290,14 @@ def _by_signals(found, body_a, body_b, tfidf, thresholds, multi, cross):
 
 
 def _exact(a, b) -> RuleReading:
-    found = RuleReading(Verdict.EXACT, 1.0, 1.0, 1.0, "exact", ("same normalised text",))
+    found = RuleReading(
+        Verdict.EXACT,
+        1.0,
+        1.0,
+        1.0,
+        "exact",
+        ("the same text, but for case, spaces and punctuation",),
+    )
     guard = guards.metadata_guard(a, b)
     if guard and not guard.startswith("different session"):
         # The same words from another source or category: shown, never collapsed.

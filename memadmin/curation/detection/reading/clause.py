@@ -125,12 +125,16 @@ def _is_class_word(token: Token, predicate: PredicateClass | None) -> bool:
     return same_class(class_of(token), predicate)
 
 
-def warm_up() -> None:
+def warm_up(languages: tuple[str, ...] = ("en",)) -> None:
     """Load what reading most texts needs (simplemma's English dictionary, the unit
     table), so that worker processes forked after this share it. The German and French
     dictionaries (1.0 s and 0.2 s to load) wait for a text in their language: a store
-    in English never loads them, and a worker that meets one loads it once."""
-    lemma("warm", "en")
+    in English never loads them, and a worker that meets one loads it once. A web
+    server loads them too as it starts (`languages`): the language of a note with no
+    function word is told by all three, and a person's decision that judges a pair
+    again must not wait for them."""
+    for language in languages:
+        lemma("warm", language)
     read("Lives in Lyon and works 2 h a day.")
     quantities.read("1,5 km")
 

@@ -11,11 +11,13 @@ no model: the hash decides it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from memadmin.curation.detection import guards
+from memadmin.curation.detection.comparing import relations
 from memadmin.curation.detection.comparing.evidence import INDEX, Evidence, neighbourhoods
 from memadmin.curation.detection.comparing.rules import RuleReading
 from memadmin.curation.detection.scoring.model import PairModel, said
@@ -72,9 +74,11 @@ class Judgement:
     def p_one(self) -> float:
         return 1.0 if self.probabilities is None else self.probabilities[0]
 
-    def conflict_fields(self) -> dict:
-        """What decisions.open_conflict records of a conflict judgement."""
+    def conflict_fields(self, model: PairModel | None = None) -> dict:
+        """What decisions.open_conflict records of a conflict judgement (with how `model`
+        weighed it, when given)."""
         return {
+            "explanation": explain(self, model) if model is not None else {},
             "kind": self.conflict_kind,
             "reason": "; ".join(self.reasons),
             "differing_tokens": list(self.differing_tokens),
@@ -218,3 +222,94 @@ def _said_once(reasons: list[str]) -> list[str]:
         said_.add(detail)
         kept.append(reason)
     return kept
+
+
+# The two questions the model asks of a pair, as a curator reads them.
+QUESTIONS = {"related": "the same subject and slot", "disagree": "they disagree"}
+# Bars a waterfall shows of a stage; what moved it less is one bar, "the rest".
+BARS = 7
+
+
+def explain(judgement: Judgement, model: PairModel) -> dict:
+    """How the pair model reached a pair's probabilities, for the waterfall a page draws
+    (Splink's match-weight chart): for each of its two questions, the prior (where the
+    question starts, in log-odds), one bar for each piece of evidence in plain words
+    (its share of the log-odds; what two features say alike, one bar), and the total as a
+    probability; then the probabilities of one fact, a conflict and two facts, and an
+    LLM's answer where one moved them. {} for a pair with no evidence (an exact copy)."""
+    if judgement.evidence is None:
+        return {}
+    values = judgement.evidence.values
+    stages = []
+    for stage in (model.related, model.disagree):
+        shares: dict[str, float] = {}
+        prior = float(stage.intercept)
+        for feature, share in zip(
+            stage.features, (values[stage.positions] * stage.weights).tolist(), strict=True
+        ):
+            if feature == "bias":
+                prior += share
+            elif share:
+                words = _in_words(feature, judgement.findings)
+                shares[words] = shares.get(words, 0.0) + share
+        ranked = sorted(shares.items(), key=lambda item: -abs(item[1]))
+        bars = [{"words": words, "share": round(share, 2)} for words, share in ranked[:BARS]]
+        rest = sum(share for _, share in ranked[BARS:])
+        if rest:
+            bars.append({"words": "the rest of the evidence", "share": round(rest, 2)})
+        total = prior + sum(share for _, share in ranked)
+        stages.append(
+            {
+                "question": QUESTIONS[stage.name],
+                "prior": round(prior, 2),
+                "bars": bars,
+                "total": round(total, 2),
+                "probability": round(1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, total)))), 4),
+            }
+        )
+    model_p = model.probabilities(values)
+    found = {
+        "stages": stages,
+        "model": {
+            k: round(float(p), 4) for k, p in zip(("one", "conflict", "two"), model_p, strict=True)
+        },
+    }
+    if judgement.decided_by == "llm" and judgement.probabilities is not None:
+        found["llm"] = {"answer": judgement.llm_answer, "after": _named(judgement.probabilities)}
+    return found
+
+
+def _named(probabilities) -> dict[str, float]:
+    return {
+        name: round(float(p), 4)
+        for name, p in zip(("one", "conflict", "two"), probabilities, strict=True)
+    }
+
+
+# Features about the values or the subjects a pair differs in: their bar names them.
+_ABOUT_VALUES = ("differs_", "new_value_", "relation_new_value", "relation_other_value",
+                 "conflict_reading_x_cosine", "value_swapped", "values_and_more",
+                 "value_and_thing_differ")  # fmt: skip
+_ABOUT_SUBJECTS = ("different_subjects", "two_subjects_x_cosine", "subjects_differ",
+                   "names_differ", "relation_other_subject", "subject_swapped",
+                   "names_swapped_in")  # fmt: skip
+_VALUE_FINDINGS = (relations.WORDS[relations.NEW_VALUE], relations.WORDS[relations.OTHER_VALUE],
+                   "different values")  # fmt: skip
+_SUBJECT_FINDINGS = (relations.WORDS[relations.OTHER_SUBJECT], "different names")
+
+
+def _in_words(feature: str, findings: tuple[str, ...]) -> str:
+    """A feature in plain words, with what it found where a finding says it ("different
+    values: Azure / Fly.io", "different subjects: Yuki A. / Yuki R.")."""
+    words = said(feature)
+    detail = next((f for f in findings if f.startswith(f"{words}: ")), "")
+    if detail:
+        return detail
+    for about, said_by in ((_ABOUT_VALUES, _VALUE_FINDINGS), (_ABOUT_SUBJECTS, _SUBJECT_FINDINGS)):
+        if feature.startswith(about):
+            found = next(
+                (f for f in findings if f.startswith(tuple(f"{w}: " for w in said_by))), ""
+            )
+            if found:
+                return f"{words}: {found.split(': ', 1)[1]}"
+    return words

@@ -118,34 +118,81 @@ def stored_threshold(name: str) -> float:
     return float(json.loads(MODEL_PATH.read_text(encoding="utf-8"))["thresholds"][name])
 
 
-# Feature names as a reviewer reads them (a relation's in the words relations gives it).
+# Every feature as a curator reads it (a relation's in the words relations gives it): the
+# one table the evidence a page shows is worded from. Features read together in one
+# phrase share their words (their shares add up on the page).
 _SAID = {
-    "cosine": "embedding similarity",
-    "similarity": "similarity",
-    "containment": "shared words",
-    "containment_sq": "shared words",
-    "multi_known": "short texts",
+    "cosine": "meaning alike (embeddings)",
+    "multi_known": "short texts, read by the multilingual model too",
+    "containment": "words they share",
+    "containment_sq": "words they share",
+    "similarity": "meaning and words alike",
     **{f"relation_{kind}": words for kind, words in relations.WORDS.items()},
     "relation_update": "the newer changes the older",
-    "different_subjects": "different subjects",
-    "different_things": "different things",
+    "differs_count": "different values",
+    "differs_x_cosine": "different values",
+    "one_slot": "the same slot with its value set aside",
+    "slot_overlap": "the same slot with its value set aside",
     "opposed": "one denies or reverses the other",
-    "newer_announces_change": "the newer announces a change",
-    "words_in_order": "every word matched in order",
-    "same_words_same_roles": "names in the same roles",
+    "newer_announces_change": "the newer says something changed",
+    "older_announces_change": "the older says something changed",
+    "different_subjects": "different subjects",
+    "two_subjects_x_cosine": "different subjects",
+    "subjects_differ": "different subjects",
+    "names_differ": "different names",
+    "different_things": "different things",
+    "words_in_order": "every word matched, in order",
+    "same_words_same_roles": "names and values in the same roles",
+    "same_words_other_roles": "the same words in other roles",
     "across_languages": "two languages",
+    "lexical_only": "text the embeddings cannot read, compared word by word",
+    "both_short": "both short",
+    "length_ratio": "of a like length",
+    "both_about_user": "both about the user",
+    "one_names_a_subject": "only one names a subject",
+    "subjects_agree": "the same subject",
+    "subject_extra": "one names more of the subject",
+    "alignment": "the words each adds mean alike",
+    "alignment_unknown": "too many words added on each side to pair them up",
+    "one_adds_nothing": "one adds nothing the other lacks",
+    "shared_share": "words they share",
+    "added_most": "words one side adds",
+    "added_least": "words both sides add",
+    "one_word_each": "one word differs on each side",
+    "names_swapped_in": "a name swapped for another",
+    "modifier_differs": "one thing told apart by its modifier",
+    "values_and_more": "a value and more words differ",
+    "value_and_thing_differ": "a value and the thing it belongs to differ",
+    "frame_overlap": "said the same way, names and values set aside",
+    "frame_identical": "said the same way, names and values set aside",
+    "frame_x_same_names": "said the same way, of the same names",
+    "other_frame_same_names": "said another way, of the same names",
+    "new_value_same_frame": "one value changed in the same sentence",
+    "new_value_other_frame": "one value changed, the rest said otherwise",
+    "new_value_x_added": "one value changed, words added",
+    "conflict_reading_x_cosine": "one slot, two values, meaning alike",
+    "spans_differ": "places where the sentences differ",
+    "one_span_replaced": "one part of the sentence said two ways",
+    "span_opens": "the sentences differ at their start",
+    "span_closes": "the sentences differ at their end",
+    "subject_swapped": "the sentences differ in who they are about",
+    "value_swapped": "the sentences differ in their last value",
+    "nearest_of_one": "the closest memory of one side",
+    "nearest_of_both": "each other's closest memory",
+    "nearest_of_none_else": "no other memory near either",
+    "no_difference_read": "nothing that could disagree",
+    "signs_differ": "one says not",
+    "events_differ": "one tells an event, the other a state",
     "rule_review": "the rules read one fact",
     "rule_conflict": "the rules read a conflict",
     "rule_apart": "the rules read two facts",
-    "one_slot": "one slot",
-    "slot_overlap": "the rest of the texts agree",
 }
 
 
 def said(feature: str) -> str:
-    """A feature's name as a reviewer reads it."""
-    if feature.startswith(("cosine_above", "multi_above")):
-        return "embedding similarity"
+    """A feature's name as a curator reads it."""
+    if feature.startswith(("cosine_above", "multi_above", "across_multi_above")):
+        return "meaning alike (embeddings)"
     if feature.startswith("differs_"):
         return "different values"
     return _SAID.get(feature, feature.replace("_", " "))

@@ -1,0 +1,99 @@
+"""Evidence a curator reads: the pair model's sum of log-odds as a waterfall
+(scoring.judgement.explain), every bar in plain words, and the total its probability."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from memadmin.curation.detection.comparing.evidence import FEATURES
+from memadmin.curation.detection.scoring import model as pair_model
+from memadmin.curation.detection.scoring.judgement import explain
+from memadmin.curation.learning import calibration
+from memadmin.review.charts import ROW, waterfall
+from tests.curation.detection.test_confidence import judged_pair
+
+# Words no page may show: a feature's or reader's internal name.
+INTERNAL = re.compile(r"_|clause reading|hinge|cosine|containment|lexical|normalised")
+
+
+@pytest.fixture(scope="module")
+def vectors() -> calibration.Vectors:
+    return calibration.Vectors()
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The staging target is Azure.", "The staging target is Fly.io."),
+        ("Yuki A. lives in Osaka.", "Yuki R. lives in Osaka."),
+        ("Alice prefers tea in the morning.", "In the morning Alice likes to drink tea."),
+    ],
+)
+def test_each_stage_adds_up_to_the_probability_the_model_gives(older, newer, vectors):
+    judgement = judged_pair(older, newer, vectors)
+    model = pair_model.stored_model()
+
+    found = explain(judgement, model)
+
+    for stage in found["stages"]:
+        moved = stage["prior"] + sum(bar["share"] for bar in stage["bars"])
+        assert moved == pytest.approx(stage["total"], abs=0.01 * (len(stage["bars"]) + 1))
+        assert stage["probability"] == pytest.approx(1 / (1 + math.exp(-stage["total"])), abs=1e-3)
+        assert len(stage["bars"]) <= 8
+        for bar in stage["bars"]:
+            assert not INTERNAL.search(bar["words"]), bar["words"]
+    expected = model.probabilities(judgement.evidence.values)
+    assert [found["model"][k] for k in ("one", "conflict", "two")] == pytest.approx(
+        [float(p) for p in expected], abs=1e-4
+    )
+
+
+def test_a_bar_names_what_it_found(vectors):
+    judgement = judged_pair(
+        "The staging target is Azure.", "The staging target is Fly.io.", vectors
+    )
+
+    words = [bar["words"] for stage in explain(judgement, pair_model.stored_model())["stages"]
+             for bar in stage["bars"]]  # fmt: skip
+
+    assert any("Azure / Fly.io" in said for said in words), words
+
+
+def test_every_feature_of_the_model_has_plain_words():
+    for feature in FEATURES:
+        if feature != "bias":
+            assert not INTERNAL.search(pair_model.said(feature)), feature
+
+
+def test_an_exact_copy_has_no_waterfall(vectors):
+    judgement = judged_pair("User likes coffee.", "user likes coffee", vectors)
+
+    assert explain(judgement, pair_model.stored_model()) == {}
+
+
+def test_the_waterfall_runs_from_the_prior_to_the_total():
+    stage = {
+        "question": "they disagree",
+        "prior": -2.0,
+        "bars": [
+            {"words": "different values: A / B", "share": 3.0},
+            {"words": "the same slot", "share": 1.5},
+            {"words": "two languages", "share": -0.5},
+        ],
+        "total": 2.0,
+        "probability": 0.88,
+    }
+
+    chart = waterfall(stage)
+
+    kinds = [step.kind for step in chart.steps]
+    assert kinds == ["prior", "for", "for", "against", "total"]
+    prior, first, second, third, total = chart.steps
+    # Each bar starts where the one before it ended (x of the running log-odds).
+    assert prior.x == pytest.approx(first.x)  # -2 -> +1 starts at -2
+    assert first.x + first.width == pytest.approx(second.x)
+    assert second.x + second.width == pytest.approx(third.x + third.width)
+    assert total.x == pytest.approx(chart.zero) and total.width > 0
+    assert np.allclose([s.y for s in chart.steps], [0, ROW, 2 * ROW, 3 * ROW, 4 * ROW])

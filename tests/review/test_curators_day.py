@@ -131,9 +131,7 @@ def test_a_refused_curator_is_told_who_decided_first(day):
     assert Cluster.objects.get(pk=cluster.pk).status == "accepted"
 
 
-def test_a_bulk_settlement_undone_at_once_leaves_every_conflict_as_it_was(
-    run_command, write_jsonl
-):
+def test_a_bulk_settlement_undone_at_once_leaves_every_conflict_as_it_was(run_command, write_jsonl):
     """Settlements overtake each other's copies in any order; undone (the last first),
     every conflict is back as detection left it, the oldest of two texts the one open."""
     lines = day_lines(facts=30, copies=24)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import sys
 from pathlib import Path
@@ -85,6 +86,13 @@ def main() -> None:
     result = calibration.score(labels, calibration.plan_set(rows, thresholds, vectors))
     print(thresholds)
     print(result.summary())
+    from memadmin.curation.detection.scoring.model import MODEL_PATH
+    from memadmin.curation.learning import fitting, held_out
+
+    table = fitting.table_of(str(args.data), thresholds, vectors)
+    count, pairs = held_out.confident_errors(table, json.loads(MODEL_PATH.read_text()))
+    print(f"confident errors (read at {held_out.SURE} or more as what the label says it is not): "
+          f"{count} of {pairs} candidate pairs")  # fmt: skip
     if args.details:
         by_id = {row["id"]: row["content"] for row in rows}
         for title, pairs in (("false", result.false_pairs), ("missed", result.missed_pairs)):

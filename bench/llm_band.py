@@ -103,6 +103,7 @@ def measure(
         if reached_conflicts
         else 1.0,
         "calls": session.calls,
+        "tokens": session.input_tokens + session.output_tokens,
         "unreached": len(labelled - reached),
         "labelled": len(labelled),
         "left": len(left),
@@ -130,9 +131,10 @@ def line(r: dict) -> str:
         f"duplicates P {r['dup'][0]:.3f} R {r['dup'][1]:.3f} "
         f"(of reached {r['dup_of_reached']:.3f}); conflicts P {r['conflicts'][0]:.3f} "
         f"R {r['conflicts'][1]:.3f} (of reached {r['conflicts_of_reached']:.3f}); calls "
-        f"{r['calls']} ({100 * r['calls'] / r['memories']:.1f} per 100 memories, "
-        f"{r['calls'] / r['memories']:.2f} a memory); labelled pairs no layer reaches "
-        f"{r['unreached']} of {r['labelled']}; neither asked nor decided "
+        f"{r['calls']} ({1000 * r['calls'] / r['memories']:.0f} per 1,000 memories, "
+        f"{r['calls'] / r['memories']:.2f} a memory; tokens "
+        f"{1000 * r['tokens'] / r['memories']:,.0f} per 1,000 memories); labelled pairs no "
+        f"layer reaches {r['unreached']} of {r['labelled']}; neither asked nor decided "
         f"{r['left'] / r['labelled']:.1%}; unsafe automatic merges {r['unsafe']}"
     )
 
@@ -195,19 +197,20 @@ def main() -> None:
     models = held_out_models([name for name, *_ in sets]) if args.loso else {}
     rates = [float(x) for x in args.error_rate.split(",")]
     for rate in rates:
-        totals = {"memories": 0, "calls": 0}
+        totals = {"memories": 0, "calls": 0, "tokens": 0}
         for name, rows, labels in sets:
             result = measure(
                 name, rows, labels, rate, args.seed, models.get(name), correlated=args.correlated
             )
             print(line(result), flush=True)
-            for key in ("memories", "calls"):
+            for key in ("memories", "calls", "tokens"):
                 totals[key] += result[key]
             for key, value in result["counts"].items():
                 totals[key] = totals.get(key, 0) + value
         print(
             f"error {rate:.2f}, all sets: {totals['calls']} calls for {totals['memories']} "
-            f"memories ({totals['calls'] / totals['memories']:.2f} a memory); pooled: "
+            f"memories ({totals['calls'] / totals['memories']:.2f} a memory, "
+            f"{1000 * totals['tokens'] / totals['memories']:,.0f} tokens per 1,000); pooled: "
             f"{pooled_line(totals)}"
         )
 

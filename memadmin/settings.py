@@ -425,12 +425,21 @@ LLM_MAX_TOKENS = env_int("MEMADMIN_LLM_MAX_TOKENS", 600, minimum=16)
 # under the floor; at 0.05, 27 % and 3 %, and half again as many calls.
 LLM_SURE = env_float("MEMADMIN_LLM_SURE", 0.97)
 LLM_ASK_FLOOR = env_float("MEMADMIN_LLM_ASK_FLOOR", 0.1)
-LLM_CALLS_PER_MEMORY = env_float("MEMADMIN_LLM_CALLS_PER_MEMORY", 0.6, low=0.0, high=100.0)
+LLM_CALLS_PER_MEMORY = env_float("MEMADMIN_LLM_CALLS_PER_MEMORY", 1.0, low=0.0, high=100.0)
+# A call carries a memory and up to this many of its nearest candidates and answers each
+# pair (as Mem0's add reads a memory against what it retrieved): with an LLM every near
+# candidate is read, the doubtful first, within the budget above. 1 asks pair by pair
+# (the doubtful pairs first, then the surest fill what is left), as a Message Batch does.
+LLM_GROUP_SIZE = env_int("MEMADMIN_LLM_GROUP_SIZE", 16, minimum=1)
 # How often the LLM is taken to be right: a pair it judged gets the model's probabilities
 # (tempered by the model's llm_temperature) updated by its answer, and the answer decides
 # where it is then likelier than not (a pair the model gives under one chance in twelve
 # of what the LLM said, at 0.85, stays with the model).
 LLM_ACCURACY = env_float("MEMADMIN_LLM_ACCURACY", 0.85, low=0.34, high=1.0)
+# The least the model's prior gives any reading when an answer updates it: a model sure of
+# a pair its readers cannot see (another language, other words) is not sure beyond what
+# two agreeing answers can overturn.
+LLM_PRIOR_FLOOR = env_float("MEMADMIN_LLM_PRIOR_FLOOR", 0.02, low=0.0, high=0.3)
 # An answer the (tempered) model gave under this chance overturns it: it is asked a second
 # time, the newer memory shown first, and decides only if both readings agree (asked
 # right after the first, within the same budget).

@@ -12,6 +12,15 @@ pytestmark = pytest.mark.django_db(transaction=True)
 BAND = llm_band_pair()
 
 
+@pytest.fixture(autouse=True)
+def pair_by_pair(settings):
+    """The band one pair a call, within 0.6 calls a memory: the mechanics these tests
+    hold (readings, budget, caps, failures) with the fake API's pair answers. Calls that
+    carry a memory and its candidates are tests/curation/test_llm_groups.py's."""
+    settings.LLM_GROUP_SIZE = 1
+    settings.LLM_CALLS_PER_MEMORY = 0.6
+
+
 def test_without_an_llm_a_doubtful_pair_is_possible_not_proposed(run_command, load):
     load(*BAND)
 
@@ -188,16 +197,29 @@ def test_an_answer_on_a_pair_the_model_was_sure_of_holds_when_no_call_is_to_spar
 
 
 @pytest.mark.parametrize(
-    "difference",
-    [{"category": "config"}, {"source_ref": "elsewhere"}, {"importance": 0.97}],
-)
-def test_guarded_and_protected_pairs_are_never_sent(run_command, load, fake_llm, difference):
+    ("difference", "clustered"),
+    [({"category": "config"}, False), ({"source_ref": "elsewhere"}, False),
+     ({"importance": 0.97}, True)],
+)  # fmt: skip
+def test_guarded_and_protected_pairs_are_read_and_only_a_person_merges_them(
+    run_command, load, fake_llm, settings, difference, clustered
+):
+    """Every near candidate is read; the operator's vetoes bound what an answer does: a
+    guard keeps "one fact" out of every cluster, a protected memory is a flagged proposal
+    (never merged automatically)."""
+    settings.LLM_CALLS_PER_MEMORY = 1.0
     first, second = BAND
     load(first, {**second, **difference})
+    fake_llm.queue.extend([verdict("duplicate", reasoning="one preference")] * 2)
 
     run_command("find_duplicates")
 
-    assert fake_llm.requests == []
+    assert fake_llm.requests  # read, though it may not merge
+    clusters = Cluster.objects.filter(tier="proposed")
+    assert clusters.exists() == clustered
+    assert not Cluster.objects.filter(status="auto_merged").exists()
+    if clustered:
+        assert "protected" in clusters.get().flags
 
 
 def band_pairs(count: int) -> list[dict]:

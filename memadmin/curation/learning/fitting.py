@@ -211,7 +211,7 @@ class PairTable:
 def table_of(name: str, thresholds: Thresholds, vectors: calibration.Vectors) -> PairTable:
     """Judge every namespace of a set and collect its candidate pairs' evidence and
     labels (exact copies left out: the hash decides them, with no doubt)."""
-    rows, labels = load(name)
+    rows, labels = load(name) if name in LABELLED_SETS else calibration.load_set(Path(name))
     duplicates = {
         frozenset(pair)
         for group in labels["duplicate_groups"]

@@ -27,6 +27,20 @@ def held_out_log_loss(
     }
 
 
+# "Sure": the probability a reading must reach for its errors to count as confident ones.
+SURE = 0.8
+
+
+def confident_errors(table: PairTable, stored: dict) -> tuple[int, int]:
+    """How many of a set's candidate pairs the model `stored` reads at SURE or more as
+    something the labels say they are not, of how many (a held-out model's count is what a
+    store it never saw should expect: sure and wrong where its readers are blind)."""
+    model = with_thresholds(stored, dict.fromkeys(THRESHOLD_NAMES, 0.5))
+    wrong = model.probabilities(table.values).copy()
+    wrong[np.arange(len(table.classes)), table.classes] = 0.0
+    return int((wrong.max(axis=1) >= SURE).sum()) if len(wrong) else 0, len(table.classes)
+
+
 # The temperatures band_temperature chooses from.
 TEMPERATURES = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0)
 

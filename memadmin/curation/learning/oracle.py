@@ -37,6 +37,13 @@ _PAIR = re.compile(
 _PAIR_NEWER_FIRST = re.compile(
     rf"Newer memory: {_WHEN}(?P<newer>.*)\nOlder memory: {_WHEN}(?P<older>.*)\Z", re.DOTALL
 )
+_GROUP = re.compile(
+    rf"\AAnchor: {_WHEN}(?P<anchor>.*?)\n\nMemories to compare with the anchor:\n(?P<rest>.*)\Z",
+    re.DOTALL,
+)
+_NUMBERED = re.compile(rf"(?:\A|\n)\d+\. {_WHEN}")
+# About four characters a token, as the API counts English text.
+_CHARS_A_TOKEN = 4
 
 
 class Oracle:
@@ -55,6 +62,8 @@ class Oracle:
     ):
         self.error_rate, self.seed, self.correlated = error_rate, seed, correlated
         self.asked: list[tuple[str, str, bool]] = []  # (older, newer, newer shown first)
+        self.grouped = 0  # how many of `asked` came in a group (anchor, candidate, False)
+        self.calls = 0  # messages answered (a group's call answers several pairs)
         self.batches_created: list[str] = []
         self.batch_polls = 2
         self._batches: dict[str, dict] = {}
@@ -145,10 +154,15 @@ class Oracle:
             kind = kind or self._conflicts.get(pair, "")
         return ("conflict", kind) if kind else ("related_distinct", "")
 
-    def judge(self, older: str, newer: str, *, newer_first: bool = False) -> tuple[str, str]:
-        """The oracle's answer: the truth, or with the error rate another label."""
+    def judge(
+        self, older: str, newer: str, *, newer_first: bool = False, shown: str = ""
+    ) -> tuple[str, str]:
+        """The oracle's answer: the truth, or with the error rate another label (`shown`:
+        how the pair was shown, when not as a pair)."""
         label, kind = self.truth(older, newer)
-        shown = "" if self.correlated else "newer-first" if newer_first else "older-first"
+        if not shown:
+            shown = "newer-first" if newer_first else "older-first"
+        shown = "" if self.correlated else shown
         digest = hashlib.sha256(f"{self.seed}\0{older}\0{newer}\0{shown}".encode()).digest()
         rng = random.Random(digest)
         if rng.random() < self.error_rate:
@@ -157,8 +171,46 @@ class Oracle:
         return label, kind
 
     def answer(self, body: dict) -> dict:
-        """A Messages API answer to a verdict request (a tool call)."""
+        """A Messages API answer to a verdict request or a group's (a tool call), its
+        usage counted from the prompt's length."""
         text = body["messages"][0]["content"]
+        with self._lock:
+            self.calls += 1
+        group = _GROUP.search(text)
+        tool, answered = ("record_verdicts", self._group(group)) if group else self._pair(text)
+        said = json.dumps(answered)
+        return {
+            "id": f"msg_oracle_{len(self.asked)}",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "oracle"),
+            "content": [
+                {"type": "tool_use", "id": "toolu_oracle", "name": tool, "input": answered}
+            ],
+            "stop_reason": "tool_use",
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": (len(body.get("system", "")) + len(text)) // _CHARS_A_TOKEN,
+                "output_tokens": len(said) // _CHARS_A_TOKEN,
+            },
+        }
+
+    def _group(self, found: re.Match) -> dict:
+        """Each numbered memory's verdict against the anchor; a group's answer is wrong
+        or right for each pair on its own (seeded from the two texts as shown)."""
+        anchor = found.group("anchor")
+        texts = _NUMBERED.split(found.group("rest"))[1:]
+        verdicts = []
+        for number, text in enumerate(texts, start=1):
+            with self._lock:
+                self.asked.append((anchor, text, False))
+                self.grouped += 1
+            label, kind = self.judge(anchor, text, shown="group")
+            verdicts.append({"memory": number, "reasoning": "from the labels", "label": label,
+                             "conflict_kind": kind or "none"})  # fmt: skip
+        return {"verdicts": verdicts}
+
+    def _pair(self, text: str) -> tuple[str, dict]:
         found = _PAIR.search(text)
         newer_first = found is None and (found := _PAIR_NEWER_FIRST.search(text)) is not None
         if not found:
@@ -168,27 +220,8 @@ class Oracle:
             with self._lock:
                 self.asked.append((older, newer, newer_first))
             label, kind = self.judge(older, newer, newer_first=newer_first)
-        return {
-            "id": f"msg_oracle_{len(self.asked)}",
-            "type": "message",
-            "role": "assistant",
-            "model": body.get("model", "oracle"),
-            "content": [
-                {
-                    "type": "tool_use",
-                    "id": "toolu_oracle",
-                    "name": "record_verdict",
-                    "input": {
-                        "reasoning": "from the labels",
-                        "label": label,
-                        "conflict_kind": kind or "none",
-                    },
-                }
-            ],
-            "stop_reason": "tool_use",
-            "stop_sequence": None,
-            "usage": {"input_tokens": 150, "output_tokens": 40},
-        }
+        answered = {"reasoning": "from the labels", "label": label, "conflict_kind": kind or "none"}
+        return "record_verdict", answered
 
     # --- Message Batches ----------------------------------------------------------------
 

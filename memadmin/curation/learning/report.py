@@ -67,6 +67,12 @@ def _lines(tables, found, temperature: float) -> list[str]:
     for name, stages in held_out.held_out_log_loss(tables, found.models).items():
         said = (f"{stage} {loss:.3f} ({base:.3f})" for stage, (loss, base) in stages.items())
         lines.append(f"  {name}: " + "; ".join(said))
+    errors = {t.name: held_out.confident_errors(t, found.models[t.name]) for t in tables}
+    lines.append(
+        f"confident errors (a candidate pair read at {held_out.SURE} or more as what its label "
+        "says it is not), each set held out: "
+        + "; ".join(f"{name} {count} of {pairs}" for name, (count, pairs) in errors.items())
+    )
     lines.append(
         f"the LLM band's temperature (the worst held-out set read best): {temperature}; "
         "that set's log-loss under it:"

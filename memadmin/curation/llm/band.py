@@ -9,8 +9,11 @@ to be: a right answer would otherwise change nothing). A pair is doubtful when i
 likeliest tempered reading (one fact, conflict, two facts) has a probability under
 LLM_SURE and it is one fact or a conflict with LLM_ASK_FLOOR or more: the rules' own
 conflicts and the pairs a reader set apart are asked like any other. Calls the doubtful
-pairs leave go to the pairs the model is sure of, the least sure first. Only the
-operator's vetoes keep a pair from the LLM: a metadata guard, a protected memory.
+pairs leave go to the pairs the model is sure of, the least sure first. In groups
+(LLM_GROUP_SIZE: one call holds a memory and several of its candidates) every near
+candidate is read, the doubtful first. The operator's vetoes bound what an answer does,
+not what is asked: a guarded pair answered "one fact" joins no cluster, a protected
+memory is merged by a person only.
 
 An answer the tempered model gave under LLM_SECOND_READING_BELOW (it overturns the
 model) is asked a second time, the newer memory shown first, and decides only if both
@@ -21,6 +24,7 @@ passed and the model is as sure as an automatic merge needs.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import logging
 import math
@@ -99,17 +103,17 @@ def doubtful_pairs(judged: Judged, room: int = 0) -> list[tuple[int, int]]:
         elif room:
             sure_of.append((1.0 - sure, i, j))
     doubtful.sort(key=_most_doubtful_first)
-    found = [(i, j) for _, i, j in doubtful if _may_ask(judged, i, j)]
+    found = [(i, j) for _, i, j in doubtful]
     if len(found) < room:
         sure_of.sort(key=_most_doubtful_first)
-        spare = ((i, j) for _, i, j in sure_of if _may_ask(judged, i, j))
+        spare = ((i, j) for _, i, j in sure_of)
         found.extend(itertools.islice(spare, room - len(found)))
     return found
 
 
 def answered_before(judged: Judged, answers: dict, listed: set) -> list[tuple[int, int]]:
     """The undecided pairs not `listed` that an earlier pass asked about (by content
-    hashes in `answers`), where the operator's vetoes allow it."""
+    hashes in `answers`)."""
     if not answers:
         return []
     memories = judged.memories
@@ -120,24 +124,12 @@ def answered_before(judged: Judged, answers: dict, listed: set) -> list[tuple[in
         and judgement.probabilities is not None
         and judgement.decided_by == "rule"
         and tuple(sorted((memories[i].content_hash, memories[j].content_hash))) in answers
-        and _may_ask(judged, i, j)
     ]
 
 
 def _most_doubtful_first(item: tuple[float, int, int]) -> tuple[float, int, int]:
     doubt, i, j = item
     return -doubt, i, j
-
-
-def _may_ask(judged: Judged, i: int, j: int) -> bool:
-    """Only the operator's vetoes keep a pair from the LLM."""
-    older, newer = judged.memories[i], judged.memories[j]
-    # A metadata guard comes before any LLM call; a protected memory is never sent.
-    return not (
-        guards.metadata_guard(older, newer)
-        or guards.is_protected(older)
-        or guards.is_protected(newer)
-    )
 
 
 def _band_priors(judged: Judged, undecided: list) -> list:
@@ -207,7 +199,11 @@ def ask_band(
     verdict (not in a dry run); counts on `report`."""
     allowed = budget(options, report)
     asking = options.llm_session is not None or options.llm_batch is not None
-    pairs = doubtful_pairs(judged, allowed if asking else 0)
+    grouped = options.llm_batch is None and options.llm_session is not None and _group_size() > 1
+    # In groups every near candidate is read (a call holds a memory and several of its
+    # candidates): the budget bounds the calls, not the pairs.
+    room = len(judged.judgements) if grouped else allowed if asking else 0
+    pairs = doubtful_pairs(judged, room)
     answers = cached()
     # An earlier pass's answer on a pair the model is sure of still holds where this
     # pass has no call to spare for it (or no LLM): what it overturned stays overturned.
@@ -219,7 +215,7 @@ def ask_band(
     if options.llm_batch is not None:
         _collect_for_batch(judged, namespace, options, allowed, new, owed)
     elif options.llm_session is not None and owed + new:
-        _ask_now(judged, namespace, options, report, allowed, new, owed)
+        _ask_now(judged, namespace, options, report, allowed, new, owed, grouped=grouped)
 
 
 def _apply_cached(judged: Judged, pairs, answers: dict, report: Report):
@@ -259,24 +255,80 @@ def _collect_for_batch(judged, namespace, options: Options, allowed: int, new, o
     spent(options, len(owed) + len(new))
 
 
-def _ask_now(judged, namespace, options: Options, report: Report, allowed, new, owed) -> None:
-    """Ask the run's session, a few first readings at a time, each few followed by the
-    second readings they need: a confirmation is worth more than one more doubtful pair,
-    and must not find the budget spent (so at most half of what is left goes to first
-    readings each time)."""
+def _group_size() -> int:
+    return settings.LLM_GROUP_SIZE
+
+
+def in_groups(judged: Judged, new: list[Asked], size: int) -> list[list[Asked]]:
+    """`new` (the most doubtful first) as calls of one memory and up to `size` of its
+    candidates, each pair in one call, in few calls: the memory with the most pairs left
+    anchors the next call (a greedy cover; of two, the one with the more doubtful pair),
+    with its pairs left, most doubtful first. The calls go most doubtful first."""
+    of_memory: dict[int, list[int]] = {}
+    for rank, asked in enumerate(new):
+        of_memory.setdefault(asked.older, []).append(rank)
+        of_memory.setdefault(asked.newer, []).append(rank)
+    taken: set[int] = set()
+    left = {memory: len(ranks) for memory, ranks in of_memory.items()}
+    heap = [(-count, of_memory[memory][0], memory) for memory, count in left.items()]
+    heapq.heapify(heap)
+    groups = []
+    while heap:
+        count, _, anchor = heapq.heappop(heap)
+        if -count != left[anchor]:  # pairs were taken since: back with what is left
+            if left[anchor]:
+                first = next(r for r in of_memory[anchor] if r not in taken)
+                heapq.heappush(heap, (-left[anchor], first, anchor))
+            continue
+        ranks = [r for r in of_memory[anchor] if r not in taken][:size]
+        taken.update(ranks)
+        for rank in ranks:
+            left[new[rank].older] -= 1
+            left[new[rank].newer] -= 1
+        groups.append([new[r] for r in ranks])
+        if left[anchor]:
+            first = next(r for r in of_memory[anchor] if r not in taken)
+            heapq.heappush(heap, (-left[anchor], first, anchor))
+    rank_of = {id(asked): rank for rank, asked in enumerate(new)}
+    return sorted(groups, key=lambda group: rank_of[id(group[0])])
+
+
+def _anchor(group: list[Asked]) -> int:
+    """The memory every pair of a group holds (any of the two for a group of one)."""
+    first = group[0]
+    if len(group) == 1:
+        return first.older
+    second = group[1]
+    return first.older if first.older in (second.older, second.newer) else first.newer
+
+
+def _ask_now(
+    judged, namespace, options: Options, report: Report, allowed, new, owed, *, grouped=False
+) -> None:
+    """Ask the run's session, a few first readings at a time (in groups: a few calls of a
+    memory and its candidates), each few followed by the second readings they need: a
+    confirmation is worth more than one more doubtful pair, and must not find the budget
+    spent (so at most half of what is left goes to first readings each time)."""
     session = options.llm_session
     before = session.usage()
     calls = 0
     seconds = owed
     step = max(1, settings.LLM_CONCURRENCY) * 4
+    new = in_groups(judged, new, _group_size()) if grouped else [[asked] for asked in new]
     while calls < allowed and (seconds or new):
         if seconds:
-            batch, seconds = seconds[: allowed - calls], []
+            wanted, seconds = seconds[: allowed - calls], []
+            found = _asked(session, judged, namespace, options, wanted, report)
+            made = len(found)
         else:
             count = min(step, max(1, (allowed - calls) // 2))
-            batch, new = new[:count], new[count:]
-        found = _asked(session, judged, namespace, options, batch, report)
-        calls += len(found)
+            wanted, new = new[:count], new[count:]
+            if grouped and any(len(group) > 1 for group in wanted):
+                found, made = _asked_in_groups(session, judged, namespace, options, wanted, report)
+            else:  # a pair alone goes as a pair (its prompt, its cache version)
+                found = _asked(session, judged, namespace, options, [g[0] for g in wanted], report)
+                made = len(found)
+        calls += made
         for asked, answer in found:
             if answer is None:
                 continue
@@ -286,15 +338,62 @@ def _ask_now(judged, namespace, options: Options, report: Report, allowed, new, 
             override(judged, asked.older, asked.newer, [answer])
             if needs_second_reading(judged, asked.older, asked.newer, answer):
                 seconds.append(Asked(asked.older, asked.newer, asked.hashes, answer))
-        if len(found) < len(batch):
+        if made < len(wanted):
             # A cap stopped the run's calls: what the budget had left is skipped too (the
-            # batch's own refused calls are counted already).
-            left = allowed - calls - (len(batch) - len(found))
+            # calls refused here are counted already).
+            left = allowed - calls - (len(wanted) - made)
             session.skip(max(0, min(len(new) + len(seconds), left)))
             break
     for name, value in session.usage().items():
         if hasattr(report, name):
             setattr(report, name, getattr(report, name) + value - before.get(name, 0))
+
+
+def _asked_in_groups(session, judged, namespace, options, groups: list[list[Asked]], report):
+    """Ask these groups, one call each, within the calls the session grants: (each asked
+    pair and its reading, None where the LLM gave none; the calls made). Side effects:
+    records each verdict under the group prompt's version (not in a dry run)."""
+    memories = judged.memories
+    granted = session.reserve(len(groups))
+    session.skip(len(groups) - granted)
+    groups = groups[:granted]
+    spent(options, granted)
+    asked = []
+    for group in groups:
+        anchor = _anchor(group)
+        others = [a.newer if a.older == anchor else a.older for a in group]
+        asked.append((memories[anchor], [memories[other] for other in others]))
+    found = []
+    for group, answers in zip(groups, session.groups(asked), strict=True):
+        for pair, answer in zip(group, answers, strict=True):
+            found.append((pair, _reading(namespace, options, report, memories, pair, answer)))
+    return found, granted
+
+
+def _reading(namespace, options, report, memories, asked: Asked, answer) -> Reading | None:
+    """The reading of one answer (recorded as a verdict, not in a dry run), or None where
+    the LLM gave none: the rules keep the pair."""
+    if isinstance(answer, llm.LLMFailed):
+        if not isinstance(answer, llm.CapReached):
+            logger.warning(
+                "DEDUP_FAIL verdict %s / %s falls back to the rules: %s",
+                memories[asked.older].external_id,
+                memories[asked.newer].external_id,
+                answer,
+            )
+        return None
+    report.llm_verdicts += 1
+    if not options.dry_run:
+        decisions.record_verdict(
+            namespace=namespace,
+            hashes=asked.hashes,
+            verdict=answer.label,
+            conflict_kind=answer.conflict_kind,
+            reason=answer.reasoning,
+            decided_by="llm",
+            prompt_version=answer.prompt_version,
+        )
+    return Reading(answer.label, answer.conflict_kind, answer.reasoning)
 
 
 def _asked(session, judged, namespace, options, to_ask: list[Asked], report):
@@ -314,31 +413,10 @@ def _asked(session, judged, namespace, options, to_ask: list[Asked], report):
     results = session.verdicts(
         [(memories[a.older], memories[a.newer]) for a in to_ask], second_reading=second
     )
-    found = []
-    for asked, answer in zip(to_ask, results, strict=True):
-        if isinstance(answer, llm.LLMFailed):
-            if not isinstance(answer, llm.CapReached):
-                logger.warning(
-                    "DEDUP_FAIL verdict %s / %s falls back to the rules: %s",
-                    memories[asked.older].external_id,
-                    memories[asked.newer].external_id,
-                    answer,
-                )
-            found.append((asked, None))
-            continue
-        report.llm_verdicts += 1
-        if not options.dry_run:
-            decisions.record_verdict(
-                namespace=namespace,
-                hashes=asked.hashes,
-                verdict=answer.label,
-                conflict_kind=answer.conflict_kind,
-                reason=answer.reasoning,
-                decided_by="llm",
-                prompt_version=answer.prompt_version,
-            )
-        found.append((asked, Reading(answer.label, answer.conflict_kind, answer.reasoning)))
-    return found
+    return [
+        (asked, _reading(namespace, options, report, memories, asked, answer))
+        for asked, answer in zip(to_ask, results, strict=True)
+    ]
 
 
 _CLASS_OF = {"duplicate": 0, "conflict": 1}
@@ -351,7 +429,10 @@ def posterior(prior, labels) -> tuple[float, float, float] | None:
     if prior is None:
         return None
     right, wrong = settings.LLM_ACCURACY, (1.0 - settings.LLM_ACCURACY) / 2
-    weighted = list(prior)
+    # The model claims no reading less likely than the floor: held out it is sure and
+    # wrong where its readers are blind, and a sure prior would outvote every answer.
+    floor = settings.LLM_PRIOR_FLOOR
+    weighted = [floor + (1.0 - 3.0 * floor) * p for p in prior]
     for label in labels:
         answered = _CLASS_OF.get(label, 2)
         weighted = [p * (right if k == answered else wrong) for k, p in enumerate(weighted)]
@@ -382,7 +463,10 @@ def override(judged: Judged, i: int, j: int, readings: list[Reading]) -> None:
     updated = posterior(prior, [r.label for r in readings])
     said = f"LLM: {first.label}: {first.reason}".strip()
     agreed = all(r.label == first.label for r in readings)
-    if not agreed:
+    guard = guards.metadata_guard(judged.memories[i], judged.memories[j])
+    if first.label == "duplicate" and guard:
+        why = f"{guard}: the guard keeps the pair out of every cluster"
+    elif not agreed:
         why = "two readings disagree: left to the evidence"
     elif len(readings) == 1 and needs_second_reading(judged, i, j, first):
         why = "it overturns the evidence: it decides once a second reading agrees"
@@ -405,15 +489,19 @@ def override(judged: Judged, i: int, j: int, readings: list[Reading]) -> None:
     )
     label, kind = first.label, first.kind
     if label == "duplicate":
+        older, newer = judged.memories[i], judged.memories[j]
+        protected = guards.is_protected(older) or guards.is_protected(newer)
         automatic = (
             judgement.rules.verdict == Verdict.AUTO_MERGE
             and answered.p_one >= judged.thresholds.auto_confidence
+            and not protected
         )
         answered = replace(
             answered,
             verdict=Verdict.AUTO_MERGE if automatic else Verdict.REVIEW,
             method=judgement.method if automatic else "llm",
             never_together=False,
+            flags=("protected",) if protected else judgement.flags,
         )
     elif label == "conflict":
         answered = replace(

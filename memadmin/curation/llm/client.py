@@ -319,6 +319,32 @@ class Session:
         with ThreadPoolExecutor(max_workers=settings.LLM_CONCURRENCY) as pool:
             return list(pool.map(ask, pairs))
 
+    def group_verdicts(self, anchor, candidates: Sequence) -> list[VerdictAnswer | LLMFailed]:
+        """One call on a memory and its candidates (a reserved call): for each candidate,
+        in order, the LLM's verdict on the pair, or why there is none (a candidate the
+        answer skipped or answered unreadably is left to the rules alone; the rest
+        stand). The whole call failing fails every candidate."""
+        prompt = prompts.group_prompt(anchor, candidates)
+        try:
+            message, blocks, _ = self._call(reserved=True, **group_request(prompt))
+        except LLMFailed as failure:  # counted as a failure by _call already
+            return [failure] * len(candidates)
+        try:
+            answers = group_verdicts_of(blocks, len(candidates), str(message.model))
+        except LLMFailed as failure:
+            self._failed()
+            return [failure] * len(candidates)
+        self._answered()
+        return answers
+
+    def groups(self, asked: Sequence[tuple]) -> list[list[VerdictAnswer | LLMFailed]]:
+        """group_verdicts of each (anchor, candidates), LLM_CONCURRENCY at a time, from
+        calls the caller reserved for exactly these groups."""
+        if len(asked) <= 1 or settings.LLM_CONCURRENCY <= 1:
+            return [self.group_verdicts(*one) for one in asked]
+        with ThreadPoolExecutor(max_workers=settings.LLM_CONCURRENCY) as pool:
+            return list(pool.map(lambda one: self.group_verdicts(*one), asked))
+
     # --- Message Batches: a full pass's verdicts in one request -------------------------
 
     def submit_batch(self, requests: Sequence[tuple[str, object, object, bool]]) -> str:
@@ -392,24 +418,79 @@ def verdict_request(prompt: prompts.Prompt) -> dict:
     }
 
 
-def verdict_of(blocks, model: str, prompt_version: str) -> VerdictAnswer:
+def group_request(prompt: prompts.Prompt) -> dict:
+    """The Messages API parameters of a group's verdicts (but the model): room for a
+    short reasoning on each candidate."""
+    return {
+        "max_tokens": settings.LLM_MAX_TOKENS * 4,
+        "system": prompt.system,
+        "messages": [{"role": "user", "content": prompt.user}],
+        "tools": [prompts.GROUP_TOOL],
+        "tool_choice": {"type": "tool", "name": prompts.GROUP_TOOL["name"]},
+    }
+
+
+def group_verdicts_of(blocks, count: int, model: str) -> list[VerdictAnswer | LLMFailed]:
+    """Each of `count` candidates' verdict from a group answer's blocks, in order; an
+    LLMFailed for a candidate answered twice, unreadably or not at all. LLMFailed when
+    the answer holds no list of verdicts."""
+    if not isinstance(blocks, list):
+        raise LLMFailed("malformed group answer: its content is not a list of blocks")
+    answer = next(
+        (getattr(b, "input", None) for b in blocks if getattr(b, "type", None) == "tool_use"),
+        None,
+    )
+    listed = answer.get("verdicts") if isinstance(answer, dict) else None
+    if not isinstance(listed, list):
+        raise LLMFailed(f"malformed group answer: {validation.shown(answer)}")
+    found: dict[int, VerdictAnswer | LLMFailed] = {}
+    for item in listed[: count * 2]:
+        number = item.get("memory") if isinstance(item, dict) else None
+        if type(number) is not int or not 1 <= number <= count:
+            continue  # not one of the numbered memories: nothing to apply it to
+        if number in found:
+            found[number] = LLMFailed(f"memory {number} was answered twice")
+            continue
+        try:
+            found[number] = verdict_of(
+                [_ToolUse(item)], model, prompts.GROUP_VERSION, what="group answer"
+            )
+        except LLMFailed as failure:
+            found[number] = failure
+    return [
+        found.get(number, LLMFailed(f"memory {number} was not answered"))
+        for number in range(1, count + 1)
+    ]
+
+
+@dataclass(frozen=True)
+class _ToolUse:
+    """One verdict of a group answer, read as a pair's tool call is."""
+
+    input: object
+    type: str = "tool_use"
+
+
+def verdict_of(
+    blocks, model: str, prompt_version: str, *, what: str = "verdict answer"
+) -> VerdictAnswer:
     """A verdict from a message's content blocks, or LLMFailed when they hold none a
     reader can use."""
     if not isinstance(blocks, list):
-        raise LLMFailed("malformed verdict answer: its content is not a list of blocks")
+        raise LLMFailed(f"malformed {what}: its content is not a list of blocks")
     answer = next(
         (getattr(b, "input", None) for b in blocks if getattr(b, "type", None) == "tool_use"),
         None,
     )
     if not isinstance(answer, dict) or answer.get("label") not in prompts.VERDICT_LABELS:
-        raise LLMFailed(f"malformed verdict answer: {validation.shown(answer)}")
+        raise LLMFailed(f"malformed {what}: {validation.shown(answer)}")
     label = answer["label"]
     kind = answer.get("conflict_kind", "")
     if label == "conflict" and kind not in ("update", "contradiction"):
         kind = "contradiction"
     reasoning = answer.get("reasoning", "")
     if not isinstance(reasoning, str) or validation.unreadable(reasoning):
-        raise LLMFailed("malformed verdict answer: its reasoning is not readable text")
+        raise LLMFailed(f"malformed {what}: its reasoning is not readable text")
     return VerdictAnswer(
         label=label,
         conflict_kind=kind if label == "conflict" else "",

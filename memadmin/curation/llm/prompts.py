@@ -86,3 +86,54 @@ def verdict_prompt(older, newer, *, second_reading: bool = False) -> Prompt:
     if second_reading:
         return Prompt(VERDICT_SYSTEM, "\n".join(reversed(lines)), SECOND_READING_VERSION)
     return Prompt(VERDICT_SYSTEM, "\n".join(lines), VERDICT_VERSION)
+
+
+# A memory and its nearest candidates in one call, each pair answered (as Mem0's add reads a
+# new memory against the memories it retrieved): every near candidate is read by the LLM
+# within one call a memory. Each pair's answer is cached under this version.
+GROUP_VERSION = "group-v1"
+
+GROUP_SYSTEM = """You compare one memory an AI agent stored (the anchor) with other
+memories of the same store, one at a time. For each numbered memory decide what it is to
+the anchor:
+- duplicate: the same fact (a paraphrase, a translation, other units, or one adds detail).
+- conflict: same subject and slot, but they disagree; kind "update" when the newer one
+  replaces the older (a change over time), "contradiction" when both cannot be true.
+- related_distinct: same subject, but different facts (different slots), or another
+  subject told apart by a name, an initial or a modifier (the welder from Lima is not the
+  welder from Oslo).
+- unrelated: different subjects.
+Judge each numbered memory against the anchor alone, not against each other. Think first
+in each reasoning field, then give the label. Answer with the tool only, once for every
+numbered memory."""
+
+GROUP_TOOL = {
+    "name": "record_verdicts",
+    "description": "Record how each numbered memory relates to the anchor.",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "verdicts": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    # A pair's verdict (VERDICT_TOOL), and which numbered memory it is of.
+                    "properties": {
+                        "memory": {"type": "integer", "description": "The memory's number."},
+                        **VERDICT_TOOL["input_schema"]["properties"],
+                    },
+                    "required": ["memory", "reasoning", "label", "conflict_kind"],
+                },
+            }
+        },
+        "required": ["verdicts"],
+    },
+}
+
+
+def group_prompt(anchor, candidates: Sequence) -> Prompt:
+    """The prompt of a memory (the anchor) and its candidates, numbered from 1 in the
+    order given, each with its date (which of two is newer is read from them)."""
+    lines = [f"Anchor: {_describe(anchor)}", "", "Memories to compare with the anchor:"]
+    lines += [f"{number}. {_describe(m)}" for number, m in enumerate(candidates, start=1)]
+    return Prompt(GROUP_SYSTEM, "\n".join(lines), GROUP_VERSION)

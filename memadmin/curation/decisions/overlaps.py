@@ -498,16 +498,23 @@ def _oldest_leads(found: dict[int, Conflict], settled: dict[int, str]) -> dict:
     copies."""
     back = [c for c in found.values() if settled[c.pk] == ConflictStatus.OPEN]
     leads = _standing_leads(found.values())  # none of `found`: each changes now
+    demoted: dict[int, Conflict] = {}  # a standing lead's pk: the older one it now copies
     for conflict in sorted(back, key=lambda c: c.pk):
         key = (conflict.namespace_id, conflict.texts_key)
         standing = leads.get(key)
         if standing is None or standing.pk > conflict.pk:
             if standing is not None:
-                copies = Q(copy_of=standing, status=ConflictStatus.COPY)
-                Conflict.objects.filter(Q(pk=standing.pk) | copies).update(
-                    status=ConflictStatus.COPY, copy_of=conflict
-                )
+                demoted[standing.pk] = conflict
             leads[key] = conflict
+    if demoted:  # the younger leads and their copies, in one read and one write
+        rows = []
+        for pk, copy_of in Conflict.objects.filter(
+            Q(pk__in=list(demoted)) | Q(copy_of__in=list(demoted), status=ConflictStatus.COPY)
+        ).values_list("pk", "copy_of"):
+            row = Conflict(pk=pk, status=ConflictStatus.COPY)
+            row.copy_of = demoted[pk] if pk in demoted else demoted[copy_of]
+            rows.append(row)
+        update_rows(rows, ["status", "copy_of"])
     return leads
 
 

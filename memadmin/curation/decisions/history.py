@@ -101,14 +101,20 @@ def change(
 
 def log_undo(memory: Memory, before: dict, undone: HistoryEvent, *, actor, user, reason) -> None:
     """The `unmerge` event of one memory, pointing at the event it undoes."""
-    log(
+    undo_event(memory, before, undone, actor=actor, user=user, reason=reason).save()
+
+
+def undo_event(memory: Memory, before: dict, undone: HistoryEvent, *, actor, user, reason):
+    """The `unmerge` event of one memory, unsaved (see log_undo); its cluster by id (the
+    undone event's cluster is not read again)."""
+    return event(
         memory,
         HistoryEvent.Action.UNMERGE,
         actor=actor,
         user=user,
         before=before,
         reason=reason,
-        cluster=undone.cluster,
+        cluster_id=undone.cluster_id,
         undoes=undone,
     )
 

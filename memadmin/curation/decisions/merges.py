@@ -24,6 +24,7 @@ from memadmin.curation.decisions.history import (
     log_undo,
     merged_text,
     snapshot,
+    undo_event,
     unsaved,
     unused_external_id,
     update_rows,
@@ -415,10 +416,12 @@ def unmerge(*, cluster: Cluster, actor: str, user=None, reason: str = "") -> Non
                     "undo that merge first"
                 )
             _restore_survivor(memory, undone, actor=actor, user=user, reason=reason)
-        for undone in superseded:
-            _restore_folded(
-                memories[undone.memory_id], undone, actor=actor, user=user, reason=reason
-            )
+        _restore_folded(
+            [(memories[undone.memory_id], undone) for undone in superseded],
+            actor=actor,
+            user=user,
+            reason=reason,
+        )
         if cluster.status == ClusterStatus.AUTO_MERGED:
             # Undone automatic work is remembered and stays closed.
             _remember_undone(cluster, events, memories, user)
@@ -457,12 +460,19 @@ def _remember_undone(cluster: Cluster, events, memories, user) -> None:
     )
 
 
-def _restore_folded(memory: Memory, undone: HistoryEvent, *, actor, user, reason) -> None:
-    before = snapshot(memory)
-    memory.status = undone.before["status"]
-    memory.superseded_by_id = undone.before["superseded_by_id"]
-    memory.save(update_fields=["status", "superseded_by", "updated_at"])
-    log_undo(memory, before, undone, actor=actor, user=user, reason=reason or "merge undone")
+def _restore_folded(folded: list[tuple[Memory, HistoryEvent]], *, actor, user, reason) -> None:
+    """The folded memories as they were before the fold, in one write, and their
+    `unmerge` events in one insert (a merge of many copies wrote a row each)."""
+    now, events = timezone.now(), []
+    for memory, undone in folded:
+        before = snapshot(memory)
+        memory.status = undone.before["status"]
+        memory.superseded_by_id = undone.before["superseded_by_id"]
+        memory.updated_at = now
+        said = reason or "merge undone"
+        events.append(undo_event(memory, before, undone, actor=actor, user=user, reason=said))
+    update_rows([memory for memory, _ in folded], ["status", "superseded_by", "updated_at"])
+    insert_rows(events)
 
 
 def _restore_survivor(memory: Memory, undone: HistoryEvent, *, actor, user, reason) -> None:

@@ -63,7 +63,7 @@ def test_groups_hold_each_pair_once_around_one_memory():
     pairs = [(0, 1), (0, 2), (1, 2), (0, 3), (3, 4), (2, 4), (0, 4), (1, 3)]
     new = [Asked(a, b, (str(a), str(b))) for a, b in pairs]
 
-    groups = in_groups(None, new, 3)
+    groups = in_groups(new, 3)
 
     held = [(a.older, a.newer) for group in groups for a in group]
     assert sorted(held) == sorted(pairs)

@@ -259,7 +259,7 @@ def _group_size() -> int:
     return settings.LLM_GROUP_SIZE
 
 
-def in_groups(judged: Judged, new: list[Asked], size: int) -> list[list[Asked]]:
+def in_groups(new: list[Asked], size: int) -> list[list[Asked]]:
     """`new` (the most doubtful first) as calls of one memory and up to `size` of its
     candidates, each pair in one call, in few calls: the memory with the most pairs left
     anchors the next call (a greedy cover; of two, the one with the more doubtful pair),
@@ -314,7 +314,7 @@ def _ask_now(
     calls = 0
     seconds = owed
     step = max(1, settings.LLM_CONCURRENCY) * 4
-    new = in_groups(judged, new, _group_size()) if grouped else [[asked] for asked in new]
+    new = in_groups(new, _group_size()) if grouped else [[asked] for asked in new]
     while calls < allowed and (seconds or new):
         if seconds:
             wanted, seconds = seconds[: allowed - calls], []

@@ -66,6 +66,9 @@ def test_with_a_perfect_judge_every_labelled_pair_is_read_right(everyday2, oracl
     firsts = [frozenset((a, b)) for a, b, newer_first in judge.asked if not newer_first]
     assert len(set(firsts)) == len(firsts)
     assert f"{len(judge.asked)} verdicts" in result.stdout
+    per_thousand = round(1000 * judge.calls / len(rows))
+    assert f"({per_thousand} calls and " in result.stdout
+    assert "tokens per 1,000 memories compared)" in result.stdout
 
 
 def test_a_judge_wrong_15_percent_of_the_time_keeps_the_proposals_precise(

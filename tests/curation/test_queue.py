@@ -354,7 +354,7 @@ def test_the_llm_call_cap_is_one_runs_shared_by_its_batches_on_every_worker(
         .splitlines()[-1]
         .endswith(
             "; LLM claude-haiku-5-5: 2 verdicts, 0 cached, 2 calls (2 skipped by the cap, "
-            "0 failed), 380 tokens"
+            "0 failed), 380 tokens (250 calls and 47,500 tokens per 1,000 memories compared)"
         )
     )
     assert LlmAllowance.objects.get().calls == 2

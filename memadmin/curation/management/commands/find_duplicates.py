@@ -424,8 +424,8 @@ def verdicts_said(totals: runs.NamespaceReport, models: list[str]) -> str:
         f"; LLM {', '.join(models)}: {totals.llm_verdicts} verdicts, "
         f"{totals.llm_cached} cached, {totals.llm_calls} calls "
         f"({totals.llm_calls_skipped} skipped by the cap, {totals.llm_failures} failed), "
-        f"{tokens} tokens ({totals.llm_calls * per_thousand:.0f} calls and "
-        f"{tokens * per_thousand:.0f} tokens per 1,000 memories compared)"
+        f"{tokens:,} tokens ({totals.llm_calls * per_thousand:,.0f} calls and "
+        f"{tokens * per_thousand:,.0f} tokens per 1,000 memories compared)"
     )
 
 

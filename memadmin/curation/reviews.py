@@ -213,24 +213,21 @@ class Outcome:
     expected: list[str] = field(default_factory=list)
 
 
-def decide_in_bulk(
-    cluster: Cluster, action: str, seen: str | None, user, text: str | None = None
-) -> None:
-    """One cluster of a bulk action: accepted (with `text` if given) or dismissed,
-    refused if it changed since the page showed it (`seen`: its version then) or, for an
-    accept, if it is flagged (decided on its own page, never in bulk: reads.clusters.
-    bulk_flags; copies of one text from two sources pass, their preview said so)."""
+def checked_for_bulk(cluster: Cluster, action: str, seen: str | None) -> MergeProposal | None:
+    """One cluster of a bulk action, checked: refused (DecisionError) if it changed since
+    the page showed it (`seen`: its version then) or, for an accept, if it is flagged
+    (decided on its own page, never in bulk: reads.clusters.bulk_flags; copies of one text
+    from two sources pass, their preview said so). An accept's proposal is returned (the
+    pending one, or the rule's written now)."""
     members = cluster_members(cluster)
     flags = bulk_flags(cluster, members=members) if action == "accept" else []
     if flags:  # said first: a flagged cluster is never decided here, changed or not
         raise decisions.DecisionError(f"flagged ({', '.join(flags)}): decide it on its own page")
     if seen != cluster_version(cluster, member_ids=[m.pk for m in members]):
         raise decisions.StaleDecision("it changed since the page showed it")
-    if action == "accept":
-        proposal = pending_proposal(cluster) or write_rule_proposal(cluster, members)
-        decisions.accept_proposal(proposal=proposal, user=user, text=text or None)
-    else:
-        decisions.dismiss_cluster(cluster=cluster, user=user)
+    if action != "accept":
+        return None
+    return pending_proposal(cluster) or write_rule_proposal(cluster, members)
 
 
 def decide_many(
@@ -242,8 +239,10 @@ def decide_many(
     text_of: Callable[[int], str] = lambda pk: "",
     refused_as: str = "was left alone",
 ) -> Outcome:
-    """The clusters ticked on a queue or the batch screen, each decided in turn
-    (decide_in_bulk), each refused by name; the others decided all the same."""
+    """The clusters ticked on a queue or the batch screen, accepted together
+    (decisions.accept_many: a few statements whatever their number) or dismissed one by
+    one; each refusal named, the others decided all the same."""
+    ids = list(dict.fromkeys(ids))  # a row ticked twice is decided once
     found = {
         c.pk: c
         for c in with_members_and_proposals(
@@ -252,7 +251,8 @@ def decide_many(
             )
         )
     }
-    outcome = Outcome()
+    refused: dict[int, str] = {}
+    chosen = []
     # One change for the action, what it overtook followed once after the last decision.
     with transaction.atomic(), overlaps.once(actor=actor_of(user), user=user):
         for pk in ids:
@@ -260,33 +260,49 @@ def decide_many(
                 cluster = found.get(pk)
                 if cluster is None:
                     raise decisions.StaleDecision(why_not_open(pk))
-                # A refusal changes nothing: accept_proposal and dismiss_cluster each
-                # decide in a savepoint of their own.
-                decide_in_bulk(cluster, action, version_of(pk), user, text=text_of(pk))
-                outcome.done.append(pk)
+                proposal = checked_for_bulk(cluster, action, version_of(pk))
+                if proposal is None:  # a dismissal, in a savepoint: a refusal changes nothing
+                    decisions.dismiss_cluster(cluster=cluster, user=user)
+                else:
+                    chosen.append((proposal, text_of(pk) or None))
             except decisions.DecisionError as problem:
-                outcome.refused.append(f"#{pk} {refused_as}: {problem}.")
-    return outcome
+                refused[pk] = str(problem)
+        _, not_merged = decisions.accept_many(chosen, user=user)
+    refused.update((pk, str(problem)) for pk, problem in not_merged.items())
+    return _outcome(ids, refused, refused_as)
 
 
 def accept_exact_copies(
     namespace: str, ids: Sequence[int], user, *, version_of: Callable[[int], str]
 ) -> Outcome:
-    """The ticked exact-copy clusters of a namespace (none: every namespace) accepted, each
-    refused by name when it is flagged, decided, no longer exact or changed since the
-    preview."""
+    """The ticked exact-copy clusters of a namespace (none: every namespace) accepted
+    together, each refused by name when it is flagged, decided, no longer exact or changed
+    since the preview."""
+    ids = list(dict.fromkeys(ids))
     exact = {c.pk: c for c in exact_open_clusters(namespace or None, ids=ids)}
-    outcome = Outcome()
+    refused: dict[int, str] = {}
+    chosen = []
     with transaction.atomic(), overlaps.once(actor=actor_of(user), user=user):
         for pk in ids:
-            cluster = exact.get(pk)
             try:
-                if cluster is None:
+                if pk not in exact:
                     raise decisions.DecisionError(why_not_open(pk))
-                decide_in_bulk(cluster, "accept", version_of(pk), user)  # a savepoint each
-                outcome.done.append(pk)
+                chosen.append((checked_for_bulk(exact[pk], "accept", version_of(pk)), None))
             except decisions.DecisionError as problem:
-                outcome.refused.append(f"#{pk} was not accepted: {problem}.")
+                refused[pk] = str(problem)
+        _, not_merged = decisions.accept_many(chosen, user=user)
+    refused.update((pk, str(problem)) for pk, problem in not_merged.items())
+    return _outcome(ids, refused, "was not accepted")
+
+
+def _outcome(ids: Sequence[int], refused: dict[int, str], refused_as: str) -> Outcome:
+    """What a bulk action did, in the order the rows were ticked."""
+    outcome = Outcome()
+    for pk in ids:
+        if pk in refused:
+            outcome.refused.append(f"#{pk} {refused_as}: {refused[pk]}.")
+        else:
+            outcome.done.append(pk)
     return outcome
 
 
@@ -302,28 +318,35 @@ def why_not_open(pk: int) -> str:
 
 
 def undo_many(ids: Sequence[int], user) -> Outcome:
-    """Undo what a bulk action took: each merge unmerged, each dismissal taken back,
-    cluster by cluster; a refusal named by cluster, the others undone all the same."""
-    outcome = Outcome()
+    """Undo what a bulk action took: its merges unmerged together (decisions.unmerge_many,
+    a few statements whatever their number), each dismissal taken back; a refusal named by
+    cluster, the others undone all the same."""
+    outcome, actor = Outcome(), actor_of(user)
+    refused: dict[int, str] = {}
     # One change, what the undos give back followed once after the last (as the action).
-    with transaction.atomic(), overlaps.once(actor=actor_of(user), user=user):
-        for cluster in Cluster.objects.filter(pk__in=ids).order_by("id"):
-            try:
-                _undo_one(cluster, user)  # in a savepoint: a refusal changes nothing
-                outcome.done.append(cluster.pk)
-            except decisions.DecisionError as problem:
-                outcome.refused.append(f"Cannot undo #{cluster.pk}: {problem}")
+    with transaction.atomic(), overlaps.once(actor=actor, user=user):
+        clusters = list(Cluster.objects.filter(pk__in=ids).order_by("id"))
+        merged = [c.pk for c in clusters if c.status != ClusterStatus.DISMISSED]
+        refused.update(decisions.unmerge_many(merged, actor=actor, user=user))
+        for cluster in clusters:
+            if cluster.status == ClusterStatus.DISMISSED:
+                try:
+                    _undo_dismissal(cluster, user)  # in a savepoint: a refusal changes nothing
+                except decisions.DecisionError as problem:
+                    refused[cluster.pk] = str(problem)
+    for cluster in clusters:
+        if cluster.pk in refused:
+            outcome.refused.append(f"Cannot undo #{cluster.pk}: {refused[cluster.pk]}")
+        else:
+            outcome.done.append(cluster.pk)
     return outcome
 
 
-def _undo_one(cluster: Cluster, user) -> None:
-    if cluster.status == ClusterStatus.DISMISSED:
-        dismissal = history.last_cluster_decision(cluster, "dismiss")
-        if dismissal is None:
-            raise decisions.DecisionError("its dismissal is not in the history")
-        decisions.undo_cluster_decision(decision=dismissal, user=user)
-    else:
-        decisions.unmerge(cluster=cluster, actor=actor_of(user), user=user)
+def _undo_dismissal(cluster: Cluster, user) -> None:
+    dismissal = history.last_cluster_decision(cluster, "dismiss")
+    if dismissal is None:
+        raise decisions.DecisionError("its dismissal is not in the history")
+    decisions.undo_cluster_decision(decision=dismissal, user=user)
 
 
 def undo_event(event: HistoryEvent, user) -> str:

@@ -3,9 +3,10 @@ writes its history event; views, commands and the API call these and nothing els
 change a memory, a cluster or a conflict.
 
 One module per concept: `history` (what all share: errors, locks, events), `memories`
-(import, vectors, decay, pin, an agent's write or forget), `clusters` (open, propose, dismiss,
-exclude, split), `merges` (fold, accept, keep one, unmerge), `conflicts` (open,
-resolve), `verdicts` (pair judgements). Today's names stay importable from here.
+(import, vectors, decay, pin, an agent's write or forget), `clusters` (open, propose,
+dismiss, exclude, split), `merges` (fold, accept one or many, keep one), `unmerges` (any
+fold undone, one or many), `conflicts` (open, resolve), `verdicts` (pair judgements).
+Today's names stay importable from here.
 
 May import: curation.models, curation.reads, curation.detection.scoring.clustering,
 curation.detection.scoring.representative and the store. Never the detection or LLM modules: those
@@ -56,12 +57,13 @@ from memadmin.curation.decisions.memories import (
 )
 from memadmin.curation.decisions.merges import (
     Fold,
+    accept_many,
     accept_proposal,
     fold_many,
     fold_memories,
     keep_survivor,
-    unmerge,
 )
+from memadmin.curation.decisions.unmerges import unmerge, unmerge_many
 from memadmin.curation.decisions.verdicts import record_verdict, remember_apart
 
 __all__ = [
@@ -72,6 +74,7 @@ __all__ = [
     "InvalidText",
     "ProposedCluster",
     "StaleDecision",
+    "accept_many",
     "accept_proposal",
     "close",
     "decay_confidence",
@@ -106,5 +109,6 @@ __all__ = [
     "undo_forget",
     "undo_resolution",
     "unmerge",
+    "unmerge_many",
     "update_rows",
 ]

@@ -99,14 +99,9 @@ def change(
     return memory
 
 
-def log_undo(memory: Memory, before: dict, undone: HistoryEvent, *, actor, user, reason) -> None:
-    """The `unmerge` event of one memory, pointing at the event it undoes."""
-    undo_event(memory, before, undone, actor=actor, user=user, reason=reason).save()
-
-
 def undo_event(memory: Memory, before: dict, undone: HistoryEvent, *, actor, user, reason):
-    """The `unmerge` event of one memory, unsaved (see log_undo); its cluster by id (the
-    undone event's cluster is not read again)."""
+    """The `unmerge` event of one memory, unsaved (undos insert many at once); its cluster
+    by id (the undone event's cluster is not read again)."""
     return event(
         memory,
         HistoryEvent.Action.UNMERGE,

@@ -2,8 +2,10 @@
 
 import numpy as np
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from memadmin.curation import decisions
+from memadmin.curation import decisions, reviews
 from memadmin.curation.models import Cluster, HistoryEvent, MergeProposal
 from memadmin.store.models import Memory, MemoryStatus
 from tests.factories import line, memory, near, person, status, unit
@@ -159,3 +161,110 @@ def test_a_made_id_never_meets_an_imported_one(proposed, curator, load):
     merged = decisions.accept_proposal(proposal=proposed, user=curator)
 
     assert merged.external_id == f"{taken}-2"
+
+
+def _accepted_by_hand(pairs, curator) -> list[Cluster]:
+    """One accepted merge per pair of external ids, each cluster opened by hand."""
+    clusters = []
+    for ids in pairs:
+        found = reviews.open_cluster_by_hand(
+            memory_ids=[memory(external_id).pk for external_id in ids], user=curator
+        )
+        decisions.accept_proposal(proposal=reviews.proposal_to_decide(found), user=curator)
+        clusters.append(found)
+    return clusters
+
+
+def test_many_merges_undone_together_take_as_many_statements_as_two(load, curator):
+    load(*[line(f"{s}{i}", f"Fact {i} about {s} tea.", unit(i)) for i in range(12) for s in "ab"])
+    clusters = _accepted_by_hand([(f"a{i}", f"b{i}") for i in range(12)], curator)
+    merged = list(Memory.objects.filter(status="active").values_list("pk", flat=True))
+
+    with CaptureQueriesContext(connection) as two:
+        refused = decisions.unmerge_many([c.pk for c in clusters[:2]], actor="u", user=curator)
+    assert refused == {}
+    with CaptureQueriesContext(connection) as ten:
+        refused = decisions.unmerge_many([c.pk for c in clusters[2:]], actor="u", user=curator)
+    assert refused == {}
+
+    assert len(ten) == len(two)
+    assert not Memory.objects.filter(pk__in=merged).exclude(status="deleted").exists()
+    assert Memory.objects.filter(status="active").count() == 24
+    assert set(Cluster.objects.values_list("status", flat=True)) == {"open"}
+    assert set(MergeProposal.objects.values_list("status", flat=True)) == {"pending"}
+    assert HistoryEvent.objects.filter(action="unmerge").count() == 36
+
+
+def test_a_merge_merged_again_later_is_refused_by_name_and_the_others_undone(load, curator):
+    load(*[line(f"{s}{i}", f"Fact {i} about {s} tea.", unit(i)) for i in range(2) for s in "ab"])
+    first, second = _accepted_by_hand([("a0", "b0"), ("a1", "b1")], curator)
+    merged = {
+        c.pk: Memory.objects.get(history__cluster=c, history__action="merge")
+        for c in (first, second)
+    }
+    (later,) = _accepted_by_hand(
+        [(merged[first.pk].external_id, merged[second.pk].external_id)], curator
+    )
+
+    refused = decisions.unmerge_many([first.pk, second.pk, later.pk], actor="u", user=curator)
+
+    assert set(refused) == {first.pk, second.pk}
+    assert (
+        f"{merged[first.pk].external_id} was merged again later (into merged-" in refused[first.pk]
+    )
+    assert Cluster.objects.get(pk=later.pk).status == "open"
+    assert {c.status for c in Cluster.objects.filter(pk__in=[first.pk, second.pk])} == {"accepted"}
+    assert {status("a0"), status("b0")} == {MemoryStatus.SUPERSEDED}
+    assert Memory.objects.get(pk=merged[first.pk].pk).status == "active"
+
+    # Now nothing holds them: the two first merges undo.
+    assert decisions.unmerge_many([first.pk, second.pk], actor="u", user=curator) == {}
+    assert {status(f"{s}{i}") for s in "ab" for i in range(2)} == {MemoryStatus.ACTIVE}
+
+
+def test_many_proposals_accepted_together_take_as_many_statements_as_two(load, curator):
+    load(*[line(f"{s}{i}", f"Fact {i} about {s} tea.", unit(i)) for i in range(12) for s in "ab"])
+    opened = [
+        reviews.open_cluster_by_hand(
+            memory_ids=[memory(f"a{i}").pk, memory(f"b{i}").pk], user=curator
+        )
+        for i in range(12)
+    ]
+    chosen = [(reviews.proposal_to_decide(c), None) for c in opened]
+
+    with CaptureQueriesContext(connection) as two:
+        merged, refused = decisions.accept_many(chosen[:2], user=curator)
+    assert (len(merged), refused) == (2, {})
+    with CaptureQueriesContext(connection) as ten:
+        merged, refused = decisions.accept_many(chosen[2:], user=curator)
+    assert (len(merged), refused) == (10, {})
+
+    assert len(ten) == len(two)
+    assert set(Cluster.objects.values_list("status", flat=True)) == {"accepted"}
+    assert Memory.objects.filter(status="superseded").count() == 24
+    assert HistoryEvent.objects.filter(action="merge").count() == 12
+    assert memory("a7").superseded_by == merged[opened[7].pk]
+
+
+def test_a_merge_that_cannot_be_made_is_refused_alone_and_changes_nothing(load, curator):
+    load(*[line(f"{s}{i}", f"Fact {i} about {s} tea.", unit(i)) for i in range(3) for s in "ab"])
+    opened = [
+        reviews.open_cluster_by_hand(
+            memory_ids=[memory(f"a{i}").pk, memory(f"b{i}").pk], user=curator
+        )
+        for i in range(3)
+    ]
+    first, second, third = [reviews.proposal_to_decide(c) for c in opened]
+    decisions.accept_proposal(proposal=third, user=curator)
+
+    merged, refused = decisions.accept_many(
+        [(first, "a\x00b"), (second, "Tea facts 1."), (third, None)], user=curator
+    )
+
+    assert set(merged) == {second.cluster_id}
+    assert merged[second.cluster_id].content == "Tea facts 1."
+    assert isinstance(refused[first.cluster_id], decisions.InvalidText)
+    assert "carla accepted this cluster" in str(refused[third.cluster_id])
+    assert {status("a0"), status("b0")} == {MemoryStatus.ACTIVE}
+    assert Cluster.objects.get(pk=first.cluster_id).status == "open"
+    assert MergeProposal.objects.get(pk=second.pk).status == "edited"

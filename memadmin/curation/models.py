@@ -332,6 +332,37 @@ class PairVerdict(models.Model):
         return f"{self.verdict} by {self.decided_by}"
 
 
+class PairLabel(models.Model):
+    """What a labelled sample says a pair of memories is (`import_labels`): the store's
+    error rate is measured against these and against its people's decisions (reads.
+    measured). A decision's labels are read from the cluster or conflict it decided, so
+    that an undo takes them back; these are kept until the next import of the pair."""
+
+    class Label(models.TextChoices):
+        ONE_FACT = "one_fact"
+        CONFLICT = "conflict"
+        TWO_FACTS = "two_facts"
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="+")
+    # The pair in id order (memory_a < memory_b).
+    memory_a = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+")
+    memory_b = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+")
+    label = models.CharField(max_length=10, choices=Label.choices)
+    kind = models.CharField(max_length=14, blank=True, default="")  # a conflict's
+    source = models.CharField(max_length=200)  # the file it came from
+    actor = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["memory_a", "memory_b"], name="pair_label_unique"),
+            models.CheckConstraint(condition=Q(memory_a__lt=F("memory_b")), name="label_sorted"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.label}: {self.memory_a_id} / {self.memory_b_id}"
+
+
 class HistoryEvent(models.Model):
     """Append-only audit log: every change to a memory, with its before and after.
     Unmerge reads it. Rows are never updated or deleted (see save/delete)."""

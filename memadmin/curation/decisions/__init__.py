@@ -5,7 +5,8 @@ change a memory, a cluster or a conflict.
 One module per concept: `history` (what all share: errors, locks, events), `memories`
 (import, vectors, decay, pin, an agent's write or forget), `clusters` (open, propose,
 dismiss, exclude, split), `merges` (fold, accept one or many, keep one), `unmerges` (any
-fold undone, one or many), `conflicts` (open, resolve), `verdicts` (pair judgements).
+fold undone, one or many), `conflicts` (open, resolve), `verdicts` (pair judgements),
+`labels` (a labelled sample of the store's pairs).
 Today's names stay importable from here.
 
 May import: curation.models, curation.reads, curation.detection.scoring.clustering,
@@ -40,6 +41,7 @@ from memadmin.curation.decisions.history import (
     snapshot,
     update_rows,
 )
+from memadmin.curation.decisions.labels import import_labels
 from memadmin.curation.decisions.memories import (
     ImportResult,
     decay_confidence,
@@ -84,6 +86,7 @@ __all__ = [
     "fold_many",
     "fold_memories",
     "forget_memory",
+    "import_labels",
     "import_records",
     "insert_written",
     "keep_survivor",

@@ -19,6 +19,7 @@ from memadmin.curation.models import (
     Tier,
 )
 from memadmin.curation.reads.clusters import members_queryset
+from memadmin.curation.reads.measured import measured
 from memadmin.store.models import Memory, MemoryStatus, Namespace
 
 
@@ -73,6 +74,8 @@ def review_export(namespace: str | None) -> dict:
             }
             for conflict in conflicts.order_by("id")
         ],
+        # The error rate measured against the store's labelled pairs (reads.measured).
+        "measured": measured(Namespace.objects.get(name=namespace) if namespace else None),
     }
 
 

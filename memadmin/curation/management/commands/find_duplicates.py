@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from memadmin.curation import runs
 from memadmin.curation.llm import client as llm
+from memadmin.curation.reads import measured
 from memadmin.store.commands import MemadminCommand
 from memadmin.store.progress import progress_bar
 
@@ -178,6 +179,9 @@ class Command(MemadminCommand):
             )
         summary = summary_line(totals, len(namespaces) - len(locked), dry_run=dry_run)
         models = [] if session is None else [session.model]
+        if not dry_run:
+            for line in measured_said():
+                self.stdout.write(line)
         self.stdout.write(summary + verdicts_said(totals, models))
         problems = []
         if locked:
@@ -445,3 +449,27 @@ def summary_line(totals: runs.NamespaceReport, namespaces: int, *, dry_run: bool
     if totals.failed:
         summary += f", {totals.failed} failed"
     return summary
+
+
+def measured_said() -> list[str]:
+    """The store's measured error rate (reads.measured), a line per kind, when its people
+    or a labelled sample labelled any pair; nothing otherwise."""
+    if not measured.labelled_pairs():
+        return []
+    lines = []
+    for kind, tiers in measured.measured().items():
+        said = []
+        for tier, figures in tiers.items():
+            said.append(
+                f"{tier} precision {_figure(figures, 'precision', 'interval', 'pairs')}, "
+                f"recall {_figure(figures, 'recall', 'recall_interval', 'recall_pairs')}"
+            )
+        lines.append(f"measured {kind} (90 % intervals): " + "; ".join(said))
+    return lines
+
+
+def _figure(figures: dict, name: str, interval: str, pairs: str) -> str:
+    if figures[name] is None:
+        return "not measured (no labelled pair)"
+    low, high = figures[interval]
+    return f"{figures[name]:.2f} [{low:.2f}-{high:.2f}] of {figures[pairs]} pairs"

@@ -1,0 +1,147 @@
+"""The store's own error rate: labels from people's decisions and from a labelled sample
+(import_labels), and the precision and recall measured against them."""
+
+import json
+
+import pytest
+
+from memadmin.curation import decisions, reviews
+from memadmin.curation.models import Conflict, ConflictKind, PairLabel, Tier
+from memadmin.curation.reads.measured import labelled_pairs, measured, wilson
+from tests.factories import cluster, line, person, store, unit
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def six():
+    """Three pairs: a and b clustered as proposed, c not clustered at all."""
+    memories = store(
+        *[line(f"{s}{i}", f"Fact {s} number {i}.", unit(i)) for s in "abc" for i in (1, 2)]
+    )
+    by_id = {m.external_id: m for m in memories}
+    cluster(by_id["a1"], by_id["a2"])
+    cluster(by_id["b1"], by_id["b2"])
+    return by_id
+
+
+def write_labels(tmp_path, **lists) -> str:
+    path = tmp_path / "labels.json"
+    path.write_text(json.dumps({"duplicate_groups": [], "conflicts": [], **lists}))
+    return str(path)
+
+
+def test_wilson_intervals_hold_the_share_and_stay_within_0_and_1():
+    assert wilson(0, 0) == []
+    assert wilson(50, 100) == [0.419, 0.581]
+    low, high = wilson(10, 10)
+    assert high == 1.0 and 0.7 < low < 1.0
+    assert wilson(0, 3)[0] == 0.0
+
+
+def test_a_sample_measures_precision_and_recall_per_tier(six, tmp_path, run_command):
+    labels = write_labels(
+        tmp_path,
+        duplicate_groups=[["a1", "a2"], ["c1", "c2"]],
+        hard_negatives=[["b1", "b2"]],
+    )
+
+    result = run_command("import_labels", labels)
+
+    assert result.error is None, result.error
+    assert "3 labelled pairs imported from labels.json: 2 one fact" in result.stdout
+    proposed = measured()["clusters"]["proposed"]
+    # a is right, b is wrong; of the two one-fact pairs, c was never clustered.
+    assert (proposed["precision"], proposed["pairs"]) == (0.5, 2)
+    assert (proposed["recall"], proposed["recall_pairs"]) == (0.5, 2)
+    assert proposed["interval"][0] < 0.5 < proposed["interval"][1]
+    assert measured()["conflicts"]["proposed"]["precision"] is None
+
+
+def test_an_id_not_in_the_store_is_refused_by_name_and_nothing_is_imported(
+    six, tmp_path, run_command
+):
+    labels = write_labels(tmp_path, duplicate_groups=[["a1", "a2"], ["c1", "nowhere"]])
+
+    result = run_command("import_labels", labels)
+
+    assert "not in the store: nowhere; nothing imported" in str(result.error)
+    assert not PairLabel.objects.exists()
+
+
+def test_a_pair_across_two_namespaces_is_refused(six, tmp_path, run_command):
+    store(line("elsewhere", "Fact elsewhere.", unit(9), namespace="bob"))
+    labels = write_labels(tmp_path, conflicts=[{"a": "a1", "b": "elsewhere", "kind": "update"}])
+
+    result = run_command("import_labels", labels)
+
+    assert "a1 and elsewhere are in two namespaces" in str(result.error)
+    assert not PairLabel.objects.exists()
+
+
+def test_an_id_in_two_namespaces_needs_the_namespace_named(six, tmp_path, run_command):
+    store(line("a1", "Another a1.", unit(8), namespace="bob"))
+    labels = write_labels(tmp_path, duplicate_groups=[["a1", "a2"]])
+
+    assert "in several namespaces: a1" in str(run_command("import_labels", labels).error)
+    result = run_command("import_labels", labels, "--namespace", "alice")
+    assert result.error is None
+    assert PairLabel.objects.get().label == "one_fact"
+
+
+def test_decisions_label_what_they_decided_and_an_undo_takes_it_back(six):
+    carla = person("carla", "curator")
+    accepted = decisions.open_cluster_by_hand(memory_ids=[six["c1"].pk, six["c2"].pk], user=carla)
+    decisions.accept_proposal(proposal=reviews.proposal_to_decide(accepted), user=carla)
+    dismissed = next(c for c in six["b1"].clusters.all())
+    decisions.dismiss_cluster(cluster=dismissed, user=carla)
+
+    proposed = measured()["clusters"]["proposed"]
+    assert (proposed["precision"], proposed["pairs"]) == (0.5, 2)
+    # Decisions label only what detection proposed: no recall rests on them.
+    assert proposed["recall"] is None
+
+    decisions.unmerge(cluster=accepted, actor="user:carla", user=carla)
+    assert measured()["clusters"]["proposed"]["pairs"] == 1
+    assert labelled_pairs() == 1
+
+
+def test_a_settled_conflict_is_a_conflict_and_a_dismissed_one_two_facts(six):
+    admin = person("ada", "admin")
+    opened = [
+        Conflict.objects.create(
+            namespace=six[a].namespace,
+            memory_a=six[a],
+            memory_b=six[b],
+            kind=ConflictKind.UPDATE,
+            tier=Tier.PROPOSED,
+        )
+        for a, b in (("a1", "b1"), ("a2", "b2"))
+    ]
+    decisions.resolve_conflict(
+        conflict=opened[0], resolution="both_valid", user=admin, scope_note="two teams"
+    )
+    decisions.resolve_conflict(conflict=opened[1], resolution="b_supersedes_a", user=admin)
+
+    conflicts = measured()["conflicts"]["proposed"]
+    assert (conflicts["precision"], conflicts["pairs"]) == (0.5, 2)
+
+
+def test_find_duplicates_and_export_review_say_the_measured_figures(six, tmp_path, run_command):
+    assert "measured" not in run_command("find_duplicates").stdout  # nothing labelled yet
+    run_command("import_labels", write_labels(tmp_path, duplicate_groups=[["a1", "a2"]]))
+
+    found = run_command("find_duplicates")
+    exported = json.loads(run_command("export_review", "--format", "json").stdout)
+
+    assert "measured clusters (90 % intervals): proposed precision 1.00 [" in found.stdout
+    assert "of 1 pairs, recall 1.00" in found.stdout
+    assert exported["measured"]["clusters"]["proposed"]["precision"] == 1.0
+    assert set(exported["measured"]["conflicts"]["possible"]) == {
+        "precision",
+        "interval",
+        "pairs",
+        "recall",
+        "recall_interval",
+        "recall_pairs",
+    }

@@ -138,3 +138,61 @@ def waterfall(stage: dict) -> Waterfall:
     steps.append(Step("in all", total, min(at(0), at(total)), abs(at(total) - at(0)),
                       len(steps) * ROW, "total"))  # fmt: skip
     return Waterfall(stage["question"], stage["probability"], steps, at(0), len(steps) * ROW + 4)
+
+
+# A reliability chart: what detection said against what the labels measured, per bin of
+# its confidence (reads.measured.reliability); on the diagonal, it says what it measures.
+RELIABILITY_SIZE, MARGIN = 180, 34
+
+
+@dataclass(frozen=True)
+class Dot:
+    x: float
+    y: float
+    radius: float
+    said: float
+    measured: float
+    pairs: int
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Reliability:
+    title: str
+    dots: list[Dot]
+    empty: str
+    size: int = RELIABILITY_SIZE
+    margin: int = MARGIN
+
+    @property
+    def width(self) -> int:
+        return self.size + self.margin + 8
+
+    @property
+    def height(self) -> int:
+        return self.size + self.margin + 8
+
+    @property
+    def bottom(self) -> int:
+        return 8 + self.size
+
+
+def reliability_chart(title: str, points: list[dict], *, empty: str) -> Reliability:
+    """One dot per bin of confidence: across, the mean detection said; up, the share
+    the labels found right; its area the number of labelled pairs."""
+    most = max((p["pairs"] for p in points), default=1)
+    dots = [
+        Dot(
+            x=MARGIN + p["said"] * RELIABILITY_SIZE,
+            y=8 + (1 - p["measured"]) * RELIABILITY_SIZE,
+            radius=3 + 6 * (p["pairs"] / most) ** 0.5,
+            said=p["said"],
+            measured=p["measured"],
+            pairs=p["pairs"],
+            low=p["low"],
+            high=p["high"],
+        )
+        for p in points
+    ]
+    return Reliability(title, dots, "" if dots else empty)

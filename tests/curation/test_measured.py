@@ -145,3 +145,41 @@ def test_find_duplicates_and_export_review_say_the_measured_figures(six, tmp_pat
         "recall_interval",
         "recall_pairs",
     }
+
+
+def test_reliability_bins_what_detection_said_against_what_was_measured(six, tmp_path, run_command):
+    from memadmin.curation.models import Cluster
+    from memadmin.curation.reads.measured import reliability
+
+    Cluster.objects.filter(memberships__memory=six["a1"]).update(confidence=0.95)
+    Cluster.objects.filter(memberships__memory=six["b1"]).update(confidence=0.65)
+    run_command(
+        "import_labels",
+        write_labels(tmp_path, duplicate_groups=[["a1", "a2"]], hard_negatives=[["b1", "b2"]]),
+    )
+
+    points = reliability()["clusters"]
+
+    assert points == [
+        {"low": 0.6, "high": 0.7, "said": 0.65, "measured": 0.0, "pairs": 1},
+        {"low": 0.9, "high": 1.0, "said": 0.95, "measured": 1.0, "pairs": 1},
+    ]
+    assert reliability()["conflicts"] == []
+
+
+def test_the_dashboard_shows_the_measured_error_rate_and_the_reliability_charts(
+    six, tmp_path, run_command, client
+):
+    client.force_login(person("vera", "viewer"))
+    assert "No labelled pairs yet" in client.get("/").content.decode()
+    run_command(
+        "import_labels",
+        write_labels(tmp_path, duplicate_groups=[["a1", "a2"]], hard_negatives=[["b1", "b2"]]),
+    )
+
+    content = client.get("/").content.decode()
+
+    assert "Measured error rate" in content and "No labelled pairs yet" not in content
+    assert "0.50 (0." in content  # the proposed clusters' precision and its interval
+    assert 'aria-label="Clusters (one fact): said against measured: said' in content
+    assert "No labelled pair detection proposed yet." in content  # the conflicts' chart

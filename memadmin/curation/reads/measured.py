@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import defaultdict
+from dataclasses import dataclass
 
 from memadmin.curation.models import (
     Cluster,
@@ -37,6 +38,23 @@ Z_90 = 1.6449
 _AT_LEAST = {Tier.PROPOSED: {Tier.PROPOSED}, Tier.POSSIBLE: {Tier.PROPOSED, Tier.POSSIBLE}}
 
 Pair = tuple[int, int]  # two memory ids, the smaller first
+# The bins of what detection said (a cluster's or conflict's confidence) the reliability
+# chart compares with what the labels measured.
+BINS = (0.2, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What detection said of a pair: the tier and the confidence of the surest cluster
+    or conflict that holds it."""
+
+    tier: str
+    confidence: float
+
+    def surer(self, other: Claim | None) -> Claim:
+        if other is None:
+            return self
+        return max(self, other, key=lambda c: (c.tier == Tier.PROPOSED, c.confidence))
 
 
 def measured(namespace: Namespace | None = None) -> dict:
@@ -51,10 +69,12 @@ def measured(namespace: Namespace | None = None) -> dict:
         claims, figures[kind] = found[kind], {}
         for tier in (Tier.PROPOSED, Tier.POSSIBLE):
             judged = [
-                labels[p] == right for p, said in claims.items() if said == tier and p in labels
+                labels[p] == right
+                for p, said in claims.items()
+                if said.tier == tier and p in labels
             ]
             positives = [p for p in sampled if labels[p] == right]
-            hit = [claims.get(p) in _AT_LEAST[tier] for p in positives]
+            hit = [p in claims and claims[p].tier in _AT_LEAST[tier] for p in positives]
             figures[kind][str(tier)] = {
                 "precision": _share(judged),
                 "interval": wilson(sum(judged), len(judged)),
@@ -64,6 +84,33 @@ def measured(namespace: Namespace | None = None) -> dict:
                 "recall_pairs": len(hit),
             }
     return figures
+
+
+def reliability(namespace: Namespace | None = None) -> dict[str, list[dict]]:
+    """Per kind, per bin of what detection said of the labelled pairs it proposed (BINS):
+    the mean confidence it said, the share the labels found right, and how many pairs (a
+    bin without any left out). A model that says what it measures lies on the diagonal."""
+    labels, _ = _labels(namespace)
+    ids = {i for pair in labels for i in pair}
+    found = {"clusters": _clustered(ids, namespace), "conflicts": _in_conflicts(ids, namespace)}
+    points = {}
+    for kind, right in (("clusters", ONE), ("conflicts", CONFLICT)):
+        binned = defaultdict(list)
+        for pair, claim in found[kind].items():
+            if pair in labels:
+                low = max((edge for edge in BINS[:-1] if claim.confidence >= edge), default=0.0)
+                binned[low].append((claim.confidence, labels[pair] == right))
+        points[kind] = [
+            {
+                "low": low,
+                "high": BINS[BINS.index(low) + 1] if low in BINS else BINS[0],
+                "said": round(sum(c for c, _ in found_in) / len(found_in), 3),
+                "measured": round(sum(r for _, r in found_in) / len(found_in), 3),
+                "pairs": len(found_in),
+            }
+            for low, found_in in sorted(binned.items())
+        ]
+    return points
 
 
 def labelled_pairs(namespace: Namespace | None = None) -> int:
@@ -135,38 +182,36 @@ def _decided(namespace) -> dict[Pair, str]:
     return labels
 
 
-def _clustered(ids: set[int], namespace) -> dict[Pair, str]:
-    """The surest tier any cluster put each two of `ids` in together."""
+def _clustered(ids: set[int], namespace) -> dict[Pair, Claim]:
+    """What the surest cluster that put two of `ids` together said of them."""
     members = ClusterMember.objects.filter(memory_id__in=list(ids))
     if namespace is not None:
         members = members.filter(cluster__namespace=namespace)
     by_cluster = defaultdict(list)
-    tiers = {}
-    for cluster_id, tier, memory_id in members.values_list(
-        "cluster_id", "cluster__tier", "memory_id"
+    said = {}
+    for cluster_id, tier, confidence, memory_id in members.values_list(
+        "cluster_id", "cluster__tier", "cluster__confidence", "memory_id"
     ):
         by_cluster[cluster_id].append(memory_id)
-        tiers[cluster_id] = tier
-    claims: dict[Pair, str] = {}
+        said[cluster_id] = Claim(tier, confidence)
+    claims: dict[Pair, Claim] = {}
     for cluster_id, found in by_cluster.items():
         for pair in itertools.combinations(sorted(found), 2):
-            claims[pair] = _surer(claims.get(pair), tiers[cluster_id])
+            claims[pair] = said[cluster_id].surer(claims.get(pair))
     return claims
 
 
-def _in_conflicts(ids: set[int], namespace) -> dict[Pair, str]:
-    """The surest tier any conflict put each two of `ids` in."""
+def _in_conflicts(ids: set[int], namespace) -> dict[Pair, Claim]:
+    """What the surest conflict between two of `ids` said of them."""
     conflicts = Conflict.objects.filter(memory_a_id__in=list(ids), memory_b_id__in=list(ids))
     if namespace is not None:
         conflicts = conflicts.filter(namespace=namespace)
-    claims: dict[Pair, str] = {}
-    for a, b, tier in conflicts.values_list("memory_a_id", "memory_b_id", "tier"):
-        claims[_pair(a, b)] = _surer(claims.get(_pair(a, b)), tier)
+    claims: dict[Pair, Claim] = {}
+    for a, b, tier, confidence in conflicts.values_list(
+        "memory_a_id", "memory_b_id", "tier", "confidence"
+    ):
+        claims[_pair(a, b)] = Claim(tier, confidence).surer(claims.get(_pair(a, b)))
     return claims
-
-
-def _surer(one: str | None, other: str) -> str:
-    return Tier.PROPOSED if Tier.PROPOSED in (one, other) else other
 
 
 def _pair(a: int, b: int) -> Pair:

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from memadmin.curation.reads import counts
+from memadmin.curation.reads import counts, measured
 from memadmin.curation.reads.dashboard import (
     namespace_summaries,
     open_cluster_histogram,
@@ -99,5 +99,31 @@ def dashboard_page() -> dict:
                 empty="No undos in the last 14 days.",
             ),
         ],
+        **_measured(),
     }
     return context
+
+
+def _measured() -> dict:
+    """The store's measured error rate (reads.measured), a row per kind and tier, and the
+    reliability charts; nothing to show until a pair is labelled."""
+    if not measured.labelled_pairs():
+        return {"measured": [], "reliability": []}
+    names = {"clusters": "Clusters (one fact)", "conflicts": "Conflicts"}
+    rows = [
+        {"kind": names[kind], "tier": tier, **figures}
+        for kind, tiers in measured.measured().items()
+        for tier, figures in tiers.items()
+    ]
+    points = measured.reliability()
+    return {
+        "measured": rows,
+        "reliability": [
+            charts.reliability_chart(
+                f"{names[kind]}: said against measured",
+                points[kind],
+                empty="No labelled pair detection proposed yet.",
+            )
+            for kind in ("clusters", "conflicts")
+        ],
+    }

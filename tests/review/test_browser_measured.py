@@ -1,0 +1,47 @@
+"""The dashboard's measured error rate in Chromium, with JavaScript on and off: the
+figures with their intervals and the reliability chart, drawn on the server."""
+
+import json
+
+import pytest
+
+from memadmin.curation.models import Cluster
+from tests.factories import cluster, line, store, unit
+from tests.review.browsing import SHOTS, log_in, make_people, new_page
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_the_dashboard_shows_what_the_labels_measured(
+    browser, live_server, run_command, tmp_path, javascript
+):
+    memories = store(*[line(f"m{i}", f"Fact number {i}.", unit(i)) for i in range(8)])
+    for first in range(0, 8, 2):
+        cluster(memories[first], memories[first + 1])
+    Cluster.objects.update(confidence=0.85)  # one bin of the chart
+    labels = tmp_path / "labels.json"
+    labels.write_text(
+        json.dumps(
+            {
+                "duplicate_groups": [["m0", "m1"], ["m2", "m3"], ["m4", "m5"]],
+                "conflicts": [],
+                "hard_negatives": [["m6", "m7"]],
+            }
+        )
+    )
+    assert run_command("import_labels", str(labels)).error is None
+    make_people()
+    page = new_page(browser, live_server, javascript=javascript)
+    log_in(page, "carla")
+
+    section = page.locator("section.measured")
+    section.scroll_into_view_if_needed()
+    page.screenshot(path=SHOTS / f"measured-{'js' if javascript else 'no-js'}.png", full_page=True)
+
+    text = section.inner_text()
+    assert "0.75 (" in text  # three of four proposed pairs right, with the interval
+    assert section.locator("svg circle").count() == 1  # every cluster said 0.85
+    assert section.locator("svg").first.is_visible()
+    assert not page.errors
+    page.context.close()

@@ -363,6 +363,19 @@ class PairLabel(models.Model):
         return f"{self.label}: {self.memory_a_id} / {self.memory_b_id}"
 
 
+class LabelledMemory(models.Model):
+    """A memory a complete labelled sample covers (`import_labels --complete`): every pair
+    of two memories one sample covers is labelled, those it does not list two facts."""
+
+    memory = models.OneToOneField(Memory, on_delete=models.PROTECT, related_name="+")
+    source = models.CharField(max_length=200)  # the file that covers it
+    actor = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"memory {self.memory_id} covered by {self.source}"
+
+
 class HistoryEvent(models.Model):
     """Append-only audit log: every change to a memory, with its before and after.
     Unmerge reads it. Rows are never updated or deleted (see save/delete)."""

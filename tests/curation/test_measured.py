@@ -183,3 +183,18 @@ def test_the_dashboard_shows_the_measured_error_rate_and_the_reliability_charts(
     assert "0.50 (0." in content  # the proposed clusters' precision and its interval
     assert 'aria-label="Clusters (one fact): said against measured: said' in content
     assert "No labelled pair detection proposed yet." in content  # the conflicts' chart
+
+
+def test_a_complete_sample_counts_the_pairs_it_does_not_list_as_two_facts(
+    six, tmp_path, run_command
+):
+    labels = write_labels(tmp_path, duplicate_groups=[["a1", "a2"], ["c1", "c2"]])
+    # b1 and b2 are named by nothing: even complete, the file says nothing of them.
+    run_command("import_labels", labels)
+    assert measured()["clusters"]["proposed"]["pairs"] == 1
+
+    complete = write_labels(tmp_path, duplicate_groups=[["a1", "a2"], ["c1", "c2"], ["b1"], ["b2"]])
+    assert run_command("import_labels", complete, "--complete").error is None
+
+    proposed = measured()["clusters"]["proposed"]
+    assert (proposed["precision"], proposed["pairs"]) == (0.5, 2)  # b1/b2 unlisted: two facts

@@ -10,7 +10,7 @@ from collections import Counter
 from django.db import transaction
 
 from memadmin.curation.decisions.history import DecisionError
-from memadmin.curation.models import PairLabel
+from memadmin.curation.models import LabelledMemory, PairLabel
 from memadmin.store.models import Memory, Namespace
 
 # The labels file's lists, and what each says of its pairs.
@@ -21,13 +21,21 @@ _LISTS = (
 
 
 def import_labels(
-    labels: dict, *, source: str, actor: str, namespace: Namespace | None = None
+    labels: dict,
+    *,
+    source: str,
+    actor: str,
+    namespace: Namespace | None = None,
+    complete: bool = False,
 ) -> Counter:
     """Store what a labels file says of its pairs: every two ids of a duplicate group one
     fact, each conflict a conflict (with its kind), hard negatives and distinct related
-    pairs two facts. A pair labelled before takes the new label. Every id must name one
-    memory of the store (of `namespace` when given) and both of a pair one namespace:
-    refused by name (DecisionError), and nothing imported. Returns the pairs by label."""
+    pairs two facts. A pair labelled before takes the new label. `complete`: the file
+    labels every pair of the memories it names, as evaluate_detection reads one (a pair of
+    them it does not list is two facts); each named memory is noted as covered by it.
+    Every id must name one memory of the store (of `namespace` when given) and both of a
+    pair one namespace: refused by name (DecisionError), and nothing imported. Returns
+    the pairs by label."""
     pairs: dict[tuple[str, str], tuple[str, str]] = {}
     for group in labels.get("duplicate_groups", []):
         for a, b in itertools.combinations(group, 2):
@@ -38,7 +46,10 @@ def import_labels(
     for key, label in _LISTS:
         for a, b in labels.get(key, []):
             pairs.setdefault(_ordered(a, b), (label, ""))
-    memories = _memories_named({i for pair in pairs for i in pair}, namespace)
+    named = {i for pair in pairs for i in pair}
+    if complete:  # the ids it names alone count too: every pair of them is labelled
+        named |= {i for group in labels.get("duplicate_groups", []) for i in group}
+    memories = _memories_named(named, namespace)
     rows = []
     for (a, b), (label, kind) in pairs.items():
         first, second = sorted((memories[a], memories[b]), key=lambda m: m.pk)
@@ -64,6 +75,13 @@ def import_labels(
             unique_fields=["memory_a", "memory_b"],
             update_fields=["label", "kind", "source", "actor", "created_at"],
         )
+        if complete:
+            LabelledMemory.objects.bulk_create(
+                [LabelledMemory(memory=m, source=source, actor=actor) for m in memories.values()],
+                update_conflicts=True,
+                unique_fields=["memory"],
+                update_fields=["source", "actor", "created_at"],
+            )
     return Counter(row.label for row in rows)
 
 

@@ -26,6 +26,7 @@ from memadmin.curation.models import (
     Conflict,
     ConflictResolution,
     ConflictStatus,
+    LabelledMemory,
     PairLabel,
     Tier,
 )
@@ -62,8 +63,7 @@ def measured(namespace: Namespace | None = None) -> dict:
     "recall_interval", "recall_pairs"}}}: each figure None (and its interval empty) where
     no labelled pair bears on it. `namespace`: one namespace's, else the store's."""
     labels, sampled = _labels(namespace)
-    ids = {i for pair in labels for i in pair}
-    found = {"clusters": _clustered(ids, namespace), "conflicts": _in_conflicts(ids, namespace)}
+    found = _claims(labels, namespace)
     figures = {}
     for kind, right in (("clusters", ONE), ("conflicts", CONFLICT)):
         claims, figures[kind] = found[kind], {}
@@ -91,8 +91,7 @@ def reliability(namespace: Namespace | None = None) -> dict[str, list[dict]]:
     the mean confidence it said, the share the labels found right, and how many pairs (a
     bin without any left out). A model that says what it measures lies on the diagonal."""
     labels, _ = _labels(namespace)
-    ids = {i for pair in labels for i in pair}
-    found = {"clusters": _clustered(ids, namespace), "conflicts": _in_conflicts(ids, namespace)}
+    found = _claims(labels, namespace)
     points = {}
     for kind, right in (("clusters", ONE), ("conflicts", CONFLICT)):
         binned = defaultdict(list)
@@ -132,6 +131,22 @@ def wilson(successes: int, trials: int, z: float = Z_90) -> list[float]:
 
 def _share(hits: list[bool]) -> float | None:
     return round(sum(hits) / len(hits), 3) if hits else None
+
+
+def _claims(labels: dict[Pair, str], namespace) -> dict[str, dict[Pair, Claim]]:
+    """What detection said of the labelled memories' pairs, by kind. A pair two memories
+    of one complete sample hold and no label names is two facts (added to `labels`)."""
+    covered = LabelledMemory.objects.all()
+    if namespace is not None:
+        covered = covered.filter(memory__namespace=namespace)
+    sample_of = dict(covered.values_list("memory_id", "source"))
+    ids = {i for pair in labels for i in pair} | set(sample_of)
+    found = {"clusters": _clustered(ids, namespace), "conflicts": _in_conflicts(ids, namespace)}
+    for claims in found.values():
+        for a, b in claims:
+            if (a, b) not in labels and sample_of.get(a, a) == sample_of.get(b, b):
+                labels[(a, b)] = TWO
+    return found
 
 
 def _labels(namespace) -> tuple[dict[Pair, str], set[Pair]]:

@@ -20,8 +20,14 @@ class Command(MemadminCommand):
     def add_arguments(self, parser):
         parser.add_argument("labels", type=Path, help="labels.json")
         parser.add_argument("--namespace", help="the namespace the file labels")
+        parser.add_argument(
+            "--complete",
+            action="store_true",
+            help="the file labels every pair of the memories it names, as evaluate_detection "
+            "reads one: a pair of them it does not list is two facts",
+        )
 
-    def handle(self, *args, labels: Path, namespace, **options):
+    def handle(self, *args, labels: Path, namespace, complete, **options):
         try:
             found = evaluation.read_labels(labels)
         except evaluation.BadLabels as problem:
@@ -33,7 +39,11 @@ class Command(MemadminCommand):
                 raise CommandError(f"no namespace {namespace!r}")
         try:
             counts = decisions.import_labels(
-                found, source=labels.name, actor="command:import_labels", namespace=chosen
+                found,
+                source=labels.name,
+                actor="command:import_labels",
+                namespace=chosen,
+                complete=complete,
             )
         except decisions.DecisionError as problem:
             raise CommandError(f"{labels}: {problem}; nothing imported") from None

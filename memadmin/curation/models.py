@@ -333,15 +333,19 @@ class PairVerdict(models.Model):
 
 
 class PairLabel(models.Model):
-    """What a labelled sample says a pair of memories is (`import_labels`): the store's
-    error rate is measured against these and against its people's decisions (reads.
-    measured). A decision's labels are read from the cluster or conflict it decided, so
-    that an undo takes them back; these are kept until the next import of the pair."""
+    """What a labelled sample (`import_labels`) or a person on the audit queue says a pair
+    of memories is: the store's error rate is measured against these and against its
+    people's decisions (reads.measured). A decision's labels are read from the cluster or
+    conflict it decided, so that an undo takes them back; these are kept until the pair
+    is labelled again."""
 
     class Label(models.TextChoices):
         ONE_FACT = "one_fact"
         CONFLICT = "conflict"
         TWO_FACTS = "two_facts"
+        # Asked on the audit queue, a person could not tell: not offered again, and
+        # counted in no figure.
+        UNSURE = "unsure"
 
     namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="+")
     # The pair in id order (memory_a < memory_b).
@@ -349,7 +353,7 @@ class PairLabel(models.Model):
     memory_b = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+")
     label = models.CharField(max_length=10, choices=Label.choices)
     kind = models.CharField(max_length=14, blank=True, default="")  # a conflict's
-    source = models.CharField(max_length=200)  # the file it came from
+    source = models.CharField(max_length=200)  # the file it came from, or "audit"
     actor = models.CharField(max_length=200)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -487,3 +487,16 @@ def queue_query(query: str) -> QueryDict:
         if not unreadable(name):
             parsed.setlist(name, [value for value in values if not unreadable(value)])
     return parsed
+
+
+class AuditAnswer(forms.Form):
+    """An answer on the audit queue: what the two memories are, or unsure."""
+
+    memory_a = forms.IntegerField(min_value=1, max_value=MAX_ROW_ID)
+    memory_b = forms.IntegerField(min_value=1, max_value=MAX_ROW_ID)
+    label = forms.ChoiceField(
+        choices=[(v, v) for v in ("one_fact", "conflict", "two_facts", "unsure")]
+    )
+
+    def problem(self) -> str:
+        return "; ".join(message for errors in self.errors.values() for message in errors)

@@ -1,6 +1,7 @@
 from django.urls import include, path
 
 from memadmin.review.views import (
+    audit,
     batch,
     clusters,
     conflicts,
@@ -39,6 +40,8 @@ urlpatterns = [
     path("conflicts/<int:conflict_id>/", conflicts.conflict, name="conflict"),
     path("conflicts/<int:conflict_id>/resolve", conflicts.resolve, name="resolve-conflict"),
     path("conflicts/<int:conflict_id>/undo", conflicts.undo, name="undo-conflict"),
+    path("audit/", audit.audit, name="audit"),
+    path("audit/answer", audit.answer, name="audit-answer"),
     path("history/", history.history, name="history"),
     path("history/unmerge/<int:cluster_id>", history.unmerge, name="unmerge"),
     path("history/unmerge-many", history.unmerge_many, name="unmerge-many"),

@@ -1,6 +1,7 @@
 // Keyboard shortcuts for the review pages. Queue: j / k move, Enter opens. Cluster page:
 // a accept, e edit the merged text, d dismiss, n / p the next / previous cluster of the
-// queue it was opened from. Conflict page: 1-6 choose a resolution, n / p as above. Many
+// queue it was opened from. Conflict page: 1-6 choose a resolution, n / p as above. Audit:
+// 1-4 answer the pair. Many
 // clusters at once: j / k move, x ticks, e edits the cluster's text, a / d merge or
 // dismiss the ticked ones (a preview first). Everywhere: ? shows the help. Keys are
 // ignored while typing in a field.
@@ -73,6 +74,9 @@
       case "p": follow("[data-key-previous]"); break;
       case "?": if (help) help.hidden = !help.hidden; break;
       case "1": case "2": case "3": case "4": case "5": case "6": {
+        // The audit queue: 1-4 answer the pair.
+        const answer = document.querySelector("[data-audit-key='" + event.key + "']");
+        if (answer) { answer.click(); break; }
         const choices = document.querySelectorAll("input[name='resolution']");
         const choice = choices[Number(event.key) - 1];
         if (choice) { choice.checked = true; choice.focus(); }

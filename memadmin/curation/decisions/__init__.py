@@ -41,7 +41,7 @@ from memadmin.curation.decisions.history import (
     snapshot,
     update_rows,
 )
-from memadmin.curation.decisions.labels import import_labels
+from memadmin.curation.decisions.labels import import_labels, label_pair
 from memadmin.curation.decisions.memories import (
     ImportResult,
     decay_confidence,
@@ -90,6 +90,7 @@ __all__ = [
     "import_records",
     "insert_written",
     "keep_survivor",
+    "label_pair",
     "new_memory",
     "note_languages",
     "open_cluster",

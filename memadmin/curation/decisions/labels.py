@@ -111,3 +111,29 @@ def _memories_named(ids: set[str], namespace: Namespace | None) -> dict[str, Mem
             f"in several namespaces: {', '.join(several[:10])}; say which with --namespace"
         )
     return {i: memories[0] for i, memories in named.items()}
+
+
+def label_pair(*, memory_ids: tuple[int, int], label: str, user) -> PairLabel:
+    """A person's answer on the audit queue: what the two memories are (or "unsure"),
+    replacing any earlier label of the pair. Refused (DecisionError) for a memory that is
+    not there, one memory twice, or two namespaces."""
+    if label not in PairLabel.Label.values:
+        raise DecisionError(f"no such answer: {label}")
+    found = {m.pk: m for m in Memory.objects.filter(pk__in=memory_ids).only("pk", "namespace_id")}
+    if len(set(memory_ids)) != 2 or len(found) != 2:
+        raise DecisionError("those two memories are not a pair of this store")
+    first, second = sorted(found.values(), key=lambda m: m.pk)
+    if first.namespace_id != second.namespace_id:
+        raise DecisionError("the two memories are in two namespaces: a pair is of one")
+    labelled, _ = PairLabel.objects.update_or_create(
+        memory_a=first,
+        memory_b=second,
+        defaults={
+            "namespace_id": first.namespace_id,
+            "label": label,
+            "kind": "",
+            "source": "audit",
+            "actor": f"user:{user.get_username()}",
+        },
+    )
+    return labelled

@@ -157,6 +157,8 @@ def _labels(namespace) -> tuple[dict[Pair, str], set[Pair]]:
         sample = sample.filter(namespace=namespace)
     sampled = set()
     for a, b, label in sample.values_list("memory_a_id", "memory_b_id", "label"):
+        if label == PairLabel.Label.UNSURE:
+            continue  # a person could not tell: it says nothing
         labels[(a, b)] = label
         sampled.add((a, b))
     return labels, sampled

@@ -308,3 +308,19 @@ def test_a_batch_forgets_the_texts_it_read_as_it_ends(load):
     # The batch judged its pairs, and left nothing of their readings behind.
     assert outcomes[0].report.pairs_checked == 6
     assert reading.read.cache_info().currsize == 0
+
+
+def test_a_store_of_a_few_namespaces_is_split_so_that_every_worker_has_work(settings):
+    """Four namespaces of 1,250 fit one batch; two workers each take half a share."""
+    namespaces = [Namespace(pk=pk, name=f"n{pk}") for pk in range(1, 5)]
+    sizes = dict.fromkeys(range(1, 5), 1_250)
+    assert runs.batches(namespaces, sizes, runs.Options(full=True)) == [[1, 2, 3, 4]]
+    assert runs.batches(namespaces, sizes, runs.Options(full=True), workers=2) == [
+        [1],
+        [2],
+        [3],
+        [4],
+    ]
+    # A small store is read in seconds: no batch below SPLIT_FLOOR memories of its own.
+    small = dict.fromkeys(range(1, 5), 100)
+    assert runs.batches(namespaces, small, runs.Options(full=True), workers=2) == [[1, 2, 3, 4]]

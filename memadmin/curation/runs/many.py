@@ -26,15 +26,31 @@ logger = logging.getLogger("memadmin.curation")
 # --- Many namespaces -----------------------------------------------------------------------
 
 
+# The fewest memories a batch is split down to for the workers' sake: below it a store
+# is read in seconds, and a batch of its own is not worth a process.
+SPLIT_FLOOR = 1_000
+
+
 def batches(
-    namespaces: list[Namespace], sizes: dict[int, int], options: Options | None = None
+    namespaces: list[Namespace],
+    sizes: dict[int, int],
+    options: Options | None = None,
+    *,
+    workers: int = 1,
 ) -> list[list[int]]:
     """The namespaces in batches, in order: up to DEDUP_BATCH_MEMORIES active memories
     (DEDUP_INCREMENTAL_BATCH_MEMORIES in a run that is not --full) and
-    DEDUP_BATCH_NAMESPACES namespaces each; a namespace that fills a batch alone is one."""
+    DEDUP_BATCH_NAMESPACES namespaces each; a namespace that fills a batch alone is one.
+    With `workers`, batches hold at most half a worker's share of all the memories, so
+    that a store of a few namespaces keeps every worker busy until the end (four of 1,250
+    ran as one batch, on one of the two cores: 50 s; as two batches of two, one worker
+    waited for the other: 37 s; bench/many_subjects.py)."""
     most = settings.DEDUP_BATCH_MEMORIES
     if options is not None and not options.full:
         most = settings.DEDUP_INCREMENTAL_BATCH_MEMORIES
+    if workers > 1:
+        total = sum(sizes.get(namespace.pk, 0) for namespace in namespaces)
+        most = min(most, max(SPLIT_FLOOR, -(-total // (2 * workers))))
     found: list[list[int]] = []
     current: list[int] = []
     memories = 0
@@ -69,7 +85,7 @@ def run_many(
     levels do not fight for the cores."""
     sizes = store_queries.active_counts([ns.pk for ns in namespaces])
     by_pk = {ns.pk: ns for ns in namespaces}
-    all_batches = batches(namespaces, sizes, options)
+    all_batches = batches(namespaces, sizes, options, workers=workers)
     large = [b for b in all_batches if len(b) == 1 and sizes[b[0]] >= settings.DEDUP_BATCH_MEMORIES]
     small = [b for b in all_batches if b not in large]
     # Worker processes could not see a caller's uncommitted transaction: stay serial then;

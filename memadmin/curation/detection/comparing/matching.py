@@ -250,7 +250,17 @@ def abbreviates(short: str, word: str) -> bool:
 
 def found_in(token: Token, reading: Reading) -> bool:
     """Whether the reading has this word (any form the alignment accepts), or spells it
-    out when it is an acronym ("PO" / "product owner")."""
+    out when it is an acronym ("PO" / "product owner"). Kept on the reading: the readers
+    of a pair ask of the same words, and a text is read beside several others (each
+    question a scan of its words: a fifth of a run's time)."""
+    known = reading.words_found
+    found = known.get(token)
+    if found is None:
+        found = known[token] = _found_in(token, reading)
+    return found
+
+
+def _found_in(token: Token, reading: Reading) -> bool:
     content = reading.content
     if token.key in reading.content_keys or any(same_word(token, other) for other in content):
         return True

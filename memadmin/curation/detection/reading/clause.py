@@ -70,6 +70,11 @@ class Reading:
         return -sign if self.stance < 0 else sign
 
     @cached_property
+    def words_found(self) -> dict[Token, bool]:
+        """comparing.matching.found_in's answers about this reading, by the word asked."""
+        return {}
+
+    @cached_property
     def subject(self) -> tuple[Token, ...]:
         """The tokens before the predicate (none when no predicate was found)."""
         return tuple(

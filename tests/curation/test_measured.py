@@ -198,3 +198,24 @@ def test_a_complete_sample_counts_the_pairs_it_does_not_list_as_two_facts(
 
     proposed = measured()["clusters"]["proposed"]
     assert (proposed["precision"], proposed["pairs"]) == (0.5, 2)  # b1/b2 unlisted: two facts
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("[" * 5000 + "]" * 5000, "is not JSON: invalid JSON: nested"),
+        ('{"duplicate_groups": [["a1", "a\\u0000"]], "conflicts": []}', "contains a NUL"),
+        ('{"duplicate_groups": [["a1", 1e999]], "conflicts": []}', "is not JSON"),
+        ('{"duplicate_groups": [["a1", "' + "x" * 300 + '"]], "conflicts": []}', "longer than"),
+    ],
+)
+def test_a_hostile_labels_file_is_refused_with_a_reason_and_imports_nothing(
+    six, tmp_path, run_command, text, said
+):
+    path = tmp_path / "labels.json"
+    path.write_text(text)
+
+    result = run_command("import_labels", str(path))
+
+    assert said in str(result.error)
+    assert not PairLabel.objects.exists()

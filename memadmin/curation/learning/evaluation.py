@@ -6,12 +6,12 @@ conflict recall by unordered pair, and the automatic merges that must never happ
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memadmin.curation.detection.scoring.clustering import UnionFind
+from memadmin.store import validation
 
 
 def _pairs(groups: Iterable[Iterable[str]]) -> set[frozenset[str]]:
@@ -80,11 +80,13 @@ def read_labels(path: Path) -> dict:
     "duplicate_groups" (lists of ids), "conflicts" ({"a", "b"} objects) and optionally
     "hard_negatives" and "guarded_pairs" (id pairs) and "protected_ids"."""
     try:
-        labels = json.loads(Path(path).read_text(encoding="utf-8"))
+        # The store's strict reader: invalid UTF-8, NaN, huge numbers and deep nesting
+        # are refused with a reason, never a traceback.
+        labels = validation.decode_json(Path(path).read_bytes())
     except OSError as error:
         raise BadLabels(f"cannot read {path}: {error.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise BadLabels(f"{path} is not JSON: {error}") from None
+    except validation.Invalid as problem:
+        raise BadLabels(f"{path} is not JSON: {problem.message}") from None
     if not isinstance(labels, dict):
         raise BadLabels(f"{path}: expected a JSON object")
 
@@ -93,6 +95,11 @@ def read_labels(path: Path) -> dict:
             raise BadLabels(f"{path}: {where} must be a list of ids (strings)")
         if size is not None and len(value) != size:
             raise BadLabels(f"{path}: {where} must hold {size} ids")
+        for i in value:  # an id a memory could have (no NUL, not empty, not too long)
+            try:
+                validation.identifier(i, where)
+            except validation.Invalid as problem:
+                raise BadLabels(f"{path}: {problem}") from None
 
     for key in ("duplicate_groups", "conflicts"):
         if not isinstance(labels.get(key), list):

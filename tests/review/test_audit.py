@@ -100,3 +100,16 @@ def test_a_viewer_cannot_audit(client, pairs):
 def test_an_empty_store_says_there_is_nothing_to_audit(client):
     client.force_login(person("carla", "curator"))
     assert "Nothing left to audit" in client.get("/audit/").content.decode()
+
+
+def test_the_audit_queue_answers_an_htmx_request_as_a_plain_one(client, pairs):
+    """The page has no htmx of its own; a request that says it is one still works."""
+    client.force_login(person("carla", "curator"))
+    assert client.get("/audit/", HTTP_HX_REQUEST="true").status_code == 200
+    answered = client.post(
+        "/audit/answer",
+        {"memory_a": pairs["a1"].pk, "memory_b": pairs["a2"].pk, "label": "two_facts"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert (answered.status_code, answered["Location"]) == (302, "/audit/")
+    assert PairLabel.objects.get().label == "two_facts"

@@ -57,7 +57,12 @@ def test_a_curator_edits_accepts_and_undoes_a_merge(page, data):
     # One memory says more than the other: detection may call it proposed or possible.
     page.select_option("select[name=tier]", cluster.tier)
     page.click("text=Filter")
+    # The filter redraws the queue and pushes its address; a link clicked on the old
+    # queue meanwhile is cancelled by that push (seen on a loaded machine): wait first.
+    page.wait_for_url(f"**tier={cluster.tier}**")
+    page.wait_for_load_state("networkidle")
     page.click(f"text=#{cluster.pk}")
+    page.wait_for_url(f"**/clusters/{cluster.pk}/**")
     page.screenshot(path=SHOTS / "cluster.png", full_page=True)
     page.screenshot(path=DOC_SHOTS / "cluster.png")
     page.fill("textarea[name=text]", "Her cat Miso is an orange tabby (called Miso).")

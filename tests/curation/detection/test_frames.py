@@ -32,6 +32,14 @@ def relation(older: str, newer: str, **options) -> frames.Relation:
         ("Tom works at Initech", "Lena works at Initech", frames.OTHER_SUBJECT),
         ("Has a dog named Rex", "Took Rex camping last summer", frames.OTHER_PREDICATE),
         ("Ana swam 2 km on Monday", "Ana swam 1 km on Friday", frames.EVENTS),
+        # Two people told apart by an initial; two things by the name after their noun.
+        ("Anna K. wohnt in Bremen.", "Anna M. wohnt in Leipzig.", frames.OTHER_SUBJECT),
+        (
+            "Emil owes 529 euros to the welder from Lima.",
+            "Emil now owes 569 euros to the welder from Oslo.",
+            frames.OTHER_SUBJECT,
+        ),
+        ("Yuki A. lives in Osaka.", "Yuki A. has moved to Leeds.", frames.NEW_VALUE),
     ],
 )
 def test_minimal_pairs_read_as_their_class(older, newer, kind):

@@ -77,6 +77,21 @@ def test_everyday_memories_reach_their_floor(vectors, folder, recall, conflict_r
     assert proposed.unsafe_auto_merges == []
 
 
+def test_a_store_in_a_style_no_fit_saw_keeps_people_and_things_apart(vectors):
+    # tests/data/held_out/templated: one user per namespace, many people told apart by an
+    # initial ("Yuki A." / "Yuki R."), things by a name after their noun ("the welder
+    # from Lima" / "from Oslo"), as Mem0 writes from templates; kept out of every fit.
+    rows, labels = calibration.load_set(EVERYDAY.parent / "held_out" / "templated")
+    proposed = calibration.score(
+        labels, calibration.plan_set(rows, Thresholds.from_settings(), vectors)
+    )
+
+    assert proposed.false_pairs == []
+    assert len(proposed.false_conflicts) <= 2
+    assert proposed.conflict_recall >= 0.75
+    assert proposed.unsafe_auto_merges == []
+
+
 def test_a_lost_guard_leaves_its_pair_unscored():
     rows = [
         {"id": "a", "namespace": "n", "content": "x", "created_at": "2026-01-01T00:00:00Z"}

@@ -144,6 +144,17 @@ def test_identifiers_that_differ_in_one_part_are_a_difference(a, b):
         ),
         ("Jana hat am 12. April Geburtstag.", "Felix hat am 21. April Geburtstag."),
         ("pve1 has 64 GB RAM.", "pve2 has 32 GB RAM."),
+        # A name after the noun tells two things apart when a value differs too.
+        (
+            "Emil owes 529 euros to the welder from Lima.",
+            "Emil now owes 569 euros to the welder from Oslo.",
+        ),
+        ("The flight to Paris leaves at 9:00.", "The flight to Rome leaves at 10:30."),
+        (
+            "Ines owes 721 euros to the plumber from Dakar.",
+            "Ines owes 972 euros to the landlord from Dakar.",
+        ),
+        ("Yuki A. lives in Osaka.", "Yuki R. lives in Munich."),
     ],
 )
 def test_parallel_sentences_about_two_things_are_told_apart(a, b):
@@ -156,6 +167,13 @@ def test_parallel_sentences_about_two_things_are_told_apart(a, b):
         ("Home Assistant runs as a HAOS VM on pve2.", "Home Assistant runs on a Raspberry Pi 4."),
         ("Raw readings must be kept for 5 years.", "Raw readings are retained for 2 years."),
         ("Calibration checkerboard squares are 25 mm.", "The checkerboard squares measure 24 mm."),
+        # Only the name after the noun differs: one slot, two values.
+        ("Deploys the blog to GitHub Pages.", "Deploys the blog to Netlify."),
+        ("Owes money to the welder from Lima.", "Owes money to the welder from Oslo."),
+        # A memory that opens on its verb has left its subject out: the rest is its object.
+        ("Uses Docker for local development.", "Uses Podman for local development."),
+        ("Adores musicals.", "Loathes musicals."),
+        ("Is Swiss.", "Is Swedish."),
     ],
 )
 def test_one_slot_filled_two_ways_is_not_two_things(a, b):
@@ -168,3 +186,50 @@ def test_a_word_starts_a_sentence_when_first_or_after_a_mark_that_ends_one(text)
     for index, word in enumerate(keytokens.words_of.__wrapped__(text)):
         before = text[: word.start].rstrip()
         assert word.at_start == (index == 0 or before[-1:] in tuple(sentence_ends)), word
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Yuki A. lives in Berlin.", "yuki a."),
+        ("Nora A. is on the Pro plan.", "nora a."),  # an initial, never the article
+        ("Yuki A.'s subscription is the Pro plan.", "yuki a."),
+        ("J. Smith leads the ledger team.", "j. smith"),
+        ("Anna K. wohnt in Bremen.", "anna k."),
+        ("Our contact there is Lea M. since May.", "lea m."),
+    ],
+)
+def test_a_name_with_an_initial_is_one_name(text, name):
+    assert name in {token.value for token in keytokens.key_tokens(text) if token.kind == "name"}
+
+
+def test_an_initial_does_not_end_a_sentence():
+    words = keytokens.words_of("Yuki A. Tanaka moved. Then she left.")
+
+    assert [word.raw for word in words if word.at_start] == ["Yuki", "Then"]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "subjects"),
+    [
+        ("Yuki A. lives in Berlin.", "Yuki R. lives in Munich.", ("yuki a.", "yuki r.")),
+        ("Nora B. is on the Pro plan.", "Nora A. is on the Pro plan.", ("nora b.", "nora a.")),
+        ("Yuki A. is on the Pro plan.", "Yuki A.'s subscription is the Pro plan.", None),
+    ],
+)
+def test_people_told_apart_by_an_initial_are_two_subjects(a, b, subjects):
+    assert contrast.different_subjects(a, b) == subjects
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Uses Docker for local development.", None),
+        ("Wears a Garmin watch.", None),
+        ("Mag Jazz.", None),
+        ("Experiment E-041 tested the new gripper.", "e-041"),
+        ("Alice's birthday is May 3.", "alice"),
+    ],
+)
+def test_a_memory_that_opens_on_its_verb_names_no_subject(text, subject):
+    assert keytokens.subject(text) == subject

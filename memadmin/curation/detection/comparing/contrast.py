@@ -255,12 +255,39 @@ def different_things(text_a: str, text_b: str) -> str | None:
         and raw_a[0].raw[0].isupper()
         and raw_b[0].raw[0].isupper()
         and not {first_a, first_b} & stop_words()
+        and not keytokens.is_predicate(first_a, language_of(text_a))
+        and not keytokens.is_predicate(first_b, language_of(text_b))
         and first_a not in text_words(text_b)
         and first_b not in text_words(text_a)
     ):
         return f"{first_a} / {first_b}"
     frame_a, frame_b = frame_stems(text_a), frame_stems(text_b)
-    return _diverging_objects(frame_a, frame_b)
+    return _diverging_objects(frame_a, frame_b) or otherwise_qualified(text_a, text_b)
+
+
+def otherwise_qualified(text_a: str, text_b: str) -> str | None:
+    """Two things told apart by what qualifies their noun, when a value differs too:
+    "owes 830 euros to the welder from Porto" / "owes 769 euros to the welder from
+    Perth" (two welders, a debt each), "... to the plumber from Dakar" / "... to the
+    landlord from Dakar" (two people). Where only the qualifier differs, the two fill
+    one slot two ways: not two things."""
+    things_a, things_b = keytokens.qualified_things(text_a), keytokens.qualified_things(text_b)
+    for (noun_a, link), name_a in things_a.items():
+        for (noun_b, link_b), name_b in things_b.items():
+            if link != link_b:
+                continue
+            same_name = _compatible("name", name_a, {name_b})
+            if (noun_a != noun_b or not same_name) and _other_values_differ(text_a, text_b):
+                return f"{noun_a} {link} {name_a} / {noun_b} {link} {name_b}"
+    return None
+
+
+def _other_values_differ(text_a: str, text_b: str) -> bool:
+    # A value, not a name: "GitHub Pages" / "Netlify" differ in "pages" too, and that is
+    # still the one qualifier.
+    rest_a = {token for token in key_tokens(text_a) if token.kind != "name"}
+    rest_b = {token for token in key_tokens(text_b) if token.kind != "name"}
+    return rest_a != rest_b
 
 
 def _diverging_objects(

@@ -64,6 +64,11 @@ def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = froz
         return Relation(OTHER_SUBJECT, subjects)
     if across:
         return _compare_across(older, newer)
+    things = contrast.otherwise_qualified(older.body, newer.body)
+    if things:
+        # "owes 830 euros to the welder from Porto" / "owes 769 euros to the welder
+        # from Perth": one subject, but the slot is about two things.
+        return Relation(OTHER_SUBJECT, things)
     withdrawn = _withdrawn(older, newer)
     if withdrawn:
         return withdrawn
@@ -100,7 +105,7 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
             and not _crossed(older, newer)
             and not _one_word_for_another(only_a, only_b)
         ):
-            return f"{spelled(only_a)} / {spelled(only_b)}"
+            return f"{spelled(only_a, older.body)} / {spelled(only_b, newer.body)}"
         return ""
     # One names someone or something, the other is about the user: two subjects when
     # the other text has none of those words and says the same of its own subject

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from memadmin.curation.detection.reading import quantities, tokens
 from memadmin.curation.detection.reading.tokens import content_words
-from memadmin.store.lexicon import fold, lexicon, stop_words, words
+from memadmin.store.lexicon import fold, language_of, lexicon, stop_words, words
 from memadmin.store.text import text_cache
 
 
@@ -33,6 +33,8 @@ class KeyToken:
     value: str
     position: int = field(default=0, compare=False)
     written: str = field(default="", compare=False)  # as the text has it ("30 days")
+    # The words a name with an initial takes ("Yuki A." two): all of them are the name.
+    words: int = field(default=1, compare=False)
 
 
 class _Word(NamedTuple):
@@ -59,6 +61,9 @@ _CHINESE_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?")
 # A mark that ends a sentence (or opens a new one: "Package manager: pnpm") and the white
 # space after it.
 _AFTER_SENTENCE_END = re.compile(r"[.!?。！？:;]\s*")
+# An initial: one capital letter and its stop ("A." in "Yuki A.", "J." in "J. Smith"),
+# never the end of a sentence nor the article "a".
+_INITIAL = re.compile(r"(?<![\w.])[A-Z]\.")
 # Capitalised words that are not names: pronouns and the words that start a sentence
 # inside one (after a colon).
 NAME_STOPWORDS = {"i", "i'm", "the", "a", "an", "ok", "okay", "via", "and", "or"}
@@ -86,7 +91,12 @@ def words_of(text: str) -> tuple[_Word, ...]:
     found = []
     # A word starts a sentence when it is the first, or when what stands before it, white
     # space aside, ends a sentence (no token ends in such a mark: it is outside them).
-    after_end = {match.end() for match in _AFTER_SENTENCE_END.finditer(text)}
+    initials = {match.end() for match in _INITIAL.finditer(text)}
+    after_end = {
+        match.end()
+        for match in _AFTER_SENTENCE_END.finditer(text)
+        if match.start() + 1 not in initials
+    }
     for match in tokens.VALUE_TOKEN.finditer(text):
         raw = match.group().strip(".-/:'")
         if raw:
@@ -136,6 +146,13 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
             found.add(KeyToken("date", date, index, text[span[0] : span[1]]))
             taken.append(span)
             index += used
+            continue
+        initialled = _initialled_name_at(words_, index, text)
+        if initialled:
+            span = (words_[index].start, words_[index + 1].end)
+            found.add(KeyToken("name", initialled, index, text[span[0] : span[1]], words=2))
+            taken.append(span)
+            index += 2
             continue
         label = _label_at(words_, index, text)
         if label and not inside(words_[index + 1], measured):
@@ -209,6 +226,31 @@ def _date_at(words_: list[_Word], index: int) -> tuple[str | None, int]:
     if not used:
         return None, 0
     return (f"{year}-{month}-{day:02d}" if day else f"{year}-{month}"), used
+
+
+def _initialled_name_at(words_: list[_Word], index: int, text: str) -> str | None:
+    """A name with an initial starting at `index`: a given name and the initial of the
+    family one ("Yuki A.", "Yuki A.'s") or an initial and a family name ("J. Smith"),
+    as "yuki a." / "j. smith". The initial tells two people apart ("Yuki A." / "Yuki
+    R."), so it is part of the name, even first in a sentence, and never the article
+    "a"."""
+    if index + 1 >= len(words_):
+        return None
+    first, second = words_[index], words_[index + 1]
+    between = text[first.end : second.start]
+
+    def is_initial(word: _Word) -> bool:
+        return bool(_INITIAL.match(text, word.start)) and word.raw[1:] in ("", ".'s", ".’s")
+
+    def is_name(word: _Word) -> bool:
+        return word.raw.isalpha() and word.raw[0].isupper() and len(word.raw) > 1
+
+    if not between.strip() and is_name(first) and first.lower not in NAME_STOPWORDS:
+        if is_initial(second):
+            return f"{first.lower} {second.lower[0]}."
+    elif between.strip() == "." and is_initial(first) and is_name(second):
+        return f"{first.lower[0]}. {second.lower}"
+    return None
 
 
 def _label_at(words_: list[_Word], index: int, text: str) -> str | None:
@@ -298,8 +340,14 @@ def subject(text: str) -> str | None:
 
     def opens_the_sentence(position: int) -> bool:
         # Only capitalised words or articles before it: "Experiment E-041 tested",
-        # "The pve1 host"; not "Deployed on Hetzner" (an object after a preposition).
-        return all(word.raw[:1].isupper() or word.lower in ARTICLES for word in words_[:position])
+        # "The pve1 host"; not "Deployed on Hetzner" (an object after a preposition),
+        # nor "Uses Docker", "Is Swiss", "Mag Jazz": a memory that leaves its subject
+        # out opens on its verb, capitalised, and what follows is its object.
+        return all(
+            (word.raw[:1].isupper() and not is_predicate(word.lower, language_of(text)))
+            or word.lower in ARTICLES
+            for word in words_[:position]
+        )
 
     leading = [
         token
@@ -314,11 +362,68 @@ def subject(text: str) -> str | None:
     return min(early, key=fold(text).find) if early else None
 
 
+@cache
+def predicate_words() -> frozenset[str]:
+    """The verbs of the lexicon's predicate classes and stances ("uses", "is", "likes",
+    "mag"): a memory that opens on one has left its subject out."""
+    found = {word for entry in lexicon()["predicates"].values() for word in entry.get("words", [])}
+    found |= set(lexicon()["polarity"]["positive"]) | set(lexicon()["polarity"]["negative"])
+    return frozenset(found)
+
+
+@lru_cache(maxsize=65536)
+def is_predicate(word: str, language: str) -> bool:
+    """Whether a word opening a memory is its verb: a form of a predicate or stance verb
+    of the lexicon ("uses", "liked", "ist"), or in English a verb's third person ("wears",
+    "owns": a memory that leaves its subject out says "Wears a Garmin watch")."""
+    if word in predicate_words():
+        return True
+    if language not in ("en", "de", "fr", "es"):
+        return False
+    import simplemma  # the lemmatiser the clause reader uses (reading.words.lemma)
+
+    lemma = fold(simplemma.lemmatize(word, lang=language))
+    if lemma in predicate_words():
+        return True
+    return language == "en" and lemma != word and word in (lemma + "s", lemma + "es")
+
+
+# Words that open a noun phrase whose noun a name may qualify ("the welder from Lima",
+# "her office in Porto").
+DETERMINERS = ARTICLES | {"my", "your", "his", "her", "its", "our", "their"}
+
+
+@text_cache
+def qualified_things(text: str) -> dict[tuple[str, str], str]:
+    """The things a text tells apart by a name after their noun: "owes 830 euros to the
+    welder from Porto" -> {("welder", "from"): "porto"}; a determiner, a noun in lower
+    case, a linking word, a name. Two texts that qualify one noun with two names speak
+    of two things ("the welder from Porto" / "the welder from Perth")."""
+    words_ = words_of(text)
+    found = {}
+    for token in key_tokens(text):
+        at = token.position
+        if token.kind != "name" or at < 3:
+            continue
+        determiner, noun, link = words_[at - 3], words_[at - 2], words_[at - 1]
+        if (
+            determiner.lower in DETERMINERS
+            and noun.raw.isalpha()
+            and noun.raw.islower()
+            and noun.lower not in stop_words()
+            and link.lower in stop_words()
+        ):
+            found[noun.lower, link.lower] = token.value
+    return found
+
+
 def frame_stems(text: str) -> list[tuple[str, bool]]:
     """The words of a text that can name a thing, as (stem, is a value): no stop words,
     no change cues (they say when, not what). A name is a value: "deployed on Hetzner"
     / "on Railway" fill one slot two ways."""
-    values = {token.position for token in key_tokens(text)}
+    values = {
+        token.position + offset for token in key_tokens(text) for offset in range(token.words)
+    }
     cues = words("change", "words")
     frame = []
     for index, word in enumerate(words_of(text)):

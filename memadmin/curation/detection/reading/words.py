@@ -383,11 +383,13 @@ def tokens(body: str, language: str) -> tuple[Token, ...]:
     """The body's tokens, each with its kind; the words of one value are one token."""
     spans = _value_spans(body)
     text_words = keytokens.words_of(body)
-    names, name_spans = {}, []
+    names, name_spans, initialled = {}, [], set()
     for token in keytokens.key_tokens(body):
         if token.kind in ("name", "host", "ip") and token.position < len(text_words):
             start = text_words[token.position].start
             names[start] = token.value
+            if token.words > 1:  # "Anna K.": a name, though German capitalises nouns
+                initialled.add(start)
             if token.written:  # a label of two words ("Joint 4"): its number is no value
                 name_spans.append((start, start + len(token.written)))
     spans = [s for s in spans if not any(a <= s[0] < b for a, b in name_spans)]
@@ -423,7 +425,7 @@ def tokens(body: str, language: str) -> tuple[Token, ...]:
         if (
             start in names
             and kind in ("word", "function", "verb")
-            and not (language == "de" and _german_word(written))
+            and (start in initialled or not (language == "de" and _german_word(written)))
         ):
             # Before the classes: "the Proxmox VE cluster" has no verb "ve".
             name = names[start]

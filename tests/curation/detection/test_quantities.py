@@ -18,10 +18,23 @@ from memadmin.curation.detection.reading import quantities
         ("the disk is 80% full", "Die Platte ist zu 80 % voll"),
         ("keeps 1.5 TB of logs", "keeps 1500 GB of logs"),
         ("la réunion quotidienne dure 1,5 heure", "the daily meeting lasts 90 minutes"),
+        # A quantity of two units is their sum.
+        ("Battery lasts about 6.5 hours.", "A full charge gives roughly 6 h 30 min of runtime."),
+        ("The run took 1 hour and 30 minutes.", "The run took 90 min."),
+        ("The flight is 2h 15m.", "The flight takes 2.25 hours."),
+        ("The baby weighed 5 lb 3 oz.", "The baby weighed 83 oz."),
+        ("The shelf is 2 m 50 cm wide.", "The shelf is 2.5 m wide."),
     ],
 )
 def test_one_value_written_two_ways_reads_the_same(a, b):
     assert quantities.keys(a) and quantities.keys(a) & quantities.keys(b)
+
+
+@pytest.mark.parametrize(
+    "text", ["Boxes of 5 kg and 3 kg.", "Boxes of 500 g and 2 kg.", "Sizes: 3 m, 2 m."]
+)
+def test_two_quantities_in_one_unit_or_rising_are_not_one(text):
+    assert len(quantities.read(text)) == 2
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from importlib import metadata
 
@@ -36,6 +36,10 @@ class Value:
     value: str  # canonical: a number as text (no trailing zeros), or HH:MM
     start: int  # where it was written (character offset in the folded text)
     end: int
+    # The unit's size in the measure's base unit (an hour: 3600), 0 with no unit; and the
+    # unit as written. Not part of the value: "90 min" and "1.5 h" are one duration.
+    factor: float = field(default=0.0, compare=False)
+    unit: str = field(default="", compare=False)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -194,26 +198,51 @@ def read(text: str) -> tuple[Value, ...]:
         # "3点" is read as a time there: its digit is not a number of its own here.
         found = [v for v in found if not any(c.start <= v.start < c.end for c in chinese)]
         found += chinese
-    return tuple(_compound_durations(sorted(found, key=lambda value: value.start)))
+    return tuple(_compounds(sorted(found, key=lambda value: value.start), folded))
 
 
-def _compound_durations(values: list[Value]) -> list[Value]:
-    """ "7 h 30 min", "1 h 15", "2 min 30 s": one duration, the sum, where a smaller
-    unit follows a larger one right after it."""
+# What may stand between the parts of one quantity ("1 hour and 30 minutes").
+_COMPOUND_JOINS = frozenset({"", "and", "und", "et", "y"})
+
+
+def _compounds(values: list[Value], folded: str) -> list[Value]:
+    """ "7 h 30 min", "1 h 15", "2 min 30 s", "1 hour and 30 minutes", "5 lb 3 oz",
+    "2 m 50 cm": one quantity, the sum, where a part in a smaller unit, less than one of
+    the larger, follows right after (an "and" or a comma between at most). "2h 15m": a
+    metre count right after hours is minutes."""
     merged: list[Value] = []
     for value in values:
         last = merged[-1] if merged else None
-        if (
+        joined = (
             last is not None
-            and last.measure == value.measure == "duration"
-            and value.start - last.end <= 2
-            and _smaller_unit(float(last.value), float(value.value))
-        ):
+            and value.start - last.end <= 6
+            and folded[last.end : value.start].strip(" ,") in _COMPOUND_JOINS
+        )
+        if joined and last.measure == "duration" and value.unit == "m" and last.factor >= 3600:
+            value = replace(
+                value,
+                measure="duration",
+                value=canonical_number(float(value.value) * 60),
+                factor=60.0,
+            )
+        if joined and _part_of(last, value):
             total = canonical_number(float(last.value) + float(value.value))
-            merged[-1] = Value("duration", total, last.start, value.end)
+            merged[-1] = Value(last.measure, total, last.start, value.end, last.factor, last.unit)
         else:
             merged.append(value)
     return merged
+
+
+def _part_of(larger: Value, smaller: Value) -> bool:
+    """Whether `smaller` goes on `larger` (one measure, a smaller unit, less than one of
+    the larger's): "1 h" and "30 min", not "5 kg" and "3 kg"."""
+    if larger.measure != smaller.measure or larger.measure in ("number", "time", "version"):
+        return False
+    if not (larger.factor and smaller.factor):  # read without its unit's size (Chinese)
+        return larger.measure == "duration" and _smaller_unit(
+            float(larger.value), float(smaller.value)
+        )
+    return 0 < smaller.factor < larger.factor and 0 < float(smaller.value) < larger.factor
 
 
 def _smaller_unit(larger: float, smaller: float) -> bool:
@@ -281,7 +310,9 @@ def _read_latin(folded: str, language: str):
             unit_end = (
                 following[3] if following and _unit_of(following, folded, end, token) else end
             )
-            yield Value(measure, canonical_number(number * factor), start, unit_end)
+            yield Value(
+                measure, canonical_number(number * factor), start, unit_end, factor, following[1]
+            )
             position += taken
             continue
         yield Value("number", written if kind == "number" else canonical_number(number), start, end)

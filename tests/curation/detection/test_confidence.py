@@ -210,3 +210,14 @@ def test_the_evidence_that_moved_a_pair_is_named():
 
     assert moved["opposed"] > 0
     assert pair_model.said("opposed") == "one denies or reverses the other"
+
+
+def test_words_of_two_scripts_are_no_evidence_of_two_subjects(vectors):
+    # Chinese characters and letters cannot be compared word by word ("王伟" / "Wei"):
+    # the pair is left doubtful, for the LLM or a person, not read as two people.
+    judgement = judged_pair(
+        "王伟每周三晚上打羽毛球。", "Wei plays badminton every Wednesday evening.", vectors
+    )
+
+    assert not any("different subjects" in reason for reason in judgement.reasons)
+    assert max(judgement.probabilities) < 0.8

@@ -40,6 +40,9 @@ def relation(older: str, newer: str, **options) -> frames.Relation:
             frames.OTHER_SUBJECT,
         ),
         ("Yuki A. lives in Osaka.", "Yuki A. has moved to Leeds.", frames.NEW_VALUE),
+        # Across languages a stance reversed needs the same thing on both sides.
+        ("Tom loves Python.", "Tom n'aime pas Python.", frames.OPPOSITE),
+        ("Tom loves Python.", "Tom n'aime pas Java.", frames.OTHER_VALUE),
     ],
 )
 def test_minimal_pairs_read_as_their_class(older, newer, kind):

@@ -20,6 +20,14 @@ def test_a_slot_with_two_values_names_them_as_written(older, newer, detail):
     assert frames.compare(reading.read(older), reading.read(newer)).detail == detail
 
 
+def test_two_subjects_are_named_as_written():
+    relation = frames.compare(
+        reading.read("Anna K. wohnt in Bremen."), reading.read("Anna M. wohnt in Leipzig.")
+    )
+
+    assert (relation.kind, relation.detail) == (frames.OTHER_SUBJECT, "Anna K. / Anna M.")
+
+
 @pytest.mark.parametrize(
     ("older", "newer", "said"),
     [

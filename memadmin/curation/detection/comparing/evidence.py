@@ -24,7 +24,7 @@ from memadmin.curation.detection.comparing import alignment, contrast, frames, m
 from memadmin.curation.detection.comparing.rules import RuleReading
 from memadmin.curation.detection.reading import clause, keytokens, polarity, tokens
 from memadmin.curation.detection.reading.tokens import content_words
-from memadmin.store.lexicon import languages_differ
+from memadmin.store.lexicon import HAN, languages_differ
 from memadmin.store.text import short
 
 # Kinds of key token, as the features group them.
@@ -338,9 +338,16 @@ def _words(pair: _Pair, found: dict, findings: list) -> bool:
         found["both_about_user"] = 1.0
     elif reading_a.about_user != reading_b.about_user:
         found["one_names_a_subject"] = 1.0
-    else:
-        only_a = _missing(reading_a.subject_words, reading_b)
-        only_b = _missing(reading_b.subject_words, reading_a)
+    elif not _scripts_differ(pair):
+        # Across languages only names can be compared, and not between Chinese
+        # characters and letters ("王伟" / "Wei"): the words of two languages differ
+        # whoever they are about.
+        subject_a, subject_b = (
+            _comparable(reading_a.subject_words, pair),
+            _comparable(reading_b.subject_words, pair),
+        )
+        only_a = _missing(subject_a, reading_b)
+        only_b = _missing(subject_b, reading_a)
         if only_a and only_b:
             found["subjects_differ"] = 1.0
             findings.append(
@@ -490,6 +497,16 @@ def neighbourhoods(pairs: dict) -> dict:
         )
         for key in pairs
     }
+
+
+def _scripts_differ(pair: _Pair) -> bool:
+    return pair.across and (HAN.search(pair.a.content) is None) != (
+        HAN.search(pair.b.content) is None
+    )
+
+
+def _comparable(subject_words, pair: _Pair) -> list:
+    return [t for t in subject_words if t.kind == "name"] if pair.across else list(subject_words)
 
 
 def _names(reading_) -> list:

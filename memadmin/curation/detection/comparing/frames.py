@@ -86,6 +86,10 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     subject_a = [t for t in older.subject_words if t.lemma not in user_names]
     subject_b = [t for t in newer.subject_words if t.lemma not in user_names]
     if across:
+        if (HAN.search(older.text) is None) != (HAN.search(newer.text) is None):
+            # "王伟" / "Wei": a name in Chinese characters and one in letters cannot be
+            # compared by their spelling; the multilingual model says whether they are one.
+            return ""
         names_a = [t.lemma for t in subject_a if t.kind == "name"]
         names_b = [t.lemma for t in subject_b if t.kind == "name"]
         if names_a and names_b and not contrast.keeps_name(names_a[0], newer.text, across=True):
@@ -530,7 +534,14 @@ def _compare_across(older: Reading, newer: Reading) -> Relation:
     one_statement = _one_class(class_a, class_b) or (
         _stance_class(class_a) and _stance_class(class_b)
     )
+    values_a = {t.value for t in older.objects if t.value}
+    values_b = {t.value for t in newer.objects if t.value}
     if older.sign != newer.sign and one_statement:
+        other = changed_values(values_a, values_b, newer.text, older.text)
+        if other:
+            # "Jonas prefers replies in German" / "Jonas mag keine Katzen": a stance on
+            # each of two things, not one reversed.
+            return Relation(OTHER_VALUE, other)
         return Relation(OPPOSITE, _sign_detail(older, newer), update=newer.change)
     if class_a is None or class_b is None:
         return Relation(UNREAD)
@@ -542,8 +553,6 @@ def _compare_across(older: Reading, newer: Reading) -> Relation:
         if _noun_named(older) or _noun_named(newer) or _content_verbs(older, newer):
             return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")
         return Relation(UNREAD)
-    values_a = {t.value for t in older.objects if t.value}
-    values_b = {t.value for t in newer.objects if t.value}
     changed = changed_values(values_a, values_b, newer.text, older.text) or other_word_across(
         older, newer
     )

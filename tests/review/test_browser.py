@@ -393,3 +393,24 @@ def test_an_empty_conflict_rewrite_is_refused_visibly(browser, live_server, data
     assert Conflict.objects.get(pk=conflict.pk).status == "open"
     assert page.errors == []
     page.context.close()
+
+
+def test_a_queue_being_filtered_takes_no_click_until_the_new_one_comes(page, data):
+    # A row clicked on the old queue would be cancelled when the filtered queue's address
+    # is pushed (a loaded machine showed it): the old rows are dimmed and still meanwhile.
+    log_in(page, "carla")
+    page.goto("/clusters/")
+    held = []
+    page.route(re.compile(r"/clusters/\?"), lambda route: held.append(route))
+    page.select_option("select[name=tier]", "possible")
+    page.wait_for_selector("#queue.htmx-request")
+
+    assert page.eval_on_selector("#queue", "queue => getComputedStyle(queue).pointerEvents") == (
+        "none"
+    )
+    held[0].continue_()
+    page.wait_for_selector("#queue:not(.htmx-request)")
+    assert page.eval_on_selector("#queue", "queue => getComputedStyle(queue).pointerEvents") == (
+        "auto"
+    )
+    page.wait_for_url("**tier=possible**")

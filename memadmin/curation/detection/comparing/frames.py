@@ -539,8 +539,8 @@ def _compare_across(older: Reading, newer: Reading) -> Relation:
     if older.sign != newer.sign and one_statement:
         other = changed_values(values_a, values_b, newer.text, older.text)
         if other:
-            # "Jonas prefers replies in German" / "Jonas mag keine Katzen": a stance on
-            # each of two things, not one reversed.
+            # "Tom loves Python" / "Tom n'aime pas Java": a stance on each of two
+            # things, not one reversed.
             return Relation(OTHER_VALUE, other)
         return Relation(OPPOSITE, _sign_detail(older, newer), update=newer.change)
     if class_a is None or class_b is None:

@@ -108,7 +108,38 @@ def measure(
         "labelled": len(labelled),
         "left": len(left),
         "unsafe": len(found.unsafe_auto_merges),
+        "audits": [o.audit for o in outputs if o.audit is not None],
+        "true": {"clusters": found.precision, "conflicts": found.conflict_precision},
     }
+
+
+def measured_line(audits: list, true: dict) -> str:
+    """What the judge's audits (curation.llm.audit) measured of proposed clusters and
+    conflicts, against the true precision: inside its 90 % interval or not."""
+    from memadmin.curation.reads import audited
+
+    strata = [s for found in audits for s in found.strata]
+    readings = sum(found.readings for found in audits)
+    disagreed = sum(found.disagreed for found in audits)
+    figures = audited.estimate(strata, readings, disagreed)
+    said = []
+    for kind in ("clusters", "conflicts"):
+        f = figures[kind]["proposed"]
+        if f["precision"] is None:
+            said.append(f"{kind} not measured")
+            continue
+        low, high = f["interval"]
+        inside = "inside" if low <= true[kind] <= high else "OUTSIDE"
+        said.append(
+            f"{kind} P {f['precision']:.3f} [{low:.3f}, {high:.3f}] ({f['pairs']} audited; "
+            f"true {true[kind]:.3f}, {inside}; recall {f['recall'] or 0:.3f})"
+        )
+    judge = figures["judge"]
+    return (
+        f"  measured by {sum(s.read for s in strata)} audited pairs: "
+        + "; ".join(said)
+        + f"; judge error {judge['error']:.3f} {judge['interval']} ({judge['pairs']} read twice)"
+    )
 
 
 def pooled_line(t: dict) -> str:
@@ -198,11 +229,15 @@ def main() -> None:
     rates = [float(x) for x in args.error_rate.split(",")]
     for rate in rates:
         totals = {"memories": 0, "calls": 0, "tokens": 0}
+        audits = []
         for name, rows, labels in sets:
             result = measure(
                 name, rows, labels, rate, args.seed, models.get(name), correlated=args.correlated
             )
             print(line(result), flush=True)
+            if result["audits"]:
+                print(measured_line(result["audits"], result["true"]), flush=True)
+            audits.extend(result["audits"])
             for key in ("memories", "calls", "tokens"):
                 totals[key] += result[key]
             for key, value in result["counts"].items():
@@ -213,6 +248,12 @@ def main() -> None:
             f"{1000 * totals['tokens'] / totals['memories']:,.0f} tokens per 1,000); pooled: "
             f"{pooled_line(totals)}"
         )
+        if audits:
+            true = {
+                "clusters": totals["one_right"] / max(1, totals["one_found"]),
+                "conflicts": totals["conflicts_right"] / max(1, totals["conflicts_proposed"]),
+            }
+            print(measured_line(audits, true), flush=True)
 
 
 if __name__ == "__main__":

@@ -444,6 +444,13 @@ LLM_PRIOR_FLOOR = env_float("MEMADMIN_LLM_PRIOR_FLOOR", 0.02, low=0.0, high=0.3)
 # time, the newer memory shown first, and decides only if both readings agree (asked
 # right after the first, within the same budget).
 LLM_SECOND_READING_BELOW = env_float("MEMADMIN_LLM_SECOND_READING_BELOW", 0.3, low=0.0, high=1.0)
+# The share of each pass's LLM budget that audits it (curation/llm/audit.py): pairs drawn
+# at random from every band of what it said, sure pairs included, asked again to measure
+# the store's precision and recall (find_duplicates, export_review, the dashboard). The
+# band gets the rest. 0 measures nothing.
+LLM_AUDIT_SHARE = env_float("MEMADMIN_LLM_AUDIT_SHARE", 0.15, low=0.0, high=1.0)
+# Pairs an audit call carries (each read on its own, as a group call reads its candidates).
+LLM_AUDIT_PAIRS = env_int("MEMADMIN_LLM_AUDIT_PAIRS", 8, minimum=1)
 # Calls in flight at once (each waits out a rate limit the answers' headers announce).
 LLM_CONCURRENCY = env_int("MEMADMIN_LLM_CONCURRENCY", 4, minimum=1)
 # find_duplicates --llm-batch: seconds between two looks at a Message Batch's progress.

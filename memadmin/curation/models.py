@@ -347,6 +347,9 @@ class PairLabel(models.Model):
         # counted in no figure.
         UNSURE = "unsure"
 
+    # The source of the audit queue's labels (a file's are named by the file).
+    AUDIT_QUEUE = "audit"
+
     namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="+")
     # The pair in id order (memory_a < memory_b).
     memory_a = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+")
@@ -365,6 +368,32 @@ class PairLabel(models.Model):
 
     def __str__(self) -> str:
         return f"{self.label}: {self.memory_a_id} / {self.memory_b_id}"
+
+
+class JudgeAudit(models.Model):
+    """What the LLM judge answered about pairs drawn at random from every band of one
+    detection pass over a namespace (curation.llm.audit): the store's measured precision
+    and recall are estimated from a namespace's newest (curation.reads.measured). A
+    measurement, never a verdict: nothing here decided a pair."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Each band: {"kind", "tier", "size" (pairs that could be drawn), "exact" (exact
+    # copies, never asked), "said" (the judge's answers by label)}.
+    strata = models.JSONField(default=list)
+    # Audited pairs read twice, and how many of those the two readings disagree on: the
+    # judge's error rate.
+    readings = models.PositiveIntegerField(default=0)
+    disagreed = models.PositiveIntegerField(default=0)
+    # Each audited pair: [memory id, memory id, band kind, band tier, [its answers], how
+    # sure detection said it was (None where it proposed nothing)].
+    pairs = models.JSONField(default=list)
+
+    class Meta:
+        indexes = [models.Index(fields=["namespace", "-created_at"], name="judge_audit_newest")]
+
+    def __str__(self) -> str:
+        return f"audit of {self.namespace_id} at {self.created_at:%Y-%m-%d %H:%M}"
 
 
 class LabelledMemory(models.Model):

@@ -154,3 +154,55 @@ def test_a_rate_limit_header_that_is_not_a_time_is_ignored(fake_llm):
     session.verdict(older, newer)
 
     assert fake_llm.started[1] - fake_llm.started[0] < 0.8
+
+
+def test_an_audit_call_shows_its_pairs_undated_and_reads_only_the_answers_it_can_use(fake_llm):
+    pairs = [(THREE[0], THREE[1]), (THREE[1], THREE[2]), (THREE[2], THREE[0]), (THREE[0], THREE[2])]
+    fake_llm.queue.append(
+        tool_message(
+            {
+                "verdicts": [
+                    {
+                        "pair": 1,
+                        "reasoning": "same city",
+                        "label": "duplicate",
+                        "conflict_kind": "none",
+                    },
+                    {"pair": 2, "reasoning": "x", "label": "maybe", "conflict_kind": "none"},
+                    {"pair": 3, "reasoning": "a", "label": "conflict", "conflict_kind": "none"},
+                    {"pair": 3, "reasoning": "b", "label": "duplicate", "conflict_kind": "none"},
+                    {"pair": 99, "reasoning": "?", "label": "duplicate", "conflict_kind": "none"},
+                    "not a verdict",
+                    {"pair": "4", "reasoning": "\x00", "label": "duplicate"},
+                ]
+            }
+        )
+    )
+    session = llm.Session()
+    session.reserve(1)
+
+    answers = session.audit_verdicts(pairs)
+
+    (request,) = fake_llm.requests
+    prompt = request["messages"][0]["content"]
+    assert prompt.splitlines()[:3] == [
+        "Pairs to judge:",
+        '1. A: "Alice lives in Lyon."',
+        '   B: "Her home is in Lyon, France, on the Croix-Rousse hill."',
+    ]
+    assert "2026" not in prompt  # no dates: another presentation than the band's
+    assert request["tool_choice"] == {"type": "tool", "name": "record_pair_verdicts"}
+    assert answers[0].label == "duplicate" and answers[0].prompt_version == "audit-v1"
+    # An unknown label, a pair answered twice, one not answered: no answer, no error.
+    assert all(isinstance(a, llm.LLMFailed) for a in answers[1:])
+    assert "answered twice" in str(answers[2]) and "not answered" in str(answers[3])
+
+
+def test_an_audit_call_that_fails_fails_each_of_its_pairs(fake_llm):
+    fake_llm.queue.extend([error(500, "api_error")] * 3)
+    session = llm.Session()
+    session.reserve(1)
+
+    answers = session.audit_verdicts([(THREE[0], THREE[1]), (THREE[1], THREE[2])])
+
+    assert len(answers) == 2 and all(isinstance(a, llm.LLMFailed) for a in answers)

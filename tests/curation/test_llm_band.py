@@ -2,6 +2,7 @@
 speaking the Messages and Message Batches APIs, answering from a labelled set's labels through the
 real SDK): find_duplicates as cron runs it, scored on what it stored."""
 
+import json
 import os
 import signal
 import time
@@ -10,7 +11,7 @@ import pytest
 
 from memadmin.curation.learning import evaluation
 from memadmin.curation.learning.oracle import Oracle
-from memadmin.curation.models import LlmBatch, PairVerdict
+from memadmin.curation.models import JudgeAudit, LlmBatch, PairVerdict
 from memadmin.curation.reads.exports import detection_output
 from memadmin.store.models import Namespace
 from tests import processes
@@ -83,6 +84,39 @@ def test_a_judge_wrong_15_percent_of_the_time_keeps_the_proposals_precise(
     assert score.precision >= 0.9 and score.conflict_precision >= 0.85
     assert score.recall >= 0.8 and score.conflict_recall >= 0.75
     assert score.unsafe_auto_merges == []
+
+
+def test_a_run_audits_what_it_said_and_measures_the_store_corrected_for_the_judge(
+    everyday2, oracle, run_command
+):
+    rows, labels = everyday2
+    judge = oracle(0.15)
+
+    result = run_command("find_duplicates")
+
+    assert result.error is None, result.stderr
+    # A share of the budget audited pairs of every band, each read twice, the calls within
+    # one a memory all told; the audit's answers decided nothing (no verdict kept).
+    kept = list(JudgeAudit.objects.all())
+    assert len(kept) == Namespace.objects.count()  # one a namespace, asked together
+    answered = {(s["kind"], s["tier"]) for k in kept for s in k.strata if s["said"]}
+    assert answered >= {("clusters", "proposed"), ("conflicts", "proposed"), ("apart", "")}
+    pairs = [pair for k in kept for pair in k.pairs]
+    assert len(pairs) == len(judge.audited) / 2 == sum(k.readings for k in kept)
+    assert 0 < judge.calls <= len(rows)
+    assert PairVerdict.objects.count() == len(judge.asked)  # the band's readings alone
+    assert f"{len(pairs)} pairs audited" in result.stdout
+    # What it measured, printed and exported, holds the true precision.
+    score = stored_score(labels)
+    exported = json.loads(run_command("export_review", "--format", "json").stdout)["measured"]
+    for kind, truth in (("clusters", score.precision), ("conflicts", score.conflict_precision)):
+        figures = exported[kind]["proposed"]
+        assert figures["by"] == "judge" and figures["pairs"] > 0
+        low, high = figures["interval"]
+        assert low <= truth <= high, (kind, figures, truth)
+    assert 0.05 < exported["judge"]["error"] < 0.3
+    assert "audited by the LLM judge" in result.stdout
+    assert "the LLM judge's error rate: " in result.stdout
 
 
 def test_a_full_pass_asks_through_one_message_batch(everyday2, oracle, run_command):

@@ -7,7 +7,7 @@ import pytest
 
 from memadmin.curation import decisions, reviews
 from memadmin.curation.models import Conflict, ConflictKind, PairLabel, Tier
-from memadmin.curation.reads.measured import labelled_pairs, measured, wilson
+from memadmin.curation.reads.measured import labelled_pairs, measured, reliability, wilson
 from tests.factories import cluster, line, person, store, unit
 
 pytestmark = pytest.mark.django_db
@@ -135,16 +135,20 @@ def test_find_duplicates_and_export_review_say_the_measured_figures(six, tmp_pat
     exported = json.loads(run_command("export_review", "--format", "json").stdout)
 
     assert "measured clusters (90 % intervals): proposed precision 1.00 [" in found.stdout
-    assert "of 1 pairs, recall 1.00" in found.stdout
+    assert "of 1 pairs labelled, recall 1.00" in found.stdout
     assert exported["measured"]["clusters"]["proposed"]["precision"] == 1.0
     assert set(exported["measured"]["conflicts"]["possible"]) == {
         "precision",
         "interval",
         "pairs",
+        "by",
         "recall",
         "recall_interval",
         "recall_pairs",
+        "recall_by",
     }
+    assert exported["measured"]["clusters"]["proposed"]["by"] == "people"
+    assert exported["measured"]["judge"] is None  # no audit without an LLM
 
 
 def test_reliability_bins_what_detection_said_against_what_was_measured(six, tmp_path, run_command):
@@ -182,7 +186,7 @@ def test_the_dashboard_shows_the_measured_error_rate_and_the_reliability_charts(
     assert "Measured error rate" in content and "No labelled pairs yet" not in content
     assert "0.50 (0." in content  # the proposed clusters' precision and its interval
     assert 'aria-label="Clusters (one fact): said against measured: said' in content
-    assert "No labelled pair detection proposed yet." in content  # the conflicts' chart
+    assert "No labelled or audited pair detection proposed yet." in content  # the conflicts' chart
 
 
 def test_a_complete_sample_counts_the_pairs_it_does_not_list_as_two_facts(
@@ -219,3 +223,111 @@ def test_a_hostile_labels_file_is_refused_with_a_reason_and_imports_nothing(
 
     assert said in str(result.error)
     assert not PairLabel.objects.exists()
+
+
+def audit_of(namespace, said_proposed: dict, *, readings=40, disagreed=4, pairs=()):
+    """A judge's audit of a pass over `namespace`: 30 proposed cluster pairs (of which
+    the judge answered `said_proposed`), 200 near pairs nothing was proposed for."""
+    decisions.record_audit(
+        namespace_id=namespace.pk,
+        strata=[
+            {
+                "kind": "clusters",
+                "tier": "proposed",
+                "size": 30,
+                "exact": 0,
+                "said": said_proposed,
+                "read": sum(said_proposed.values()),
+            },
+            {
+                "kind": "apart",
+                "tier": "",
+                "size": 200,
+                "exact": 0,
+                "said": {"two_facts": 20},
+                "read": 20,
+            },
+        ],
+        readings=readings,
+        disagreed=disagreed,
+        pairs=list(pairs),
+    )
+
+
+def test_an_audit_by_the_judge_measures_where_people_labelled_fewer_pairs(
+    six, tmp_path, run_command
+):
+    namespace = six["a1"].namespace
+    run_command("import_labels", write_labels(tmp_path, duplicate_groups=[["a1", "a2"]]))
+    audit_of(namespace, {"one_fact": 18, "two_facts": 2})
+
+    found = measured()
+    proposed = found["clusters"]["proposed"]
+
+    # 20 pairs audited against 1 labelled: the judge's figure, corrected for its error.
+    assert (proposed["by"], proposed["pairs"]) == ("judge", 20)
+    assert 0.85 < proposed["precision"] <= 1.0
+    assert proposed["interval"][0] < proposed["precision"] <= proposed["interval"][1]
+    assert 0.0 < found["judge"]["error"] < 0.15 and found["judge"]["pairs"] == 40
+    # No conflict was audited or labelled: nothing to say of them.
+    assert found["conflicts"]["proposed"]["precision"] is None
+    # Only a namespace's newest audit counts.
+    audit_of(namespace, {"one_fact": 10, "two_facts": 10})
+    assert measured()["clusters"]["proposed"]["precision"] < 0.6
+
+
+def test_people_s_labels_win_where_they_are_as_many(six, tmp_path, run_command):
+    run_command(
+        "import_labels",
+        write_labels(tmp_path, duplicate_groups=[["a1", "a2"]], hard_negatives=[["b1", "b2"]]),
+    )
+    audit_of(six["a1"].namespace, {"one_fact": 2})
+
+    proposed = measured()["clusters"]["proposed"]
+
+    assert (proposed["by"], proposed["precision"], proposed["pairs"]) == ("people", 0.5, 2)
+
+
+def test_the_dashboard_and_find_duplicates_say_what_the_judge_measured(six, client, run_command):
+    audit_of(six["a1"].namespace, {"one_fact": 18, "two_facts": 2})
+    client.force_login(person("vera", "viewer"))
+
+    content = client.get("/").content.decode()
+    said = run_command("find_duplicates").stdout
+
+    assert "No labelled pairs yet" not in content
+    assert "LLM judge&#x27;s audit" in content or "LLM judge's audit" in content
+    assert "The LLM judge is wrong on 0.0" in content and "40 pairs it read twice" in content
+    assert "of 20 pairs audited by the LLM judge" in said
+    assert "the LLM judge's error rate: 0.0" in said
+
+
+def test_the_reliability_chart_reads_the_judge_s_audit_where_it_holds_more_pairs(six):
+    a, b = six["a1"].pk, six["a2"].pk
+    right = [[a, b, "clusters", "proposed", ["one_fact", "one_fact"], 0.85]] * 9
+    wrong = [[a, b, "clusters", "proposed", ["two_facts", "two_facts"], 0.85]]
+    unsaid = [[a, b, "apart", "", ["two_facts", "two_facts"], None]]
+    audit_of(six["a1"].namespace, {"one_fact": 18, "two_facts": 2}, pairs=right + wrong + unsaid)
+
+    (point,) = reliability()["clusters"]
+    error = measured()["judge"]["error"]
+
+    assert (point["low"], point["high"], point["said"], point["pairs"]) == (0.8, 0.9, 0.85, 10)
+    # Nine in ten answered right, corrected for the judge's error.
+    assert point["measured"] == round(min(1.0, (0.9 - error / 2) / (1 - 1.5 * error)), 3)
+    assert reliability()["conflicts"] == []
+
+
+def test_the_audit_queue_s_recall_weighs_each_band_by_its_size(six):
+    curator = person("cleo", "curator")
+    # One labelled pair in the proposed clusters (two clusters of one pair each: a band
+    # of 2 pairs), one among the near pairs (one a memory: a band of 6).
+    decisions.label_pair(memory_ids=(six["a1"].pk, six["a2"].pk), label="one_fact", user=curator)
+    decisions.label_pair(memory_ids=(six["c1"].pk, six["c2"].pk), label="one_fact", user=curator)
+
+    proposed = measured()["clusters"]["proposed"]
+
+    # Unweighted it would be 1 of 2; weighed, 2 of the 2 + 6 one-fact pairs the bands hold.
+    assert (proposed["recall"], proposed["recall_pairs"]) == (0.25, 2)
+    assert proposed["recall_interval"][0] < 0.25 < proposed["recall_interval"][1]
+    assert proposed["precision"] == 1.0

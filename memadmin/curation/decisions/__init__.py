@@ -41,7 +41,7 @@ from memadmin.curation.decisions.history import (
     snapshot,
     update_rows,
 )
-from memadmin.curation.decisions.labels import import_labels, label_pair
+from memadmin.curation.decisions.labels import import_labels, label_pair, record_audit
 from memadmin.curation.decisions.memories import (
     ImportResult,
     decay_confidence,
@@ -99,6 +99,7 @@ __all__ = [
     "open_conflict",
     "open_conflicts",
     "pin_memory",
+    "record_audit",
     "record_proposal",
     "record_repeat",
     "record_verdict",

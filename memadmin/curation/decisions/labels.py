@@ -10,7 +10,7 @@ from collections import Counter
 from django.db import transaction
 
 from memadmin.curation.decisions.history import DecisionError
-from memadmin.curation.models import LabelledMemory, PairLabel
+from memadmin.curation.models import JudgeAudit, LabelledMemory, PairLabel
 from memadmin.store.models import Memory, Namespace
 
 # The labels file's lists, and what each says of its pairs.
@@ -132,8 +132,22 @@ def label_pair(*, memory_ids: tuple[int, int], label: str, user) -> PairLabel:
             "namespace_id": first.namespace_id,
             "label": label,
             "kind": "",
-            "source": "audit",
+            "source": PairLabel.AUDIT_QUEUE,
             "actor": f"user:{user.get_username()}",
         },
     )
     return labelled
+
+
+def record_audit(
+    *, namespace_id: int, strata: list[dict], readings: int, disagreed: int, pairs: list
+) -> JudgeAudit:
+    """Keep what the judge answered on a pass's audit (curation.llm.audit): the newest of
+    a namespace is what its measured error rate is estimated from."""
+    return JudgeAudit.objects.create(
+        namespace_id=namespace_id,
+        strata=strata,
+        readings=readings,
+        disagreed=disagreed,
+        pairs=pairs,
+    )

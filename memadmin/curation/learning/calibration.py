@@ -84,6 +84,7 @@ class Output:
     possible_conflicts: list[tuple[str, str]] = field(default_factory=list)
     asked: set[frozenset] = field(default_factory=set)  # pairs the LLM decided
     candidates: set[frozenset] = field(default_factory=set)  # pairs any layer reached
+    audit: object | None = None  # the LLM judge's audit of the pass (curation.llm.audit)
 
 
 def with_possible(outputs: Sequence[Output]) -> list[Output]:
@@ -128,9 +129,10 @@ def judge_namespace(
     )
 
 
-def output_of(judged: pipeline.Judged) -> Output:
-    """What grouping a namespace's judged pairs proposes, in external ids."""
-    plan = planning.group(judged)
+def output_of(judged: pipeline.Judged, plan: planning.Plan | None = None) -> Output:
+    """What grouping a namespace's judged pairs proposes (`plan`, else grouped here), in
+    external ids."""
+    plan = plan or planning.group(judged)
     ids = [m.external_id for m in judged.memories]
     output = Output(ids)
     for group in plan.collapses + plan.auto_merges:
@@ -147,6 +149,7 @@ def output_of(judged: pipeline.Judged) -> Output:
             continue
         output.conflicts.append(pair)
         output.conflict_kinds[frozenset(pair)] = conflict.judgement.conflict_kind
+    output.audit = plan.audit
     return output
 
 
@@ -157,13 +160,16 @@ def plan_namespace(
     with `llm_options` (a dry run's runs.Options with an LLM session) deciding the
     doubtful pairs as a run's band does (curation.llm.band, nothing recorded)."""
     judged = judge_namespace(memories, thresholds, vectors, model)
+    plan = None
     if llm_options is not None:
         from memadmin.curation.llm import band as llm_verdicts
         from memadmin.curation.runs.options import NamespaceReport
 
         report = NamespaceReport(namespace="", changed=len(memories))
         llm_verdicts.ask_band(judged, None, llm_options, report, cached=dict)
-    output = output_of(judged)
+        plan = planning.group(judged)
+        plan.audit = llm_verdicts.draw_audit(judged, plan, llm_options, report)
+    output = output_of(judged, plan)
     output.asked = {
         frozenset((judged.memories[i].external_id, judged.memories[j].external_id))
         for (i, j), judgement in judged.judgements.items()
@@ -193,10 +199,15 @@ def plan_set(
         from memadmin.curation.runs.options import Options
 
         llm_options = Options(dry_run=True, llm_session=session)
-    return [
+    outputs = [
         plan_namespace(memories, thresholds, vectors, model, llm_options)
         for memories in by_namespace(rows).values()
     ]
+    if llm_options is not None:
+        from memadmin.curation.llm import band as llm_verdicts
+
+        llm_verdicts.ask_audits(llm_options)  # as a run asks a batch's audits together
+    return outputs
 
 
 def score(labels: dict, outputs: Sequence[Output]) -> evaluation.Score:

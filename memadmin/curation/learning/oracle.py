@@ -42,6 +42,9 @@ _GROUP = re.compile(
     re.DOTALL,
 )
 _NUMBERED = re.compile(rf"(?:\A|\n)\d+\. {_WHEN}")
+# An audit's pairs (prompts.audit_prompt): each text a JSON string on its line.
+_AUDIT = re.compile(r"\APairs to judge:\n")
+_AUDIT_PAIR = re.compile(r"^(\d+)\. A: (.*)\n   B: (.*)$", re.MULTILINE)
 # About four characters a token, as the API counts English text.
 _CHARS_A_TOKEN = 4
 
@@ -63,6 +66,7 @@ class Oracle:
         self.error_rate, self.seed, self.correlated = error_rate, seed, correlated
         self.asked: list[tuple[str, str, bool]] = []  # (older, newer, newer shown first)
         self.grouped = 0  # how many of `asked` came in a group (anchor, candidate, False)
+        self.audited: list[tuple[str, str]] = []  # pairs an audit asked about (A, B)
         self.calls = 0  # messages answered (a group's call answers several pairs)
         self.batches_created: list[str] = []
         self.batch_polls = 2
@@ -162,8 +166,10 @@ class Oracle:
         label, kind = self.truth(older, newer)
         if not shown:
             shown = "newer-first" if newer_first else "older-first"
-        shown = "" if self.correlated else shown
-        digest = hashlib.sha256(f"{self.seed}\0{older}\0{newer}\0{shown}".encode()).digest()
+        first, second = (older, newer)
+        if self.correlated:  # the pair alone, however shown: wrong every time alike
+            shown, (first, second) = "", sorted((older, newer))
+        digest = hashlib.sha256(f"{self.seed}\0{first}\0{second}\0{shown}".encode()).digest()
         rng = random.Random(digest)
         if rng.random() < self.error_rate:
             label = rng.choice([other for other in LABELS if other != label])
@@ -177,7 +183,12 @@ class Oracle:
         with self._lock:
             self.calls += 1
         group = _GROUP.search(text)
-        tool, answered = ("record_verdicts", self._group(group)) if group else self._pair(text)
+        if _AUDIT.search(text):
+            tool, answered = "record_pair_verdicts", self._audit(text)
+        elif group:
+            tool, answered = "record_verdicts", self._group(group)
+        else:
+            tool, answered = self._pair(text)
         said = json.dumps(answered)
         return {
             "id": f"msg_oracle_{len(self.asked)}",
@@ -208,6 +219,19 @@ class Oracle:
             label, kind = self.judge(anchor, text, shown="group")
             verdicts.append({"memory": number, "reasoning": "from the labels", "label": label,
                              "conflict_kind": kind or "none"})  # fmt: skip
+        return {"verdicts": verdicts}
+
+    def _audit(self, text: str) -> dict:
+        """Each numbered pair's verdict, as shown (A, B: the other way round is another
+        presentation, wrong or right on its own)."""
+        verdicts = []
+        for found in _AUDIT_PAIR.finditer(text):
+            a, b = json.loads(found.group(2)), json.loads(found.group(3))
+            with self._lock:
+                self.audited.append((a, b))
+            label, kind = self.judge(a, b, shown="audit")
+            verdicts.append({"pair": int(found.group(1)), "reasoning": "from the labels",
+                             "label": label, "conflict_kind": kind or "none"})  # fmt: skip
         return {"verdicts": verdicts}
 
     def _pair(self, text: str) -> tuple[str, dict]:

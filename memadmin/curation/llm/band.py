@@ -28,6 +28,7 @@ import heapq
 import itertools
 import logging
 import math
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import NamedTuple, Protocol
@@ -41,6 +42,7 @@ from memadmin.curation.detection.pipeline import Judged
 from memadmin.curation.detection.scoring.judgement import Judgement
 from memadmin.curation.detection.scoring.model import stored_model
 from memadmin.curation.detection.verdicts import PROPOSED, Verdict
+from memadmin.curation.llm import audit
 from memadmin.curation.llm import client as llm
 from memadmin.store.models import Namespace
 
@@ -55,6 +57,8 @@ class Options(Protocol):
     llm_batch_seconds: bool  # the batch pass's second round
     dry_run: bool
     llm_pool: float  # the calls the run's earlier namespaces left unspent
+    llm_audit_pool: float  # of those, the calls kept for audits (curation.llm.audit)
+    llm_audits: list  # the audits drawn and not asked yet, with their namespaces' reports
 
 
 class Report(Protocol):
@@ -64,6 +68,7 @@ class Report(Protocol):
     changed: int
     llm_cached: int
     llm_verdicts: int
+    llm_audited: int
 
 
 class Reading(NamedTuple):
@@ -162,6 +167,67 @@ def spent(options: Options, calls: int) -> None:
     options.llm_pool = max(0.0, options.llm_pool - calls)
 
 
+def audits(options: Options) -> bool:
+    """Whether a pass keeps a share of its budget to audit what it said (an LLM asked now:
+    a Message Batch pass decides later than its audit could ask)."""
+    return (
+        options.llm_session is not None
+        and options.llm_batch is None
+        and settings.LLM_AUDIT_SHARE > 0
+    )
+
+
+def draw_audit(judged: Judged, plan, options: Options, report: Report) -> audit.Audit | None:
+    """Draw the pairs of the pass's audit (curation.llm.audit), as many as the calls the
+    run kept for audits (two readings a pair, LLM_AUDIT_PAIRS pairs a call) leave after
+    the pairs its earlier namespaces drew: they are asked together (ask_audits). The
+    audit, or None."""
+    if not audits(options):
+        return None
+    calls = math.floor(options.llm_audit_pool + 1e-9)
+    # Whole calls of two readings (one where a single call is all there is).
+    allowed = max(calls // 2, min(calls, 1)) * settings.LLM_AUDIT_PAIRS
+    drawn = sum(len(found.drawn) for found, _ in options.llm_audits)
+    rng = random.Random(f"{len(options.llm_audits)}:{report.changed}")
+    found = audit.draw_pass(judged, plan, allowed - drawn, rng)
+    if found is not None:
+        options.llm_audits.append((found, report))
+    return found
+
+
+def ask_audits(options: Options) -> None:
+    """Ask the judge about every pair the namespaces drew for their audits (draw_audit)
+    since the last time, within the calls kept for them and what the run has left; the
+    calls, tokens and audited pairs counted on each namespace's report by its share of
+    the pairs."""
+    pending, options.llm_audits = options.llm_audits, []
+    if not pending or not audits(options):
+        return
+    session = options.llm_session
+    before = session.usage()
+    calls = min(math.floor(options.llm_audit_pool + 1e-9), math.floor(options.llm_pool + 1e-9))
+    made = audit.ask(session, [found for found, _ in pending], calls, random.Random(len(pending)))
+    spent(options, made)
+    options.llm_audit_pool = max(0.0, options.llm_audit_pool - made)
+    weights = [len(found.drawn) for found, _ in pending]
+    for name, value in session.usage().items():
+        _share_out([report for _, report in pending], weights, name, value - before.get(name, 0))
+    for found, report in pending:
+        report.llm_audited += len(found.pairs)
+
+
+def _share_out(reports: list, weights: list[int], name: str, total: int) -> None:
+    """Add `total` of a count to the reports by their weights, in whole numbers that add
+    up to it (the last takes the rounding)."""
+    given = 0
+    for number, (report, weight) in enumerate(zip(reports, weights, strict=True)):
+        if not hasattr(report, name):
+            return
+        share = total - given if number == len(reports) - 1 else total * weight // sum(weights)
+        setattr(report, name, getattr(report, name) + share)
+        given += share
+
+
 # The share of a namespace's budget a Message Batch pass spends on first readings; the
 # rest is its second batch's, for the second readings their answers need (with the
 # oracle judge on every labelled set, 8 % of the first readings needed one: 1-11 % with
@@ -198,6 +264,8 @@ def ask_band(
     (their second readings are a second batch's). Side effects: records each new
     verdict (not in a dry run); counts on `report`."""
     allowed = budget(options, report)
+    if audits(options):
+        allowed = max(0, allowed - audit.reserve(options, report.changed))
     asking = options.llm_session is not None or options.llm_batch is not None
     grouped = options.llm_batch is None and options.llm_session is not None and _group_size() > 1
     # In groups every near candidate is read (a call holds a memory and several of its

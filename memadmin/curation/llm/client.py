@@ -337,6 +337,39 @@ class Session:
         self._answered()
         return answers
 
+    def audit_verdicts(self, pairs: Sequence[tuple]) -> list[VerdictAnswer | LLMFailed]:
+        """One call on several (A, B) pairs of an audit (a reserved call): each pair's
+        verdict, or why there is none, in order (as group_verdicts)."""
+        prompt = prompts.audit_prompt(pairs)
+        request = {
+            "max_tokens": settings.LLM_MAX_TOKENS * 4,
+            "system": prompt.system,
+            "messages": [{"role": "user", "content": prompt.user}],
+            "tools": [prompts.AUDIT_TOOL],
+            "tool_choice": {"type": "tool", "name": prompts.AUDIT_TOOL["name"]},
+        }
+        try:
+            message, blocks, _ = self._call(reserved=True, **request)
+        except LLMFailed as failure:
+            return [failure] * len(pairs)
+        try:
+            answers = group_verdicts_of(
+                blocks, len(pairs), str(message.model), key="pair", version=prompt.version
+            )
+        except LLMFailed as failure:
+            self._failed()
+            return [failure] * len(pairs)
+        self._answered()
+        return answers
+
+    def audits(self, calls: Sequence[Sequence[tuple]]) -> list[list[VerdictAnswer | LLMFailed]]:
+        """audit_verdicts of each call's pairs, LLM_CONCURRENCY at a time, from calls the
+        caller reserved for exactly these."""
+        if len(calls) <= 1 or settings.LLM_CONCURRENCY <= 1:
+            return [self.audit_verdicts(pairs) for pairs in calls]
+        with ThreadPoolExecutor(max_workers=settings.LLM_CONCURRENCY) as pool:
+            return list(pool.map(self.audit_verdicts, calls))
+
     def groups(self, asked: Sequence[tuple]) -> list[list[VerdictAnswer | LLMFailed]]:
         """group_verdicts of each (anchor, candidates), LLM_CONCURRENCY at a time, from
         calls the caller reserved for exactly these groups."""
@@ -430,10 +463,13 @@ def group_request(prompt: prompts.Prompt) -> dict:
     }
 
 
-def group_verdicts_of(blocks, count: int, model: str) -> list[VerdictAnswer | LLMFailed]:
-    """Each of `count` candidates' verdict from a group answer's blocks, in order; an
-    LLMFailed for a candidate answered twice, unreadably or not at all. LLMFailed when
-    the answer holds no list of verdicts."""
+def group_verdicts_of(
+    blocks, count: int, model: str, *, key: str = "memory", version: str = prompts.GROUP_VERSION
+) -> list[VerdictAnswer | LLMFailed]:
+    """Each of `count` candidates' verdict from a group answer's blocks, in order (each
+    verdict names its candidate's number under `key`); an LLMFailed for a candidate
+    answered twice, unreadably or not at all. LLMFailed when the answer holds no list of
+    verdicts."""
     if not isinstance(blocks, list):
         raise LLMFailed("malformed group answer: its content is not a list of blocks")
     answer = next(
@@ -445,20 +481,18 @@ def group_verdicts_of(blocks, count: int, model: str) -> list[VerdictAnswer | LL
         raise LLMFailed(f"malformed group answer: {validation.shown(answer)}")
     found: dict[int, VerdictAnswer | LLMFailed] = {}
     for item in listed[: count * 2]:
-        number = item.get("memory") if isinstance(item, dict) else None
+        number = item.get(key) if isinstance(item, dict) else None
         if type(number) is not int or not 1 <= number <= count:
             continue  # not one of the numbered memories: nothing to apply it to
         if number in found:
-            found[number] = LLMFailed(f"memory {number} was answered twice")
+            found[number] = LLMFailed(f"{key} {number} was answered twice")
             continue
         try:
-            found[number] = verdict_of(
-                [_ToolUse(item)], model, prompts.GROUP_VERSION, what="group answer"
-            )
+            found[number] = verdict_of([_ToolUse(item)], model, version, what="group answer")
         except LLMFailed as failure:
             found[number] = failure
     return [
-        found.get(number, LLMFailed(f"memory {number} was not answered"))
+        found.get(number, LLMFailed(f"{key} {number} was not answered"))
         for number in range(1, count + 1)
     ]
 

@@ -4,6 +4,7 @@ verdicts are cached per prompt version and proposals record the version they cam
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -137,3 +138,55 @@ def group_prompt(anchor, candidates: Sequence) -> Prompt:
     lines = [f"Anchor: {_describe(anchor)}", "", "Memories to compare with the anchor:"]
     lines += [f"{number}. {_describe(m)}" for number, m in enumerate(candidates, start=1)]
     return Prompt(GROUP_SYSTEM, "\n".join(lines), GROUP_VERSION)
+
+
+# The audit of a detection pass (curation/llm/audit.py): pairs drawn at random, several a
+# call, each pair on its own and shown in no order and with no date, unlike the band's
+# prompts (a reading in another presentation errs on its own, and its answers measure the
+# pass rather than repeat it). Its answers are not cached as verdicts.
+AUDIT_VERSION = "audit-v1"
+
+AUDIT_SYSTEM = """You check pairs of memories an AI agent stored, each pair on its own.
+For each numbered pair decide what its two memories (A and B) are to each other:
+- duplicate: the same fact (a paraphrase, a translation, other units, or one adds detail).
+- conflict: same subject and slot, but they disagree (one replaces the other, or both
+  cannot be true).
+- related_distinct: same subject, but different facts (different slots), or another
+  subject told apart by a name, an initial or a modifier (the welder from Lima is not the
+  welder from Oslo).
+- unrelated: different subjects.
+Judge each pair alone, not against the other pairs. Think first in each reasoning field,
+then give the label. Answer with the tool only, once for every numbered pair."""
+
+AUDIT_TOOL = {
+    "name": "record_pair_verdicts",
+    "description": "Record how the two memories of each numbered pair relate.",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "verdicts": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    # A pair's verdict (VERDICT_TOOL), and which numbered pair it is of.
+                    "properties": {
+                        "pair": {"type": "integer", "description": "The pair's number."},
+                        **VERDICT_TOOL["input_schema"]["properties"],
+                    },
+                    "required": ["pair", "reasoning", "label", "conflict_kind"],
+                },
+            }
+        },
+        "required": ["verdicts"],
+    },
+}
+
+
+def audit_prompt(pairs: Sequence[tuple]) -> Prompt:
+    """The prompt of several (A, B) pairs, numbered from 1 in the order given, each text
+    as a JSON string (one line whatever it holds)."""
+    lines = ["Pairs to judge:"]
+    for number, (a, b) in enumerate(pairs, start=1):
+        lines += [f"{number}. A: {json.dumps(a.content, ensure_ascii=False)}"]
+        lines += [f"   B: {json.dumps(b.content, ensure_ascii=False)}"]
+    return Prompt(AUDIT_SYSTEM, "\n".join(lines), AUDIT_VERSION)

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
+
+from django.db.models import Count
 
 from memadmin.curation.models import (
     Cluster,
@@ -26,11 +28,13 @@ from memadmin.curation.models import (
     Conflict,
     ConflictResolution,
     ConflictStatus,
+    JudgeAudit,
     LabelledMemory,
     PairLabel,
     Tier,
 )
-from memadmin.store.models import Namespace
+from memadmin.curation.reads import audited
+from memadmin.store.models import Memory, MemoryStatus, Namespace
 
 ONE, CONFLICT, TWO = (PairLabel.Label.ONE_FACT, PairLabel.Label.CONFLICT, PairLabel.Label.TWO_FACTS)
 # The normal quantile of a two-sided 90 % interval.
@@ -59,11 +63,60 @@ class Claim:
 
 
 def measured(namespace: Namespace | None = None) -> dict:
-    """{"clusters" | "conflicts": {tier: {"precision", "interval", "pairs", "recall",
-    "recall_interval", "recall_pairs"}}}: each figure None (and its interval empty) where
-    no labelled pair bears on it. `namespace`: one namespace's, else the store's."""
-    labels, sampled = _labels(namespace)
+    """{"clusters" | "conflicts": {tier: {"precision", "interval", "pairs", "by",
+    "recall", "recall_interval", "recall_pairs", "recall_by"}}, "judge": ...}: each figure
+    None (and its interval empty) where no labelled or audited pair bears on it.
+    `namespace`: one namespace's, else the store's.
+
+    Each figure is the people's (their labels) or the judge's (the newest audit of each
+    namespace, corrected for the judge's error: curation.llm.audit), whichever rests on
+    more pairs ("by" says which); "judge" is the judge's measured error rate ({"error",
+    "interval", "pairs"}, None without an audit)."""
+    people = _by_people(namespace)
+    judge = by_judge(namespace)
+    figures: dict = {}
+    for kind in ("clusters", "conflicts"):
+        figures[kind] = {}
+        for tier, theirs in people[kind].items():
+            audited = judge[kind][tier] if judge else None
+            figures[kind][tier] = {
+                **_more_pairs(theirs, audited, ("precision", "interval", "pairs"), "by"),
+                **_more_pairs(
+                    theirs, audited, ("recall", "recall_interval", "recall_pairs"), "recall_by"
+                ),
+            }
+    figures["judge"] = judge["judge"] if judge else None
+    return figures
+
+
+def _more_pairs(people: dict, judge: dict | None, names: tuple[str, str, str], by: str) -> dict:
+    """The figure `names` (value, interval, pairs) of the source that rests on more pairs
+    (the people's where as many)."""
+    value, _, pairs = names
+    if judge is not None and judge[value] is not None and judge[pairs] > people[pairs]:
+        return {name: judge[name] for name in names} | {by: "judge"}
+    return {name: people[name] for name in names} | {
+        by: "people" if people[value] is not None else ""
+    }
+
+
+def by_judge(namespace: Namespace | None = None) -> dict | None:
+    """What the newest audit of each namespace (of `namespace` only, when given)
+    measured (reads.audited.estimate), or None where no pass was audited."""
+    found = _newest_audits(namespace)
+    if not found:
+        return None
+    strata = [audited.Stratum.from_json(s) for listed, *_ in found for s in listed]
+    readings = sum(r for _, r, _, _ in found)
+    disagreed = sum(d for _, _, d, _ in found)
+    return audited.estimate(strata, readings, disagreed)
+
+
+def _by_people(namespace: Namespace | None) -> dict:
+    """The figures of measured() from the pairs people and samples labelled alone."""
+    labels, sampled, queued = _labels(namespace)
     found = _claims(labels, namespace)
+    weights = _queue_weights(queued, found, namespace)
     figures = {}
     for kind, right in (("clusters", ONE), ("conflicts", CONFLICT)):
         claims, figures[kind] = found[kind], {}
@@ -73,24 +126,110 @@ def measured(namespace: Namespace | None = None) -> dict:
                 for p, said in claims.items()
                 if said.tier == tier and p in labels
             ]
-            positives = [p for p in sampled if labels[p] == right]
-            hit = [p in claims and claims[p].tier in _AT_LEAST[tier] for p in positives]
             figures[kind][str(tier)] = {
                 "precision": _share(judged),
                 "interval": wilson(sum(judged), len(judged)),
                 "pairs": len(judged),
-                "recall": _share(hit),
-                "recall_interval": wilson(sum(hit), len(hit)),
-                "recall_pairs": len(hit),
+            }
+            # Recall from the files' samples as they are, or from the audit queue's with
+            # each band weighed by its size: whichever holds more positives.
+            recalls = []
+            for pairs, weight in ((sampled - queued, None), (queued, weights)):
+                positives = [p for p in pairs if labels[p] == right]
+                hit = [p in claims and claims[p].tier in _AT_LEAST[tier] for p in positives]
+                shares = [1.0] * len(hit) if weight is None else [weight[p] for p in positives]
+                recalls.append((len(hit), _weighted(hit, shares)))
+            count, (recall, interval) = max(recalls, key=lambda found: found[0])
+            figures[kind][str(tier)] |= {
+                "recall": recall,
+                "recall_interval": interval,
+                "recall_pairs": count,
             }
     return figures
+
+
+def _queue_weights(queued: set[Pair], found: dict, namespace) -> dict[Pair, float]:
+    """Each pair the audit queue labelled, weighed by its band: how many pairs the band
+    holds now for each labelled pair in it. The queue draws a band at random, each
+    alike (reads.audit), so a small band's pairs are over-represented there and the
+    near pairs nothing was proposed for, the largest band, under-represented."""
+    band_of = {}
+    for pair in queued:
+        band_of[pair] = next(
+            ((kind, str(claims[pair].tier)) for kind, claims in found.items() if pair in claims),
+            ("near", ""),
+        )
+    sizes = _band_sizes(namespace)
+    labelled = Counter(band_of.values())
+    return {pair: sizes.get(band, 0) / labelled[band] or 1.0 for pair, band in band_of.items()}
+
+
+def _band_sizes(namespace) -> dict[tuple[str, str], int]:
+    """The pairs of each band the audit queue draws from, counted as it draws them:
+    pairs inside the clusters of a tier, conflicts of a tier, and one near pair for each
+    active memory."""
+    clusters = Cluster.objects.all()
+    conflicts = Conflict.objects.exclude(status=ConflictStatus.COPY)
+    memories = Memory.objects.filter(status=MemoryStatus.ACTIVE)
+    if namespace is not None:
+        clusters, conflicts = (
+            clusters.filter(namespace=namespace),
+            conflicts.filter(namespace=namespace),
+        )
+        memories = memories.filter(namespace=namespace)
+    sizes: Counter = Counter()
+    sized = clusters.annotate(size=Count("memberships")).values_list("tier", "size")
+    for tier, size in sized:
+        sizes[("clusters", str(tier))] += size * (size - 1) // 2
+    for tier, count in conflicts.values_list("tier").annotate(count=Count("pk")):
+        sizes[("conflicts", str(tier))] += count
+    sizes[("near", "")] = memories.count()
+    return sizes
+
+
+def _weighted(hits: list[bool], weights: list[float]) -> tuple[float | None, list[float]]:
+    """A weighted share and its Wilson interval at the sample's effective size (Kish's:
+    a few heavy weights count as few pairs)."""
+    if not hits:
+        return None, []
+    total = sum(weights)
+    share = sum(w for hit, w in zip(hits, weights, strict=True) if hit) / total
+    effective = total * total / sum(w * w for w in weights)
+    low, high = _wilson_share(share, effective)
+    return round(share, 3), [low, high]
 
 
 def reliability(namespace: Namespace | None = None) -> dict[str, list[dict]]:
     """Per kind, per bin of what detection said of the labelled pairs it proposed (BINS):
     the mean confidence it said, the share the labels found right, and how many pairs (a
-    bin without any left out). A model that says what it measures lies on the diagonal."""
-    labels, _ = _labels(namespace)
+    bin without any left out). A model that says what it measures lies on the diagonal.
+    Where the judge's newest audits (curation.llm.audit) hold more such pairs than the
+    labels, their answers, corrected for the judge's error, are what was measured."""
+    people = _reliability_by_people(namespace)
+    audits = _newest_audits(namespace)
+    if not audits:
+        return people
+    error = by_judge(namespace)["judge"]["error"]
+    pairs = [(row[2], row[4], row[5]) for _, _, _, rows in audits for row in rows]
+    judge = audited.reliability(pairs, error, BINS)
+    return {
+        kind: judge[kind]
+        if sum(p["pairs"] for p in judge[kind]) > sum(p["pairs"] for p in people[kind])
+        else people[kind]
+        for kind in people
+    }
+
+
+def _newest_audits(namespace: Namespace | None) -> list[tuple]:
+    """(strata, readings, disagreed, pairs) of each namespace's newest audit."""
+    audits = JudgeAudit.objects.order_by("namespace_id", "-created_at").distinct("namespace_id")
+    if namespace is not None:
+        audits = audits.filter(namespace=namespace)
+    return list(audits.values_list("strata", "readings", "disagreed", "pairs"))
+
+
+def _reliability_by_people(namespace: Namespace | None) -> dict[str, list[dict]]:
+    labels, _, _ = _labels(namespace)
     found = _claims(labels, namespace)
     points = {}
     for kind, right in (("clusters", ONE), ("conflicts", CONFLICT)):
@@ -117,16 +256,27 @@ def labelled_pairs(namespace: Namespace | None = None) -> int:
     return len(_labels(namespace)[0])
 
 
+def anything_measured(namespace: Namespace | None = None) -> bool:
+    """Whether a labelled pair or an audit of the judge's gives any figure."""
+    audits = JudgeAudit.objects.all()
+    if namespace is not None:
+        audits = audits.filter(namespace=namespace)
+    return audits.exists() or bool(labelled_pairs(namespace))
+
+
 def wilson(successes: int, trials: int, z: float = Z_90) -> list[float]:
     """The Wilson score interval of a share (empty without trials): unlike share ± z·se,
     it stays within 0-1 and holds for the small counts a store's labels give."""
     if not trials:
         return []
-    share = successes / trials
+    return list(_wilson_share(successes / trials, trials, z))
+
+
+def _wilson_share(share: float, trials: float, z: float = Z_90) -> tuple[float, float]:
     centre = (share + z * z / (2 * trials)) / (1 + z * z / trials)
     half = z * math.sqrt(share * (1 - share) / trials + z * z / (4 * trials * trials))
     half /= 1 + z * z / trials
-    return [round(max(0.0, centre - half), 3), round(min(1.0, centre + half), 3)]
+    return round(max(0.0, centre - half), 3), round(min(1.0, centre + half), 3)
 
 
 def _share(hits: list[bool]) -> float | None:
@@ -149,19 +299,22 @@ def _claims(labels: dict[Pair, str], namespace) -> dict[str, dict[Pair, Claim]]:
     return found
 
 
-def _labels(namespace) -> tuple[dict[Pair, str], set[Pair]]:
-    """Every labelled pair's label, and the pairs a sample labelled (their label holds)."""
+def _labels(namespace) -> tuple[dict[Pair, str], set[Pair], set[Pair]]:
+    """Every labelled pair's label, the pairs a sample or the audit queue labelled (their
+    label holds), and of those the audit queue's."""
     labels = _decided(namespace)
     sample = PairLabel.objects.all()
     if namespace is not None:
         sample = sample.filter(namespace=namespace)
-    sampled = set()
-    for a, b, label in sample.values_list("memory_a_id", "memory_b_id", "label"):
+    sampled, queued = set(), set()
+    for a, b, label, source in sample.values_list("memory_a_id", "memory_b_id", "label", "source"):
         if label == PairLabel.Label.UNSURE:
             continue  # a person could not tell: it says nothing
         labels[(a, b)] = label
         sampled.add((a, b))
-    return labels, sampled
+        if source == PairLabel.AUDIT_QUEUE:
+            queued.add((a, b))
+    return labels, sampled, queued
 
 
 def _decided(namespace) -> dict[Pair, str]:

@@ -61,9 +61,12 @@ class Writes:
     folds: list[decisions.Fold] = field(default_factory=list)
     clusters: list[decisions.ProposedCluster] = field(default_factory=list)
     conflicts: list[tuple[Memory, Memory, dict]] = field(default_factory=list)
+    # The judge's audit of the pass (curation.llm.audit.Audit), answered by the time the
+    # batch is written.
+    audit: object | None = None
 
     def __bool__(self) -> bool:
-        return bool(self.folds or self.clusters or self.conflicts)
+        return bool(self.folds or self.clusters or self.conflicts or self.audit)
 
 
 def collect(
@@ -140,7 +143,32 @@ def collect(
         writes.conflicts.append(
             (older, newer, {**judgement.conflict_fields(), "explanation": candidate.explanation})
         )
+    if plan.audit is not None and not options.dry_run:
+        writes.audit = plan.audit
     return writes
+
+
+def _audit_rows(audit) -> dict:
+    """An audit (curation.llm.audit.Audit, in positions) as decisions.record_audit keeps
+    it, in memory ids."""
+    strata, memories = audit.strata, audit.memories
+    return {
+        "namespace_id": memories[0].namespace_id,
+        "strata": [stratum.as_json() for stratum in strata],
+        "readings": audit.readings,
+        "disagreed": audit.disagreed,
+        "pairs": [
+            [
+                memories[p.older].pk,
+                memories[p.newer].pk,
+                strata[p.stratum].kind,
+                strata[p.stratum].tier,
+                p.said,
+                p.confidence,
+            ]
+            for p in audit.pairs
+        ],
+    }
 
 
 def write(batch: Sequence[tuple[NamespaceReport, Writes]], *, actor: str) -> None:
@@ -164,6 +192,9 @@ def write(batch: Sequence[tuple[NamespaceReport, Writes]], *, actor: str) -> Non
             )
         if conflicts:
             conflicts_opened = decisions.open_conflicts([found for _, found in conflicts])
+        for _, writes in batch:
+            if writes.audit is not None:
+                decisions.record_audit(**_audit_rows(writes.audit))
     left_out = {id(fold): reason for fold, reason in refused}
     for report, fold in folds:
         if id(fold) in left_out:

@@ -358,6 +358,9 @@ def _detect(
         except Exception as error:
             part.fail(error, "detection")
         part.seconds = time.perf_counter() - started
+    # The batch's audits in few calls (a call holds pairs of several namespaces); what
+    # they answered is written with the rest.
+    llm_verdicts.ask_audits(options)
     return read.counted
 
 
@@ -399,6 +402,7 @@ def _plan(
         return {pk: absorbed[pk] for pk in memory_ids if pk in absorbed}
 
     plan = planning.group(judged, judged_pairs=judged_apart, absorbed=absorbed_of)
+    plan.audit = llm_verdicts.draw_audit(judged, plan, options, report)
     report.pairs_checked = plan.pairs_checked
     logger.info(
         "DEDUP_CHECK namespace=%s memories=%d changed=%d pairs=%d route=%s",

@@ -34,6 +34,11 @@ class Options:
     # LLM calls the run may still make (curation.llm.band.budget): each namespace adds its
     # share, spends what it needs, and leaves the rest to the next.
     llm_pool: float = 0.0
+    # Of those, the calls kept to audit what the passes said (curation.llm.audit).
+    llm_audit_pool: float = 0.0
+    # The audits drawn and not yet asked (curation.llm.band.draw_audit), with the report of
+    # the namespace each is of: a batch of namespaces asks them together.
+    llm_audits: list = field(default_factory=list)
 
 
 @dataclass
@@ -53,6 +58,7 @@ class NamespaceReport:
     failed: int = 0
     llm_verdicts: int = 0  # pairs the LLM judged in this run
     llm_cached: int = 0  # pairs judged by an earlier run's LLM answer (no call made)
+    llm_audited: int = 0  # pairs the LLM judge audited (curation.llm.audit), of llm_calls
     llm_calls: int = 0
     llm_calls_skipped: int = 0
     llm_failures: int = 0
@@ -78,6 +84,7 @@ class NamespaceReport:
         "failed",
         "llm_verdicts",
         "llm_cached",
+        "llm_audited",
         "llm_calls",
         "llm_calls_skipped",
         "llm_failures",

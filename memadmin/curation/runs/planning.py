@@ -59,6 +59,8 @@ class Plan:
     clusters: list[ReviewCluster] = field(default_factory=list)
     conflicts: list[ConflictCandidate] = field(default_factory=list)
     pairs_checked: int = 0
+    # The LLM judge's audit of this plan (curation.llm.audit.Audit), kept with it.
+    audit: object | None = None
 
 
 def plan_namespace(

@@ -107,22 +107,24 @@ def dashboard_page() -> dict:
 def _measured() -> dict:
     """The store's measured error rate (reads.measured), a row per kind and tier, and the
     reliability charts; nothing to show until a pair is labelled."""
-    if not measured.labelled_pairs():
-        return {"measured": [], "reliability": []}
+    if not measured.anything_measured():
+        return {"measured": [], "judge": None, "reliability": []}
     names = {"clusters": "Clusters (one fact)", "conflicts": "Conflicts"}
+    found = measured.measured()
     rows = [
         {"kind": names[kind], "tier": tier, **figures}
-        for kind, tiers in measured.measured().items()
-        for tier, figures in tiers.items()
+        for kind in ("clusters", "conflicts")
+        for tier, figures in found[kind].items()
     ]
     points = measured.reliability()
     return {
         "measured": rows,
+        "judge": found["judge"],
         "reliability": [
             charts.reliability_chart(
                 f"{names[kind]}: said against measured",
                 points[kind],
-                empty="No labelled pair detection proposed yet.",
+                empty="No labelled or audited pair detection proposed yet.",
             )
             for kind in ("clusters", "conflicts")
         ],

@@ -426,7 +426,8 @@ def verdicts_said(totals: runs.NamespaceReport, models: list[str]) -> str:
     per_thousand = 1000 / totals.changed if totals.changed else 0.0
     return (
         f"; LLM {', '.join(models)}: {totals.llm_verdicts} verdicts, "
-        f"{totals.llm_cached} cached, {totals.llm_calls} calls "
+        f"{totals.llm_cached} cached, {totals.llm_audited} pairs audited, "
+        f"{totals.llm_calls} calls "
         f"({totals.llm_calls_skipped} skipped by the cap, {totals.llm_failures} failed), "
         f"{tokens:,} tokens ({totals.llm_calls * per_thousand:,.0f} calls and "
         f"{tokens * per_thousand:,.0f} tokens per 1,000 memories compared)"
@@ -452,24 +453,34 @@ def summary_line(totals: runs.NamespaceReport, namespaces: int, *, dry_run: bool
 
 
 def measured_said() -> list[str]:
-    """The store's measured error rate (reads.measured), a line per kind, when its people
-    or a labelled sample labelled any pair; nothing otherwise."""
-    if not measured.labelled_pairs():
+    """The store's measured error rate (reads.measured), a line per kind, and the judge's
+    own where an audit measured it, when people, a labelled sample or the judge's audit
+    labelled any pair; nothing otherwise."""
+    if not measured.anything_measured():
         return []
+    found = measured.measured()
     lines = []
-    for kind, tiers in measured.measured().items():
+    for kind in ("clusters", "conflicts"):
         said = []
-        for tier, figures in tiers.items():
+        for tier, figures in found[kind].items():
             said.append(
-                f"{tier} precision {_figure(figures, 'precision', 'interval', 'pairs')}, "
-                f"recall {_figure(figures, 'recall', 'recall_interval', 'recall_pairs')}"
+                f"{tier} precision {_figure(figures, 'precision', 'interval', 'pairs', 'by')}, "
+                f"recall "
+                f"{_figure(figures, 'recall', 'recall_interval', 'recall_pairs', 'recall_by')}"
             )
         lines.append(f"measured {kind} (90 % intervals): " + "; ".join(said))
+    if judge := found["judge"]:
+        low, high = judge["interval"]
+        lines.append(
+            f"the LLM judge's error rate: {judge['error']:.2f} [{low:.2f}-{high:.2f}], from "
+            f"{judge['pairs']} pairs it read twice (its figures above are corrected for it)"
+        )
     return lines
 
 
-def _figure(figures: dict, name: str, interval: str, pairs: str) -> str:
+def _figure(figures: dict, name: str, interval: str, pairs: str, by: str) -> str:
     if figures[name] is None:
         return "not measured (no labelled pair)"
     low, high = figures[interval]
-    return f"{figures[name]:.2f} [{low:.2f}-{high:.2f}] of {figures[pairs]} pairs"
+    source = "labelled" if figures[by] == "people" else "audited by the LLM judge"
+    return f"{figures[name]:.2f} [{low:.2f}-{high:.2f}] of {figures[pairs]} pairs {source}"

@@ -1,0 +1,253 @@
+"""The store's precision and recall estimated from the LLM judge's audit of detection
+passes (curation.llm.audit draws and asks; this reads the answers): pure arithmetic,
+read by curation.reads.measured and bench/llm_band.py.
+
+Each band of what a pass said (a Stratum) is a random sample: the share of its pairs
+the judge answered one fact (or conflict) estimates the band's, once corrected for the
+judge's error. The judge's error rate e comes from pairs it read twice (two readings,
+each wrong with rate e, their errors split evenly between the two other answers,
+disagree with 2e - 1.5e²), with the operator's LLM_ACCURACY as a prior; errors a judge
+makes the same way every time do not show there, which is why people's labels are
+preferred where they are as many (reads.measured)."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+# What a pair is, as an audit's answers say it.
+ONE, CONFLICT, TWO = "one_fact", "conflict", "two_facts"
+# The kinds a stratum is of, and the answer that says detection was right about it.
+RIGHT = {"clusters": ONE, "conflicts": CONFLICT}
+TIERS = ("proposed", "possible")
+# A tier and the tiers at least as sure: what "found at this tier" counts for recall.
+_AT_LEAST = {"proposed": {"proposed"}, "possible": {"proposed", "possible"}}
+# What the judge's error rate is taken to be before its answers say (LLM_ACCURACY), held
+# as if this many pairs had been read twice: a few disagreements do not swing it.
+PRIOR_READINGS = 20
+# The most error the judge is taken to have: at 2/3 its answers are chance and say nothing
+# (the correction divides by 1 - 1.5 e).
+MOST_ERROR = 0.5
+# Draws of the Monte Carlo interval, and the quantiles of its two ends (90 %).
+DRAWS = 2000
+_LOW, _HIGH = 0.05, 0.95
+
+
+@dataclass
+class Stratum:
+    """One band of what a pass said (`kind`: clusters, conflicts, or apart for the near
+    candidates nothing was proposed for; `tier`): how many of its pairs could be audited
+    (`size`), how many are exact copies (one fact for certain, never asked), and what the
+    judge answered about the pairs drawn from it."""
+
+    kind: str
+    tier: str
+    size: int
+    exact: int = 0
+    said: Counter = field(default_factory=Counter)  # every reading's answer
+    read: int = 0  # the pairs those readings are of (a pair is read once or twice)
+    pairs: list[tuple[int, int]] = field(default_factory=list, repr=False)
+    # How sure detection said it was of each of `pairs` it proposed something for.
+    said_of: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def as_json(self) -> dict:
+        return {
+            "kind": self.kind,
+            "tier": self.tier,
+            "size": self.size,
+            "exact": self.exact,
+            "said": dict(self.said),
+            "read": self.read,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> Stratum:
+        return cls(
+            data["kind"],
+            data["tier"],
+            data["size"],
+            data["exact"],
+            Counter(data["said"]),
+            data.get("read", sum(data["said"].values())),
+        )
+
+
+def merged(strata: list[Stratum]) -> list[Stratum]:
+    """Strata of several passes (namespaces) as one per band: their pairs, copies and
+    answers added up (each pass drew about as many pairs from a band whatever its size,
+    so a large namespace weighs a little less than its share: the price of one figure)."""
+    found: dict[tuple[str, str], Stratum] = {}
+    for stratum in strata:
+        into = found.setdefault(
+            (stratum.kind, stratum.tier), Stratum(stratum.kind, stratum.tier, 0)
+        )
+        into.size += stratum.size
+        into.exact += stratum.exact
+        into.said.update(stratum.said)
+        into.read += stratum.read
+    return list(found.values())
+
+
+def estimate(strata: list[Stratum], readings: int, disagreed: int, *, seed: int = 0) -> dict:
+    """The precision and recall of each kind and tier, from the judge's answers on the
+    strata (of one pass or of several: `merged`) corrected for the judge's error rate
+    (from `disagreed` of `readings` pairs read twice, and LLM_ACCURACY as if
+    PRIOR_READINGS more): {"clusters" | "conflicts": {tier: {"precision", "interval",
+    "pairs", "recall", "recall_interval", "recall_pairs"}}, "judge": {"error",
+    "interval", "pairs"}}. A figure no audited pair bears on is None (its interval
+    empty). The intervals are 90 %: Monte Carlo over the uncertainty of each band's
+    answers (a Dirichlet of its counts) and of the error rate (a beta)."""
+    strata = [s for s in merged(strata) if s.size or s.exact]
+    rng = random.Random(seed)
+    prior = _disagreement(1.0 - settings.LLM_ACCURACY)
+    agreed_a = readings - disagreed + PRIOR_READINGS * (1 - prior)
+    disagreed_a = disagreed + PRIOR_READINGS * prior
+    error = _error(disagreed_a / (agreed_a + disagreed_a))
+    point = _figures(strata, error, _shares_mean)
+    errors, draws = [], []
+    for _ in range(DRAWS):
+        errors.append(_error(rng.betavariate(disagreed_a, agreed_a)))
+        draws.append(_figures(strata, errors[-1], lambda said: _shares_drawn(said, rng)))
+    audited = sum(s.read for s in strata)
+    found: dict = {}
+    for kind in RIGHT:
+        found[kind] = {}
+        for tier in TIERS:
+            figures = {}
+            for name in ("precision", "recall"):
+                value = point[kind][tier][name]
+                drawn = [d[kind][tier][name] for d in draws]
+                figures[name] = (value, _quantiles(drawn) if value is not None else [])
+            inside = [s for s in strata if (s.kind, s.tier) == (kind, tier)]
+            found[kind][tier] = {
+                "precision": _round(figures["precision"][0]),
+                "interval": figures["precision"][1],
+                "pairs": sum(s.read for s in inside),
+                "recall": _round(figures["recall"][0]),
+                "recall_interval": figures["recall"][1],
+                "recall_pairs": audited,
+            }
+    found["judge"] = {"error": _round(error), "interval": _quantiles(errors), "pairs": readings}
+    return found
+
+
+def reliability(pairs: list, error: float, bins: tuple[float, ...]) -> dict[str, list[dict]]:
+    """Per kind, per bin of what detection said of the audited pairs it proposed
+    something for (`pairs`: (kind, its answers, confidence), confidence None where it
+    proposed nothing; `bins`: the lower edges, and 1): the mean it said, the share the
+    judge's answers found right corrected for its `error`, how many pairs."""
+    points: dict[str, list[dict]] = {}
+    for kind, right in RIGHT.items():
+        binned: dict[float, list] = {}
+        for found_kind, said, confidence in pairs:
+            if found_kind == kind and confidence is not None and said:
+                low = max((edge for edge in bins[:-1] if confidence >= edge), default=0.0)
+                binned.setdefault(low, []).append((confidence, said))
+        points[kind] = []
+        for low, found in sorted(binned.items()):
+            readings = [label == right for _, said in found for label in said]
+            share = sum(readings) / len(readings)
+            corrected = min(1.0, max(0.0, (share - error / 2) / (1.0 - 1.5 * error)))
+            points[kind].append(
+                {
+                    "low": low,
+                    "high": bins[bins.index(low) + 1] if low in bins else bins[0],
+                    "said": round(sum(c for c, _ in found) / len(found), 3),
+                    "measured": round(corrected, 3),
+                    "pairs": len(found),
+                }
+            )
+    return points
+
+
+def _figures(strata: list[Stratum], error: float, shares) -> dict:
+    """Precision and recall by kind and tier: each band's true shares of one fact and of
+    conflicts read from its answers (`shares` of its counts) through the judge's
+    confusion at `error`; exact copies one fact for certain. A band with pairs but no
+    answer leaves recall unknown."""
+    truth = {}  # (kind, tier): (pairs, pairs one fact, pairs conflicts) or None
+    for s in strata:
+        if s.said:
+            one, conflict = _corrected(shares(s), error)
+            truth[(s.kind, s.tier)] = (s.size + s.exact, s.size * one + s.exact, s.size * conflict)
+        elif not s.size:
+            truth[(s.kind, s.tier)] = (s.exact, s.exact, 0.0)  # exact copies only
+        else:
+            truth[(s.kind, s.tier)] = None
+    known = all(found is not None for found in truth.values())
+    figures: dict = {}
+    for kind, right in RIGHT.items():
+        column = 1 if right == ONE else 2
+        every = sum(found[column] for found in truth.values() if found) if known else 0.0
+        figures[kind] = {}
+        for tier in TIERS:
+            band = truth.get((kind, tier))
+            precision = band[column] / band[0] if band and band[0] else None
+            reached = [
+                found[column]
+                for (k, t), found in truth.items()
+                if found and k == kind and t in _AT_LEAST[tier]
+            ]
+            recall = sum(reached) / every if known and every else None
+            figures[kind][tier] = {"precision": precision, "recall": recall}
+    return figures
+
+
+def _corrected(shares: tuple[float, float, float], error: float) -> tuple[float, float]:
+    """The true shares of one fact and of conflicts behind the shares the judge answered
+    (one fact, conflict, two facts), a judge wrong with rate `error` splitting its errors
+    evenly between the two other answers: answered = (1 - 1.5e) true + e / 2."""
+    scale = 1.0 - 1.5 * error
+    true = [min(1.0, max(0.0, (share - error / 2) / scale)) for share in shares]
+    total = sum(true) or 1.0
+    return true[0] / total, true[1] / total
+
+
+def _shares_mean(stratum: Stratum) -> tuple[float, float, float]:
+    said = stratum.said
+    total = sum(said.values())
+    return tuple(said.get(label, 0) / total for label in (ONE, CONFLICT, TWO))
+
+
+def _shares_drawn(stratum: Stratum, rng: random.Random) -> tuple[float, float, float]:
+    """A draw of a band's shares from a Dirichlet of its answers, counted as pairs (two
+    readings of one pair are one pair's worth, not two independent ones), with Jeffreys'
+    half a count each: all nine answers "one fact" still leave room for a tenth that
+    is not."""
+    said = stratum.said
+    weight = stratum.read / (sum(said.values()) or 1)
+    drawn = [
+        rng.gammavariate(weight * said.get(label, 0) + 0.5, 1.0) for label in (ONE, CONFLICT, TWO)
+    ]
+    total = sum(drawn)
+    return tuple(d / total for d in drawn)
+
+
+def _disagreement(error: float) -> float:
+    """How often two readings disagree, each wrong with rate `error`."""
+    return 2 * error - 1.5 * error * error
+
+
+def _error(disagreement: float) -> float:
+    """The error rate behind a rate of disagreement (the inverse of _disagreement), at
+    most MOST_ERROR."""
+    found = (2.0 - math.sqrt(max(0.0, 4.0 - 6.0 * min(disagreement, 2.0 / 3.0)))) / 3.0
+    return min(found, MOST_ERROR)
+
+
+def _quantiles(values: list) -> list[float]:
+    values = sorted(v for v in values if v is not None)
+    if not values:
+        return []
+    return [
+        _round(values[int(_LOW * (len(values) - 1))]),
+        _round(values[int(_HIGH * (len(values) - 1))]),
+    ]
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)

@@ -86,6 +86,9 @@ def fake_llm(monkeypatch, settings):
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-not-secret")
         settings.LLM_MAX_RETRIES = 2
+        # Its answers are scripted for the band's prompts: no audit takes its calls (the
+        # audit is tested with the oracle judge, tests/curation/test_llm_band.py).
+        settings.LLM_AUDIT_SHARE = 0.0
         yield fake
 
 

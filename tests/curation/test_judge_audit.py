@@ -146,8 +146,12 @@ def fake_pass():
     plan = SimpleNamespace(
         collapses=[SimpleNamespace(representative=0, others=[1])],
         auto_merges=[],
-        clusters=[SimpleNamespace(members=[1, 2], tier="proposed")],
-        conflicts=[SimpleNamespace(older=3, newer=4, judgement=SimpleNamespace(tier="proposed"))],
+        clusters=[SimpleNamespace(members=[1, 2], tier="proposed", confidence=0.9)],
+        conflicts=[
+            SimpleNamespace(
+                older=3, newer=4, judgement=SimpleNamespace(tier="proposed", confidence=0.85)
+            )
+        ],
     )
     return judged, plan
 
@@ -232,6 +236,10 @@ def test_an_audit_reads_each_drawn_pair_twice_one_way_then_the_other(granted, se
     assert (2, 5) not in by_pair  # the judge gave no answer: it measures nothing
     assert by_pair[(3, 4)] == [CONFLICT] * granted
     assert by_pair[(1, 2)] == [TWO] * granted
+    # What the pass said of each: the conflict's and the cluster's confidence; of 0-2
+    # (members of two clusters joined by a copy) nothing.
+    said = {(p.older, p.newer): p.confidence for p in found.pairs}
+    assert (said[(3, 4)], said[(1, 2)], said[(0, 2)]) == (0.85, 0.9, None)
     assert found.readings == (3 if granted == 2 else 0)
     assert found.disagreed == 0
     proposed = next(s for s in found.strata if (s.kind, s.tier) == ("clusters", "proposed"))

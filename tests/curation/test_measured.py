@@ -225,9 +225,16 @@ def test_a_hostile_labels_file_is_refused_with_a_reason_and_imports_nothing(
     assert not PairLabel.objects.exists()
 
 
-def audit_of(namespace, said_proposed: dict, *, readings=40, disagreed=4, pairs=()):
+def audit_of(namespace, said_proposed: dict, *, readings=40, disagreed=4, pairs=None):
     """A judge's audit of a pass over `namespace`: 30 proposed cluster pairs (of which
-    the judge answered `said_proposed`), 200 near pairs nothing was proposed for."""
+    the judge answered `said_proposed`), 200 near pairs nothing was proposed for;
+    `pairs` the audited pairs as kept (by default one row a proposed pair's answer)."""
+    if pairs is None:
+        pairs = [
+            [0, 0, "clusters", "proposed", [label], None]
+            for label, count in said_proposed.items()
+            for _ in range(count)
+        ]
     decisions.record_audit(
         namespace_id=namespace.pk,
         strata=[

@@ -104,8 +104,8 @@ def by_judge(namespace: Namespace | None = None) -> dict | None:
     """What the newest audit of each namespace (of `namespace` only, when given)
     measured (reads.audited.estimate), or None where no pass was audited."""
     found = _newest_audits(namespace)
-    if not found:
-        return None
+    if not any(pairs for *_, pairs in found):
+        return None  # no pair was audited: band sizes alone measure nothing
     strata = [audited.Stratum.from_json(s) for listed, *_ in found for s in listed]
     readings = sum(r for _, r, _, _ in found)
     disagreed = sum(d for _, _, d, _ in found)
@@ -207,9 +207,10 @@ def reliability(namespace: Namespace | None = None) -> dict[str, list[dict]]:
     labels, their answers, corrected for the judge's error, are what was measured."""
     people = _reliability_by_people(namespace)
     audits = _newest_audits(namespace)
-    if not audits:
+    judged = by_judge(namespace)
+    if judged is None:
         return people
-    error = by_judge(namespace)["judge"]["error"]
+    error = judged["judge"]["error"]
     pairs = [(row[2], row[4], row[5]) for _, _, _, rows in audits for row in rows]
     judge = audited.reliability(pairs, error, BINS)
     return {
@@ -258,10 +259,7 @@ def labelled_pairs(namespace: Namespace | None = None) -> int:
 
 def anything_measured(namespace: Namespace | None = None) -> bool:
     """Whether a labelled pair or an audit of the judge's gives any figure."""
-    audits = JudgeAudit.objects.all()
-    if namespace is not None:
-        audits = audits.filter(namespace=namespace)
-    return audits.exists() or bool(labelled_pairs(namespace))
+    return by_judge(namespace) is not None or bool(labelled_pairs(namespace))
 
 
 def wilson(successes: int, trials: int, z: float = Z_90) -> list[float]:

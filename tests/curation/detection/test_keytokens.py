@@ -155,6 +155,12 @@ def test_identifiers_that_differ_in_one_part_are_a_difference(a, b):
             "Ines owes 972 euros to the landlord from Dakar.",
         ),
         ("Yuki A. lives in Osaka.", "Yuki R. lives in Munich."),
+        # One word between a determiner and the noun both share, when a value differs.
+        (
+            "Use 20 N of grip force on the large sensor.",
+            "Use 15 N of grip force on the blue sensor.",
+        ),
+        ("The spare mug weighs 250 g.", "The new mug weighs 120 g."),
     ],
 )
 def test_parallel_sentences_about_two_things_are_told_apart(a, b):
@@ -174,6 +180,9 @@ def test_parallel_sentences_about_two_things_are_told_apart(a, b):
         ("Uses Docker for local development.", "Uses Podman for local development."),
         ("Adores musicals.", "Loathes musicals."),
         ("Is Swiss.", "Is Swedish."),
+        # The word that differs is no modifier of a noun both share.
+        ("Alice likes 2 cats.", "Alice hates 3 cats."),
+        ("The red gripper pad weighs 250 g.", "The weight of the red gripper pad is 120 g."),
     ],
 )
 def test_one_slot_filled_two_ways_is_not_two_things(a, b):

@@ -426,8 +426,9 @@ def verdicts_said(totals: runs.NamespaceReport, models: list[str]) -> str:
     per_thousand = 1000 / totals.changed if totals.changed else 0.0
     return (
         f"; LLM {', '.join(models)}: {totals.llm_verdicts} verdicts, "
-        f"{totals.llm_cached} cached, {totals.llm_audited} pairs audited, "
-        f"{totals.llm_calls} calls "
+        f"{totals.llm_cached} cached, "
+        + (f"{totals.llm_audited} pairs audited, " if totals.llm_audited else "")
+        + f"{totals.llm_calls} calls "
         f"({totals.llm_calls_skipped} skipped by the cap, {totals.llm_failures} failed), "
         f"{tokens:,} tokens ({totals.llm_calls * per_thousand:,.0f} calls and "
         f"{tokens * per_thousand:,.0f} tokens per 1,000 memories compared)"

@@ -159,12 +159,40 @@ def fake_pass():
 def test_the_bands_hold_each_pair_once_in_the_surest_and_leave_exact_copies_unasked():
     judged, plan = fake_pass()
     strata = {(s.kind, s.tier): s for s in audit.strata_of(judged, plan)}
-    # The copy and the cluster joined: 0-1 (a copy), 0-2 and 1-2.
+    # The copy and the cluster joined: 0-1 (a copy), 0-2 and 1-2, one pair of texts
+    # (x, y) that stands for two pairs of memories.
     proposed = strata[("clusters", "proposed")]
-    assert (proposed.size, proposed.exact, proposed.pairs) == (2, 1, [(0, 2), (1, 2)])
+    assert (proposed.size, proposed.exact, proposed.pairs, proposed.weights) == (
+        2,
+        1,
+        [(0, 2)],
+        [2],
+    )
     assert strata[("conflicts", "proposed")].pairs == [(3, 4)]
     # The candidates in no cluster or conflict: 2-5 (0-1, 1-2 and 3-4 are taken).
     assert strata[("apart", "")].pairs == [(2, 5)]
+
+
+def test_a_thousand_copies_of_two_texts_are_counted_not_listed():
+    memories = [SimpleNamespace(content_hash="x")] * 1000 + [
+        SimpleNamespace(content_hash="y")
+    ] * 1000
+    judged = SimpleNamespace(memories=memories, judgements={}, ordered=lambda i, j: (i, j))
+    plan = SimpleNamespace(
+        collapses=[
+            SimpleNamespace(representative=0, others=list(range(1, 1000))),
+            SimpleNamespace(representative=1000, others=list(range(1001, 2000))),
+        ],
+        auto_merges=[],
+        clusters=[SimpleNamespace(members=[0, 1000], tier="proposed", confidence=0.8)],
+        conflicts=[],
+    )
+
+    (proposed, *_) = audit.strata_of(judged, plan)
+
+    assert proposed.exact == 2 * 1000 * 999 // 2
+    assert (proposed.pairs, proposed.weights, proposed.size) == ([(0, 1000)], [10**6], 10**6)
+    assert proposed.said_of == {(0, 1000): 0.8}
 
 
 def test_the_draw_spreads_the_calls_over_every_band_and_never_draws_a_pair_twice():
@@ -225,25 +253,25 @@ def test_an_audit_reads_each_drawn_pair_twice_one_way_then_the_other(granted, se
 
     (found,), session, made = audited(2, granted, SAID)
 
-    # Four pairs to audit (the exact copy is never asked), four a call: two calls, the
-    # second showing each pair the other way round, unless only one was granted.
+    # Three pairs of texts to audit (the exact copy is never asked), four a call: two
+    # calls, the second showing each pair the other way round, unless only one was
+    # granted.
     assert made == len(session.asked) == granted
     first = session.asked[0]
-    assert len(first) == 4 and all(a != b for a, b in first)
+    assert len(first) == 3 and all(a != b for a, b in first)
     if granted == 2:
         assert sorted((b, a) for a, b in session.asked[1]) == sorted(first)
     by_pair = {(p.older, p.newer): p.said for p in found.pairs}
     assert (2, 5) not in by_pair  # the judge gave no answer: it measures nothing
     assert by_pair[(3, 4)] == [CONFLICT] * granted
-    assert by_pair[(1, 2)] == [TWO] * granted
-    # What the pass said of each: the conflict's and the cluster's confidence; of 0-2
-    # (members of two clusters joined by a copy) nothing.
+    assert by_pair[(0, 2)] == [TWO] * granted
+    # What the pass said of each: the conflict's and the cluster's confidence.
     said = {(p.older, p.newer): p.confidence for p in found.pairs}
-    assert (said[(3, 4)], said[(1, 2)], said[(0, 2)]) == (0.85, 0.9, None)
-    assert found.readings == (3 if granted == 2 else 0)
+    assert (said[(3, 4)], said[(0, 2)]) == (0.85, 0.9)
+    assert found.readings == (2 if granted == 2 else 0)
     assert found.disagreed == 0
     proposed = next(s for s in found.strata if (s.kind, s.tier) == ("clusters", "proposed"))
-    assert (proposed.read, sum(proposed.said.values())) == (2, 2 * granted)
+    assert (proposed.read, sum(proposed.said.values())) == (1, granted)
 
 
 def test_an_audit_with_one_call_reads_each_pair_once(settings):
@@ -252,7 +280,7 @@ def test_an_audit_with_one_call_reads_each_pair_once(settings):
     (found,), session, made = audited(1, 5, {**SAID, ("y", "v"): "x"})
 
     assert made == len(session.asked) == 1
-    assert len(found.pairs) == 4
+    assert len(found.pairs) == 3
     assert all(len(p.said) == 1 for p in found.pairs) and found.readings == 0
 
 
@@ -261,10 +289,10 @@ def test_the_audits_of_several_namespaces_share_their_calls(settings):
 
     found, session, made = audited(2, 5, SAID, passes=2)
 
-    # Eight pairs of two passes: one call a reading, not one a pass.
-    assert made == 2 and [len(call) for call in session.asked] == [8, 8]
-    assert [len(one.pairs) for one in found] == [3, 3]
-    assert all(one.readings == 3 for one in found)
+    # Six pairs of two passes: one call a reading, not one a pass.
+    assert made == 2 and [len(call) for call in session.asked] == [6, 6]
+    assert [len(one.pairs) for one in found] == [2, 2]
+    assert all(one.readings == 2 for one in found)
 
 
 def test_a_pass_with_no_pair_left_to_draw_still_counts_its_bands():

@@ -79,45 +79,95 @@ def strata_of(judged: Judged, plan) -> list[Stratum]:
     """The bands of what a pass said (`plan`: curation.runs.planning.Plan), each pair in
     the surest band that holds it: the pairs inside clusters (clusters that share a
     memory joined, as merging them would join them; automatic merges and exact copies
-    with the proposed ones), the conflicts, then the candidate pairs in none of those."""
+    with the proposed ones), the conflicts, then the candidate pairs in none of those.
+    Pairs are counted by their texts: two memories with the same two texts as another
+    pair are that pair again (its weight), and two copies of one text are one fact for
+    certain (`exact`, never asked), so that a thousand copies cost no more than one."""
     memories = judged.memories
     proposed = [[g.representative, *g.others] for g in plan.collapses + plan.auto_merges]
     proposed += [c.members for c in plan.clusters if c.tier == PROPOSED]
     possible = [c.members for c in plan.clusters if c.tier != PROPOSED]
     said = _said_of(judged, plan)
-    taken: set[tuple[int, int]] = set()
+    taken: set[tuple[str, str]] = set()
     strata = []
-    for kind, tier, pairs in (
-        ("clusters", "proposed", _pairs_inside(proposed, len(memories))),
-        ("clusters", "possible", _pairs_inside(possible, len(memories))),
-        ("conflicts", "proposed", _conflicts(plan, PROPOSED, True)),
-        ("conflicts", "possible", _conflicts(plan, PROPOSED, False)),
-        ("apart", "", {_key(i, j) for i, j in judged.judgements}),
+    for kind, tier, weighted, exact in (
+        ("clusters", "proposed", *_inside(proposed, memories)),
+        ("clusters", "possible", *_inside(possible, memories)),
+        ("conflicts", "proposed", *_listed(_conflicts(plan, PROPOSED, True), memories)),
+        ("conflicts", "possible", *_listed(_conflicts(plan, PROPOSED, False), memories)),
+        ("apart", "", *_listed(list(judged.judgements), memories)),
     ):
-        pairs = sorted(pairs - taken)
-        taken.update(pairs)
-        exact = [p for p in pairs if memories[p[0]].content_hash == memories[p[1]].content_hash]
-        asked = [p for p in pairs if memories[p[0]].content_hash != memories[p[1]].content_hash]
-        strata.append(Stratum(kind, tier, len(asked), len(exact), pairs=asked))
-        strata[-1].said_of = {pair: said[pair] for pair in asked if pair in said}
+        kept = {texts: found for texts, found in weighted.items() if texts not in taken}
+        taken.update(kept)
+        pairs = sorted(pair for pair, _ in kept.values())
+        weight = {pair: count for pair, count in kept.values()}
+        stratum = Stratum(kind, tier, sum(weight.values()), exact, pairs=pairs)
+        stratum.weights = [weight[pair] for pair in pairs]
+        stratum.said_of = {pair: said[texts] for texts, (pair, _) in kept.items() if texts in said}
+        strata.append(stratum)
     return strata
 
 
-def _said_of(judged: Judged, plan) -> dict[tuple[int, int], float]:
-    """How sure the pass said it was of each pair it proposed something for: the
-    confidence of the cluster (an automatic merge: the pair's P(one fact)) or conflict
-    that holds it (two members of clusters joined only by a shared memory: none)."""
-    said: dict[tuple[int, int], float] = {}
+def _texts(memories, i: int, j: int) -> tuple[str, str]:
+    low, high = sorted((memories[i].content_hash, memories[j].content_hash))
+    return low, high
+
+
+def _inside(groups: list[list[int]], memories) -> tuple[dict, int]:
+    """The pairs of two memories the groups put together (groups that share a memory
+    joined), by their texts: ({(hash, hash): (a pair of them, how many)}, the pairs of
+    two copies of one text)."""
+    joined = UnionFind(len(memories))
+    for members in groups:
+        for other in members[1:]:
+            joined.union(members[0], other)
+    by_text: dict[int, dict[str, list[int]]] = {}
+    for member in sorted({m for members in groups for m in members}):
+        texts = by_text.setdefault(joined.find(member), {})
+        texts.setdefault(memories[member].content_hash, []).append(member)
+    weighted, exact = {}, 0
+    for texts in by_text.values():
+        exact += sum(len(found) * (len(found) - 1) // 2 for found in texts.values())
+        for first, second in itertools.combinations(texts.values(), 2):
+            pair = _key(first[0], second[0])
+            weighted[_texts(memories, *pair)] = (pair, len(first) * len(second))
+    return weighted, exact
+
+
+def _listed(pairs: list[tuple[int, int]], memories) -> tuple[dict, int]:
+    """Listed pairs by their texts, as _inside gives them (two copies of one text are
+    the clusters' to count, or guarded apart: nothing to ask of either)."""
+    weighted: dict = {}
+    exact = 0
+    for i, j in pairs:
+        texts = _texts(memories, i, j)
+        if texts[0] == texts[1]:
+            continue
+        pair, count = weighted.get(texts, (_key(i, j), 0))
+        weighted[texts] = (pair, count + 1)
+    return weighted, exact
+
+
+def _said_of(judged: Judged, plan) -> dict[tuple[str, str], float]:
+    """How sure the pass said it was of the pairs it proposed something for, by their
+    texts: the confidence of the cluster (an automatic merge: the pair's P(one fact)) or
+    conflict that holds them (two members of clusters joined only by a shared memory:
+    none)."""
+    memories = judged.memories
+    said: dict[tuple[str, str], float] = {}
     for group in plan.auto_merges:
         for other in group.others:
             judgement = judged.judgements.get(_key(group.representative, other))
             if judgement is not None and judgement.probabilities is not None:
-                said[_key(group.representative, other)] = float(judgement.p_one)
+                said[_texts(memories, group.representative, other)] = float(judgement.p_one)
     for cluster in plan.clusters:
-        for pair in itertools.combinations(sorted(cluster.members), 2):
-            said[pair] = max(said.get(pair, 0.0), float(cluster.confidence))
+        for i, j in itertools.combinations(cluster.members, 2):
+            texts = _texts(memories, i, j)
+            said[texts] = max(said.get(texts, 0.0), float(cluster.confidence))
     for conflict in plan.conflicts:
-        said[_key(conflict.older, conflict.newer)] = float(conflict.judgement.confidence)
+        said[_texts(memories, conflict.older, conflict.newer)] = float(
+            conflict.judgement.confidence
+        )
     return said
 
 
@@ -125,9 +175,9 @@ def draw(strata: list[Stratum], count: int, rng: random.Random) -> list[tuple[in
     """`count` pairs as (stratum, i, j), spread evenly over the bands that have pairs to
     audit (a band with fewer than its share gives the rest to the others), drawn at
     random within each."""
-    bands = [index for index, stratum in enumerate(strata) if stratum.size]
+    bands = [index for index, stratum in enumerate(strata) if stratum.pairs]
     rng.shuffle(bands)  # a call or two left over go to any band alike
-    room = {index: strata[index].size for index in bands}
+    room = {index: len(strata[index].pairs) for index in bands}
     share = dict.fromkeys(room, 0)
     left = count
     while left and room:
@@ -142,10 +192,21 @@ def draw(strata: list[Stratum], count: int, rng: random.Random) -> list[tuple[in
             if not left:
                 break
     drawn = []
-    for index, count in share.items():
-        for i, j in rng.sample(strata[index].pairs, count):
+    for index, taken in share.items():
+        for i, j in _by_weight(strata[index], taken, rng):
             drawn.append((index, i, j))
     return drawn
+
+
+def _by_weight(stratum: Stratum, count: int, rng: random.Random) -> list[tuple[int, int]]:
+    """`count` of the stratum's pairs at random, each as likely as the memory pairs it
+    stands for (Efraimidis and Spirakis' keys: u ** (1 / weight), the largest taken)."""
+    weights = stratum.weights or [1] * len(stratum.pairs)
+    keyed = [
+        (rng.random() ** (1.0 / w), pair) for pair, w in zip(stratum.pairs, weights, strict=True)
+    ]
+    keyed.sort(reverse=True)
+    return [pair for _, pair in keyed[:count]]
 
 
 def draw_pass(judged: Judged, plan, count: int, rng: random.Random) -> Audit | None:
@@ -191,29 +252,17 @@ def ask(session, audits: list[Audit], calls: int, rng: random.Random) -> int:
             if labels:
                 audit.strata[index].said.update(labels)
                 audit.strata[index].read += 1
-                confidence = audit.strata[index].said_of.get((min(older, newer), max(older, newer)))
+                confidence = audit.strata[index].said_of.get(_key(older, newer))
                 audit.pairs.append(Audited(index, older, newer, labels, confidence))
     return granted
 
 
-def _pairs_inside(groups: list[list[int]], count: int) -> set[tuple[int, int]]:
-    """Every pair of two memories the groups put together, groups that share one joined."""
-    joined = UnionFind(count)
-    for members in groups:
-        for other in members[1:]:
-            joined.union(members[0], other)
-    together: dict[int, list[int]] = {}
-    for member in sorted({m for members in groups for m in members}):
-        together.setdefault(joined.find(member), []).append(member)
-    return {(a, b) for found in together.values() for a, b in itertools.combinations(found, 2)}
-
-
-def _conflicts(plan, proposed_tier: str, proposed: bool) -> set[tuple[int, int]]:
-    return {
+def _conflicts(plan, proposed_tier: str, proposed: bool) -> list[tuple[int, int]]:
+    return [
         _key(c.older, c.newer)
         for c in plan.conflicts
         if (c.judgement.tier == proposed_tier) == proposed
-    }
+    ]
 
 
 def _key(i: int, j: int) -> tuple[int, int]:

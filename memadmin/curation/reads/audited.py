@@ -50,8 +50,10 @@ class Stratum:
     exact: int = 0
     said: Counter = field(default_factory=Counter)  # every reading's answer
     read: int = 0  # the pairs those readings are of (a pair is read once or twice)
+    # The pairs to draw from (positions: one a pair of texts), and how many memory pairs
+    # each stands for; how sure detection said it was of those it proposed something for.
     pairs: list[tuple[int, int]] = field(default_factory=list, repr=False)
-    # How sure detection said it was of each of `pairs` it proposed something for.
+    weights: list[int] = field(default_factory=list, repr=False, compare=False)
     said_of: dict = field(default_factory=dict, repr=False, compare=False)
 
     def as_json(self) -> dict:

@@ -296,10 +296,11 @@ def otherwise_modified(text_a: str, text_b: str) -> str | None:
     return f"{one} {plain_a[at + 1]} / {other} {plain_b[at + 1]}"
 
 
-def _without_values(text: str) -> list[str]:
+@text_cache
+def _without_values(text: str) -> tuple[str, ...]:
     """The words of a text, lower case, without its values and names."""
     taken = {token.position + offset for token in key_tokens(text) for offset in range(token.words)}
-    return [word.lower for at, word in enumerate(words_of(text)) if at not in taken]
+    return tuple(word.lower for at, word in enumerate(words_of(text)) if at not in taken)
 
 
 def otherwise_qualified(text_a: str, text_b: str) -> str | None:

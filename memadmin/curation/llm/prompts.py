@@ -108,28 +108,36 @@ Judge each numbered memory against the anchor alone, not against each other. Thi
 in each reasoning field, then give the label. Answer with the tool only, once for every
 numbered memory."""
 
-GROUP_TOOL = {
-    "name": "record_verdicts",
-    "description": "Record how each numbered memory relates to the anchor.",
-    "input_schema": {
-        "type": "object",
-        "properties": {
-            "verdicts": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    # A pair's verdict (VERDICT_TOOL), and which numbered memory it is of.
-                    "properties": {
-                        "memory": {"type": "integer", "description": "The memory's number."},
-                        **VERDICT_TOOL["input_schema"]["properties"],
+
+def _verdicts_tool(name: str, description: str, key: str, what: str) -> dict:
+    """A tool that records several verdicts (VERDICT_TOOL's each), each naming under `key`
+    the numbered item (`what`) it is of."""
+    return {
+        "name": name,
+        "description": description,
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "verdicts": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            key: {"type": "integer", "description": f"The {what}'s number."},
+                            **VERDICT_TOOL["input_schema"]["properties"],
+                        },
+                        "required": [key, "reasoning", "label", "conflict_kind"],
                     },
-                    "required": ["memory", "reasoning", "label", "conflict_kind"],
-                },
-            }
+                }
+            },
+            "required": ["verdicts"],
         },
-        "required": ["verdicts"],
-    },
-}
+    }
+
+
+GROUP_TOOL = _verdicts_tool(
+    "record_verdicts", "Record how each numbered memory relates to the anchor.", "memory", "memory"
+)
 
 
 def group_prompt(anchor, candidates: Sequence) -> Prompt:
@@ -158,28 +166,12 @@ For each numbered pair decide what its two memories (A and B) are to each other:
 Judge each pair alone, not against the other pairs. Think first in each reasoning field,
 then give the label. Answer with the tool only, once for every numbered pair."""
 
-AUDIT_TOOL = {
-    "name": "record_pair_verdicts",
-    "description": "Record how the two memories of each numbered pair relate.",
-    "input_schema": {
-        "type": "object",
-        "properties": {
-            "verdicts": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    # A pair's verdict (VERDICT_TOOL), and which numbered pair it is of.
-                    "properties": {
-                        "pair": {"type": "integer", "description": "The pair's number."},
-                        **VERDICT_TOOL["input_schema"]["properties"],
-                    },
-                    "required": ["pair", "reasoning", "label", "conflict_kind"],
-                },
-            }
-        },
-        "required": ["verdicts"],
-    },
-}
+AUDIT_TOOL = _verdicts_tool(
+    "record_pair_verdicts",
+    "Record how the two memories of each numbered pair relate.",
+    "pair",
+    "pair",
+)
 
 
 def audit_prompt(pairs: Sequence[tuple]) -> Prompt:

@@ -176,3 +176,25 @@ def test_a_batch_run_killed_while_waiting_is_resumed_and_each_answer_applied_onc
     assert PairVerdict.objects.filter(decided_by="llm").count() == requests
     # Sent once, not again after the kill (then the second readings' batch, if any).
     assert len(judge.batches_created) == 1 + len(second_readings)
+
+
+def test_namespaces_too_small_for_an_audit_call_run_and_measure_nothing(
+    run_command, write_jsonl, monkeypatch
+):
+    rows, labels = load_set("everyday2")
+    # Two namespaces of three memories: their share of the budget is under one call.
+    small = [
+        {**row, "namespace": name}
+        for name, part in (("tiny-a", rows[:3]), ("tiny-b", rows[3:6]))
+        for row in part
+    ]
+    assert run_command("import_memories", str(write_jsonl(small))).error is None
+    with Oracle(small, labels, error_rate=0.0) as judge:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", judge.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "oracle-not-secret")
+
+        result = run_command("find_duplicates")
+
+    assert result.error is None, result.stderr
+    assert judge.audited == []
+    assert "pairs audited" not in result.stdout and "judge's error rate" not in result.stdout

@@ -219,11 +219,11 @@ def ask_audits(options: Options) -> None:
 def _share_out(reports: list, weights: list[int], name: str, total: int) -> None:
     """Add `total` of a count to the reports by their weights, in whole numbers that add
     up to it (the last takes the rounding)."""
-    given = 0
+    if not total or not hasattr(reports[0], name):
+        return
+    given, whole = 0, sum(weights) or 1  # no pair drawn: no call made either
     for number, (report, weight) in enumerate(zip(reports, weights, strict=True)):
-        if not hasattr(report, name):
-            return
-        share = total - given if number == len(reports) - 1 else total * weight // sum(weights)
+        share = total - given if number == len(reports) - 1 else total * weight // whole
         setattr(report, name, getattr(report, name) + share)
         given += share
 

@@ -12,11 +12,10 @@ preferred where they are as many (reads.measured)."""
 
 from __future__ import annotations
 
-import math
-import random
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
 from django.conf import settings
 
 # What a pair is, as an audit's answers say it.
@@ -102,18 +101,17 @@ def estimate(strata: list[Stratum], readings: int, disagreed: int, *, seed: int 
     "pairs", "recall", "recall_interval", "recall_pairs"}}, "judge": {"error",
     "interval", "pairs"}}. A figure no audited pair bears on is None (its interval
     empty). The intervals are 90 %: Monte Carlo over the uncertainty of each band's
-    answers (a Dirichlet of its counts) and of the error rate (a beta)."""
+    answers (a Dirichlet of its counts) and of the error rate (a beta), every draw at
+    once (numpy: the dashboard reads this on every view)."""
     strata = [s for s in merged(strata) if s.size or s.exact]
-    rng = random.Random(seed)
+    rng = np.random.default_rng(seed)
     prior = _disagreement(1.0 - settings.LLM_ACCURACY)
     agreed_a = readings - disagreed + PRIOR_READINGS * (1 - prior)
     disagreed_a = disagreed + PRIOR_READINGS * prior
-    error = _error(disagreed_a / (agreed_a + disagreed_a))
+    error = _error(np.array([disagreed_a / (agreed_a + disagreed_a)]))
     point = _figures(strata, error, _shares_mean)
-    errors, draws = [], []
-    for _ in range(DRAWS):
-        errors.append(_error(rng.betavariate(disagreed_a, agreed_a)))
-        draws.append(_figures(strata, errors[-1], lambda said: _shares_drawn(said, rng)))
+    errors = _error(rng.beta(disagreed_a, agreed_a, size=DRAWS))
+    draws = _figures(strata, errors, lambda stratum: _shares_drawn(stratum, rng))
     audited = sum(s.read for s in strata)
     found: dict = {}
     for kind in RIGHT:
@@ -122,7 +120,8 @@ def estimate(strata: list[Stratum], readings: int, disagreed: int, *, seed: int 
             figures = {}
             for name in ("precision", "recall"):
                 value = point[kind][tier][name]
-                drawn = [d[kind][tier][name] for d in draws]
+                value = None if value is None or np.isnan(value[0]) else float(value[0])
+                drawn = draws[kind][tier][name]
                 figures[name] = (value, _quantiles(drawn) if value is not None else [])
             inside = [s for s in strata if (s.kind, s.tier) == (kind, tier)]
             found[kind][tier] = {
@@ -133,8 +132,8 @@ def estimate(strata: list[Stratum], readings: int, disagreed: int, *, seed: int 
                 "recall_interval": figures["recall"][1],
                 "recall_pairs": audited,
             }
-    found["judge"] = {"error": _round(error), "interval": _quantiles(errors), "pairs": readings}
-    return found
+    judge = {"error": _round(float(error[0])), "interval": _quantiles(errors), "pairs": readings}
+    return found | {"judge": judge}
 
 
 def reliability(pairs: list, error: float, bins: tuple[float, ...]) -> dict[str, list[dict]]:
@@ -166,67 +165,73 @@ def reliability(pairs: list, error: float, bins: tuple[float, ...]) -> dict[str,
     return points
 
 
-def _figures(strata: list[Stratum], error: float, shares) -> dict:
-    """Precision and recall by kind and tier: each band's true shares of one fact and of
-    conflicts read from its answers (`shares` of its counts) through the judge's
-    confusion at `error`; exact copies one fact for certain. A band with pairs but no
-    answer leaves recall unknown."""
+def _figures(strata: list[Stratum], error: np.ndarray, shares) -> dict:
+    """Precision and recall by kind and tier, for each draw of the error rate (`error`)
+    and of each band's answered shares (`shares(stratum)`: one row a draw): each band's
+    true shares of one fact and of conflicts read through the judge's confusion; exact
+    copies one fact for certain. None where no pair bears on a figure (a band with pairs
+    but no answer leaves recall unknown); nan where a draw has no positive at all."""
+    nothing = np.zeros_like(error)
     truth = {}  # (kind, tier): (pairs, pairs one fact, pairs conflicts) or None
     for s in strata:
         if s.said:
             one, conflict = _corrected(shares(s), error)
             truth[(s.kind, s.tier)] = (s.size + s.exact, s.size * one + s.exact, s.size * conflict)
         elif not s.size:
-            truth[(s.kind, s.tier)] = (s.exact, s.exact, 0.0)  # exact copies only
+            truth[(s.kind, s.tier)] = (s.exact, nothing + s.exact, nothing)  # copies only
         else:
             truth[(s.kind, s.tier)] = None
     known = all(found is not None for found in truth.values())
     figures: dict = {}
     for kind, right in RIGHT.items():
         column = 1 if right == ONE else 2
-        every = sum(found[column] for found in truth.values() if found) if known else 0.0
+        every = sum((found[column] for found in truth.values() if found), nothing)
         figures[kind] = {}
         for tier in TIERS:
             band = truth.get((kind, tier))
             precision = band[column] / band[0] if band and band[0] else None
-            reached = [
-                found[column]
-                for (k, t), found in truth.items()
-                if found and k == kind and t in _AT_LEAST[tier]
-            ]
-            recall = sum(reached) / every if known and every else None
+            reached = sum(
+                (
+                    found[column]
+                    for (k, t), found in truth.items()
+                    if found and k == kind and t in _AT_LEAST[tier]
+                ),
+                nothing,
+            )
+            recall = None
+            if known and every.any():
+                recall = np.divide(reached, every, out=nothing + np.nan, where=every > 0)
             figures[kind][tier] = {"precision": precision, "recall": recall}
     return figures
 
 
-def _corrected(shares: tuple[float, float, float], error: float) -> tuple[float, float]:
+def _corrected(shares: np.ndarray, error: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The true shares of one fact and of conflicts behind the shares the judge answered
-    (one fact, conflict, two facts), a judge wrong with rate `error` splitting its errors
-    evenly between the two other answers: answered = (1 - 1.5e) true + e / 2."""
-    scale = 1.0 - 1.5 * error
-    true = [min(1.0, max(0.0, (share - error / 2) / scale)) for share in shares]
-    total = sum(true) or 1.0
-    return true[0] / total, true[1] / total
+    (columns: one fact, conflict, two facts), a judge wrong with rate `error` splitting
+    its errors evenly between the two other answers: answered = (1 - 1.5e) true + e / 2."""
+    scale = (1.0 - 1.5 * error)[:, None]
+    true = np.clip((shares - error[:, None] / 2) / scale, 0.0, 1.0)
+    total = true.sum(axis=1)
+    total[total == 0] = 1.0
+    return true[:, 0] / total, true[:, 1] / total
 
 
-def _shares_mean(stratum: Stratum) -> tuple[float, float, float]:
+def _shares_mean(stratum: Stratum) -> np.ndarray:
     said = stratum.said
     total = sum(said.values())
-    return tuple(said.get(label, 0) / total for label in (ONE, CONFLICT, TWO))
+    return np.array([[said.get(label, 0) / total for label in (ONE, CONFLICT, TWO)]])
 
 
-def _shares_drawn(stratum: Stratum, rng: random.Random) -> tuple[float, float, float]:
-    """A draw of a band's shares from a Dirichlet of its answers, counted as pairs (two
+def _shares_drawn(stratum: Stratum, rng: np.random.Generator) -> np.ndarray:
+    """Draws of a band's shares from a Dirichlet of its answers, counted as pairs (two
     readings of one pair are one pair's worth, not two independent ones), with Jeffreys'
     half a count each: all nine answers "one fact" still leave room for a tenth that
     is not."""
     said = stratum.said
     weight = stratum.read / (sum(said.values()) or 1)
-    drawn = [
-        rng.gammavariate(weight * said.get(label, 0) + 0.5, 1.0) for label in (ONE, CONFLICT, TWO)
-    ]
-    total = sum(drawn)
-    return tuple(d / total for d in drawn)
+    return rng.dirichlet(
+        [weight * said.get(label, 0) + 0.5 for label in (ONE, CONFLICT, TWO)], DRAWS
+    )
 
 
 def _disagreement(error: float) -> float:
@@ -234,21 +239,19 @@ def _disagreement(error: float) -> float:
     return 2 * error - 1.5 * error * error
 
 
-def _error(disagreement: float) -> float:
+def _error(disagreement: np.ndarray) -> np.ndarray:
     """The error rate behind a rate of disagreement (the inverse of _disagreement), at
     most MOST_ERROR."""
-    found = (2.0 - math.sqrt(max(0.0, 4.0 - 6.0 * min(disagreement, 2.0 / 3.0)))) / 3.0
-    return min(found, MOST_ERROR)
+    found = (2.0 - np.sqrt(np.maximum(0.0, 4.0 - 6.0 * np.minimum(disagreement, 2.0 / 3.0)))) / 3.0
+    return np.minimum(found, MOST_ERROR)
 
 
-def _quantiles(values: list) -> list[float]:
-    values = sorted(v for v in values if v is not None)
-    if not values:
+def _quantiles(values: np.ndarray) -> list[float]:
+    values = np.sort(values[~np.isnan(values)])
+    if not len(values):
         return []
-    return [
-        _round(values[int(_LOW * (len(values) - 1))]),
-        _round(values[int(_HIGH * (len(values) - 1))]),
-    ]
+    low, high = values[int(_LOW * (len(values) - 1))], values[int(_HIGH * (len(values) - 1))]
+    return [_round(float(low)), _round(float(high))]
 
 
 def _round(value: float | None) -> float | None:

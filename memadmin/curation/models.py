@@ -371,18 +371,13 @@ class PairLabel(models.Model):
 
 
 class JudgeAudit(models.Model):
-    """What the LLM judge answered about pairs drawn at random from every band of one
-    detection pass over a namespace (curation.llm.audit): the store's measured precision
-    and recall are estimated from a namespace's newest (curation.reads.measured). A
-    measurement, never a verdict: nothing here decided a pair."""
+    """The LLM judge's answers on pairs drawn from every band of one detection pass over a
+    namespace (curation.llm.audit): a measurement, never a verdict (reads.measured)."""
 
     namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
-    # Each band: {"kind", "tier", "size" (pairs that could be drawn), "exact" (exact
-    # copies, never asked), "said" (the judge's answers by label)}.
-    strata = models.JSONField(default=list)
-    # Audited pairs read twice, and how many of those the two readings disagree on: the
-    # judge's error rate.
+    strata = models.JSONField(default=list)  # each band: reads.audited.Stratum.as_json
+    # Audited pairs read twice, and of those the ones the two readings disagree on.
     readings = models.PositiveIntegerField(default=0)
     disagreed = models.PositiveIntegerField(default=0)
     # Each audited pair: [memory id, memory id, band kind, band tier, [its answers], how

@@ -47,6 +47,7 @@ def main() -> None:
     parser.add_argument("--loso", action="store_true", help="leave one labelled set out")
     parser.add_argument("--c-related", type=float, default=1.0)
     parser.add_argument("--c-disagree", type=float, default=1.0)
+    parser.add_argument("--committee", action="store_true", help="with --loso: doubt")
     args = parser.parse_args()
 
     import django
@@ -114,6 +115,7 @@ def leave_one_set_out(args) -> None:
     found = report.leave_one_set_out(
         c_related=args.c_related,
         c_disagree=args.c_disagree,
+        committee=args.committee,
         on_progress=lambda said: print(f"  {said}", file=sys.stderr, flush=True),
     )
     print("\n".join(found.lines))

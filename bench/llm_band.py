@@ -170,7 +170,7 @@ def line(r: dict) -> str:
     )
 
 
-def held_out_models(names: list[str]) -> dict:
+def held_out_models(names: list[str], committee: bool = False) -> dict:
     """For each labelled set, the pair model fit on every other one (the shipped
     thresholds: they were chosen leave one set out), with the band's temperature chosen
     without it too (each other set held out of a fit on the rest)."""
@@ -190,11 +190,14 @@ def held_out_models(names: list[str]) -> dict:
         if table.name not in names:
             continue
         others = [t for t in tables if t is not table]
-        inner = {o.name: fit([t for t in others if t is not o]) for o in others}
+        inner = model_fit.fits_leaving_out(
+            others, c_related=1.0, c_disagree=1.0, committee=committee
+        )
         temperature = held_out.band_temperature(others, inner)
         print(f"  {table.name} held out: the band's temperature {temperature}", file=sys.stderr)
+        stored = pair_model.with_committee(fit(others), inner) if committee else fit(others)
         found[table.name] = model_fit.with_thresholds(
-            {**fit(others), "llm_temperature": temperature}, shipped
+            {**stored, "llm_temperature": temperature}, shipped
         )
     return found
 
@@ -206,6 +209,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
         "--loso", action="store_true", help="each set under a pair model fit without it"
+    )
+    parser.add_argument(
+        "--committee", action="store_true", help="with --loso: each model doubting (detection.md)"
     )
     parser.add_argument(
         "--correlated",
@@ -225,7 +231,7 @@ def main() -> None:
         if args.data
         else [(name, *model_fit.load(name)) for name in model_fit.available()]
     )
-    models = held_out_models([name for name, *_ in sets]) if args.loso else {}
+    models = held_out_models([name for name, *_ in sets], args.committee) if args.loso else {}
     rates = [float(x) for x in args.error_rate.split(",")]
     for rate in rates:
         totals = {"memories": 0, "calls": 0, "tokens": 0}

@@ -90,3 +90,46 @@ def test_held_out_log_loss_tells_a_set_the_evidence_carries_to_from_one_it_does_
     worst = max(np.mean([v[0] for v in s.values()]) for s in losses.values())
     tempered = held_out.held_out_log_loss(tables, models, chosen)
     assert max(np.mean([v[0] for v in s.values()]) for s in tempered.values()) < worst
+
+
+def test_a_reading_one_set_alone_taught_is_doubtful_to_the_committee():
+    # Meaning alike says one fact in every set; "different subjects" is seen in one set
+    # only ("habit"), always on two facts there. Fit on every set, a pair alike in meaning
+    # and read as two subjects is sure of two facts; the fit that never saw "habit" reads
+    # it as one, so the committee leaves it at an even chance. Where every set agrees,
+    # the committee changes nothing.
+    from memadmin.curation.detection.comparing.evidence import FEATURES, INDEX
+
+    rng = np.random.default_rng(11)
+
+    def table(name: str, *, habit: bool) -> model_fit.PairTable:
+        classes = rng.choice([model_fit.ONE, model_fit.TWO], size=300)
+        values = np.zeros((300, len(FEATURES)))
+        values[:, INDEX["bias"]] = 1.0
+        alike = (classes == model_fit.ONE) | (habit & (rng.uniform(size=300) < 0.5))
+        values[:, INDEX["similarity"]] = np.where(alike, 0.9, 0.1)
+        values[:, INDEX["different_subjects"]] = habit & (classes == model_fit.TWO)
+        return model_fit.PairTable(name, [], {}, values, classes, [])
+
+    tables = [table("a", habit=False), table("b", habit=False), table("habit", habit=True)]
+    fits = model_fit.fits_leaving_out(tables, c_related=1.0, c_disagree=1.0)
+
+    assert [m["left_out"] for m in fits["a"]["committee"]] == ["b", "habit"]
+    # Whether two memories disagree stays each model's own say (scoring.model.DOUBTED_STAGES).
+    assert {stage for m in fits["a"]["committee"] for stage in m["stages"]} == {"related"}
+    every = model_fit.fit(tables, c_related=1.0, c_disagree=1.0)
+    alone = model_fit.with_thresholds(every, {})
+    doubting = model_fit.with_thresholds(pair_model.with_committee(every, fits), {})
+    read_apart = np.zeros(len(FEATURES))
+    read_apart[[INDEX["bias"], INDEX["similarity"], INDEX["different_subjects"]]] = 1.0, 0.9, 1.0
+    agreed = read_apart.copy()
+    agreed[INDEX["different_subjects"]] = 0.0
+
+    assert alone.probabilities(read_apart)[model_fit.TWO] >= 0.8
+    assert doubting.probabilities(read_apart)[model_fit.TWO] == pytest.approx(0.5)
+    assert doubting.probabilities(agreed)[model_fit.TWO] < 0.2
+    least = min(
+        model_fit.with_thresholds(m, {}).related.own_logit(agreed) for m in [every, *fits.values()]
+    )
+    assert doubting.related.logit(agreed) == pytest.approx(least)
+    assert doubting.disagree.logit(agreed) == alone.disagree.logit(agreed)

@@ -311,6 +311,31 @@ def fit(tables: Iterable[PairTable], *, c_related: float, c_disagree: float) -> 
     return {"features": list(FEATURES), "stages": stages}
 
 
+def fits_leaving_out(
+    tables: list[PairTable], *, c_related: float, c_disagree: float, committee: bool = True
+) -> dict[str, dict]:
+    """For each set, the model fit on the others, with (`committee`) its committee: the
+    fits that each leave one more set out (what the model will be with every set, beside
+    its own leave-one-set-out fits, for a store it never saw)."""
+    fits: dict[frozenset, dict] = {}
+
+    def without(*names: str) -> dict:
+        key = frozenset(names)
+        if key not in fits:
+            kept = [t for t in tables if t.name not in key]
+            fits[key] = fit(kept, c_related=c_related, c_disagree=c_disagree)
+        return fits[key]
+
+    if not committee:
+        return {t.name: without(t.name) for t in tables}
+    return {
+        t.name: pair_model.with_committee(
+            without(t.name), {o.name: without(t.name, o.name) for o in tables if o is not t}
+        )
+        for t in tables
+    }
+
+
 def with_thresholds(stored: dict, thresholds: dict) -> pair_model.PairModel:
     return pair_model.from_dict({**stored, "thresholds": thresholds})
 
@@ -445,16 +470,23 @@ def leave_one_set_out(
     *,
     c_related: float = 1.0,
     c_disagree: float = 1.0,
+    committee: bool = False,
     on_progress: Callable[[str], None] | None = None,
 ) -> HeldOut:
     """Fit without each set, choose the thresholds on the pooled held-out figures (the
     lowest that keeps the proposed tier's precision at the targets, and an automatic
     threshold under which no held-out automatic merge was unsafe), and score each set
-    under them."""
-    models = {
-        t.name: fit([o for o in tables if o is not t], c_related=c_related, c_disagree=c_disagree)
-        for t in tables
-    }
+    under them.
+
+    With `committee`, each model doubts with its committee (fits_leaving_out). The
+    thresholds are chosen on each model's own say, without it: the committee's doubt only
+    ever takes a pair out of a tier, never puts one in. Chosen on the doubting models
+    they fell to 0.55, where paraphrases that announce a move ("Relocated to Madrid for
+    work." / "Moved to Madrid for a new job.") were proposed as updates."""
+    models = fits_leaving_out(
+        tables, c_related=c_related, c_disagree=c_disagree, committee=committee
+    )
+    own = {name: pair_model.without_committee(stored) for name, stored in models.items()}
     # Every grid value is tried with the others at their floors.
     chosen = {
         "propose_one": 0.5,
@@ -464,7 +496,7 @@ def leave_one_set_out(
         "auto_confidence": 0.5,
     }
 
-    def figures_under(values: dict[str, float]) -> dict[str, Figures]:
+    def figures_under(values: dict[str, float], models=own) -> dict[str, Figures]:
         thresholds = dataclasses.replace(base, **values)
         found = {}
         for table in tables:
@@ -505,7 +537,7 @@ def leave_one_set_out(
     else:
         chosen["auto_confidence"] = 1.0
     chosen = {name: float(value) for name, value in chosen.items()}
-    return HeldOut(models, chosen, figures_under(chosen))
+    return HeldOut(models, chosen, figures_under(chosen, models))
 
 
 def stored_form(
@@ -522,6 +554,8 @@ def stored_form(
     import scipy
 
     stored = fit(tables, c_related=c_related, c_disagree=c_disagree)
+    if any("committee" in model for model in held_out.models.values()):
+        stored = pair_model.with_committee(stored, held_out.models)
     return {
         "about": (
             "The pair model of curation/detection/scoring/model.py: two logistic stages "
@@ -539,6 +573,7 @@ def stored_form(
         },
         "features": stored["features"],
         "stages": stored["stages"],
+        **({"committee": stored["committee"]} if "committee" in stored else {}),
         "thresholds": held_out.thresholds,
         "llm_temperature": llm_temperature,
         "held_out": {

@@ -24,11 +24,14 @@ def leave_one_set_out(
     *,
     c_related: float = 1.0,
     c_disagree: float = 1.0,
+    committee: bool = False,
     command: str = "manage.py fit_pair_model",
     on_progress: Callable[[str], None] = lambda said: None,
 ) -> HeldOutReport:
     """Judge every labelled set present (fitting.available), fit and score each held out,
-    and fit on them all. `command` is what the stored model says wrote it."""
+    and fit on them all (with `committee`, each model doubting with the fits that leave
+    one set out each: fitting.fits_leaving_out). `command` is what the stored model says
+    wrote it."""
     thresholds = Thresholds.from_settings()
     vectors = calibration.Vectors()
     tables = []
@@ -45,6 +48,7 @@ def leave_one_set_out(
         thresholds,
         c_related=c_related,
         c_disagree=c_disagree,
+        committee=committee,
         on_progress=lambda what: on_progress(f"trying {what}"),
     )
     temperature = held_out.band_temperature(tables, found.models)

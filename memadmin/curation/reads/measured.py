@@ -199,18 +199,21 @@ def _weighted(hits: list[bool], weights: list[float]) -> tuple[float | None, lis
     return round(share, 3), [low, high]
 
 
-def reliability(namespace: Namespace | None = None) -> dict[str, list[dict]]:
+def reliability(
+    namespace: Namespace | None = None, judge_error: float | None = None
+) -> dict[str, list[dict]]:
     """Per kind, per bin of what detection said of the labelled pairs it proposed (BINS):
     the mean confidence it said, the share the labels found right, and how many pairs (a
     bin without any left out). A model that says what it measures lies on the diagonal.
     Where the judge's newest audits (curation.llm.audit) hold more such pairs than the
-    labels, their answers, corrected for the judge's error, are what was measured."""
+    labels, their answers, corrected for the judge's error, are what was measured.
+    `judge_error`: the error measured() gave the judge, if the caller has it (an estimate
+    is the costly part; without it, it is estimated again)."""
     people = _reliability_by_people(namespace)
     audits = _newest_audits(namespace)
-    judged = by_judge(namespace)
-    if judged is None:
+    if not any(pairs for *_, pairs in audits):
         return people
-    error = judged["judge"]["error"]
+    error = judge_error if judge_error is not None else by_judge(namespace)["judge"]["error"]
     pairs = [(row[2], row[4], row[5]) for _, _, _, rows in audits for row in rows]
     judge = audited.reliability(pairs, error, BINS)
     return {
@@ -259,7 +262,8 @@ def labelled_pairs(namespace: Namespace | None = None) -> int:
 
 def anything_measured(namespace: Namespace | None = None) -> bool:
     """Whether a labelled pair or an audit of the judge's gives any figure."""
-    return by_judge(namespace) is not None or bool(labelled_pairs(namespace))
+    audited_any = any(pairs for *_, pairs in _newest_audits(namespace))
+    return audited_any or bool(labelled_pairs(namespace))
 
 
 def wilson(successes: int, trials: int, z: float = Z_90) -> list[float]:

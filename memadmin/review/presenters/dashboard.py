@@ -116,10 +116,11 @@ def _measured() -> dict:
         for kind in ("clusters", "conflicts")
         for tier, figures in found[kind].items()
     ]
-    points = measured.reliability()
+    judge = found["judge"]
+    points = measured.reliability(judge_error=judge["error"] if judge else None)
     return {
         "measured": rows,
-        "judge": found["judge"],
+        "judge": judge,
         "reliability": [
             charts.reliability_chart(
                 f"{names[kind]}: said against measured",

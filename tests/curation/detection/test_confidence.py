@@ -57,6 +57,63 @@ def test_a_model_fit_on_other_features_is_refused_by_name():
         pair_model.from_dict(stored)
 
 
+def scaled_member(stored: dict, factor: float) -> dict:
+    """A committee member whose every log-odds is the model's own times `factor`."""
+    stages = {
+        name: {
+            **stage,
+            "weights": [w * factor for w in stage["weights"]],
+            "intercept": stage["intercept"] * factor,
+        }
+        for name, stage in stored["stages"].items()
+    }
+    return {"left_out": f"times {factor}", "stages": stages}
+
+
+def test_a_stage_is_as_sure_as_the_least_sure_member_of_its_committee():
+    stored = json.loads(pair_model.MODEL_PATH.read_text())
+    values = np.random.default_rng(3).uniform(0, 1, size=(40, len(FEATURES)))
+    own = pair_model.from_dict({**stored, "committee": []})
+
+    halved = pair_model.from_dict(
+        {**stored, "committee": [scaled_member(stored, 2.0), scaled_member(stored, 0.5)]}
+    )
+    split = pair_model.from_dict(
+        {**stored, "committee": [scaled_member(stored, 0.5), scaled_member(stored, -1.0)]}
+    )
+
+    for stage in ("related", "disagree"):
+        mine = getattr(own, stage).logit(values)
+        assert np.allclose(getattr(halved, stage).logit(values), mine * 0.5)
+        # A member reading the other way leaves the stage at an even chance.
+        assert np.allclose(getattr(split, stage).logit(values), 0.0)
+        # One pair reads as a row of a batch does, and its doubt is what moved it.
+        assert getattr(halved, stage).logit(values[0]) == pytest.approx(mine[0] * 0.5)
+        assert getattr(halved, stage).doubt(values[0]) == pytest.approx(-mine[0] * 0.5)
+    assert np.allclose(split.probabilities(values), [0.25, 0.25, 0.5])
+
+
+def test_the_shipped_model_decides_alone_until_fit_with_a_committee():
+    # `fit_pair_model --committee` is an option measured in docs/detection.md; the model
+    # shipped reads each pair with its own weights.
+    stored = json.loads(pair_model.MODEL_PATH.read_text())
+    model = pair_model.stored_model()
+    values = np.random.default_rng(5).uniform(0, 1, size=(10, len(FEATURES)))
+
+    assert ("committee" in stored) == ("--committee" in stored["command"])
+    if "committee" not in stored:
+        assert np.array_equal(model.related.logit(values), model.related.own_logit(values))
+
+
+def test_a_committee_member_fit_on_other_features_is_refused():
+    stored = json.loads(pair_model.MODEL_PATH.read_text())
+    member = scaled_member(stored, 0.5)
+    member["stages"]["related"]["features"] = member["stages"]["related"]["features"][:-1]
+
+    with pytest.raises(ImproperlyConfigured, match="committee member"):
+        pair_model.from_dict({**stored, "committee": [member]})
+
+
 def test_the_thresholds_are_settings_defaulting_to_the_fit(settings):
     fitted = pair_model.stored_model().thresholds
 

@@ -41,10 +41,35 @@ def test_each_stage_adds_up_to_the_probability_the_model_gives(older, newer, vec
         moved = stage["prior"] + sum(bar["share"] for bar in stage["bars"])
         assert moved == pytest.approx(stage["total"], abs=0.01 * (len(stage["bars"]) + 1))
         assert stage["probability"] == pytest.approx(1 / (1 + math.exp(-stage["total"])), abs=1e-3)
-        assert len(stage["bars"]) <= 8
+        assert len(stage["bars"]) <= 9  # seven, the rest, the committee's doubt
         for bar in stage["bars"]:
             assert not INTERNAL.search(bar["words"]), bar["words"]
     expected = model.probabilities(judgement.evidence.values)
+    assert [found["model"][k] for k in ("one", "conflict", "two")] == pytest.approx(
+        [float(p) for p in expected], abs=1e-4
+    )
+
+
+def test_the_committee_s_doubt_is_a_bar_of_its_own_and_the_total_still_adds_up(vectors):
+    import json
+
+    from tests.curation.detection.test_confidence import scaled_member
+
+    stored = json.loads(pair_model.MODEL_PATH.read_text())
+    doubting = pair_model.from_dict({**stored, "committee": [scaled_member(stored, 0.5)]})
+    judgement = judged_pair(
+        "The staging target is Azure.", "The staging target is Fly.io.", vectors
+    )
+
+    found = explain(judgement, doubting)
+
+    for stage in found["stages"]:
+        doubt = stage["bars"][-1]
+        assert doubt["words"] == pair_model.said("doubt")
+        assert doubt["share"] == pytest.approx(-stage["total"], abs=0.02)  # halved: as much
+        moved = stage["prior"] + sum(bar["share"] for bar in stage["bars"])
+        assert moved == pytest.approx(stage["total"], abs=0.01 * (len(stage["bars"]) + 1))
+    expected = doubting.probabilities(judgement.evidence.values)
     assert [found["model"][k] for k in ("one", "conflict", "two")] == pytest.approx(
         [float(p) for p in expected], abs=1e-4
     )

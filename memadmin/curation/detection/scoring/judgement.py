@@ -257,7 +257,11 @@ def explain(judgement: Judgement, model: PairModel) -> dict:
         rest = sum(share for _, share in ranked[BARS:])
         if rest:
             bars.append({"words": "the rest of the evidence", "share": round(rest, 2)})
-        total = prior + sum(share for _, share in ranked)
+        # The committee's doubt (scoring.model.Stage.logit): the last bar, where it moved.
+        doubt = stage.doubt(values)
+        if doubt:
+            bars.append({"words": said("doubt"), "share": round(doubt, 2)})
+        total = prior + sum(share for _, share in ranked) + doubt
         stages.append(
             {
                 "question": QUESTIONS[stage.name],

@@ -10,6 +10,15 @@ so, do they disagree (`disagree`: differing values, polarity, change cues)? Then
     P(conflict) = related x disagree
     P(two facts) = 1 - related
 
+Fit with a committee (`fit_pair_model --committee`; measured, not the shipped default:
+docs/detection.md), the related stage is as sure as the least sure of the model fit on
+every set and the models fit leaving one labelled set out each. A pair whose reading
+rests on one set's habits (one set taught that a reader outweighs the embeddings) is
+doubtful, not sure; where a member reads the other way, the stage stands at an even
+chance. Held out, it takes the pairs read surely wrong from 98 to 55; the tiers'
+thresholds are chosen on the model's own say, so that doubt only takes pairs out of a
+tier.
+
 The weights are data (pair_model.json beside this module), fit on labelled pairs (a
 logistic fit: `manage.py fit_pair_model`, curation.learning.fitting) and judged leave one
 set out; the file keeps the command, the training sets and the held-out figures with
@@ -36,16 +45,36 @@ MODEL_PATH = Path(__file__).with_name("pair_model.json")
 @dataclass(frozen=True)
 class Stage:
     """One logistic stage: the features it reads (positions in FEATURES), its weights
-    and intercept."""
+    and intercept, and its committee's (a row each: the fits leaving one set out)."""
 
     name: str
     features: tuple[str, ...]
     positions: np.ndarray
     weights: np.ndarray
     intercept: float
+    committee_weights: np.ndarray  # members x features
+    committee_intercepts: np.ndarray  # members (none: the stage's own log-odds alone)
+
+    def own_logit(self, values: np.ndarray) -> np.ndarray:
+        """The log-odds of the model fit on every set alone."""
+        return values[..., self.positions] @ self.weights + self.intercept
 
     def logit(self, values: np.ndarray) -> np.ndarray:
-        return values[..., self.positions] @ self.weights + self.intercept
+        """The log-odds nearest an even chance that the whole committee agrees on: the
+        least sure member's where all read the same way, 0 where one reads the other."""
+        own = self.own_logit(values)
+        if not len(self.committee_intercepts):
+            return own
+        members = values[..., self.positions] @ self.committee_weights.T
+        members = members + self.committee_intercepts
+        side = np.sign(own)
+        agreed = np.all(np.sign(members) == side[..., None], axis=-1)
+        least = np.minimum(np.abs(own), np.abs(members).min(axis=-1))
+        return np.where(agreed, side * least, 0.0)
+
+    def doubt(self, values: np.ndarray) -> float:
+        """How far the committee moved one pair's log-odds towards an even chance."""
+        return float(self.logit(values) - self.own_logit(values))
 
     def contributions(self, values: np.ndarray) -> list[tuple[str, float]]:
         """Each feature's share of the logit for one pair, largest first (zeros left
@@ -87,24 +116,61 @@ def from_dict(data: dict) -> PairModel:
             "curation.detection.comparing.evidence reads: fit it again (manage.py fit_pair_model)"
         )
 
+    committee = data.get("committee", [])
+
     def stage(name: str) -> Stage:
         stored = data["stages"][name]
         names = tuple(stored["features"])
+        members = [member["stages"][name] for member in committee if name in member["stages"]]
+        if any(member["features"] != stored["features"] for member in members):
+            raise ImproperlyConfigured(
+                f"{MODEL_PATH.name}: a committee member's {name} stage reads other features"
+            )
         return Stage(
             name,
             names,
             np.array([INDEX[f] for f in names], dtype=np.int64),
             np.array(stored["weights"], dtype=np.float64),
             float(stored["intercept"]),
+            np.array([m["weights"] for m in members], dtype=np.float64).reshape(
+                len(members), len(names)
+            ),
+            np.array([m["intercept"] for m in members], dtype=np.float64),
         )
 
     return PairModel(
         stage("related"),
         stage("disagree"),
         {k: float(v) for k, v in data["thresholds"].items()},
-        {k: v for k, v in data.items() if k not in ("stages", "thresholds", "features")},
+        {
+            k: v
+            for k, v in data.items()
+            if k not in ("stages", "thresholds", "features", "committee")
+        },
         float(data.get("llm_temperature", 1.0)),
     )
+
+
+# The stages a committee doubts (`fit_pair_model --committee`): whether two memories speak
+# of one subject and slot, where the readers are blind past their sets. Whether two such
+# memories disagree stays the model's own say: doubted too, held out, it took 3 more
+# confident errors away and left a changed value of one slot ("The staging target is
+# Azure." / "... is Fly.io.") no longer a proposed conflict.
+DOUBTED_STAGES = ("related",)
+
+
+def with_committee(stored: dict, members: dict[str, dict]) -> dict:
+    """A stored model with its committee (Stage.logit): `members` by the set each leaves
+    out, their DOUBTED_STAGES kept."""
+    committee = [
+        {"left_out": name, "stages": {s: m["stages"][s] for s in DOUBTED_STAGES}}
+        for name, m in members.items()
+    ]
+    return {**stored, "committee": committee}
+
+
+def without_committee(stored: dict) -> dict:
+    return {k: v for k, v in stored.items() if k != "committee"}
 
 
 @lru_cache(maxsize=1)
@@ -186,6 +252,7 @@ _SAID = {
     "rule_review": "the rules read one fact",
     "rule_conflict": "the rules read a conflict",
     "rule_apart": "the rules read two facts",
+    "doubt": "doubt: the model is less sure without one of its example sets",
 }
 
 

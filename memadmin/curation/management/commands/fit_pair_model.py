@@ -15,18 +15,27 @@ class Command(BaseCommand):
         parser.add_argument("--c-related", type=float, default=1.0)
         parser.add_argument("--c-disagree", type=float, default=1.0)
         parser.add_argument(
+            "--committee",
+            action="store_true",
+            help="doubt with the fits that leave one set out each (docs/detection.md)",
+        )
+        parser.add_argument(
             "--dry-run", action="store_true", help="print the held-out figures, write nothing"
         )
 
-    def handle(self, *args, c_related: float, c_disagree: float, dry_run: bool, **options):
+    def handle(
+        self, *args, c_related: float, c_disagree: float, committee: bool, dry_run: bool, **options
+    ):
         command = "manage.py fit_pair_model" + "".join(
             f" --{flag} {value}"
             for flag, value in (("c-related", c_related), ("c-disagree", c_disagree))
             if value != 1.0
         )
+        command += " --committee" if committee else ""
         found = report.leave_one_set_out(
             c_related=c_related,
             c_disagree=c_disagree,
+            committee=committee,
             command=command,
             on_progress=lambda said: self.stderr.write(f"  {said}"),
         )

@@ -481,7 +481,7 @@ def leave_one_set_out(
     With `committee`, each model doubts with its committee (fits_leaving_out). The
     thresholds are chosen on each model's own say, without it: the committee's doubt only
     ever takes a pair out of a tier, never puts one in. Chosen on the doubting models
-    they fell to 0.55, where paraphrases that announce a move ("Relocated to Madrid for
+    they fell to 0.55-0.65, where paraphrases that announce a move ("Relocated to Madrid for
     work." / "Moved to Madrid for a new job.") were proposed as updates."""
     models = fits_leaving_out(
         tables, c_related=c_related, c_disagree=c_disagree, committee=committee
@@ -496,7 +496,7 @@ def leave_one_set_out(
         "auto_confidence": 0.5,
     }
 
-    def figures_under(values: dict[str, float], models=own) -> dict[str, Figures]:
+    def figures_under(values: dict[str, float], models: dict[str, dict]) -> dict[str, Figures]:
         thresholds = dataclasses.replace(base, **values)
         found = {}
         for table in tables:
@@ -516,7 +516,7 @@ def leave_one_set_out(
     ):
         for value in GRID:
             trial = {**chosen, name: value}
-            found = pooled(figures_under(trial))
+            found = pooled(figures_under(trial, own))
             if on_progress:
                 on_progress(f"{name} {value}: {found.line()}")
             if getattr(found, precision) >= target:
@@ -530,7 +530,7 @@ def leave_one_set_out(
         trial = {**chosen, "auto_confidence": value}
         if on_progress:
             on_progress(f"auto_confidence {value}")
-        every = sum(figures_under(trial).values(), Figures())
+        every = sum(figures_under(trial, own).values(), Figures())
         if every.unsafe == 0 and every.automatic_precision >= 1.0:
             chosen["auto_confidence"] = value
             break

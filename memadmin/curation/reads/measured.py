@@ -104,7 +104,7 @@ def by_judge(namespace: Namespace | None = None) -> dict | None:
     """What the newest audit of each namespace (of `namespace` only, when given)
     measured (reads.audited.estimate), or None where no pass was audited."""
     found = _newest_audits(namespace)
-    if not any(pairs for *_, pairs in found):
+    if not _any_pair(found):
         return None  # no pair was audited: band sizes alone measure nothing
     strata = [audited.Stratum.from_json(s) for listed, *_ in found for s in listed]
     readings = sum(r for _, r, _, _ in found)
@@ -211,7 +211,7 @@ def reliability(
     is the costly part; without it, it is estimated again)."""
     people = _reliability_by_people(namespace)
     audits = _newest_audits(namespace)
-    if not any(pairs for *_, pairs in audits):
+    if not _any_pair(audits):
         return people
     error = judge_error if judge_error is not None else by_judge(namespace)["judge"]["error"]
     pairs = [(row[2], row[4], row[5]) for _, _, _, rows in audits for row in rows]
@@ -230,6 +230,12 @@ def _newest_audits(namespace: Namespace | None) -> list[tuple]:
     if namespace is not None:
         audits = audits.filter(namespace=namespace)
     return list(audits.values_list("strata", "readings", "disagreed", "pairs"))
+
+
+def _any_pair(audits: list[tuple]) -> bool:
+    """Whether any of these audits (_newest_audits) asked a pair: band sizes alone
+    measure nothing."""
+    return any(pairs for *_, pairs in audits)
 
 
 def _reliability_by_people(namespace: Namespace | None) -> dict[str, list[dict]]:
@@ -262,8 +268,7 @@ def labelled_pairs(namespace: Namespace | None = None) -> int:
 
 def anything_measured(namespace: Namespace | None = None) -> bool:
     """Whether a labelled pair or an audit of the judge's gives any figure."""
-    audited_any = any(pairs for *_, pairs in _newest_audits(namespace))
-    return audited_any or bool(labelled_pairs(namespace))
+    return _any_pair(_newest_audits(namespace)) or bool(labelled_pairs(namespace))
 
 
 def wilson(successes: int, trials: int, z: float = Z_90) -> list[float]:

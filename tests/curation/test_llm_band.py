@@ -120,7 +120,7 @@ def test_a_run_audits_what_it_said_and_measures_the_store_corrected_for_the_judg
 
 
 def test_a_full_pass_asks_through_one_message_batch(everyday2, oracle, run_command):
-    _, labels = everyday2
+    rows, labels = everyday2
     judge = oracle(0.0)
 
     result = run_command("find_duplicates", "--llm-batch")
@@ -138,11 +138,20 @@ def test_a_full_pass_asks_through_one_message_batch(everyday2, oracle, run_comma
         assert batch.counts == {"verdicts": len(batch.requests), "failed": 0}
         assert f"LLM batch {batch.pk}: {len(batch.requests)} verdicts recorded" in result.stdout
     assert PairVerdict.objects.filter(decided_by="llm").count() == len(requests)
-    # The pass decided the pairs by the batches' answers: no call one at a time.
+    # The pass decided the pairs by the batches' answers: no pair asked one at a time.
     assert len(judge.asked) == len(requests)
-    assert "no LLM called" in result.stdout
     score = stored_score(labels)
     assert score.recall >= 0.95 and score.conflict_recall >= 0.9
+    # It audited what it said with the share of the budget the batches left it (live
+    # calls: the audit's pairs are drawn from that pass's plan), within one call a memory.
+    kept = list(JudgeAudit.objects.all())
+    assert len(kept) == Namespace.objects.count()
+    assert judge.audited and sum(len(k.pairs) for k in kept) == len(judge.audited) / 2
+    assert judge.calls <= len(rows)  # the batches' requests and the audit's calls
+    assert f"{sum(len(k.pairs) for k in kept)} pairs audited" in result.stdout
+    exported = json.loads(run_command("export_review", "--format", "json").stdout)["measured"]
+    low, high = exported["clusters"]["proposed"]["interval"]
+    assert low <= score.precision <= high
 
 
 def test_a_batch_run_killed_while_waiting_is_resumed_and_each_answer_applied_once(

@@ -55,6 +55,7 @@ class Options(Protocol):
     llm_session: llm.Session | None
     llm_batch: list | None  # the pairs a Message Batch pass collects
     llm_batch_seconds: bool  # the batch pass's second round
+    llm_band: bool  # whether the session answers doubtful pairs (else it only audits)
     dry_run: bool
     llm_pool: float  # the calls the run's earlier namespaces left unspent
     llm_audit_pool: float  # of those, the calls kept for audits (curation.llm.audit)
@@ -168,13 +169,19 @@ def spent(options: Options, calls: int) -> None:
 
 
 def audits(options: Options) -> bool:
-    """Whether a pass keeps a share of its budget to audit what it said (an LLM asked now:
-    a Message Batch pass decides later than its audit could ask)."""
+    """Whether a pass audits what it said (an LLM asked now: a pass that collects pairs
+    for a Message Batch decides later; the pass after the batches audits)."""
     return (
         options.llm_session is not None
         and options.llm_batch is None
         and settings.LLM_AUDIT_SHARE > 0
     )
+
+
+def _keeps_audit_share(options: Options) -> bool:
+    """Whether the band leaves the audit's share of the budget: in a pass that audits, and
+    in one that collects a batch's pairs (the pass after the batches audits with it)."""
+    return audits(options) or (options.llm_batch is not None and settings.LLM_AUDIT_SHARE > 0)
 
 
 def draw_audit(judged: Judged, plan, options: Options, report: Report) -> audit.Audit | None:
@@ -261,13 +268,15 @@ def ask_band(
     the namespace's budget: second readings an earlier pass left owed first, then new
     pairs a few at a time, each few followed by the second readings they need. With
     `options.llm_batch` the pairs to ask are collected for a Message Batch instead
-    (their second readings are a second batch's). Side effects: records each new
+    (their second readings are a second batch's); without `options.llm_band` only the
+    cached answers decide (the pass after the batches). Side effects: records each new
     verdict (not in a dry run); counts on `report`."""
     allowed = budget(options, report)
-    if audits(options):
+    if _keeps_audit_share(options):
         allowed = max(0, allowed - audit.reserve(options, report.changed))
-    asking = options.llm_session is not None or options.llm_batch is not None
-    grouped = options.llm_batch is None and options.llm_session is not None and _group_size() > 1
+    asking_now = options.llm_session is not None and options.llm_band
+    asking = asking_now or options.llm_batch is not None
+    grouped = options.llm_batch is None and asking_now and _group_size() > 1
     # In groups every near candidate is read (a call holds a memory and several of its
     # candidates): the budget bounds the calls, not the pairs.
     room = len(judged.judgements) if grouped else allowed if asking else 0
@@ -282,7 +291,7 @@ def ask_band(
     owed = owed[:allowed]
     if options.llm_batch is not None:
         _collect_for_batch(judged, namespace, options, allowed, new, owed)
-    elif options.llm_session is not None and owed + new:
+    elif asking_now and owed + new:
         _ask_now(judged, namespace, options, report, allowed, new, owed, grouped=grouped)
 
 

@@ -31,6 +31,10 @@ class Options:
     # batch's answers need (its second round).
     llm_batch: list | None = None
     llm_batch_seconds: bool = False
+    # Whether the session answers the band's doubtful pairs. Not in the pass that follows
+    # the batches: their answers decide, cached; the session only audits (live calls:
+    # the audit's pairs are drawn from that pass's own plan).
+    llm_band: bool = True
     # LLM calls the run may still make (curation.llm.band.budget): each namespace adds its
     # share, spends what it needs, and leaves the rest to the next.
     llm_pool: float = 0.0

@@ -125,11 +125,12 @@ class Command(MemadminCommand):
             self.ask_in_a_batch(
                 namespaces, runs.Options(max_ops=max_ops, full=full, since=since), session
             )
-            # The pass below finds the batch's answers as cached verdicts: no call made.
-            session = None
+        # After the batches, the pass below finds their answers as cached verdicts; its
+        # session only audits what it says (curation.llm.audit), the band asks nothing.
         run_options = runs.Options(
-            dry_run=dry_run, max_ops=max_ops, full=full, since=since, llm_session=session
-        )
+            dry_run=dry_run, max_ops=max_ops, full=full, since=since, llm_session=session,
+            llm_band=not llm_batch,
+        )  # fmt: skip
         self.run_here(namespaces, run_options)
 
     def run_here(self, namespaces, run_options) -> None:

@@ -40,9 +40,15 @@ def relation(older: str, newer: str, **options) -> frames.Relation:
             frames.OTHER_SUBJECT,
         ),
         ("Yuki A. lives in Osaka.", "Yuki A. has moved to Leeds.", frames.NEW_VALUE),
+        # What one asserts the other denies after its clause; what both assert is one.
+        ("Lin's team uses npm.", "Lin's team uses pnpm, not npm or yarn.", frames.OPPOSITE),
+        ("Meets on Tuesday, not Thursday.", "Meets on Thursday.", frames.OPPOSITE),
+        ("Prefers tea.", "Prefers tea, not coffee.", frames.SAME),
         # Across languages a stance reversed needs the same thing on both sides.
         ("Tom loves Python.", "Tom n'aime pas Python.", frames.OPPOSITE),
         ("Tom loves Python.", "Tom n'aime pas Java.", frames.OTHER_VALUE),
+        ("Jonas prefers replies in German.", "Jonas mag keine Katzen.", frames.OTHER_VALUE),
+        ("Drinks coffee every morning.", "Trinkt keinen Kaffee mehr.", frames.OPPOSITE),
     ],
 )
 def test_minimal_pairs_read_as_their_class(older, newer, kind):
@@ -89,6 +95,25 @@ def test_words_in_order_allow_function_words_and_words_of_one_class_only():
     assert in_order("Prefers dark mode", "Prefers the dark mode")
     assert not in_order("Prefers dark mode", "Prefers light mode")
     assert not in_order("Works at Globex as a backend engineer", "Works at Globex as a tech lead")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kept"),
+    [
+        # The predicate holds no role; what a copula joins may stand either way round.
+        ("Sofiane Haddad leads the ledger team.", "The ledger team lead is Sofiane Haddad.", True),
+        ("Marta manages the billing team.", "The billing team's manager is Marta.", True),
+        ("Bob's manager is Alice.", "Alice is Bob's manager.", True),
+        # Names that trade places are two facts, either way round.
+        ("Nina is our champion at Hugo Ltd.", "Hugo is our champion at Nina Ltd.", False),
+        ("Alice is Bob's manager.", "Bob is Alice's manager.", False),
+        ("Alice pays Bob.", "Bob pays Alice.", False),
+    ],
+)
+def test_roles_are_kept_through_a_copula_turned_round_not_through_names_swapped(
+    older, newer, kept
+):
+    assert matching.roles_kept(reading.read(older), reading.read(newer)) is kept
 
 
 THRESHOLDS = judgement.Thresholds.from_settings()

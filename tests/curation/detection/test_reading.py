@@ -62,6 +62,46 @@ def test_a_negation_in_every_form_flips_the_sign(asserted, denied):
     assert read(denied).sign == -1
 
 
+@pytest.mark.parametrize(
+    ("text", "denied"),
+    [
+        ("Lin's team uses pnpm, not npm or yarn.", ["npm", "yarn"]),
+        ("Prefers tea, not coffee.", ["coffee"]),
+        ("Trinkt Tee, nicht Kaffee.", ["kaffee"]),
+        ("Préfère le thé, pas le café.", ["café"]),
+    ],
+)
+def test_a_negation_set_apart_after_the_clause_denies_only_what_follows_it(text, denied):
+    # "uses pnpm, not npm": pnpm is asserted, npm denied; the statement stands.
+    found = read(text)
+    assert found.sign == 1
+    assert [t.key for t in found.denied] == denied
+    assert not {t.key for t in found.objects} & set(denied)
+
+
+def test_a_negation_before_the_predicate_or_with_no_comma_still_denies():
+    assert read("Does not use npm, only pnpm.").sign == -1
+    assert read("Uses not npm but pnpm.").denied == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Keep summaries short: a bulleted list of no more than 5 items.",
+        "Drinks no more than 2 coffees a day.",
+        "Trinkt nicht mehr als 2 Kaffee am Tag.",
+        "Ne boit pas plus de 2 cafés par jour.",
+    ],
+)
+def test_a_bound_on_a_quantity_denies_nothing(text):
+    found = read(text)
+    assert found.sign == 1 and not found.ceased
+
+
+def test_no_more_without_a_quantity_still_ends_what_it_names():
+    assert read("Drinks no more coffee.").sign == -1
+
+
 def test_a_negative_stance_word_is_a_sign_not_a_negation():
     assert read("Dislikes hiking").sign == -1
     assert read("Doesn't hate hiking").sign == 1  # two negatives

@@ -22,6 +22,7 @@ from memadmin.curation.detection.comparing.matching import (
     RESIDUE_WORDS,
     changed_values,
     found_in,
+    nothing_shared_across,
     other_word_across,
     same_word,
     scoped_in_time,
@@ -310,6 +311,15 @@ def _not_said_in(tokens: tuple[Token, ...], others: tuple[Token, ...]) -> list[T
     return [t for t in tokens if t.key not in keys and not any(same_word(t, o) for o in others)]
 
 
+def _denied(reading: Reading, other: Reading) -> list[Token]:
+    """What `reading` denies after its clause ("uses pnpm, not npm") that `other` asserts
+    as its object and `reading` does not."""
+    if not reading.denied:
+        return []
+    asserted = [t for t in reading.denied if not _not_said_in((t,), other.objects)]
+    return _not_said_in(tuple(asserted), reading.objects)
+
+
 def _both(only_a, older: Reading, only_b, newer: Reading) -> str:
     """ "42 cm / 45 cm": what each side has that the other lacks, as each writes it."""
     return f"{spelled(only_a, older.text)} / {spelled(only_b, newer.text)}"
@@ -333,6 +343,12 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     if max(len(only_a), len(only_b)) > RESIDUE_WORDS:
         # Several words differ on each side: reworded details, not one slot changed.
         return Relation(UNREAD)
+    denied_a, denied_b = _denied(older, newer), _denied(newer, older)
+    if (denied_a or denied_b) and older.sign == newer.sign:
+        # "Uses npm" / "Uses pnpm, not npm": what one asserts the other denies.
+        said = spelled(denied_a or denied_b)
+        detail = f"not {said} / {said}" if denied_a else f"{said} / not {said}"
+        return Relation(OPPOSITE, detail, update=update)
     # One statement denied, unless each says it of something else ("Can't handle spicy
     # food" / "Loves Thai food").
     one_thing = shared or not (objects_a or objects_b)
@@ -538,6 +554,7 @@ def _compare_across(older: Reading, newer: Reading) -> Relation:
     values_b = {t.value for t in newer.objects if t.value}
     if older.sign != newer.sign and one_statement:
         other = changed_values(values_a, values_b, newer.text, older.text)
+        other = other or nothing_shared_across(older, newer)
         if other:
             # "Tom loves Python" / "Tom n'aime pas Java": a stance on each of two
             # things, not one reversed.

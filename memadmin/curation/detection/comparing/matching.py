@@ -55,6 +55,23 @@ def other_word_across(older: Reading, newer: Reading) -> str:
     return ""
 
 
+def nothing_shared_across(older: Reading, newer: Reading) -> str:
+    """ "Jonas prefers replies in German" / "Jonas mag keine Katzen": objects on both sides
+    across languages and none a translation of one on the other (nor one name): what
+    each says is about something else ("German / katzen"); else ""."""
+    objects_a = [t for t in older.objects if t.kind in ("word", "name")]
+    objects_b = [t for t in newer.objects if t.kind in ("word", "name")]
+    if not objects_a or not objects_b:
+        return ""
+    for a in objects_a:
+        for b in objects_b:
+            if a.key == b.key or contrast.same_name(a.text, b.text, across=True):
+                return ""
+            if alignment.across_languages(a.text, b.text) >= NOT_A_TRANSLATION:
+                return ""
+    return f"{spelled(objects_a, older.text)} / {spelled(objects_b, newer.text)}"
+
+
 def numbers_differ(names_a: set[str], names_b: set[str]) -> bool:
     """ "postgresql 15" / "postgresql 16": one name, another number."""
     numbers_a = {keytokens.name_parts(n) for n in names_a}
@@ -179,26 +196,54 @@ def roles_kept(older: Reading, newer: Reading) -> bool:
     to port A and the blue one to port B" / "The blue cable ... the red one ..." share
     every word, but two of them swapped roles (two facts). Each word of the older text
     that has exactly one counterpart in the newer is looked up there; those places must
-    rise. (A paraphrase may reorder its words too: this is evidence, and a veto only on
-    an automatic merge, where nothing may differ.)"""
-    places = [found[0] for found in counterparts(older, newer) if len(found) == 1]
+    rise. The predicate holds no role ("Sofiane leads the ledger team" / "The ledger team
+    lead is Sofiane"), and what a copula joins may stand either way round ("The lead is
+    Sofiane" / "Sofiane is the lead"). (A paraphrase may reorder its words too: this is
+    evidence, and a veto only on an automatic merge, where nothing may differ.)"""
+    return any(
+        _rising(words_a, words_b) for words_a in _orders(older) for words_b in _orders(newer)
+    )
+
+
+def _orders(reading: Reading) -> list[tuple[Token, ...]]:
+    """A reading's content words in the orders that keep its roles: as written, less its
+    predicate; a copula's clause also with what follows the copula first."""
+    at = reading.predicate_at
+    predicate = reading.tokens[at] if at >= 0 else None
+    written = tuple(t for t in reading.content if t is not predicate)
+    if predicate is None or reading.predicate is None or reading.predicate.name != "be":
+        return [written]
+    main = reading.tokens[: reading.clause_end]
+    before = tuple(t for t in main[:at] if t.content)
+    after = tuple(t for t in main[at + 1 :] if t.content)
+    rest = tuple(t for t in reading.tokens[reading.clause_end :] if t.content)
+    return [written, after + before + rest]
+
+
+def _rising(words_a: tuple[Token, ...], words_b: tuple[Token, ...]) -> bool:
+    places = [found[0] for found in _places(words_a, words_b) if len(found) == 1]
     return all(a <= b for a, b in pairwise(places))
 
 
 def counterparts(older: Reading, newer: Reading) -> list[list[int]]:
     """For each content word of the older reading, the places of the newer's words that
-    are the same word (matching.same_word): those of the same key are found at once,
-    the others compared one by one."""
+    are the same word (matching.same_word)."""
+    return _places(older.content, newer.content)
+
+
+def _places(words_a: tuple[Token, ...], words_b: tuple[Token, ...]) -> list[list[int]]:
+    """For each of `words_a`, the places in `words_b` of the same word: those of the same
+    key are found at once, the others compared one by one."""
     places: dict[str, list[int]] = {}
-    for index, other in enumerate(newer.content):
+    for index, other in enumerate(words_b):
         places.setdefault(other.key, []).append(index)
     found = []
-    for token in older.content:
+    for token in words_a:
         same_key = places.get(token.key)
         found.append(
             same_key
             if same_key
-            else [index for index, other in enumerate(newer.content) if same_word(token, other)]
+            else [index for index, other in enumerate(words_b) if same_word(token, other)]
         )
     return found
 

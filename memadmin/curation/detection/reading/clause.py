@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 
 from memadmin.curation.detection.reading import polarity, quantities
+from memadmin.curation.detection.reading.bounds import clause_break, set_apart, strip_preamble
 from memadmin.curation.detection.reading.words import (
     CHINESE_VERBS,
+    QUANTITY_BOUND,
     PredicateClass,
     Token,
     class_of,
@@ -29,7 +31,6 @@ from memadmin.curation.detection.reading.words import (
     is_copula,
     lemma,
     per_language,
-    preamble_pattern,
     predicate_class,
     same_class,
     tokens,
@@ -59,6 +60,8 @@ class Reading:
     recommended: bool  # someone else's suggestion or gift
     clause_end: int  # tokens[:clause_end] are the main clause
     opening: bool  # the clause opens with a preposition ("After 40 min, ..."): no subject first
+    # What a negation set apart after the clause denies ("uses pnpm, not npm": npm).
+    denied: tuple[Token, ...] = ()
     # The parts below are worked out once a reading (cached_property writes past the
     # frozen dataclass): a run compares each reading with several others.
 
@@ -144,42 +147,6 @@ def warm_up(languages: tuple[str, ...] = ("en",)) -> None:
     quantities.read("1,5 km")
 
 
-def strip_preamble(text: str) -> tuple[str, str]:
-    """(the text without its reporting preamble, the preamble): "On 3 May the user said
-    that" is two patterns, taken one after the other."""
-    body = text
-    while True:
-        folded = fold(body[:120])
-        match = preamble_pattern().match(folded)
-        if match is not None and match.end() >= len(folded):
-            match = None
-        # Folding keeps the length of everything but ß and ligatures: cut by proportion.
-        cut = match.end() * len(body[:120]) // len(folded) if match else 0
-        if not match or not body[cut:].strip(" .。"):
-            return body, text[: len(text) - len(body)]
-        body = body[cut:].lstrip(" ,:;，：")
-
-
-_CLAUSE_BREAK = re.compile(r"[;；!?！？，]|\.\s|。|\s—\s|\s-\s|,\s(?:but|aber|mais)\s|\(")
-# Abbreviations whose full stop ends no clause ("Dr. Patel", "St. Mary's", "e.g. MA2",
-# "Northmark Inc. renews in March": a company's form is part of its name).
-_ABBREVIATION = re.compile(
-    r"(?:\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|ca|no|nr|bzw|z\.b|e\.g|i\.e"
-    r"|inc|ltd|co|corp|llc|plc|bros)|\b\w)$",
-    re.I,
-)
-
-
-def clause_break(text: str) -> int | None:
-    """Where the first clause of a text ends (None: it is one clause)."""
-    for match in _CLAUSE_BREAK.finditer(text):
-        if match.group().startswith(".") and _ABBREVIATION.search(text[: match.start()]):
-            continue
-        if match.start() < len(text.rstrip(" .。;")) - 1:
-            return match.start()
-    return None
-
-
 @text_cache
 def read(text: str) -> Reading:
     """The reading of one memory's text (see the module's docstring)."""
@@ -192,6 +159,13 @@ def read(text: str) -> Reading:
     main = found[:clause_end]
     folded = fold(clause)
     predicate_at, predicate = _phrased(main, folded) or _predicate(main, language)
+    alternatives = set_apart(main, clause, predicate_at)
+    denied: tuple[Token, ...] = ()
+    if alternatives is not None:
+        # "uses pnpm, not npm": the clause is what it asserts, the rest what it denies;
+        # the statement stands.
+        denied = tuple(t for t in main[alternatives:] if t.content)
+        clause_end, main = alternatives, main[:alternatives]
     if (predicate is None or predicate.name == "be") and _AGE.search(fold(clause)):
         predicate = predicate_class("age")  # "is 7 years old", "女儿8岁", "a 7 ans"
         if predicate_at < 0:  # "大儿子今年10岁": what comes before the age is its subject
@@ -238,6 +212,7 @@ def read(text: str) -> Reading:
         recommended=recommended,
         clause_end=clause_end,
         opening=bool(main) and (main[0].text in words("markers", "openings")),
+        denied=denied,
     )
 
 
@@ -264,7 +239,7 @@ def _ceased(main, predicate_at: int, folded: str) -> bool:
     """The clause ends what it names: a cessation phrase ("gave up", "changed my mind"),
     or a cessation verb as its predicate or before it ("quit the band", "sold the Golf";
     not "latency dropped" said of a thing)."""
-    if _phrases("cessation").search(folded):
+    if _phrases("cessation").search(QUANTITY_BOUND.sub(" ", folded)):  # "no more" ends
         return True
     if predicate_at < 0:
         return False

@@ -434,6 +434,30 @@ def tokens(body: str, language: str) -> tuple[Token, ...]:
         if kind == "word" and _ne_plus(found, piece):
             kind = "function"
         found.append(Token(piece, lemma_, start, kind, "", upper, caps))
+    return _bounds_unnegated(found)
+
+
+# "no more than 5", "nicht mehr als 5", "pas plus de 5": a bound on a quantity (at most,
+# at least), whose negator denies nothing.
+QUANTITY_BOUND = re.compile(
+    r"\b(?:no|not|nicht|pas)\s+(?:more|less|fewer|mehr|weniger|plus|moins)\s+(?:than|als|que|de)\b"
+)
+_COMPARATIVES = frozenset({"more", "less", "fewer", "mehr", "weniger", "plus", "moins"})
+_THAN = frozenset({"than", "als", "que", "de"})
+
+
+def _bounds_unnegated(found: list[Token]) -> tuple[Token, ...]:
+    for at in range(len(found) - 2):
+        if (
+            found[at].kind == "negator"
+            and found[at + 1].text in _COMPARATIVES
+            and found[at + 2].text in _THAN
+        ):
+            found[at] = found[at]._replace(kind="function")
+            # "ne boit pas plus de 2": the French "ne" is the bound's too.
+            before = next((b for b in range(at - 1, -1, -1) if found[b].kind == "negator"), None)
+            if before is not None and found[before].text in ("ne", "n"):
+                found[before] = found[before]._replace(kind="function")
     return tuple(found)
 
 

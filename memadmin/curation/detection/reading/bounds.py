@@ -1,0 +1,59 @@
+"""Where a memory's one clause starts and ends (curation.detection.reading.clause reads
+what is inside): a reporting preamble before it ("On 3 May the user said that"), the mark
+that ends it, and a negation set apart after it ("prefers tea, not coffee")."""
+
+from __future__ import annotations
+
+import re
+
+from memadmin.curation.detection.reading.words import Token, preamble_pattern
+from memadmin.store.lexicon import fold
+
+
+def strip_preamble(text: str) -> tuple[str, str]:
+    """(the text without its reporting preamble, the preamble): "On 3 May the user said
+    that" is two patterns, taken one after the other."""
+    body = text
+    while True:
+        folded = fold(body[:120])
+        match = preamble_pattern().match(folded)
+        if match is not None and match.end() >= len(folded):
+            match = None
+        # Folding keeps the length of everything but ß and ligatures: cut by proportion.
+        cut = match.end() * len(body[:120]) // len(folded) if match else 0
+        if not match or not body[cut:].strip(" .。"):
+            return body, text[: len(text) - len(body)]
+        body = body[cut:].lstrip(" ,:;，：")
+
+
+_CLAUSE_BREAK = re.compile(r"[;；!?！？，]|\.\s|。|\s—\s|\s-\s|,\s(?:but|aber|mais)\s|\(")
+# Abbreviations whose full stop ends no clause ("Dr. Patel", "St. Mary's", "e.g. MA2",
+# "Northmark Inc. renews in March": a company's form is part of its name).
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|ca|no|nr|bzw|z\.b|e\.g|i\.e"
+    r"|inc|ltd|co|corp|llc|plc|bros)|\b\w)$",
+    re.I,
+)
+
+
+def clause_break(text: str) -> int | None:
+    """Where the first clause of a text ends (None: it is one clause)."""
+    for match in _CLAUSE_BREAK.finditer(text):
+        if match.group().startswith(".") and _ABBREVIATION.search(text[: match.start()]):
+            continue
+        if match.start() < len(text.rstrip(" .。;")) - 1:
+            return match.start()
+    return None
+
+
+def set_apart(main: tuple[Token, ...], clause: str, predicate_at: int) -> int | None:
+    """Where a negation set apart by a comma after the predicate and something it says
+    starts ("prefers tea, not coffee", "trinkt Tee, nicht Kaffee", "préfère le thé, pas
+    le café"), or None."""
+    if predicate_at < 0:
+        return None
+    for at in range(predicate_at + 2, len(main)):
+        gap = clause[main[at - 1].start : main[at].start]
+        if main[at].kind == "negator" and gap.rstrip().endswith(","):
+            return at
+    return None

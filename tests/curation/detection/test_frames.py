@@ -110,9 +110,7 @@ def test_words_in_order_allow_function_words_and_words_of_one_class_only():
         ("Alice pays Bob.", "Bob pays Alice.", False),
     ],
 )
-def test_roles_are_kept_through_a_copula_turned_round_not_through_names_swapped(
-    older, newer, kept
-):
+def test_roles_are_kept_through_a_copula_turned_round_not_through_names_swapped(older, newer, kept):
     assert matching.roles_kept(reading.read(older), reading.read(newer)) is kept
 
 

@@ -329,10 +329,12 @@ def test_a_cluster_opened_from_a_filtered_queue_shows_its_place_and_neighbours(
     page = client.get(first_link.replace("&amp;", "&"))
 
     place = page.context["place"]
-    # The queue's order: closest first (ties by id).
+    # The queue's order (its default, "surest"): surest first, then closest, then by id.
     alice = [
         c.pk
-        for c in sorted(three_in_two_namespaces, key=lambda c: (-c.min_similarity, c.pk))
+        for c in sorted(
+            three_in_two_namespaces, key=lambda c: (-c.confidence, -c.min_similarity, c.pk)
+        )
         if c.namespace.name == "alice"
     ]
     assert (place.number, place.total, place.previous) == (1, 2, None)

@@ -438,12 +438,14 @@ def tokens(body: str, language: str) -> tuple[Token, ...]:
 
 
 # "no more than 5", "nicht mehr als 5", "pas plus de 5": a bound on a quantity (at most,
-# at least), whose negator denies nothing.
-QUANTITY_BOUND = re.compile(
-    r"\b(?:no|not|nicht|pas)\s+(?:more|less|fewer|mehr|weniger|plus|moins)\s+(?:than|als|que|de)\b"
-)
+# at least), whose negator denies nothing. One list of words for the tokens and the text.
+_BOUND_NEGATORS = ("no", "not", "nicht", "pas")
 _COMPARATIVES = frozenset({"more", "less", "fewer", "mehr", "weniger", "plus", "moins"})
 _THAN = frozenset({"than", "als", "que", "de"})
+QUANTITY_BOUND = re.compile(
+    rf"\b(?:{'|'.join(_BOUND_NEGATORS)})\s+(?:{'|'.join(sorted(_COMPARATIVES))})"
+    rf"\s+(?:{'|'.join(sorted(_THAN))})\b"
+)
 
 
 def _bounds_unnegated(found: list[Token]) -> tuple[Token, ...]:

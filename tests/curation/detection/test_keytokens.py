@@ -219,6 +219,24 @@ def test_an_initial_does_not_end_a_sentence():
 
 
 @pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Her supervisor is Dr. Marguerite Lavoie.", {"marguerite", "lavoie"}),
+        ("Prof. Okafor chairs the committee.", {"okafor"}),
+        ("Mme Dubois enseigne le piano.", {"dubois"}),
+    ],
+)
+def test_a_title_is_no_name_and_its_stop_ends_no_sentence(text, names):
+    found = {token.value for token in keytokens.key_tokens(text) if token.kind == "name"}
+    assert found == names
+
+
+def test_one_person_with_and_without_a_title_differs_in_nothing():
+    assert kinds("Her PI is Dr. Marguerite Lavoie.", "Her PI is Marguerite Lavoie.") == []
+    assert kinds("Her PI is Dr. Lavoie.", "Her PI is Dr. Okafor.") == ["name"]
+
+
+@pytest.mark.parametrize(
     ("a", "b", "subjects"),
     [
         ("Yuki A. lives in Berlin.", "Yuki R. lives in Munich.", ("yuki a.", "yuki r.")),

@@ -28,6 +28,33 @@ def test_the_predicate_is_found_with_or_without_a_subject(text, predicate):
 
 
 @pytest.mark.parametrize(
+    ("text", "verb"),
+    [
+        ("Upload-worker is built on Buildkite.", "built"),
+        ("The meetup was held in Berlin.", "held"),
+        ("The service is written in Rust.", "written"),
+        ("The docs are hosted on Netlify.", "hosted"),  # a regular one, as before
+    ],
+)
+def test_a_participle_after_a_copula_is_the_predicate_of_a_passive(text, verb):
+    found = read(text)
+    assert found.tokens[found.predicate_at].text == verb
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tom is older than Ana.",
+        "The spare parts are tools for roofing.",
+        "Upload-worker is a Rust service.",
+    ],
+)
+def test_a_comparative_a_plural_or_a_noun_after_a_copula_is_no_participle(text):
+    found = read(text)
+    assert found.tokens[found.predicate_at].lemma == "be"
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Loves cheese pizza",

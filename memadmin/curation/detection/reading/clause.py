@@ -492,8 +492,25 @@ def _verb_after(main, index: int, language: str, *, any_word: bool) -> int | Non
         found = class_of(token)
         if any_word or (found is not None and found.name != "be") or _participle(token, language):
             return position
+        if _irregular_participle(main, position, language):
+            return position
         skipped += 1
     return None
+
+
+def _irregular_participle(main, position: int, language: str) -> bool:
+    """ "is built on", "was held in", "is written in": an English participle with no -ed,
+    its preposition right after, is the predicate of a passive, as "is hosted on" is; not
+    a plural ("are tools for") nor a comparative ("is older than")."""
+    token = main[position]
+    following = main[position + 1] if position + 1 < len(main) else None
+    return (
+        language == "en"
+        and token.lemma != token.text
+        and not token.text.endswith(("s", "er", "est"))
+        and following is not None
+        and following.kind == "function"
+    )
 
 
 def _participle(token: Token, language: str) -> bool:

@@ -91,7 +91,9 @@ def words_of(text: str) -> tuple[_Word, ...]:
     found = []
     # A word starts a sentence when it is the first, or when what stands before it, white
     # space aside, ends a sentence (no token ends in such a mark: it is outside them).
+    # Nor does the stop of an initial or of a title ("J. Smith", "Dr. Lavoie").
     initials = {match.end() for match in _INITIAL.finditer(text)}
+    initials |= {match.end() for match in _titles().finditer(text)}
     after_end = {
         match.end()
         for match in _AFTER_SENTENCE_END.finditer(text)
@@ -104,6 +106,13 @@ def words_of(text: str) -> tuple[_Word, ...]:
             at_start = not found or start in after_end
             found.append(_Word(raw, _folded_word(raw), at_start, start, end))
     return tuple(found)
+
+
+@cache
+def _titles() -> re.Pattern:
+    """A title and its stop ("Dr.", "Mme."), as written."""
+    listed = "|".join(sorted(words("honorifics"), key=len, reverse=True))
+    return re.compile(rf"(?<![\w.])(?:{listed})\.", re.IGNORECASE)
 
 
 @lru_cache(maxsize=262144)
@@ -306,6 +315,7 @@ def _classify(word: _Word, index: int) -> list[KeyToken]:
         and not word.at_start
         and raw.replace("'", "").isalpha()
         and lower not in NAME_STOPWORDS
+        and lower not in words("honorifics")
     ):
         return [KeyToken("name", lower, index)]
     return []

@@ -122,6 +122,7 @@ def _function_words(language: str) -> frozenset[str]:
     found = set(stop) | adverbs | set(_EXTRA_FUNCTION_WORDS[language].split())
     found |= set(lexicon()["markers"]["past_time"]) | set(lexicon()["markers"]["new"])
     found |= set(lexicon()["approximate"]["words"])  # "about 40 min" is 40 min
+    found |= words("honorifics")  # "Dr. Lavoie" is Lavoie
     return frozenset(found) - words("negation") - _markers()
 
 

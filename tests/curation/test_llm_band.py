@@ -119,6 +119,41 @@ def test_a_run_audits_what_it_said_and_measures_the_store_corrected_for_the_judg
     assert "the LLM judge's error rate: " in result.stdout
 
 
+def test_an_incremental_run_s_audit_is_counted_beside_the_whole_pass_s(
+    monkeypatch, run_command, write_jsonl
+):
+    rows, labels = load_set("everyday2")
+    # The last memory of each namespace arrives after the first run.
+    last = {row["namespace"]: row["id"] for row in rows}
+    first, later = (
+        [r for r in rows if r["id"] not in last.values()],
+        [r for r in rows if r["id"] in last.values()],
+    )
+    with Oracle(rows, labels, error_rate=0.15, seed=7) as judge:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", judge.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "oracle-not-secret")
+        assert run_command("import_memories", str(write_jsonl(first))).error is None
+        assert run_command("find_duplicates").error is None
+        whole = list(JudgeAudit.objects.all())
+        assert len(whole) == Namespace.objects.count() and all(k.whole for k in whole)
+        assert run_command("import_memories", str(write_jsonl(later))).error is None
+        assert run_command("find_duplicates").error is None
+
+    increments = list(JudgeAudit.objects.filter(whole=False))
+    assert increments and len(increments) <= Namespace.objects.count()
+    # The store's measured figures rest on both passes' audits, not on the increments'.
+    counted = sum(len(k.pairs) for k in whole + increments)
+    exported = json.loads(run_command("export_review", "--format", "json").stdout)["measured"]
+    audited = sum(
+        exported[kind][tier]["pairs"]
+        for kind in ("clusters", "conflicts")
+        for tier in ("proposed", "possible")
+        if exported[kind][tier]["by"] == "judge"
+    )
+    assert audited > sum(len(k.pairs) for k in increments)
+    assert exported["judge"]["pairs"] == sum(k.readings for k in whole + increments) <= counted
+
+
 def test_a_full_pass_asks_through_one_message_batch(everyday2, oracle, run_command):
     rows, labels = everyday2
     judge = oracle(0.0)

@@ -225,10 +225,11 @@ def test_a_hostile_labels_file_is_refused_with_a_reason_and_imports_nothing(
     assert not PairLabel.objects.exists()
 
 
-def audit_of(namespace, said_proposed: dict, *, readings=40, disagreed=4, pairs=None):
+def audit_of(namespace, said_proposed: dict, *, readings=40, disagreed=4, pairs=None, whole=True):
     """A judge's audit of a pass over `namespace`: 30 proposed cluster pairs (of which
     the judge answered `said_proposed`), 200 near pairs nothing was proposed for;
-    `pairs` the audited pairs as kept (by default one row a proposed pair's answer)."""
+    `pairs` the audited pairs as kept (by default one row a proposed pair's answer);
+    `whole`: whether the pass compared every memory (else it was incremental)."""
     if pairs is None:
         pairs = [
             [0, 0, "clusters", "proposed", [label], None]
@@ -258,6 +259,7 @@ def audit_of(namespace, said_proposed: dict, *, readings=40, disagreed=4, pairs=
         readings=readings,
         disagreed=disagreed,
         pairs=list(pairs),
+        whole=whole,
     )
 
 
@@ -281,6 +283,32 @@ def test_an_audit_by_the_judge_measures_where_people_labelled_fewer_pairs(
     # Only a namespace's newest audit counts.
     audit_of(namespace, {"one_fact": 10, "two_facts": 10})
     assert measured()["clusters"]["proposed"]["precision"] < 0.6
+
+
+def test_an_incremental_run_s_audit_adds_to_the_whole_pass_s_and_does_not_replace_it(six):
+    namespace = six["a1"].namespace
+    audit_of(namespace, {"one_fact": 18, "two_facts": 2})
+    # The nightly run's few new pairs: all wrong. Alone they would say precision 0.
+    audit_of(namespace, {"two_facts": 2}, readings=4, disagreed=0, whole=False)
+
+    proposed = measured()["clusters"]["proposed"]
+
+    # Both counted: the whole pass's 20 pairs and the increment's 2, each its own band.
+    assert (proposed["by"], proposed["pairs"]) == ("judge", 22)
+    assert 0.5 < proposed["precision"] < 0.95
+    assert measured()["judge"]["pairs"] == 44
+    # A new whole pass measures the namespace afresh: what came before it no longer counts.
+    audit_of(namespace, {"one_fact": 10, "two_facts": 10})
+    again = measured()["clusters"]["proposed"]
+    assert again["pairs"] == 20 and again["precision"] < 0.6
+
+
+def test_a_namespace_no_whole_pass_audited_counts_every_audit(six):
+    namespace = six["a1"].namespace
+    audit_of(namespace, {"one_fact": 9, "two_facts": 1}, whole=False)
+    audit_of(namespace, {"one_fact": 9, "two_facts": 1}, whole=False)
+
+    assert measured()["clusters"]["proposed"]["pairs"] == 20
 
 
 def test_people_s_labels_win_where_they_are_as_many(six, tmp_path, run_command):

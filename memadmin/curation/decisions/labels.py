@@ -140,14 +140,22 @@ def label_pair(*, memory_ids: tuple[int, int], label: str, user) -> PairLabel:
 
 
 def record_audit(
-    *, namespace_id: int, strata: list[dict], readings: int, disagreed: int, pairs: list
+    *,
+    namespace_id: int,
+    strata: list[dict],
+    readings: int,
+    disagreed: int,
+    pairs: list,
+    whole: bool = True,
 ) -> JudgeAudit:
-    """Keep what the judge answered on a pass's audit (curation.llm.audit): the newest of
-    a namespace is what its measured error rate is estimated from."""
+    """Keep what the judge answered on a pass's audit (curation.llm.audit): a namespace's
+    newest audit of a whole pass and those of the incremental passes since are what its
+    measured error rate is estimated from (reads.measured)."""
     return JudgeAudit.objects.create(
         namespace_id=namespace_id,
         strata=strata,
         readings=readings,
         disagreed=disagreed,
         pairs=pairs,
+        whole=whole,
     )

@@ -55,6 +55,9 @@ class Audit:
     memories: Sequence = ()
     drawn: list[tuple[int, int, int]] = field(default_factory=list)
     pairs: list[Audited] = field(default_factory=list)
+    # Whether the pass compared every memory of its namespace (a full pass, a first run):
+    # its bands are then the namespace's; an incremental pass's, its new memories' only.
+    whole: bool = True
 
     @property
     def readings(self) -> int:
@@ -209,7 +212,9 @@ def _by_weight(stratum: Stratum, count: int, rng: random.Random) -> list[tuple[i
     return [pair for _, pair in keyed[:count]]
 
 
-def draw_pass(judged: Judged, plan, count: int, rng: random.Random) -> Audit | None:
+def draw_pass(
+    judged: Judged, plan, count: int, rng: random.Random, *, whole: bool = True
+) -> Audit | None:
     """An audit of the pass with up to `count` pairs drawn from its bands (none asked
     yet; none at all where the run's audits drew all they may: its bands' sizes still
     count, with the answers of other namespaces' bands), or None when the pass said
@@ -219,7 +224,7 @@ def draw_pass(judged: Judged, plan, count: int, rng: random.Random) -> Audit | N
         return None
     drawn = draw(strata, count, rng) if count > 0 else []
     ordered = [(index, *judged.ordered(i, j)) for index, i, j in drawn]
-    return Audit(strata, judged.memories, ordered)
+    return Audit(strata, judged.memories, ordered, whole=whole)
 
 
 def ask(session, audits: list[Audit], calls: int, rng: random.Random) -> int:

@@ -196,7 +196,8 @@ def draw_audit(judged: Judged, plan, options: Options, report: Report) -> audit.
     allowed = max(calls // 2, min(calls, 1)) * settings.LLM_AUDIT_PAIRS
     drawn = sum(len(found.drawn) for found, _ in options.llm_audits)
     rng = random.Random(f"{len(options.llm_audits)}:{report.changed}")
-    found = audit.draw_pass(judged, plan, allowed - drawn, rng)
+    whole = report.changed >= report.memories
+    found = audit.draw_pass(judged, plan, allowed - drawn, rng, whole=whole)
     if found is not None:
         options.llm_audits.append((found, report))
     return found

@@ -19,7 +19,7 @@ import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from django.db.models import Count
+from django.db.models import Count, F, OuterRef, Q, Subquery
 
 from memadmin.curation.models import (
     Cluster,
@@ -68,10 +68,11 @@ def measured(namespace: Namespace | None = None) -> dict:
     None (and its interval empty) where no labelled or audited pair bears on it.
     `namespace`: one namespace's, else the store's.
 
-    Each figure is the people's (their labels) or the judge's (the newest audit of each
-    namespace, corrected for the judge's error: curation.llm.audit), whichever rests on
-    more pairs ("by" says which); "judge" is the judge's measured error rate ({"error",
-    "interval", "pairs"}, None without an audit)."""
+    Each figure is the people's (their labels) or the judge's (each namespace's audits
+    since its newest whole pass, _standing_audits, corrected for the judge's error:
+    curation.llm.audit), whichever rests on more pairs ("by" says which); "judge" is the
+    judge's measured error rate ({"error", "interval", "pairs"}, None without an
+    audit)."""
     people = _by_people(namespace)
     judge = by_judge(namespace)
     figures: dict = {}
@@ -101,9 +102,9 @@ def _more_pairs(people: dict, judge: dict | None, names: tuple[str, str, str], b
 
 
 def by_judge(namespace: Namespace | None = None) -> dict | None:
-    """What the newest audit of each namespace (of `namespace` only, when given)
+    """What the standing audits of each namespace (of `namespace` only, when given)
     measured (reads.audited.estimate), or None where no pass was audited."""
-    found = _newest_audits(namespace)
+    found = _standing_audits(namespace)
     if not _any_pair(found):
         return None  # no pair was audited: band sizes alone measure nothing
     strata = [audited.Stratum.from_json(s) for listed, *_ in found for s in listed]
@@ -205,12 +206,12 @@ def reliability(
     """Per kind, per bin of what detection said of the labelled pairs it proposed (BINS):
     the mean confidence it said, the share the labels found right, and how many pairs (a
     bin without any left out). A model that says what it measures lies on the diagonal.
-    Where the judge's newest audits (curation.llm.audit) hold more such pairs than the
+    Where the judge's standing audits (curation.llm.audit) hold more such pairs than the
     labels, their answers, corrected for the judge's error, are what was measured.
     `judge_error`: the error measured() gave the judge, if the caller has it (an estimate
     is the costly part; without it, it is estimated again)."""
     people = _reliability_by_people(namespace)
-    audits = _newest_audits(namespace)
+    audits = _standing_audits(namespace)
     if not _any_pair(audits):
         return people
     error = judge_error if judge_error is not None else by_judge(namespace)["judge"]["error"]
@@ -224,16 +225,27 @@ def reliability(
     }
 
 
-def _newest_audits(namespace: Namespace | None) -> list[tuple]:
-    """(strata, readings, disagreed, pairs) of each namespace's newest audit."""
-    audits = JudgeAudit.objects.order_by("namespace_id", "-created_at").distinct("namespace_id")
+def _standing_audits(namespace: Namespace | None) -> list[tuple]:
+    """(strata, readings, disagreed, pairs) of the audits that measure what each namespace
+    holds now: its newest audit of a whole pass and those of the incremental passes since
+    (each its increment's bands: side by side, strata of one population), or every audit
+    of a namespace no whole pass audited. An incremental pass alone would have its few
+    new pairs stand for the whole namespace."""
+    newest_whole = (
+        JudgeAudit.objects.filter(namespace=OuterRef("namespace"), whole=True)
+        .order_by("-created_at")
+        .values("created_at")[:1]
+    )
+    audits = JudgeAudit.objects.annotate(since=Subquery(newest_whole)).filter(
+        Q(since__isnull=True) | Q(created_at__gte=F("since"))
+    )
     if namespace is not None:
         audits = audits.filter(namespace=namespace)
     return list(audits.values_list("strata", "readings", "disagreed", "pairs"))
 
 
 def _any_pair(audits: list[tuple]) -> bool:
-    """Whether any of these audits (_newest_audits) asked a pair: band sizes alone
+    """Whether any of these audits (_standing_audits) asked a pair: band sizes alone
     measure nothing."""
     return any(pairs for *_, pairs in audits)
 
@@ -268,7 +280,7 @@ def labelled_pairs(namespace: Namespace | None = None) -> int:
 
 def anything_measured(namespace: Namespace | None = None) -> bool:
     """Whether a labelled pair or an audit of the judge's gives any figure."""
-    return _any_pair(_newest_audits(namespace)) or bool(labelled_pairs(namespace))
+    return _any_pair(_standing_audits(namespace)) or bool(labelled_pairs(namespace))
 
 
 def wilson(successes: int, trials: int, z: float = Z_90) -> list[float]:

@@ -157,6 +157,7 @@ def _audit_rows(audit) -> dict:
         "strata": [stratum.as_json() for stratum in strata],
         "readings": audit.readings,
         "disagreed": audit.disagreed,
+        "whole": audit.whole,
         "pairs": [
             [
                 memories[p.older].pk,

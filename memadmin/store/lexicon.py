@@ -54,9 +54,9 @@ def words(section: str, key: str = "words") -> frozenset[str]:
 
 @cache
 def stop_words() -> frozenset[str]:
-    """The words that carry no fact, in every language, titles before a name among them."""
-    found = {word for text in lexicon()["stop_words"].values() for word in text.split() if word}
-    return frozenset(found | words("honorifics"))
+    return frozenset(
+        word for text in lexicon()["stop_words"].values() for word in text.split() if word
+    )
 
 
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")

@@ -236,6 +236,18 @@ def test_one_person_with_and_without_a_title_differs_in_nothing():
     assert kinds("Her PI is Dr. Lavoie.", "Her PI is Dr. Okafor.") == ["name"]
 
 
+def test_a_unit_written_like_a_title_is_no_title():
+    # "ms" the unit, "MS" the illness: a title is capitalised and the rest in lower case.
+    words = keytokens.words_of("Latency is 200 ms. Backups run at 3 am. She has MS.")
+    assert [word.raw for word in words if word.at_start] == ["Latency", "Backups", "She"]
+    assert keytokens.titles_in("Latency is 200 ms. She has MS.") == frozenset()
+
+
+def test_two_titles_before_one_name_are_two_people():
+    assert kinds("Our contact at the bank is Mr. Weber.", "Our contact is Mrs. Weber.") == ["name"]
+    assert kinds("Mme Dubois enseigne le piano.", "Mlle Dubois enseigne le piano.") == ["name"]
+
+
 @pytest.mark.parametrize(
     ("a", "b", "subjects"),
     [

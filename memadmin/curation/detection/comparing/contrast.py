@@ -141,7 +141,19 @@ def key_token_differences(text_a: str, text_b: str) -> tuple[KeyTokenDifference,
         if only_a and only_b:
             differences.append(KeyTokenDifference(kind, tuple(only_a), tuple(only_b)))
     differences.extend(_compound_differences(text_a, text_b))
+    differences.extend(_title_differences(text_a, text_b))
     return tuple(differences)
+
+
+def _title_differences(text_a: str, text_b: str) -> list[KeyTokenDifference]:
+    """Titles are part of a name, no name of their own ("Dr. Lavoie" is Lavoie), but two
+    titles are two people: "Mr. Weber" / "Mrs. Weber". A title on one side only is added
+    detail."""
+    titles_a, titles_b = keytokens.titles_in(text_a), keytokens.titles_in(text_b)
+    only_a, only_b = sorted(titles_a - titles_b), sorted(titles_b - titles_a)
+    if only_a and only_b:
+        return [KeyTokenDifference("name", tuple(only_a), tuple(only_b))]
+    return []
 
 
 def _quantity_differences(values_a: set[str], values_b: set[str]) -> list[KeyTokenDifference]:

@@ -108,11 +108,22 @@ def words_of(text: str) -> tuple[_Word, ...]:
     return tuple(found)
 
 
+def title(written: str) -> bool:
+    """A title as written before a name: capitalised, the rest in lower case ("Dr",
+    "Mrs", "Mme"), never the unit "ms" nor "MS"."""
+    return written[1:].islower() and written[:1].isupper() and fold(written) in words("honorifics")
+
+
+def titles_in(text: str) -> frozenset[str]:
+    """The titles a text gives names ("dr", "mrs"), written with a stop or without."""
+    return frozenset(word.lower for word in words_of(text) if title(word.raw))
+
+
 @cache
 def _titles() -> re.Pattern:
     """A title and its stop ("Dr.", "Mme."), as written."""
-    listed = "|".join(sorted(words("honorifics"), key=len, reverse=True))
-    return re.compile(rf"(?<![\w.])(?:{listed})\.", re.IGNORECASE)
+    listed = "|".join(sorted((w.capitalize() for w in words("honorifics")), key=len, reverse=True))
+    return re.compile(rf"(?<![\w.])(?:{listed})\.")
 
 
 @lru_cache(maxsize=262144)
@@ -315,7 +326,7 @@ def _classify(word: _Word, index: int) -> list[KeyToken]:
         and not word.at_start
         and raw.replace("'", "").isalpha()
         and lower not in NAME_STOPWORDS
-        and lower not in words("honorifics")
+        and not title(raw)
     ):
         return [KeyToken("name", lower, index)]
     return []

@@ -122,7 +122,6 @@ def _function_words(language: str) -> frozenset[str]:
     found = set(stop) | adverbs | set(_EXTRA_FUNCTION_WORDS[language].split())
     found |= set(lexicon()["markers"]["past_time"]) | set(lexicon()["markers"]["new"])
     found |= set(lexicon()["approximate"]["words"])  # "about 40 min" is 40 min
-    found |= words("honorifics")  # "Dr. Lavoie" is Lavoie
     return frozenset(found) - words("negation") - _markers()
 
 
@@ -490,6 +489,8 @@ def _lemma_and_kind(written: str, piece: str, language: str) -> tuple[str, str]:
         return lemma_, "pronoun"
     if piece in _markers():
         return lemma_, "marker"
+    if keytokens.title(written):
+        return lemma_, "function"  # "Dr. Lavoie" is Lavoie; "200 ms" is no title
     if (known is not None and known.name in ("be", "have")) or piece in per_language(
         "auxiliaries", language
     ):

@@ -383,9 +383,7 @@ class JudgeAudit(models.Model):
     # Each audited pair: [memory id, memory id, band kind, band tier, [its answers], how
     # sure detection said it was (None where it proposed nothing)].
     pairs = models.JSONField(default=list)
-    # Whether the pass compared every memory of the namespace (its bands are all of the
-    # namespace's) or only what was new (its bands are the increment's).
-    whole = models.BooleanField(default=True)
+    whole = models.BooleanField(default=True)  # every memory compared, or only the new
 
     class Meta:
         indexes = [models.Index(fields=["namespace", "-created_at"], name="judge_audit_newest")]

@@ -47,7 +47,12 @@ def main() -> None:
     parser.add_argument("--loso", action="store_true", help="leave one labelled set out")
     parser.add_argument("--c-related", type=float, default=1.0)
     parser.add_argument("--c-disagree", type=float, default=1.0)
-    parser.add_argument("--committee", action="store_true", help="with --loso: doubt")
+    parser.add_argument(
+        "--no-committee",
+        dest="committee",
+        action="store_false",
+        help="with --loso: each model alone, no committee doubting with it",
+    )
     args = parser.parse_args()
 
     import django

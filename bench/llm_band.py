@@ -170,7 +170,7 @@ def line(r: dict) -> str:
     )
 
 
-def held_out_models(names: list[str], committee: bool = False) -> dict:
+def held_out_models(names: list[str], committee: bool = True) -> dict:
     """For each labelled set, the pair model fit on every other one (the shipped
     thresholds: they were chosen leave one set out), with the band's temperature chosen
     without it too (each other set held out of a fit on the rest)."""
@@ -211,7 +211,10 @@ def main() -> None:
         "--loso", action="store_true", help="each set under a pair model fit without it"
     )
     parser.add_argument(
-        "--committee", action="store_true", help="with --loso: each model doubting (detection.md)"
+        "--no-committee",
+        dest="committee",
+        action="store_false",
+        help="with --loso: each model alone, no committee doubting with it (detection.md)",
     )
     parser.add_argument(
         "--correlated",

@@ -24,12 +24,12 @@ def leave_one_set_out(
     *,
     c_related: float = 1.0,
     c_disagree: float = 1.0,
-    committee: bool = False,
+    committee: bool = True,
     command: str = "manage.py fit_pair_model",
     on_progress: Callable[[str], None] = lambda said: None,
 ) -> HeldOutReport:
     """Judge every labelled set present (fitting.available), fit and score each held out,
-    and fit on them all (with `committee`, each model doubting with the fits that leave
+    and fit on them all (with `committee`, the default, each model doubting with the fits that leave
     one set out each: fitting.fits_leaving_out). `command` is what the stored model says
     wrote it."""
     thresholds = Thresholds.from_settings()

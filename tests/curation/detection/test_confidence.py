@@ -70,12 +70,12 @@ def scaled_member(stored: dict, factor: float) -> dict:
     return {"left_out": f"times {factor}", "stages": stages}
 
 
-def test_a_stage_is_as_sure_as_the_least_sure_member_of_its_committee():
+def test_a_stage_stands_at_an_even_chance_where_a_member_of_its_committee_reads_the_other_way():
     stored = json.loads(pair_model.MODEL_PATH.read_text())
     values = np.random.default_rng(3).uniform(0, 1, size=(40, len(FEATURES)))
     own = pair_model.from_dict({**stored, "committee": []})
 
-    halved = pair_model.from_dict(
+    agreeing = pair_model.from_dict(
         {**stored, "committee": [scaled_member(stored, 2.0), scaled_member(stored, 0.5)]}
     )
     split = pair_model.from_dict(
@@ -84,25 +84,43 @@ def test_a_stage_is_as_sure_as_the_least_sure_member_of_its_committee():
 
     for stage in ("related", "disagree"):
         mine = getattr(own, stage).logit(values)
-        assert np.allclose(getattr(halved, stage).logit(values), mine * 0.5)
+        # Members on the model's side of an even chance, however sure, change nothing.
+        assert np.allclose(getattr(agreeing, stage).logit(values), mine)
         # A member reading the other way leaves the stage at an even chance.
         assert np.allclose(getattr(split, stage).logit(values), 0.0)
         # One pair reads as a row of a batch does, and its doubt is what moved it.
-        assert getattr(halved, stage).logit(values[0]) == pytest.approx(mine[0] * 0.5)
-        assert getattr(halved, stage).doubt(values[0]) == pytest.approx(-mine[0] * 0.5)
+        assert getattr(split, stage).logit(values[0]) == pytest.approx(0.0)
+        assert getattr(split, stage).doubt(values[0]) == pytest.approx(-mine[0])
+        assert getattr(agreeing, stage).doubt(values[0]) == pytest.approx(0.0)
     assert np.allclose(split.probabilities(values), [0.25, 0.25, 0.5])
+    # Where only some pairs are read the other way, only those move.
+    one_flipped = pair_model.from_dict(
+        {**stored, "committee": [{**scaled_member(stored, 1.0), "stages": {
+            "related": {**stored["stages"]["related"],
+                        "intercept": stored["stages"]["related"]["intercept"] - 1.0}}}]}
+    )  # fmt: skip
+    mine = own.related.logit(values)
+    moved = one_flipped.related.logit(values)
+    flipped = np.sign(mine) != np.sign(mine - 1.0)
+    assert np.allclose(moved[flipped], 0.0)
+    assert np.allclose(moved[~flipped], mine[~flipped])
 
 
-def test_the_shipped_model_decides_alone_until_fit_with_a_committee():
-    # `fit_pair_model --committee` is an option measured in docs/detection.md; the model
-    # shipped reads each pair with its own weights.
+def test_the_shipped_model_doubts_with_a_committee_of_its_leave_one_set_out_fits():
+    # `fit_pair_model` fits it so (`--no-committee` measures the model alone): one member
+    # a labelled set, each fit without it; only "the same subject and slot?" is doubted.
     stored = json.loads(pair_model.MODEL_PATH.read_text())
     model = pair_model.stored_model()
     values = np.random.default_rng(5).uniform(0, 1, size=(10, len(FEATURES)))
 
-    assert ("committee" in stored) == ("--committee" in stored["command"])
-    if "committee" not in stored:
-        assert np.array_equal(model.related.logit(values), model.related.own_logit(values))
+    assert "--no-committee" not in stored["command"]
+    assert sorted(m["left_out"] for m in stored["committee"]) == sorted(stored["fitted_on"])
+    assert len(model.related.committee_intercepts) == len(stored["fitted_on"])
+    assert not len(model.disagree.committee_intercepts)
+    assert np.array_equal(model.disagree.logit(values), model.disagree.own_logit(values))
+    # Never surer than the model alone: its own log-odds, or an even chance.
+    doubted, mine = model.related.logit(values), model.related.own_logit(values)
+    assert np.all((doubted == mine) | (doubted == 0.0))
 
 
 def test_a_committee_member_fit_on_other_features_is_refused():

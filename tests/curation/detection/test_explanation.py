@@ -56,7 +56,8 @@ def test_the_committee_s_doubt_is_a_bar_of_its_own_and_the_total_still_adds_up(v
     from tests.curation.detection.test_confidence import scaled_member
 
     stored = json.loads(pair_model.MODEL_PATH.read_text())
-    doubting = pair_model.from_dict({**stored, "committee": [scaled_member(stored, 0.5)]})
+    # A member reading every pair the other way: each stage at an even chance.
+    doubting = pair_model.from_dict({**stored, "committee": [scaled_member(stored, -1.0)]})
     judgement = judged_pair(
         "The staging target is Azure.", "The staging target is Fly.io.", vectors
     )
@@ -66,7 +67,8 @@ def test_the_committee_s_doubt_is_a_bar_of_its_own_and_the_total_still_adds_up(v
     for stage in found["stages"]:
         doubt = stage["bars"][-1]
         assert doubt["words"] == pair_model.said("doubt")
-        assert doubt["share"] == pytest.approx(-stage["total"], abs=0.02)  # halved: as much
+        assert stage["total"] == pytest.approx(0.0, abs=1e-6)
+        assert doubt["share"] != pytest.approx(0.0)
         moved = stage["prior"] + sum(bar["share"] for bar in stage["bars"])
         assert moved == pytest.approx(stage["total"], abs=0.01 * (len(stage["bars"]) + 1))
     expected = doubting.probabilities(judgement.evidence.values)

@@ -10,14 +10,12 @@ so, do they disagree (`disagree`: differing values, polarity, change cues)? Then
     P(conflict) = related x disagree
     P(two facts) = 1 - related
 
-Fit with a committee (`fit_pair_model --committee`; measured, not the shipped default:
-docs/detection.md), the related stage is as sure as the least sure of the model fit on
-every set and the models fit leaving one labelled set out each. A pair whose reading
-rests on one set's habits (one set taught that a reader outweighs the embeddings) is
-doubtful, not sure; where a member reads the other way, the stage stands at an even
-chance. Held out, it takes the pairs read surely wrong from 98 to 55; the tiers'
-thresholds are chosen on the model's own say, so that doubt only takes pairs out of a
-tier.
+The related stage doubts with a committee (`fit_pair_model` fits it; `--no-committee`
+measures the model alone: docs/detection.md): its members are the models fit leaving
+one labelled set out each, and where one of them reads a pair on the other side of an
+even chance, the stage stands at an even chance. A pair whose reading rests on one
+set's habits (one set taught that a reader outweighs the embeddings) is doubtful, not
+sure. Held out, it takes the pairs read surely wrong from 93 to 75.
 
 The weights are data (pair_model.json beside this module), fit on labelled pairs (a
 logistic fit: `manage.py fit_pair_model`, curation.learning.fitting) and judged leave one
@@ -60,17 +58,19 @@ class Stage:
         return values[..., self.positions] @ self.weights + self.intercept
 
     def logit(self, values: np.ndarray) -> np.ndarray:
-        """The log-odds nearest an even chance that the whole committee agrees on: the
-        least sure member's where all read the same way, 0 where one reads the other."""
+        """The model's own log-odds where every member of its committee reads the pair on
+        the same side of an even chance, an even chance (0) where one reads the other
+        way. Held out, taking the least sure member's log-odds instead took 20 more
+        errors away but its proposals needed lower thresholds, where paraphrases of one
+        value ("Relocated to Madrid for work." / "Moved to Madrid for a new job.") were
+        proposed as conflicts (docs/detection.md)."""
         own = self.own_logit(values)
         if not len(self.committee_intercepts):
             return own
         members = values[..., self.positions] @ self.committee_weights.T
         members = members + self.committee_intercepts
-        side = np.sign(own)
-        agreed = np.all(np.sign(members) == side[..., None], axis=-1)
-        least = np.minimum(np.abs(own), np.abs(members).min(axis=-1))
-        return np.where(agreed, side * least, 0.0)
+        agreed = np.all(np.sign(members) == np.sign(own)[..., None], axis=-1)
+        return np.where(agreed, own, 0.0)
 
     def doubt(self, values: np.ndarray) -> float:
         """How far the committee moved one pair's log-odds towards an even chance."""

@@ -15,9 +15,11 @@ class Command(BaseCommand):
         parser.add_argument("--c-related", type=float, default=1.0)
         parser.add_argument("--c-disagree", type=float, default=1.0)
         parser.add_argument(
-            "--committee",
-            action="store_true",
-            help="doubt with the fits that leave one set out each (docs/detection.md)",
+            "--no-committee",
+            dest="committee",
+            action="store_false",
+            help="fit the model alone, without the fits that leave one set out each to doubt "
+            "with it (docs/detection.md)",
         )
         parser.add_argument(
             "--dry-run", action="store_true", help="print the held-out figures, write nothing"
@@ -31,7 +33,7 @@ class Command(BaseCommand):
             for flag, value in (("c-related", c_related), ("c-disagree", c_disagree))
             if value != 1.0
         )
-        command += " --committee" if committee else ""
+        command += "" if committee else " --no-committee"
         found = report.leave_one_set_out(
             c_related=c_related,
             c_disagree=c_disagree,

@@ -444,6 +444,13 @@ LLM_PRIOR_FLOOR = env_float("MEMADMIN_LLM_PRIOR_FLOOR", 0.02, low=0.0, high=0.3)
 # time, the newer memory shown first, and decides only if both readings agree (asked
 # right after the first, within the same budget).
 LLM_SECOND_READING_BELOW = env_float("MEMADMIN_LLM_SECOND_READING_BELOW", 0.3, low=0.0, high=1.0)
+# The same for an answer "conflict", which puts a pair before an admin: read twice unless
+# the (tempered) model already holds it likelier than not. Measured with the oracle wrong
+# 15 % of the time (bench/llm_band.py --loso), against 0.3: pooled conflicts P 0.912 ->
+# 0.942, R 0.906 -> 0.886, 0.87 -> 0.89 calls a memory; 1.0 (always) 0.945 / 0.862.
+LLM_CONFLICT_SECOND_READING_BELOW = env_float(
+    "MEMADMIN_LLM_CONFLICT_SECOND_READING_BELOW", 0.5, low=0.0, high=1.0
+)
 # The share of each pass's LLM budget that audits it (curation/llm/audit.py): pairs drawn
 # at random from every band of what it said, sure pairs included, asked again to measure
 # the store's precision and recall (find_duplicates, export_review, the dashboard). The

@@ -134,6 +134,26 @@ def test_a_conflict_verdict_opens_a_conflict_with_the_llm_reason(
     assert not Cluster.objects.exists()
 
 
+@pytest.mark.parametrize(("conflict_below", "calls"), [(0.5, 2), (0.0, 1)])
+def test_a_conflict_answer_is_read_twice_unless_the_model_holds_it_likelier_than_not(
+    run_command, load, fake_llm, settings, conflict_below, calls
+):
+    # Other answers are taken at once here; "conflict" puts a pair before an admin, so it
+    # has a bar of its own (LLM_CONFLICT_SECOND_READING_BELOW).
+    settings.LLM_CALLS_PER_MEMORY = 1.0
+    settings.LLM_SECOND_READING_BELOW = 0.0
+    settings.LLM_CONFLICT_SECOND_READING_BELOW = conflict_below
+    load(*CHANGED)
+    fake_llm.queue.extend(BOTH_READINGS_SAY_CONFLICT)
+
+    run_command("find_duplicates")
+
+    conflict = Conflict.objects.get()
+    assert (conflict.detected_by, conflict.tier) == ("llm", "proposed")
+    assert len(fake_llm.requests) == calls
+    assert conflict.reason.endswith("(read twice)") == (calls == 2)
+
+
 def test_an_answer_the_evidence_makes_too_unlikely_is_not_taken_alone(run_command, load, fake_llm):
     # The model gives the band pair (one preference said two ways) a conflict chance of
     # 6 %: one answer "conflict", from an LLM wrong 15 % of the time, leaves it at 42 %.

@@ -17,7 +17,9 @@ memory is merged by a person only.
 
 An answer the tempered model gave under LLM_SECOND_READING_BELOW (it overturns the
 model) is asked a second time, the newer memory shown first, and decides only if both
-readings agree; until then, or where they disagree, the model places the pair. An answer
+readings agree (an answer "conflict", which puts the pair before an admin, under
+LLM_CONFLICT_SECOND_READING_BELOW: unless the model holds it likelier than not); until
+then, or where they disagree, the model places the pair. An answer
 "one fact" makes a proposal; it merges with no review only where the rules' strict check
 passed and the model is as sure as an automatic merge needs.
 """
@@ -522,9 +524,12 @@ def needs_second_reading(judged: Judged, i: int, j: int, reading: Reading) -> bo
     """Whether an answer overturns what the tempered model reads of the pair: it then
     decides only with a second reading that agrees."""
     prior = band_prior(judged, judged.judge(i, j))
-    return prior is not None and prior[_CLASS_OF.get(reading.label, 2)] < (
-        settings.LLM_SECOND_READING_BELOW
+    below = (
+        settings.LLM_CONFLICT_SECOND_READING_BELOW
+        if reading.label == "conflict"
+        else settings.LLM_SECOND_READING_BELOW
     )
+    return prior is not None and prior[_CLASS_OF.get(reading.label, 2)] < below
 
 
 def override(judged: Judged, i: int, j: int, readings: list[Reading]) -> None:

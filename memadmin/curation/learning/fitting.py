@@ -511,12 +511,6 @@ def leave_one_set_out(
             )
         return found
 
-    def reaches(found: dict[str, Figures], precision: str, target: float) -> bool:
-        chosen_on = [f for n, f in found.items() if n in CHOOSING_SETS]
-        pooled = getattr(sum(chosen_on, Figures()), precision)
-        mean = float(np.mean([getattr(f, precision) for f in chosen_on]))
-        return pooled >= target and mean >= target
-
     for name, precision, target in (
         ("propose_one", "precision", TARGET_ONE),
         ("propose_conflict", "conflict_precision", TARGET_CONFLICT),
@@ -526,7 +520,7 @@ def leave_one_set_out(
             found = figures_under(trial, own)
             if on_progress:
                 on_progress(f"{name} {value}: {sum(found.values(), Figures()).line()}")
-            if reaches(found, precision, target):
+            if _reaches(found, precision, target):
                 chosen[name] = value
                 break
         else:
@@ -545,6 +539,14 @@ def leave_one_set_out(
         chosen["auto_confidence"] = 1.0
     chosen = {name: float(value) for name, value in chosen.items()}
     return HeldOut(models, chosen, figures_under(chosen, models))
+
+
+def _reaches(found: dict[str, Figures], precision: str, target: float) -> bool:
+    """Whether the held-out sets' `precision` reaches `target` pooled and on their mean."""
+    chosen_on = [f for n, f in found.items() if n in CHOOSING_SETS]
+    pooled = getattr(sum(chosen_on, Figures()), precision)
+    mean = float(np.mean([getattr(f, precision) for f in chosen_on]))
+    return pooled >= target and mean >= target
 
 
 def stored_form(

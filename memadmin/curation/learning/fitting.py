@@ -480,13 +480,14 @@ def leave_one_set_out(
 
     With `committee`, each model doubts with its committee (fits_leaving_out). The
     thresholds are chosen on each model's own say, without it: the committee's doubt only
-    ever takes a pair out of a tier, never puts one in. Chosen on the doubting models
-    they fell to 0.6-0.7, where paraphrases of one value ("Relocated to Madrid for work."
-    / "Moved to Madrid for a new job.") were proposed as conflicts, one in five of that
-    class. A target must hold on the sets' mean as well as pooled because the pool is the
-    largest sets' say (at 0.55 the minimal pairs' 215 proposed conflicts kept a pooled
-    0.90 while the generated stores' were right 7 times in 10): each set weighs the same
-    in the fit, and in the choice too."""
+    ever takes a pair out of a tier, never puts one in. Chosen on a committee that took
+    its least sure member's log-odds, they fell to 0.6 / 0.65, where paraphrases of one
+    value ("Relocated to Madrid for work." / "Moved to Madrid for a new job.") were
+    proposed as conflicts, one in four of that class (docs/detection.md). A target must
+    hold on the sets' mean as well as pooled because the pool is the largest sets' say
+    (there, at 0.55, the minimal pairs' proposed conflicts kept a pooled 0.90 while the
+    generated stores' were right 7 times in 10): each set weighs the same in the fit,
+    and in the choice too."""
     models = fits_leaving_out(
         tables, c_related=c_related, c_disagree=c_disagree, committee=committee
     )

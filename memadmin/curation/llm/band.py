@@ -17,9 +17,9 @@ memory is merged by a person only.
 
 An answer the tempered model gave under LLM_SECOND_READING_BELOW (it overturns the
 model) is asked a second time, the newer memory shown first, and decides only if both
-readings agree (an answer "conflict", which puts the pair before an admin, under
-LLM_CONFLICT_SECOND_READING_BELOW: unless the model holds it likelier than not); until
-then, or where they disagree, the model places the pair. An answer
+readings agree; an answer "conflict", which puts the pair before an admin, has its own
+bar (LLM_CONFLICT_SECOND_READING_BELOW: read twice unless the model holds it likelier
+than not). Until then, or where they disagree, the model places the pair. An answer
 "one fact" makes a proposal; it merges with no review only where the rules' strict check
 passed and the model is as sure as an automatic merge needs.
 """

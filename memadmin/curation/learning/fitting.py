@@ -484,10 +484,8 @@ def leave_one_set_out(
     its least sure member's log-odds, they fell to 0.6 / 0.65, where paraphrases of one
     value ("Relocated to Madrid for work." / "Moved to Madrid for a new job.") were
     proposed as conflicts, one in four of that class (docs/detection.md). A target must
-    hold on the sets' mean as well as pooled because the pool is the largest sets' say
-    (there, at 0.55, the minimal pairs' proposed conflicts kept a pooled 0.90 while the
-    generated stores' were right 7 times in 10): each set weighs the same in the fit,
-    and in the choice too."""
+    hold on the sets' mean as well as pooled, the pool being the largest sets' say: each
+    set weighs the same in the fit, and in the choice too."""
     models = fits_leaving_out(
         tables, c_related=c_related, c_disagree=c_disagree, committee=committee
     )

@@ -51,7 +51,7 @@ def main() -> None:
         "--no-committee",
         dest="committee",
         action="store_false",
-        help="with --loso: each model alone, no committee doubting with it",
+        help="with --loso: each model alone, without its committee and unseen features",
     )
     args = parser.parse_args()
 

@@ -195,7 +195,11 @@ def held_out_models(names: list[str], committee: bool = True) -> dict:
         )
         temperature = held_out.band_temperature(others, inner)
         print(f"  {table.name} held out: the band's temperature {temperature}", file=sys.stderr)
-        stored = pair_model.with_committee(fit(others), inner) if committee else fit(others)
+        stored = (
+            pair_model.with_committee(fit(others), inner)
+            if committee
+            else pair_model.undoubted(fit(others))
+        )
         found[table.name] = model_fit.with_thresholds(
             {**stored, "llm_temperature": temperature}, shipped
         )
@@ -214,7 +218,7 @@ def main() -> None:
         "--no-committee",
         dest="committee",
         action="store_false",
-        help="with --loso: each model alone, no committee doubting with it (detection.md)",
+        help="with --loso: each model alone, without its doubts (detection.md)",
     )
     parser.add_argument(
         "--correlated",

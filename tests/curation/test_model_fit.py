@@ -134,3 +134,50 @@ def test_a_reading_one_set_alone_taught_is_doubtful_to_the_committee():
     )
     assert doubting.related.logit(agreed) == pytest.approx(alone.related.logit(agreed))
     assert doubting.disagree.logit(agreed) == alone.disagree.logit(agreed)
+
+
+def test_a_reading_too_few_pairs_showed_is_doubtful_and_the_count_is_the_fit_s():
+    # "The same words in other roles" is shown by a handful of pairs in memories alike in
+    # meaning, half of them one fact: the fit learns little from them, and a pair showing
+    # it is read as one fact on the rest of the evidence. The model leaves
+    # such a pair at an even chance; shown by enough pairs (two facts), the fit reads it.
+    from memadmin.curation.detection.comparing.evidence import FEATURES, INDEX
+
+    rng = np.random.default_rng(13)
+
+    def table(name: str, swaps: int, *, mixed: bool) -> model_fit.PairTable:
+        classes = rng.choice([model_fit.ONE, model_fit.TWO], size=300)
+        classes[:swaps] = model_fit.TWO
+        if mixed:
+            classes[: swaps // 2] = model_fit.ONE
+        values = np.zeros((300, len(FEATURES)))
+        values[:, INDEX["bias"]] = 1.0
+        values[:, INDEX["similarity"]] = np.where(classes == model_fit.ONE, 0.9, 0.1)
+        values[:swaps, INDEX["similarity"]] = 0.9
+        values[:swaps, INDEX["same_words_other_roles"]] = 1.0
+        return model_fit.PairTable(name, [], {}, values, classes, [])
+
+    swapped = np.zeros(len(FEATURES))
+    swapped[[INDEX["bias"], INDEX["similarity"], INDEX["same_words_other_roles"]]] = 1, 0.9, 1
+    columns = list(model_fit.RELATED_FEATURES)
+
+    few = model_fit.fit(
+        [table("a", 4, mixed=True), table("b", 4, mixed=True)], c_related=1.0, c_disagree=1.0
+    )
+    shown = dict(zip(columns, few["stages"]["related"]["shown"], strict=True))
+    assert shown["same_words_other_roles"] == 8
+    assert shown["similarity"] == 600  # every pair
+    assert pair_model.UNSEEN_BELOW > 8
+    alone = model_fit.with_thresholds(pair_model.undoubted(few), {})
+    assert alone.probabilities(swapped)[model_fit.ONE] >= 0.7  # a proposed one fact
+    doubting = model_fit.with_thresholds(few, {})
+    assert doubting.probabilities(swapped)[model_fit.TWO] == pytest.approx(0.5)
+
+    many = model_fit.fit(
+        [table("a", 40, mixed=False), table("b", 40, mixed=False)], c_related=1.0, c_disagree=1.0
+    )
+    read = model_fit.with_thresholds(many, {})
+    assert read.related.logit(swapped) == pytest.approx(read.related.own_logit(swapped))
+    assert read.probabilities(swapped)[model_fit.TWO] >= 0.8
+    # The model without its doubts keeps no counts (`--no-committee`).
+    assert all("shown" not in s for s in pair_model.undoubted(many)["stages"].values())

@@ -307,6 +307,8 @@ def fit(tables: Iterable[PairTable], *, c_related: float, c_disagree: float) -> 
             "features": features,
             "weights": [round(float(v), 6) for v in weights_fit],
             "intercept": round(float(intercept), 6),
+            # How many pairs showed each feature (scoring.model.UNSEEN_BELOW).
+            "shown": [int(v) for v in (x_all[:, columns] != 0.0).sum(axis=0)],
         }
     return {"features": list(FEATURES), "stages": stages}
 
@@ -327,7 +329,7 @@ def fits_leaving_out(
         return fits[key]
 
     if not committee:
-        return {t.name: without(t.name) for t in tables}
+        return {t.name: pair_model.undoubted(without(t.name)) for t in tables}
     return {
         t.name: pair_model.with_committee(
             without(t.name), {o.name: without(t.name, o.name) for o in tables if o is not t}
@@ -478,18 +480,15 @@ def leave_one_set_out(
     mean, and an automatic threshold under which no held-out automatic merge was unsafe),
     and score each set under them.
 
-    With `committee`, each model doubts with its committee (fits_leaving_out). The
-    thresholds are chosen on each model's own say, without it: the committee's doubt only
-    ever takes a pair out of a tier, never puts one in. Chosen on a committee that took
-    its least sure member's log-odds, they fell to 0.6 / 0.65, where paraphrases of one
-    value ("Relocated to Madrid for work." / "Moved to Madrid for a new job.") were
-    proposed as conflicts, one in four of that class (docs/detection.md). A target must
-    hold on the sets' mean as well as pooled, the pool being the largest sets' say: each
-    set weighs the same in the fit, and in the choice too."""
+    With `committee`, each model doubts with its committee (fits_leaving_out) and its
+    unseen features. The thresholds are chosen on each model's own say: doubt only takes
+    a pair out of a tier, never puts one in (docs/detection.md: chosen on a doubting
+    model, they let paraphrases of one value in as conflicts). A target must hold on the
+    sets' mean as well as pooled, the pool being the largest sets' say."""
     models = fits_leaving_out(
         tables, c_related=c_related, c_disagree=c_disagree, committee=committee
     )
-    own = {name: pair_model.without_committee(stored) for name, stored in models.items()}
+    own = {name: pair_model.undoubted(stored) for name, stored in models.items()}
     # Every grid value is tried with the others at their floors.
     chosen = {
         "propose_one": 0.5,
@@ -564,6 +563,8 @@ def stored_form(
     stored = fit(tables, c_related=c_related, c_disagree=c_disagree)
     if any("committee" in model for model in held_out.models.values()):
         stored = pair_model.with_committee(stored, held_out.models)
+    else:
+        stored = pair_model.undoubted(stored)
     return {
         "about": (
             "The pair model of curation/detection/scoring/model.py: two logistic stages "

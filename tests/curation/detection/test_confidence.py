@@ -106,6 +106,36 @@ def test_a_stage_stands_at_an_even_chance_where_a_member_of_its_committee_reads_
     assert np.allclose(moved[~flipped], mine[~flipped])
 
 
+def test_a_pair_showing_a_feature_too_few_pairs_showed_is_at_an_even_chance_on_related_only():
+    stored = json.loads(pair_model.MODEL_PATH.read_text())
+    related = stored["stages"]["related"]
+    rare = related["features"].index("same_words_other_roles")
+    shown = [pair_model.UNSEEN_BELOW] * len(related["features"])
+    stored = {**stored, "committee": []}
+    stored["stages"] = {**stored["stages"], "related": {**related, "shown": shown}}
+    stored["stages"]["disagree"] = {
+        **stored["stages"]["disagree"],
+        "shown": [0] * len(stored["stages"]["disagree"]["features"]),
+    }
+    values = np.random.default_rng(7).uniform(0, 1, size=(20, len(FEATURES)))
+    values[:10, INDEX["same_words_other_roles"]] = 0.0
+    values[10:, INDEX["same_words_other_roles"]] = 1.0
+
+    enough = pair_model.from_dict(stored)
+    shown[rare] = pair_model.UNSEEN_BELOW - 1
+    too_few = pair_model.from_dict(stored)
+    undoubted = pair_model.from_dict(pair_model.undoubted(stored))
+
+    mine = undoubted.related.logit(values)
+    assert np.allclose(enough.related.logit(values), mine)
+    assert np.allclose(too_few.related.logit(values[:10]), mine[:10])
+    assert np.allclose(too_few.related.logit(values[10:]), 0.0)
+    assert too_few.related.doubt(values[10]) == pytest.approx(-mine[10])
+    # Whether two memories disagree stays the model's own say (DOUBTED_STAGES), however
+    # few pairs showed its features.
+    assert np.allclose(too_few.disagree.logit(values), undoubted.disagree.logit(values))
+
+
 def test_the_shipped_model_doubts_with_a_committee_of_its_leave_one_set_out_fits():
     # `fit_pair_model` fits it so (`--no-committee` measures the model alone): one member
     # a labelled set, each fit without it; only "the same subject and slot?" is doubted.
@@ -118,6 +148,11 @@ def test_the_shipped_model_doubts_with_a_committee_of_its_leave_one_set_out_fits
     assert len(model.related.committee_intercepts) == len(stored["fitted_on"])
     assert not len(model.disagree.committee_intercepts)
     assert np.array_equal(model.disagree.logit(values), model.disagree.own_logit(values))
+    # It keeps how many pairs showed each feature, stage by stage (UNSEEN_BELOW).
+    for stage in ("related", "disagree"):
+        shown = stored["stages"][stage]["shown"]
+        assert len(shown) == len(stored["stages"][stage]["features"])
+        assert max(shown) <= sum(stored["fitted_on"].values())
     # Never surer than the model alone: its own log-odds, or an even chance.
     doubted, mine = model.related.logit(values), model.related.own_logit(values)
     assert np.all((doubted == mine) | (doubted == 0.0))

@@ -15,7 +15,8 @@ measures the model alone: docs/detection.md): its members are the models fit lea
 one labelled set out each, and where one of them reads a pair on the other side of an
 even chance, the stage stands at an even chance. A pair whose reading rests on one
 set's habits (one set taught that a reader outweighs the embeddings) is doubtful, not
-sure. Held out, it takes the pairs read surely wrong from 93 to 75.
+sure. So is a pair showing a feature that too few of the pairs the stage was fit on
+showed (UNSEEN_BELOW). Held out, they take the pairs read surely wrong from 93 to 65.
 
 The weights are data (pair_model.json beside this module), fit on labelled pairs (a
 logistic fit: `manage.py fit_pair_model`, curation.learning.fitting) and judged leave one
@@ -52,6 +53,9 @@ class Stage:
     intercept: float
     committee_weights: np.ndarray  # members x features
     committee_intercepts: np.ndarray  # members (none: the stage's own log-odds alone)
+    # The features fewer than UNSEEN_BELOW of the pairs it was fit on showed (none where
+    # the stored model keeps no counts): their weights say nothing the data taught.
+    unseen: np.ndarray
 
     def own_logit(self, values: np.ndarray) -> np.ndarray:
         """The log-odds of the model fit on every set alone."""
@@ -60,15 +64,18 @@ class Stage:
     def logit(self, values: np.ndarray) -> np.ndarray:
         """The model's own log-odds where every member of its committee reads the pair on
         the same side of an even chance, an even chance (0) where one reads the other
-        way. Held out, taking the least sure member's log-odds instead took 20 more
-        errors away but its proposals needed lower thresholds, where paraphrases of one
-        value ("Relocated to Madrid for work." / "Moved to Madrid for a new job.") were
+        way or the pair shows a feature too few of the fit's pairs showed (`unseen`).
+        Held out, taking the least sure member's log-odds instead took 20 more errors
+        away but its proposals needed lower thresholds, where paraphrases of one value
+        ("Relocated to Madrid for work." / "Moved to Madrid for a new job.") were
         proposed as conflicts (docs/detection.md)."""
         own = self.own_logit(values)
+        read = values[..., self.positions]
+        if len(self.unseen):
+            own = np.where(np.any(read[..., self.unseen] != 0.0, axis=-1), 0.0, own)
         if not len(self.committee_intercepts):
             return own
-        members = values[..., self.positions] @ self.committee_weights.T
-        members = members + self.committee_intercepts
+        members = read @ self.committee_weights.T + self.committee_intercepts
         agreed = np.all(np.sign(members) == np.sign(own)[..., None], axis=-1)
         return np.where(agreed, own, 0.0)
 
@@ -136,6 +143,9 @@ def from_dict(data: dict) -> PairModel:
                 len(members), len(names)
             ),
             np.array([m["intercept"] for m in members], dtype=np.float64),
+            np.array(stored["shown"], dtype=np.int64) < UNSEEN_BELOW
+            if "shown" in stored and name in DOUBTED_STAGES
+            else np.zeros(0, dtype=bool),
         )
 
     return PairModel(
@@ -151,26 +161,46 @@ def from_dict(data: dict) -> PairModel:
     )
 
 
-# The stages a committee doubts (`fit_pair_model --committee`): whether two memories speak
-# of one subject and slot, where the readers are blind past their sets. Whether two such
-# memories disagree stays the model's own say: doubted too, held out, it took 3 more
-# confident errors away and left a changed value of one slot ("The staging target is
-# Azure." / "... is Fly.io.") no longer a proposed conflict.
+# A doubted stage stands at an even chance on a pair showing a feature fewer than this
+# many of the pairs it was fit on showed (the rule of thumb of ten events a variable for
+# a logistic fit): that feature's weight is the prior's, not the data's, and the rest of
+# the evidence would decide alone what the reading changes. The committee's doubt one
+# level down: held out, a set's own readings (the same words in other roles, taught by
+# the minimal pairs) are shown by a few pairs of the others, and the held-out model read
+# them surely wrong where the shipped model, with its committee, doubts them. Every
+# feature of the shipped model was shown by 17 pairs or more; it guards the readings a
+# later fit has too few pairs of.
+UNSEEN_BELOW = 10
+
+
+# The stages a committee and UNSEEN_BELOW doubt: whether two memories speak of one
+# subject and slot, where the readers are blind past their sets. Whether two such
+# memories disagree stays the model's own say: committee-doubted too, held out, it took
+# 3 more confident errors away and left a changed value of one slot ("The staging target
+# is Azure." / "... is Fly.io.") no longer a proposed conflict; doubted for its unseen
+# features, none, and left a dev conflict of two identifiers (shown by 2 related pairs)
+# undecided.
 DOUBTED_STAGES = ("related",)
 
 
 def with_committee(stored: dict, members: dict[str, dict]) -> dict:
     """A stored model with its committee (Stage.logit): `members` by the set each leaves
-    out, their DOUBTED_STAGES kept."""
+    out, their DOUBTED_STAGES' weights kept (a member's own counts doubt nothing)."""
     committee = [
-        {"left_out": name, "stages": {s: m["stages"][s] for s in DOUBTED_STAGES}}
+        {"left_out": name, "stages": {s: undoubted(m)["stages"][s] for s in DOUBTED_STAGES}}
         for name, m in members.items()
     ]
     return {**stored, "committee": committee}
 
 
-def without_committee(stored: dict) -> dict:
-    return {k: v for k, v in stored.items() if k != "committee"}
+def undoubted(stored: dict) -> dict:
+    """A stored model without its doubts: no committee, no counts of what its pairs
+    showed (the model's own say, as `--no-committee` measures it)."""
+    stages = {
+        name: {k: v for k, v in stage.items() if k != "shown"}
+        for name, stage in stored["stages"].items()
+    }
+    return {**{k: v for k, v in stored.items() if k != "committee"}, "stages": stages}
 
 
 @lru_cache(maxsize=1)
@@ -252,7 +282,7 @@ _SAID = {
     "rule_review": "the rules read one fact",
     "rule_conflict": "the rules read a conflict",
     "rule_apart": "the rules read two facts",
-    "doubt": "doubt: the model is less sure without one of its example sets",
+    "doubt": "doubt: a reading too few examples taught, or one set alone",
 }
 
 

@@ -18,8 +18,8 @@ class Command(BaseCommand):
             "--no-committee",
             dest="committee",
             action="store_false",
-            help="fit the model alone, without the fits that leave one set out each to doubt "
-            "with it (docs/detection.md)",
+            help="fit the model alone, without its doubts: the fits that leave one set out "
+            "each, the features too few pairs showed (docs/detection.md)",
         )
         parser.add_argument(
             "--dry-run", action="store_true", help="print the held-out figures, write nothing"

@@ -451,6 +451,11 @@ LLM_SECOND_READING_BELOW = env_float("MEMADMIN_LLM_SECOND_READING_BELOW", 0.3, l
 LLM_CONFLICT_SECOND_READING_BELOW = env_float(
     "MEMADMIN_LLM_CONFLICT_SECOND_READING_BELOW", 0.5, low=0.0, high=1.0
 )
+# Two agreeing answers the (tempered) model gave under this chance are read a third time,
+# shown as the first was, and decide only if it agrees too: a judge wrong independently
+# on each reading agrees with itself on a wrong answer now and then, and over every near
+# candidate that made conflicts of pairs with nothing in common.
+LLM_THIRD_READING_BELOW = env_float("MEMADMIN_LLM_THIRD_READING_BELOW", 0.1, low=0.0, high=1.0)
 # The share of each pass's LLM budget that audits it (curation/llm/audit.py): pairs drawn
 # at random from every band of what it said, sure pairs included, asked again to measure
 # the store's precision and recall (find_duplicates, export_review, the dashboard). The

@@ -1,5 +1,6 @@
 """An LLM answer that overturns what the (tempered) model reads of a pair is asked a
-second time, the newer memory shown first, and decides only if both readings agree
+second time, the newer memory shown first, and decides only if both readings agree; two
+that overturn it by far are asked a third time, shown as the first was
 (curation/llm/band.py). Measured with the oracle judge (curation/learning/oracle.py)
 through the real SDK, in memory as bench/llm_band.py runs the band."""
 
@@ -49,7 +50,8 @@ def vectors():
     return calibration.Vectors()
 
 
-def test_a_second_reading_that_agrees_lets_the_answer_decide(monkeypatch, vectors):
+def test_a_second_reading_that_agrees_lets_the_answer_decide(monkeypatch, vectors, settings):
+    settings.LLM_THIRD_READING_BELOW = 0.0  # two readings always enough
     judgements, oracle = band(Oracle, monkeypatch, vectors)
 
     # A first reading may come in a group (the anchor first): pairs by their two texts.
@@ -70,4 +72,66 @@ def test_readings_that_disagree_leave_the_pair_to_the_evidence(monkeypatch, vect
         if frozenset((older, newer)) not in seconds:
             continue
         assert judgement.decided_by == "rule", (older, newer)
-        assert any("two readings disagree" in reason for reason in judgement.reasons)
+        assert any("the readings disagree" in reason for reason in judgement.reasons)
+
+
+class ContraryOnThirdReading(Oracle):
+    """Right on the first two readings of a pair, another answer on a third (asked as the
+    first was, after one with the newer memory first)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.read_newer_first: set[frozenset] = set()
+
+    def judge(self, older: str, newer: str, *, newer_first=False, shown="") -> tuple[str, str]:
+        label, kind = super().judge(older, newer, newer_first=newer_first, shown=shown)
+        pair = frozenset((older, newer))
+        if newer_first:
+            self.read_newer_first.add(pair)
+        elif pair in self.read_newer_first:
+            return ("related_distinct" if label != "related_distinct" else "duplicate"), ""
+        return label, kind
+
+
+def read_three_times(asked: list[tuple[str, str, bool]]) -> set[frozenset]:
+    """The pairs asked again as the first was after a reading with the newer first."""
+    seconds, thirds = set(), set()
+    for older, newer, newer_first in asked:
+        pair = frozenset((older, newer))
+        if newer_first:
+            seconds.add(pair)
+        elif pair in seconds:
+            thirds.add(pair)
+    return thirds
+
+
+@pytest.mark.parametrize("bar", [0.0, 1.0])
+def test_two_readings_that_overturn_the_model_by_far_decide_once_a_third_agrees(
+    monkeypatch, vectors, settings, bar
+):
+    # The bar at 1.0: every pair two readings overturned is read a third time; at 0.0 none.
+    settings.LLM_THIRD_READING_BELOW = bar
+    judgements, oracle = band(Oracle, monkeypatch, vectors)
+
+    seconds = {frozenset((a, b)) for a, b, newer_first in oracle.asked if newer_first}
+    thirds = read_three_times(oracle.asked)
+    assert seconds
+    assert thirds == (seconds if bar else set())
+    for older, newer, judgement in judgements:
+        if frozenset((older, newer)) in seconds:
+            assert judgement.decided_by == "llm"
+            assert judgement.reasons[0].endswith("(read three times)" if bar else "(read twice)")
+
+
+def test_a_third_reading_that_disagrees_leaves_the_pair_to_the_evidence(
+    monkeypatch, vectors, settings
+):
+    settings.LLM_THIRD_READING_BELOW = 1.0
+    judgements, oracle = band(ContraryOnThirdReading, monkeypatch, vectors)
+
+    thirds = read_three_times(oracle.asked)
+    assert thirds
+    for older, newer, judgement in judgements:
+        if frozenset((older, newer)) in thirds:
+            assert judgement.decided_by == "rule", (older, newer)
+            assert any("the readings disagree" in reason for reason in judgement.reasons)

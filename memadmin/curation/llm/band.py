@@ -19,21 +19,22 @@ An answer the tempered model gave under LLM_SECOND_READING_BELOW (it overturns t
 model) is asked a second time, the newer memory shown first, and decides only if both
 readings agree; an answer "conflict", which puts the pair before an admin, has its own
 bar (LLM_CONFLICT_SECOND_READING_BELOW: read twice unless the model holds it likelier
-than not). Until then, or where they disagree, the model places the pair. An answer
+than not). Two agreeing answers the model gave under LLM_THIRD_READING_BELOW are read a
+third time, shown as the first was. Until then, or where they disagree, the model
+places the pair. An answer
 "one fact" makes a proposal; it merges with no review only where the rules' strict check
 passed and the model is as sure as an automatic merge needs.
 """
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import logging
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import NamedTuple, Protocol
+from dataclasses import replace
+from typing import Protocol
 
 import numpy as np
 from django.conf import settings
@@ -46,6 +47,7 @@ from memadmin.curation.detection.scoring.model import stored_model
 from memadmin.curation.detection.verdicts import PROPOSED, Verdict
 from memadmin.curation.llm import audit
 from memadmin.curation.llm import client as llm
+from memadmin.curation.llm.groups import Asked, Reading, anchor, in_groups
 from memadmin.store.models import Namespace
 
 logger = logging.getLogger("memadmin.curation")
@@ -72,14 +74,6 @@ class Report(Protocol):
     llm_cached: int
     llm_verdicts: int
     llm_audited: int
-
-
-class Reading(NamedTuple):
-    """One LLM answer on a pair."""
-
-    label: str
-    kind: str
-    reason: str
 
 
 def band_prior(judged: Judged, judgement: Judgement):
@@ -245,17 +239,6 @@ def _share_out(reports: list, weights: list[int], name: str, total: int) -> None
 BATCH_FIRST_READINGS = 0.85
 
 
-@dataclass(frozen=True)
-class Asked:
-    """A pair to ask, by positions and content hashes; `first` its first reading when
-    this is the second."""
-
-    older: int
-    newer: int
-    hashes: tuple[str, str]
-    first: Reading | None = None
-
-
 def ask_band(
     judged: Judged,
     namespace: Namespace,
@@ -313,8 +296,8 @@ def _apply_cached(judged: Judged, pairs, answers: dict, report: Report):
             continue
         report.llm_cached += 1
         override(judged, older, newer, readings)
-        if len(readings) == 1 and needs_second_reading(judged, older, newer, readings[0]):
-            owed.append(Asked(older, newer, hashes, readings[0]))
+        if owes_reading(judged, older, newer, readings):
+            owed.append(Asked(older, newer, hashes, tuple(readings)))
     return new, owed
 
 
@@ -330,56 +313,13 @@ def _collect_for_batch(judged, namespace, options: Options, allowed: int, new, o
         owed = owed[:firsts]
         new = new[: firsts - len(owed)]
     options.llm_batch.extend(
-        (namespace, memories[a.older], memories[a.newer], a.first is not None) for a in owed + new
+        (namespace, memories[a.older], memories[a.newer], len(a.earlier) == 1) for a in owed + new
     )
     spent(options, len(owed) + len(new))
 
 
 def _group_size() -> int:
     return settings.LLM_GROUP_SIZE
-
-
-def in_groups(new: list[Asked], size: int) -> list[list[Asked]]:
-    """`new` (the most doubtful first) as calls of one memory and up to `size` of its
-    candidates, each pair in one call, in few calls: the memory with the most pairs left
-    anchors the next call (a greedy cover; of two, the one with the more doubtful pair),
-    with its pairs left, most doubtful first. The calls go most doubtful first."""
-    of_memory: dict[int, list[int]] = {}
-    for rank, asked in enumerate(new):
-        of_memory.setdefault(asked.older, []).append(rank)
-        of_memory.setdefault(asked.newer, []).append(rank)
-    taken: set[int] = set()
-    left = {memory: len(ranks) for memory, ranks in of_memory.items()}
-    heap = [(-count, of_memory[memory][0], memory) for memory, count in left.items()]
-    heapq.heapify(heap)
-    groups = []
-    while heap:
-        count, _, anchor = heapq.heappop(heap)
-        if -count != left[anchor]:  # pairs were taken since: back with what is left
-            if left[anchor]:
-                first = next(r for r in of_memory[anchor] if r not in taken)
-                heapq.heappush(heap, (-left[anchor], first, anchor))
-            continue
-        ranks = [r for r in of_memory[anchor] if r not in taken][:size]
-        taken.update(ranks)
-        for rank in ranks:
-            left[new[rank].older] -= 1
-            left[new[rank].newer] -= 1
-        groups.append([new[r] for r in ranks])
-        if left[anchor]:
-            first = next(r for r in of_memory[anchor] if r not in taken)
-            heapq.heappush(heap, (-left[anchor], first, anchor))
-    rank_of = {id(asked): rank for rank, asked in enumerate(new)}
-    return sorted(groups, key=lambda group: rank_of[id(group[0])])
-
-
-def _anchor(group: list[Asked]) -> int:
-    """The memory every pair of a group holds (any of the two for a group of one)."""
-    first = group[0]
-    if len(group) == 1:
-        return first.older
-    second = group[1]
-    return first.older if first.older in (second.older, second.newer) else first.newer
 
 
 def _ask_now(
@@ -398,7 +338,10 @@ def _ask_now(
     while calls < allowed and (seconds or new):
         if seconds:
             wanted, seconds = seconds[: allowed - calls], []
-            found = _asked(session, judged, namespace, options, wanted, report)
+            found = [  # second readings show the newer memory first, a third as the first
+                *_asked(session, judged, namespace, options, _nth(wanted, 1), report),
+                *_asked(session, judged, namespace, options, _nth(wanted, 2), report),
+            ]
             made = len(found)
         else:
             count = min(step, max(1, (allowed - calls) // 2))
@@ -412,12 +355,10 @@ def _ask_now(
         for asked, answer in found:
             if answer is None:
                 continue
-            if asked.first is not None:
-                override(judged, asked.older, asked.newer, [asked.first, answer])
-                continue
-            override(judged, asked.older, asked.newer, [answer])
-            if needs_second_reading(judged, asked.older, asked.newer, answer):
-                seconds.append(Asked(asked.older, asked.newer, asked.hashes, answer))
+            readings = [*asked.earlier, answer]
+            override(judged, asked.older, asked.newer, readings)
+            if owes_reading(judged, asked.older, asked.newer, readings):
+                seconds.append(Asked(asked.older, asked.newer, asked.hashes, tuple(readings)))
         if made < len(wanted):
             # A cap stopped the run's calls: what the budget had left is skipped too (the
             # calls refused here are counted already).
@@ -440,9 +381,9 @@ def _asked_in_groups(session, judged, namespace, options, groups: list[list[Aske
     spent(options, granted)
     asked = []
     for group in groups:
-        anchor = _anchor(group)
-        others = [a.newer if a.older == anchor else a.older for a in group]
-        asked.append((memories[anchor], [memories[other] for other in others]))
+        held = anchor(group)
+        others = [a.newer if a.older == held else a.older for a in group]
+        asked.append((memories[held], [memories[other] for other in others]))
     found = []
     for group, answers in zip(groups, session.groups(asked), strict=True):
         for pair, answer in zip(group, answers, strict=True):
@@ -483,7 +424,7 @@ def _asked(session, judged, namespace, options, to_ask: list[Asked], report):
     if not to_ask:
         return []
     memories = judged.memories
-    second = to_ask[0].first is not None
+    second = len(to_ask[0].earlier) == 1
     granted = session.reserve(len(to_ask))
     session.skip(len(to_ask) - granted)
     to_ask = to_ask[:granted]
@@ -500,6 +441,7 @@ def _asked(session, judged, namespace, options, to_ask: list[Asked], report):
 
 
 _CLASS_OF = {"duplicate": 0, "conflict": 1}
+_TIMES = {2: "twice", 3: "three times"}
 
 
 def posterior(prior, labels) -> tuple[float, float, float] | None:
@@ -520,16 +462,29 @@ def posterior(prior, labels) -> tuple[float, float, float] | None:
     return tuple(w / total for w in weighted)
 
 
-def needs_second_reading(judged: Judged, i: int, j: int, reading: Reading) -> bool:
-    """Whether an answer overturns what the tempered model reads of the pair: it then
-    decides only with a second reading that agrees."""
+def owes_reading(judged: Judged, i: int, j: int, readings: list[Reading]) -> bool:
+    """Whether agreeing answers overturn what the tempered model reads of the pair by
+    more than they decide alone: one answer the model gave under its second-reading bar,
+    two under LLM_THIRD_READING_BELOW (two readings each wrong independently agree on
+    one wrong answer one time in 180 at 0.85: over every near candidate, a few pairs
+    with nothing in common became conflicts)."""
     prior = band_prior(judged, judged.judge(i, j))
-    below = (
-        settings.LLM_CONFLICT_SECOND_READING_BELOW
-        if reading.label == "conflict"
-        else settings.LLM_SECOND_READING_BELOW
-    )
-    return prior is not None and prior[_CLASS_OF.get(reading.label, 2)] < below
+    if prior is None or any(r.label != readings[0].label for r in readings):
+        return False
+    given = prior[_CLASS_OF.get(readings[0].label, 2)]
+    if len(readings) == 1:
+        conflict = readings[0].label == "conflict"
+        return given < (
+            settings.LLM_CONFLICT_SECOND_READING_BELOW
+            if conflict
+            else settings.LLM_SECOND_READING_BELOW
+        )
+    return len(readings) == 2 and given < settings.LLM_THIRD_READING_BELOW
+
+
+def _nth(asked: list[Asked], readings: int) -> list[Asked]:
+    """The pairs of `asked` that have had this many readings."""
+    return [a for a in asked if len(a.earlier) == readings]
 
 
 def override(judged: Judged, i: int, j: int, readings: list[Reading]) -> None:
@@ -550,9 +505,9 @@ def override(judged: Judged, i: int, j: int, readings: list[Reading]) -> None:
     if first.label == "duplicate" and guard:
         why = f"{guard}: the guard keeps the pair out of every cluster"
     elif not agreed:
-        why = "two readings disagree: left to the evidence"
-    elif len(readings) == 1 and needs_second_reading(judged, i, j, first):
-        why = "it overturns the evidence: it decides once a second reading agrees"
+        why = "the readings disagree: left to the evidence"
+    elif owes_reading(judged, i, j, readings):
+        why = "it overturns the evidence: it decides once another reading agrees"
     elif updated is not None and updated[_CLASS_OF.get(first.label, 2)] < 0.5:
         why = "too unlikely by the evidence to take alone"
     else:
@@ -567,7 +522,7 @@ def override(judged: Judged, i: int, j: int, readings: list[Reading]) -> None:
         llm_answer=first.label,
         probabilities=updated,
         decided_by="llm",
-        reasons=(said if len(readings) == 1 else f"{said} (read twice)",),
+        reasons=(said if len(readings) == 1 else f"{said} (read {_TIMES[len(readings)]})",),
         tier=PROPOSED,
     )
     label, kind = first.label, first.kind

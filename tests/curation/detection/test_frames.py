@@ -40,6 +40,14 @@ def relation(older: str, newer: str, **options) -> frames.Relation:
             frames.OTHER_SUBJECT,
         ),
         ("Yuki A. lives in Osaka.", "Yuki A. has moved to Leeds.", frames.NEW_VALUE),
+        # Two things told apart by a word between the article and their noun, a value each.
+        (
+            "Use 15 N of grip force on the blue sensor.",
+            "Use 20 N of grip force on the large sensor.",
+            frames.OTHER_SUBJECT,
+        ),
+        ("The spare mug weighs 250 g.", "The new mug weighs 120 g.", frames.OTHER_SUBJECT),
+        ("Prefers the dark theme.", "Prefers the light theme.", frames.NEW_VALUE),
         # What one asserts the other denies after its clause; what both assert is one.
         ("Lin's team uses npm.", "Lin's team uses pnpm, not npm or yarn.", frames.OPPOSITE),
         ("Meets on Tuesday, not Thursday.", "Meets on Thursday.", frames.OPPOSITE),

@@ -29,6 +29,15 @@ def kinds(text_a, text_b):
         ("Dashboards live at grafana.example.org.", "Dashboards live at dash.example.org.", "host"),
         ("The blocker is ticket R-118.", "The blocker is ticket R-121.", "name"),
         ("The service runs in staging.", "The service runs in production.", "env"),
+        # A label after a word names one of several things: the word alone keeps neither.
+        (
+            "The gripper sits on Joint 4 of the arm.",
+            "The gripper sits on Joint 5 of the arm.",
+            "name",
+        ),
+        ("Works as an engineer at Company A", "Works as a developer at Company B", "name"),
+        ("Runs on Postgres 16.", "Runs on Postgres 14.", "name"),
+        ("Works at UCL.", "Works at Imperial College London.", "name"),  # spells out no UCL
         ("Grip force is 12.5 N.", "Use 15 N grip force; at 12.5 N it slipped.", "quantity (force)"),
     ],
 )
@@ -47,6 +56,13 @@ def test_a_changed_value_is_a_key_token_difference(a, b, kind):
             "Production database is PostgreSQL 16 with TimescaleDB.",
         ),
         ("NOx readings use mg/Nm³ at 6% O2.", "Emission values for NOx use mg/Nm3 at 6 % oxygen."),
+        # An acronym and the words that spell it out: one name.
+        ("Works at UCL.", "Works at University College London."),
+        (
+            "Billing runs through the AWS console.",
+            "Billing runs through the Amazon Web Services console.",
+        ),
+        ("Arbeitet an der TU München.", "Arbeitet an der Technischen Universität München."),
     ],
 )
 def test_added_detail_and_other_spellings_are_no_difference(a, b):
@@ -155,12 +171,17 @@ def test_identifiers_that_differ_in_one_part_are_a_difference(a, b):
             "Ines owes 972 euros to the landlord from Dakar.",
         ),
         ("Yuki A. lives in Osaka.", "Yuki R. lives in Munich."),
-        # One word between a determiner and the noun both share, when a value differs.
+        # One word between a determiner and the noun both share, when a value is said of
+        # them (the same value or two).
         (
             "Use 20 N of grip force on the large sensor.",
             "Use 15 N of grip force on the blue sensor.",
         ),
         ("The spare mug weighs 250 g.", "The new mug weighs 120 g."),
+        (
+            "We have 5 units of the green mug in stock.",
+            "We have 5 units of the large mug in stock.",
+        ),
     ],
 )
 def test_parallel_sentences_about_two_things_are_told_apart(a, b):
@@ -189,6 +210,13 @@ def test_one_slot_filled_two_ways_is_not_two_things(a, b):
     assert contrast.different_things(a, b) is None
 
 
+def test_a_modifier_is_the_value_where_no_other_value_is_said():
+    assert (
+        contrast.otherwise_modified("Prefers the dark theme.", "Prefers the light theme.") is None
+    )
+    assert contrast.otherwise_modified("Has 2 of the dark mugs.", "Has 2 of the light mugs.")
+
+
 @given(st.text(alphabet=st.sampled_from("ab1 .!?:;。)\"'-#%\t\u00a0\n"), max_size=40))
 def test_a_word_starts_a_sentence_when_first_or_after_a_mark_that_ends_one(text):
     sentence_ends = ".!?。！？:;"
@@ -210,6 +238,25 @@ def test_a_word_starts_a_sentence_when_first_or_after_a_mark_that_ends_one(text)
 )
 def test_a_name_with_an_initial_is_one_name(text, name):
     assert name in {token.value for token in keytokens.key_tokens(text) if token.kind == "name"}
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Works at Company A", "company a"),  # a label, never the article
+        ("Moved to Building C last week.", "building c"),
+        ("Plan B is the fallback.", "plan b"),
+        ("Sensor 12 reads high.", "sensor 12"),
+    ],
+)
+def test_a_letter_or_a_small_number_after_a_word_is_a_label(text, name):
+    assert name in {token.value for token in keytokens.key_tokens(text) if token.kind == "name"}
+
+
+@pytest.mark.parametrize("text", ["Yesterday I moved to Lyon.", "The best of the A team."])
+def test_a_pronoun_or_a_word_after_an_article_is_no_label(text):
+    names = {token.value for token in keytokens.key_tokens(text) if token.kind == "name"}
+    assert not any(" " in name for name in names), names
 
 
 def test_an_initial_does_not_end_a_sentence():

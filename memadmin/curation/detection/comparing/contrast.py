@@ -32,11 +32,22 @@ from memadmin.curation.detection.reading.tokens import text_words
 from memadmin.store.lexicon import HAN, language_of, lexicon, stop_words
 from memadmin.store.text import text_cache
 
+# What a label adds to a name ("Company A", "Joint 4", "Postgres 16"): the
+# name without it names another of the kind, not this one in short.
+_LABEL_ADDED = re.compile(r" (?:\d{1,3}|[a-z])")
+
+
+def _longer_form(longer: str, shorter: str) -> bool:
+    """ "postgresql" of "postgres": a longer form of one name, not a label added to a word
+    ("company a" is not "company", nor "joint 4" "joint")."""
+    return longer.startswith(shorter) and not _LABEL_ADDED.fullmatch(longer[len(shorter) :])
+
 
 def _compatible(kind: str, value: str, others: set[str]) -> bool:
     """A name is kept by the other text when it appears there (an initial with or without
-    its stop: "K." / "K.'s"), a longer or shorter form (Postgres / PostgreSQL), its short
-    form ("Joint 4" / "J4"); a date when a fuller or partial form of it does."""
+    its stop: "K." / "K.'s"), a longer or shorter form (Postgres / PostgreSQL, but not a
+    label's word alone: "Company" keeps no "Company A"), its short form ("Joint 4" /
+    "J4"); a date when a fuller or partial form of it does."""
     if kind == "date":
         return any(
             value == o
@@ -53,7 +64,7 @@ def _compatible(kind: str, value: str, others: set[str]) -> bool:
         if value == other:
             return True
         if min(len(value), len(other)) >= 4 and (
-            value.startswith(other) or other.startswith(value)
+            _longer_form(value, other) or _longer_form(other, value)
         ):
             return True
         other_letters, other_number = name_parts(other)
@@ -133,6 +144,7 @@ def key_token_differences(text_a: str, text_b: str) -> tuple[KeyTokenDifference,
             keeps = _compatible_across if across else _compatible
             only_a = sorted(v for v in values_a if not keeps(kind, v, words_b))
             only_b = sorted(v for v in values_b if not keeps(kind, v, words_a))
+            only_a, only_b = _without_acronyms(only_a, only_b, text_a, text_b)
         elif kind == "date":
             only_a = sorted(v for v in values_a if not _compatible(kind, v, values_b))
             only_b = sorted(v for v in values_b if not _compatible(kind, v, values_a))
@@ -143,6 +155,42 @@ def key_token_differences(text_a: str, text_b: str) -> tuple[KeyTokenDifference,
     differences.extend(_compound_differences(text_a, text_b))
     differences.extend(_title_differences(text_a, text_b))
     return tuple(differences)
+
+
+# An acronym as written: two to six capitals ("UCL", "TU", "AWS").
+_ACRONYM = re.compile(r"[A-Z]{2,6}")
+
+
+def _without_acronyms(only_a: list[str], only_b: list[str], text_a: str, text_b: str):
+    """The names each side alone has, less an acronym on one side ("UCL") and the names
+    of the words that spell it out on the other ("University College London"): one name
+    written two ways, not two."""
+    for short, long, short_text, long_text in (
+        (only_a, only_b, text_a, text_b),
+        (only_b, only_a, text_b, text_a),
+    ):
+        written = {word.lower for word in words_of(short_text) if _ACRONYM.fullmatch(word.raw)}
+        for value in [v for v in short if v in written]:
+            run = _spelled_out(value, long_text)
+            if run:
+                short.remove(value)
+                long[:] = [v for v in long if not set(v.split()) <= run]
+    return only_a, only_b
+
+
+def _spelled_out(acronym: str, text: str) -> set[str]:
+    """The words of a run of the text whose initials spell the acronym (a hyphenated
+    word gives one a part), or an empty set."""
+    words = [word.lower for word in words_of(text)]
+    for start in range(len(words)):
+        initials = ""
+        for end in range(start, len(words)):
+            initials += "".join(part[0] for part in re.split(r"[-_]", words[end]) if part)
+            if len(initials) >= len(acronym):
+                break
+        if initials == acronym:
+            return set(words[start : end + 1])
+    return set()
 
 
 def _title_differences(text_a: str, text_b: str) -> list[KeyTokenDifference]:
@@ -283,12 +331,13 @@ def different_things(text_a: str, text_b: str) -> str | None:
 
 def otherwise_modified(text_a: str, text_b: str) -> str | None:
     """Two things told apart by one word between a determiner and the noun they share,
-    when a value differs too: "Use 20 N of grip force on the large sensor" / "Use 15 N of
-    grip force on the blue sensor" (two sensors, a force each), "The spare mug weighs
-    250 g" / "The new mug weighs 120 g". Values and names aside, the two texts read word
-    for word alike but for that one word, which neither has elsewhere. Where no value
-    differs ("prefers the dark theme" / "prefers the light theme") the two fill one slot
-    two ways: not two things."""
+    when the sentences say a value of them: "Use 20 N of grip force on the large sensor" /
+    "Use 15 N of grip force on the blue sensor" (two sensors, a force each), "The spare
+    mug weighs 250 g" / "The new mug weighs 120 g", "We have 5 units of the green mug" /
+    "... of the large mug". Values and names aside, the two texts read word for word
+    alike but for that one word, which neither has elsewhere. Where no value is said
+    ("prefers the dark theme" / "prefers the light theme") the word is what fills the
+    slot, two ways: not two things."""
     plain_a, plain_b = _without_values(text_a), _without_values(text_b)
     if len(plain_a) != len(plain_b):
         return None
@@ -302,7 +351,7 @@ def otherwise_modified(text_a: str, text_b: str) -> str | None:
         or {one, other} & stop_words()
         or one in plain_b
         or other in plain_a
-        or not _other_values_differ(text_a, text_b)
+        or not _values_beside(text_a, text_b)
     ):
         return None
     return f"{one} {plain_a[at + 1]} / {other} {plain_b[at + 1]}"
@@ -330,6 +379,12 @@ def otherwise_qualified(text_a: str, text_b: str) -> str | None:
             if (noun_a != noun_b or not same_name) and _other_values_differ(text_a, text_b):
                 return f"{noun_a} {link} {name_a} / {noun_b} {link} {name_b}"
     return None
+
+
+def _values_beside(text_a: str, text_b: str) -> bool:
+    """A value (not a name) in either text: what the sentence says of the thing, changed
+    or not ("We have 5 units of the green mug" / "... of the large mug": two mugs)."""
+    return any(token.kind != "name" for token in key_tokens(text_a) | key_tokens(text_b))
 
 
 def _other_values_differ(text_a: str, text_b: str) -> bool:

@@ -65,10 +65,13 @@ def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = froz
         return Relation(OTHER_SUBJECT, subjects)
     if across:
         return _compare_across(older, newer)
-    things = contrast.otherwise_qualified(older.body, newer.body)
+    things = contrast.otherwise_qualified(older.body, newer.body) or contrast.otherwise_modified(
+        older.body, newer.body
+    )
     if things:
         # "owes 830 euros to the welder from Porto" / "owes 769 euros to the welder
-        # from Perth": one subject, but the slot is about two things.
+        # from Perth", "15 N on the blue sensor" / "20 N on the large sensor": one
+        # subject, but the slot is about two things.
         return Relation(OTHER_SUBJECT, things)
     withdrawn = _withdrawn(older, newer)
     if withdrawn:

@@ -54,6 +54,9 @@ _HOST = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+")
 _IDENTIFIER = re.compile(r"#?(?=.*\d)(?=.*[a-z])[a-z0-9]+(?:[-_.][a-z0-9]+)*")
 _COMPOUND = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
 _LABEL_NUMBER = re.compile(r"\d{1,3}")
+# A capital letter that labels one of several things ("Company A", "Plan B"): never the
+# pronoun "I", and never an article however it is written.
+_LABEL_LETTER = re.compile(r"[A-HJ-Z]")
 _LETTERS_NUMBER = re.compile(r"([a-z]+)[\s\-_]?0*(\d+)")
 _YEAR = re.compile(r"(19|20)\d{2}")
 _DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th|er|e|\.)?")
@@ -155,6 +158,7 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
     def inside(word: _Word, spans) -> bool:
         return any(start <= word.start < end for start, end in spans)
 
+    nouns = _german_nouns(words_) if language_of(text) == "de" else frozenset()
     index = 0
     while index < len(words_):
         if _plain(words_[index].raw):
@@ -182,7 +186,10 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
             index += 2
             continue
         if not inside(words_[index], measured):
-            found.update(_classify(words_[index], index))
+            classified = _classify(words_[index], index)
+            if index in nouns:
+                classified = [token for token in classified if token.kind != "name"]
+            found.update(classified)
         index += 1
     for match in _CHINESE_DATE.finditer(folded):
         year, month, day = match.groups()
@@ -248,6 +255,23 @@ def _date_at(words_: list[_Word], index: int) -> tuple[str | None, int]:
     return (f"{year}-{month}-{day:02d}" if day else f"{year}-{month}"), used
 
 
+def _german_nouns(words_: tuple[_Word, ...]) -> frozenset[int]:
+    """The indices of a German text's capitalised words that are nouns, not names: after
+    a determiner, or after one and a word in lower case ("für die Arbeit", "wegen eines
+    neuen Jobs"). A word in capitals ("die TU München") stays a name."""
+    determiners = words("german_determiners")
+    found = set()
+    for index, word in enumerate(words_):
+        if not word.raw[:1].isupper() or word.raw.isupper() or index == 0:
+            continue
+        before = words_[index - 1]
+        if before.lower in determiners or (
+            index >= 2 and before.raw[:1].islower() and words_[index - 2].lower in determiners
+        ):
+            found.add(index)
+    return frozenset(found)
+
+
 def _initialled_name_at(words_: list[_Word], index: int, text: str) -> str | None:
     """A name with an initial starting at `index`: a given name and the initial of the
     family one ("Yuki A.", "Yuki A.'s") or an initial and a family name ("J. Smith"),
@@ -274,19 +298,26 @@ def _initialled_name_at(words_: list[_Word], index: int, text: str) -> str | Non
 
 
 def _label_at(words_: list[_Word], index: int, text: str) -> str | None:
-    """A capitalised word and a small number after it, naming one of several things
-    ("Joint 4", "Plant 3", "Sprint 31"): the label "joint 4", the same as "j4". Only a
-    space may stand between them ("the VMs: 24 hourly" is no label)."""
+    """A capitalised word and a small number or a capital letter after it, naming one of
+    several things ("Joint 4", "Plant 3", "Sprint 31", "Company A", "Building C"): the
+    label "joint 4" (the same as "j4"), "company a" (the same as "Company A." at a
+    sentence's end). Only a space may stand between them ("the VMs: 24 hourly" is no
+    label). The letter is part of the name: read as the article "a", "Company A" /
+    "Company B" were one company and another."""
     if index + 1 >= len(words_):
         return None
-    word, number = words_[index], words_[index + 1]
-    if text[word.end : number.start].strip():
+    word, label = words_[index], words_[index + 1]
+    if text[word.end : label.start].strip():
         return None
     if not word.raw[0].isupper() or not word.raw.isalpha() or word.lower in NAME_STOPWORDS:
         return None
-    if word.lower in _tables()["months"] or not _LABEL_NUMBER.fullmatch(number.raw):
+    if word.lower in _tables()["months"] or word.lower in stop_words():
         return None
-    return f"{word.lower} {int(number.raw)}"
+    if _LABEL_NUMBER.fullmatch(label.raw):
+        return f"{word.lower} {int(label.raw)}"
+    if _LABEL_LETTER.fullmatch(label.raw) and not _INITIAL.match(text, label.start):
+        return f"{word.lower} {label.lower}"
+    return None
 
 
 def _classify(word: _Word, index: int) -> list[KeyToken]:

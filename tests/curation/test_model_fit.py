@@ -50,6 +50,22 @@ def test_leave_one_set_out_gives_the_shipped_figures_and_meets_the_targets():
     assert pooled.conflict_precision >= 0.85
     assert pooled.unsafe == 0
     assert pooled.automatic_precision == 1.0
+    # Issue 48's, on each set: no kind of store pays for the others' precision.
+    for name, figures in found.figures.items():
+        assert figures.conflict_precision >= model_fit.FLOOR_CONFLICT, name
+
+
+def test_a_threshold_is_reached_only_where_every_set_keeps_the_floor():
+    def figures(right: int, proposed: int) -> model_fit.Figures:
+        return model_fit.Figures(0, 0, 0, right, proposed, proposed, 0, 0, 0, 0, right)
+
+    # Pooled 0.94 and a mean of 0.89, one set of the three at 0.7.
+    big, small, other = model_fit.CHOOSING_SETS[:3]
+    sets = {big: figures(93, 95), small: figures(14, 20), other: figures(9, 9)}
+
+    assert model_fit._reaches(sets, "conflict_precision", 0.85, 0.0)
+    assert not model_fit._reaches(sets, "conflict_precision", 0.85, 0.8)
+    assert model_fit._reaches(sets, "conflict_precision", 0.85, 0.7)
 
 
 def test_held_out_log_loss_tells_a_set_the_evidence_carries_to_from_one_it_does_not():

@@ -139,6 +139,9 @@ DISAGREE_FEATURES = {
 # 0.90 on one fact and 0.85 on conflicts; 0.93 on one fact for its acceptance).
 TARGET_ONE = 0.93
 TARGET_CONFLICT = 0.90
+# And on each set alone, the least a store may get (issue 48: conflicts P >= 0.80 on
+# each set without an LLM): a pooled target hides one kind of store that pays for all.
+FLOOR_CONFLICT = 0.80
 # The sets the thresholds are chosen on: all of them. The generated stores
 # (bench/many_subjects.py) share their domains (customers, services, objects, companies)
 # among three sets, so that each held out is a store of a known kind the model never
@@ -509,16 +512,16 @@ def leave_one_set_out(
             )
         return found
 
-    for name, precision, target in (
-        ("propose_one", "precision", TARGET_ONE),
-        ("propose_conflict", "conflict_precision", TARGET_CONFLICT),
+    for name, precision, target, floor in (
+        ("propose_one", "precision", TARGET_ONE, 0.0),
+        ("propose_conflict", "conflict_precision", TARGET_CONFLICT, FLOOR_CONFLICT),
     ):
         for value in GRID:
             trial = {**chosen, name: value}
             found = figures_under(trial, own)
             if on_progress:
                 on_progress(f"{name} {value}: {sum(found.values(), Figures()).line()}")
-            if _reaches(found, precision, target):
+            if _reaches(found, precision, target, floor):
                 chosen[name] = value
                 break
         else:
@@ -539,12 +542,13 @@ def leave_one_set_out(
     return HeldOut(models, chosen, figures_under(chosen, models))
 
 
-def _reaches(found: dict[str, Figures], precision: str, target: float) -> bool:
-    """Whether the held-out sets' `precision` reaches `target` pooled and on their mean."""
+def _reaches(found: dict[str, Figures], precision: str, target: float, floor: float) -> bool:
+    """Whether the held-out sets' `precision` reaches `target` pooled and on their mean,
+    and `floor` on each."""
     chosen_on = [f for n, f in found.items() if n in CHOOSING_SETS]
     pooled = getattr(sum(chosen_on, Figures()), precision)
-    mean = float(np.mean([getattr(f, precision) for f in chosen_on]))
-    return pooled >= target and mean >= target
+    each = [getattr(f, precision) for f in chosen_on]
+    return pooled >= target and float(np.mean(each)) >= target and min(each) >= floor
 
 
 def stored_form(

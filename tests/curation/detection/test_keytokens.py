@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memadmin.curation.detection.comparing import contrast
+from memadmin.curation.detection.comparing import contrast, things
 from memadmin.curation.detection.reading import keytokens, polarity
 
 
@@ -182,6 +182,15 @@ def test_identifiers_that_differ_in_one_part_are_a_difference(a, b):
             "We have 5 units of the green mug in stock.",
             "We have 5 units of the large mug in stock.",
         ),
+        # Another noun, or a value for a modifier, and a value outside that differs.
+        (
+            "Use 20 N of grip force on the ceramic bracket.",
+            "Use 12.5 N of grip force on the ceramic battery pack.",
+        ),
+        ("Use 15 N of grip force on the large motor.", "Use 8 N of grip force on the 12V motor."),
+        ("The 12V gripper pad weighs 1.2 kg.", "The new gripper pad weighs 120 g."),
+        # The phrase that differs opens the sentence: its subject, the same value.
+        ("The spare camera weighs 120 g.", "The green battery pack weighs 120 g."),
     ],
 )
 def test_parallel_sentences_about_two_things_are_told_apart(a, b):
@@ -204,6 +213,14 @@ def test_parallel_sentences_about_two_things_are_told_apart(a, b):
         # The word that differs is no modifier of a noun both share.
         ("Alice likes 2 cats.", "Alice hates 3 cats."),
         ("The red gripper pad weighs 250 g.", "The weight of the red gripper pad is 120 g."),
+        # The object differs, the value said of the subject is the same: the slot's two
+        # values ("is for"), not two things.
+        (
+            "The 12V battery pack is for the pick-and-place cell.",
+            "The 12V battery pack is for the demo rig.",
+        ),
+        # A short form of the other word names the same thing.
+        ("The prod cluster has 5 nodes.", "The production cluster has 8 nodes."),
     ],
 )
 def test_one_slot_filled_two_ways_is_not_two_things(a, b):
@@ -211,10 +228,8 @@ def test_one_slot_filled_two_ways_is_not_two_things(a, b):
 
 
 def test_a_modifier_is_the_value_where_no_other_value_is_said():
-    assert (
-        contrast.otherwise_modified("Prefers the dark theme.", "Prefers the light theme.") is None
-    )
-    assert contrast.otherwise_modified("Has 2 of the dark mugs.", "Has 2 of the light mugs.")
+    assert things.otherwise_modified("Prefers the dark theme.", "Prefers the light theme.") is None
+    assert things.otherwise_modified("Has 2 of the dark mugs.", "Has 2 of the light mugs.")
 
 
 @given(st.text(alphabet=st.sampled_from("ab1 .!?:;。)\"'-#%\t\u00a0\n"), max_size=40))

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from memadmin.curation.detection.comparing import things
 from memadmin.curation.detection.reading import clause, keytokens, lexical
 from memadmin.curation.detection.reading.keytokens import (
     compounds,
@@ -325,43 +326,8 @@ def different_things(text_a: str, text_b: str) -> str | None:
     return (
         _diverging_objects(frame_a, frame_b)
         or otherwise_qualified(text_a, text_b)
-        or otherwise_modified(text_a, text_b)
+        or things.otherwise_modified(text_a, text_b)
     )
-
-
-def otherwise_modified(text_a: str, text_b: str) -> str | None:
-    """Two things told apart by one word between a determiner and the noun they share,
-    when the sentences say a value of them: "Use 20 N of grip force on the large sensor" /
-    "Use 15 N of grip force on the blue sensor" (two sensors, a force each), "The spare
-    mug weighs 250 g" / "The new mug weighs 120 g", "We have 5 units of the green mug" /
-    "... of the large mug". Values and names aside, the two texts read word for word
-    alike but for that one word, which neither has elsewhere. Where no value is said
-    ("prefers the dark theme" / "prefers the light theme") the word is what fills the
-    slot, two ways: not two things."""
-    plain_a, plain_b = _without_values(text_a), _without_values(text_b)
-    if len(plain_a) != len(plain_b):
-        return None
-    differ = [at for at, (a, b) in enumerate(zip(plain_a, plain_b, strict=True)) if a != b]
-    if len(differ) != 1 or not 0 < differ[0] < len(plain_a) - 1:
-        return None
-    at = differ[0]
-    one, other = plain_a[at], plain_b[at]
-    if (
-        plain_a[at - 1] not in keytokens.DETERMINERS
-        or {one, other} & stop_words()
-        or one in plain_b
-        or other in plain_a
-        or not _values_beside(text_a, text_b)
-    ):
-        return None
-    return f"{one} {plain_a[at + 1]} / {other} {plain_b[at + 1]}"
-
-
-@text_cache
-def _without_values(text: str) -> tuple[str, ...]:
-    """The words of a text, lower case, without its values and names."""
-    taken = {token.position + offset for token in key_tokens(text) for offset in range(token.words)}
-    return tuple(word.lower for at, word in enumerate(words_of(text)) if at not in taken)
 
 
 def otherwise_qualified(text_a: str, text_b: str) -> str | None:
@@ -379,12 +345,6 @@ def otherwise_qualified(text_a: str, text_b: str) -> str | None:
             if (noun_a != noun_b or not same_name) and _other_values_differ(text_a, text_b):
                 return f"{noun_a} {link} {name_a} / {noun_b} {link} {name_b}"
     return None
-
-
-def _values_beside(text_a: str, text_b: str) -> bool:
-    """A value (not a name) in either text: what the sentence says of the thing, changed
-    or not ("We have 5 units of the green mug" / "... of the large mug": two mugs)."""
-    return any(token.kind != "name" for token in key_tokens(text_a) | key_tokens(text_b))
 
 
 def _other_values_differ(text_a: str, text_b: str) -> bool:

@@ -17,7 +17,7 @@ similarity signals.
 
 from __future__ import annotations
 
-from memadmin.curation.detection.comparing import alignment, contrast, slots
+from memadmin.curation.detection.comparing import alignment, contrast, slots, things
 from memadmin.curation.detection.comparing.matching import (
     RESIDUE_WORDS,
     changed_values,
@@ -65,14 +65,14 @@ def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = froz
         return Relation(OTHER_SUBJECT, subjects)
     if across:
         return _compare_across(older, newer)
-    things = contrast.otherwise_qualified(older.body, newer.body) or contrast.otherwise_modified(
+    two_things = contrast.otherwise_qualified(older.body, newer.body) or things.otherwise_modified(
         older.body, newer.body
     )
-    if things:
+    if two_things:
         # "owes 830 euros to the welder from Porto" / "owes 769 euros to the welder
         # from Perth", "15 N on the blue sensor" / "20 N on the large sensor": one
         # subject, but the slot is about two things.
-        return Relation(OTHER_SUBJECT, things)
+        return Relation(OTHER_SUBJECT, two_things)
     withdrawn = _withdrawn(older, newer)
     if withdrawn:
         return withdrawn

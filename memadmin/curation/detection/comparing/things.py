@@ -1,0 +1,114 @@
+"""Whether two sentences alike word for word speak of two things: "Use 20 N of grip force
+on the large sensor" / "... 15 N ... on the blue sensor" name two sensors, a force each,
+not one sensor whose force changed."""
+
+from __future__ import annotations
+
+from memadmin.curation.detection.reading import keytokens
+from memadmin.curation.detection.reading.keytokens import KeyToken, key_tokens, words_of
+from memadmin.store.lexicon import stop_words
+from memadmin.store.text import text_cache
+
+
+def otherwise_modified(text_a: str, text_b: str) -> str | None:
+    """Two things told apart inside one noun phrase, the sentences otherwise word for word
+    alike (values and names aside), when they say a value of those things: "Use 20 N of
+    grip force on the large sensor" / "... 15 N ... on the blue sensor" (a modifier: two
+    sensors, a force each), "... on the ceramic bracket" / "... on the ceramic battery
+    pack" (another noun), "The spare mug weighs 250 g" / "The 12V motor weighs 1.2 kg".
+    The words that differ are in neither text elsewhere. One modifier before a noun both
+    share tells two things apart whatever the values; a longer part only where a value
+    outside it differs, or where the phrase opens the sentence (its subject): "The 12V
+    battery pack is for the demo rig" / "... for the lab arm" fills one slot two ways.
+    Where no value is said ("prefers the dark theme" / "... the light theme") neither."""
+    (words_a, values_a), (words_b, values_b) = _placeholders(text_a), _placeholders(text_b)
+    start = _shared_run(words_a, words_b)
+    end = min(_shared_run(words_a[::-1], words_b[::-1]), len(words_a) - start, len(words_b) - start)
+    part_a, part_b = words_a[start : len(words_a) - end], words_b[start : len(words_b) - end]
+    opener = _determiner_before(words_a, start)
+    if opener is None or not _parts_of_two_things(part_a, part_b, words_a, words_b):
+        return None
+    outside_a = [
+        t for at, t in values_a if not start <= at < len(words_a) - end and t.kind != "name"
+    ]
+    outside_b = [
+        t for at, t in values_b if not start <= at < len(words_b) - end and t.kind != "name"
+    ]
+    if not outside_a and not outside_b:
+        return None
+    one_modifier = len(part_a) == len(part_b) == 1 and end > 0 and opener == start - 1
+    if not (one_modifier or opener == 0 or outside_a != outside_b):
+        return None
+    return f"{_written(part_a, values_a, start)} / {_written(part_b, values_b, start)}"
+
+
+# A value or a name among a text's words, as `_placeholders` writes it.
+_VALUE = "\0"
+
+
+@text_cache
+def _placeholders(text: str) -> tuple[tuple[str, ...], tuple[tuple[int, KeyToken], ...]]:
+    """The words of a text, lower case, each value and name one placeholder; and the
+    values with the index of their placeholder."""
+    tokens = {token.position: token for token in key_tokens(text)}
+    words, values, at, raw = [], [], 0, words_of(text)
+    while at < len(raw):
+        token = tokens.get(at)
+        if token is None:
+            words.append(raw[at].lower)
+            at += 1
+        else:
+            values.append((len(words), token))
+            words.append(_VALUE)
+            # "1.2 kg" is one value in two words; "Yuki A." one name in two.
+            at += max(token.words, len(token.written.split()))
+    return tuple(words), tuple(values)
+
+
+def _shared_run(words_a, words_b) -> int:
+    """How many words the two sequences share from their start."""
+    shared = 0
+    while shared < min(len(words_a), len(words_b)) and words_a[shared] == words_b[shared]:
+        shared += 1
+    return shared
+
+
+def _determiner_before(words: tuple[str, ...], at: int) -> int | None:
+    """Where the determiner opening the noun phrase that `at` is in stands: at most two
+    words before it, with no stop word or value between ("on the ceramic | bracket")."""
+    for back in (1, 2):
+        index = at - back
+        if index < 0:
+            return None
+        if words[index] in keytokens.DETERMINERS:
+            return index
+        if words[index] == _VALUE or words[index] in stop_words():
+            return None
+    return None
+
+
+def _parts_of_two_things(part_a, part_b, words_a, words_b) -> bool:
+    """Whether two differing parts name two things: a few words each, a word among them,
+    none a stop word, none in the other text, none a short form of the other's ("prod" /
+    "production")."""
+    plain_a = [word for word in part_a if word != _VALUE]
+    plain_b = [word for word in part_b if word != _VALUE]
+    return (
+        0 < len(part_a) <= 3
+        and 0 < len(part_b) <= 3
+        and bool(plain_a or plain_b)
+        and not set(plain_a + plain_b) & stop_words()
+        and not set(plain_a) & set(words_b)
+        and not set(plain_b) & set(words_a)
+        and not any(x.startswith(y) or y.startswith(x) for x in plain_a for y in plain_b)
+    )
+
+
+def _values_outside(values, start: int, stop: int) -> list[KeyToken]:
+    """The values (not names) a text says outside its words from `start` to `stop`."""
+    return [token for at, token in values if not start <= at < stop and token.kind != "name"]
+
+
+def _written(part: tuple[str, ...], values, start: int) -> str:
+    written = {at: token.written or token.value for at, token in values}
+    return " ".join(written.get(start + k, word) for k, word in enumerate(part))

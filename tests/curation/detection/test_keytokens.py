@@ -191,6 +191,13 @@ def test_identifiers_that_differ_in_one_part_are_a_difference(a, b):
         ("The 12V gripper pad weighs 1.2 kg.", "The new gripper pad weighs 120 g."),
         # The phrase that differs opens the sentence: its subject, the same value.
         ("The spare camera weighs 120 g.", "The green battery pack weighs 120 g."),
+        (
+            "Use 15 N of grip force on the 12V controller plugin.",
+            "Use 8 N of grip force on the 12V motor.",
+        ),
+        # One noun, a modifier of its own on each side, the sentences built otherwise.
+        ("The steel gripper pad weighs 400 g.", "The weight of the new gripper pad is 400 g."),
+        ("Stock of the steel tray: 5 units.", "We have 5 units of the small tray in stock."),
     ],
 )
 def test_parallel_sentences_about_two_things_are_told_apart(a, b):
@@ -230,6 +237,11 @@ def test_one_slot_filled_two_ways_is_not_two_things(a, b):
 def test_a_modifier_is_the_value_where_no_other_value_is_said():
     assert things.otherwise_modified("Prefers the dark theme.", "Prefers the light theme.") is None
     assert things.otherwise_modified("Has 2 of the dark mugs.", "Has 2 of the light mugs.")
+    assert (
+        things.otherwise_modified("Likes the dark theme.", "The light theme is her pick.") is None
+    )
+    # Two values for the modifier: one thing's value, not two things.
+    assert things.otherwise_modified("Has the 12V motor.", "The 24V motor is what he has.") is None
 
 
 @given(st.text(alphabet=st.sampled_from("ab1 .!?:;。)\"'-#%\t\u00a0\n"), max_size=40))

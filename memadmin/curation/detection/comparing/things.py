@@ -1,6 +1,7 @@
-"""Whether two sentences alike word for word speak of two things: "Use 20 N of grip force
-on the large sensor" / "... 15 N ... on the blue sensor" name two sensors, a force each,
-not one sensor whose force changed."""
+"""Whether two sentences that say a value speak of two things told apart in a noun phrase:
+"Use 20 N of grip force on the large sensor" / "... 15 N ... on the blue sensor" name two
+sensors, a force each, not one sensor whose force changed; so do "The steel gripper pad
+weighs 400 g" / "The weight of the new gripper pad is 400 g", built otherwise."""
 
 from __future__ import annotations
 
@@ -11,35 +12,75 @@ from memadmin.store.text import text_cache
 
 
 def otherwise_modified(text_a: str, text_b: str) -> str | None:
-    """Two things told apart inside one noun phrase, the sentences otherwise word for word
-    alike (values and names aside), when they say a value of those things: "Use 20 N of
-    grip force on the large sensor" / "... 15 N ... on the blue sensor" (a modifier: two
-    sensors, a force each), "... on the ceramic bracket" / "... on the ceramic battery
-    pack" (another noun), "The spare mug weighs 250 g" / "The 12V motor weighs 1.2 kg".
-    The words that differ are in neither text elsewhere. One modifier before a noun both
-    share tells two things apart whatever the values; a longer part only where a value
-    outside it differs, or where the phrase opens the sentence (its subject): "The 12V
-    battery pack is for the demo rig" / "... for the lab arm" fills one slot two ways.
-    Where no value is said ("prefers the dark theme" / "... the light theme") neither."""
+    """Two things told apart inside one noun phrase, when the sentences say a value of
+    them: a description, or None. Where no value is said ("prefers the dark theme" /
+    "... the light theme") the phrase is what fills the slot, two ways: not two things."""
     (words_a, values_a), (words_b, values_b) = _placeholders(text_a), _placeholders(text_b)
+    return _parallel_things(words_a, values_a, words_b, values_b) or _one_noun_two_modifiers(
+        words_a, values_a, words_b, values_b
+    )
+
+
+def _parallel_things(words_a, values_a, words_b, values_b) -> str | None:
+    """The sentences word for word alike (values and names aside) but for one noun
+    phrase: "Use 20 N of grip force on the large sensor" / "... 15 N ... on the blue
+    sensor" (a modifier: two sensors, a force each), "... on the ceramic bracket" / "...
+    on the ceramic battery pack" (another noun), "The spare mug weighs 250 g" / "The 12V
+    motor weighs 1.2 kg". The words that differ are in neither text elsewhere. One
+    modifier before a noun both share tells two things apart whatever the values; a
+    longer part only where a value outside it differs, or where the phrase opens the
+    sentence (its subject): "The 12V battery pack is for the demo rig" / "... for the lab
+    arm" fills one slot two ways."""
     start = _shared_run(words_a, words_b)
     end = min(_shared_run(words_a[::-1], words_b[::-1]), len(words_a) - start, len(words_b) - start)
     part_a, part_b = words_a[start : len(words_a) - end], words_b[start : len(words_b) - end]
     opener = _determiner_before(words_a, start)
     if opener is None or not _parts_of_two_things(part_a, part_b, words_a, words_b):
         return None
-    outside_a = [
-        t for at, t in values_a if not start <= at < len(words_a) - end and t.kind != "name"
-    ]
-    outside_b = [
-        t for at, t in values_b if not start <= at < len(words_b) - end and t.kind != "name"
-    ]
+    outside_a = _values_outside(values_a, start, len(words_a) - end)
+    outside_b = _values_outside(values_b, start, len(words_b) - end)
     if not outside_a and not outside_b:
         return None
     one_modifier = len(part_a) == len(part_b) == 1 and end > 0 and opener == start - 1
     if not (one_modifier or opener == 0 or outside_a != outside_b):
         return None
     return f"{_written(part_a, values_a, start)} / {_written(part_b, values_b, start)}"
+
+
+def _one_noun_two_modifiers(words_a, values_a, words_b, values_b) -> str | None:
+    """One noun after a determiner, a modifier of its own in each text (a word the other
+    text does not have, or a value), and a value said outside it in both, however the
+    sentences are built: "The steel gripper pad weighs 400 g" / "The weight of the new
+    gripper pad is 400 g", "Stock of the steel tray: 5 units" / "We have 5 units of the
+    small tray in stock": two pads, two trays."""
+    modified_b = _modified_nouns(words_b)
+    for noun, (modifier_a, at_a) in _modified_nouns(words_a).items():
+        modifier_b, at_b = modified_b.get(noun, ("", 0))
+        if (
+            modifier_b
+            and _parts_of_two_things((modifier_a,), (modifier_b,), words_a, words_b)
+            and _values_outside(values_a, at_a, at_a + 1)
+            and _values_outside(values_b, at_b, at_b + 1)
+        ):
+            written_a = _written((modifier_a,), values_a, at_a)
+            return f"{written_a} {noun} / {_written((modifier_b,), values_b, at_b)} {noun}"
+    return None
+
+
+def _modified_nouns(words: tuple[str, ...]) -> dict[str, tuple[str, int]]:
+    """noun -> (its modifier, where the modifier stands), for each determiner, modifier,
+    noun: "the steel gripper pad" -> {"gripper": ("steel", 2)}."""
+    found = {}
+    for at in range(2, len(words)):
+        determiner, modifier, noun = words[at - 2 : at + 1]
+        if (
+            determiner in keytokens.DETERMINERS
+            and noun.isalpha()
+            and noun not in stop_words()
+            and modifier not in stop_words()
+        ):
+            found.setdefault(noun, (modifier, at - 1))
+    return found
 
 
 # A value or a name among a text's words, as `_placeholders` writes it.
@@ -75,14 +116,15 @@ def _shared_run(words_a, words_b) -> int:
 
 def _determiner_before(words: tuple[str, ...], at: int) -> int | None:
     """Where the determiner opening the noun phrase that `at` is in stands: at most two
-    words before it, with no stop word or value between ("on the ceramic | bracket")."""
+    words before it, with no stop word between ("on the ceramic | bracket", "on the 12V
+    | motor")."""
     for back in (1, 2):
         index = at - back
         if index < 0:
             return None
         if words[index] in keytokens.DETERMINERS:
             return index
-        if words[index] == _VALUE or words[index] in stop_words():
+        if words[index] in stop_words():
             return None
     return None
 

@@ -384,8 +384,7 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     slot = slots.slot_of(older, newer, only_a, only_b)
     changes = any(c is not None and c.changes for c in (older.predicate, newer.predicate))
     if slot == "one" and (
-        _attribute_of_a_thing(older, newer, only_a, only_b)
-        or _alike(older, newer, only_a, only_b, shared)
+        _attribute_of_a_thing(older, newer) or _alike(older, newer, only_a, only_b, shared)
     ):
         return Relation(NEW_VALUE, detail, update=update or changes)
     if (
@@ -455,17 +454,11 @@ def _alike(older: Reading, newer: Reading, only_a, only_b, shared: int) -> bool:
     return True
 
 
-def _attribute_of_a_thing(older: Reading, newer: Reading, only_a, only_b) -> bool:
+def _attribute_of_a_thing(older: Reading, newer: Reading) -> bool:
     """ "The cache is Redis", "Package manager: pnpm": a copula after a named thing gives
-    its one value, whatever words the two values are, when they are said the same way
-    ("Sam is on the Team plan" / "Sam is a native of Madrid": two attributes). (Of the
-    user, "is vegetarian" / "is single" are two attributes: their kinship decides.)"""
-    return (
-        _copulas(older, newer)
-        and bool(older.subject_words)
-        and bool(newer.subject_words)
-        and slots.shape(older, only_a) == slots.shape(newer, only_b)
-    )
+    its one value, whatever words the two values are. (Of the user, "is vegetarian" /
+    "is single" are two attributes: their kinship decides.)"""
+    return _copulas(older, newer) and bool(older.subject_words) and bool(newer.subject_words)
 
 
 def _replaced(older: Reading, newer: Reading) -> str:

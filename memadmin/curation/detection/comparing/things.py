@@ -69,7 +69,7 @@ def _one_noun_two_modifiers(words_a, values_a, words_b, values_b) -> str | None:
 
 def _modified_nouns(words: tuple[str, ...]) -> dict[str, tuple[str, int]]:
     """noun -> (its modifier, where the modifier stands), for each determiner, modifier,
-    noun: "the steel gripper pad" -> {"gripper": ("steel", 2)}."""
+    noun: "the steel gripper pad" -> {"gripper": ("steel", 1)}."""
     found = {}
     for at in range(2, len(words)):
         determiner, modifier, noun = words[at - 2 : at + 1]
@@ -152,5 +152,6 @@ def _values_outside(values, start: int, stop: int) -> list[KeyToken]:
 
 
 def _written(part: tuple[str, ...], values, start: int) -> str:
+    """A part as its text writes it: each placeholder given its value back."""
     written = {at: token.written or token.value for at, token in values}
     return " ".join(written.get(start + k, word) for k, word in enumerate(part))

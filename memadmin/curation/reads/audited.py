@@ -31,9 +31,9 @@ PRIOR_READINGS = 20
 # The most error the judge is taken to have: at 2/3 its answers are chance and say nothing
 # (the correction divides by 1 - 1.5 e).
 MOST_ERROR = 0.5
-# Draws of the Monte Carlo interval, and the quantiles of its two ends (90 %).
+# Draws of the Monte Carlo interval, and the share of them it holds (90 %).
 DRAWS = 2000
-_LOW, _HIGH = 0.05, 0.95
+_HELD = 0.90
 
 
 @dataclass
@@ -102,7 +102,8 @@ def estimate(strata: list[Stratum], readings: int, disagreed: int, *, seed: int 
     "interval", "pairs"}}. A figure no audited pair bears on is None (its interval
     empty). The intervals are 90 %: Monte Carlo over the uncertainty of each band's
     answers (a Dirichlet of its counts) and of the error rate (a beta), every draw at
-    once (numpy: the dashboard reads this on every view)."""
+    once (numpy: the dashboard reads this on every view), the shortest range holding 90 %
+    of the draws (`_interval`)."""
     strata = [s for s in merged(strata) if s.size or s.exact]
     rng = np.random.default_rng(seed)
     prior = _disagreement(1.0 - settings.LLM_ACCURACY)
@@ -122,7 +123,7 @@ def estimate(strata: list[Stratum], readings: int, disagreed: int, *, seed: int 
                 value = point[kind][tier][name]
                 value = None if value is None or np.isnan(value[0]) else float(value[0])
                 drawn = draws[kind][tier][name]
-                figures[name] = (value, _quantiles(drawn) if value is not None else [])
+                figures[name] = (value, _interval(drawn) if value is not None else [])
             inside = [s for s in strata if (s.kind, s.tier) == (kind, tier)]
             found[kind][tier] = {
                 "precision": _round(figures["precision"][0]),
@@ -132,7 +133,7 @@ def estimate(strata: list[Stratum], readings: int, disagreed: int, *, seed: int 
                 "recall_interval": figures["recall"][1],
                 "recall_pairs": audited,
             }
-    judge = {"error": _round(float(error[0])), "interval": _quantiles(errors), "pairs": readings}
+    judge = {"error": _round(float(error[0])), "interval": _interval(errors), "pairs": readings}
     return found | {"judge": judge}
 
 
@@ -246,12 +247,20 @@ def _error(disagreement: np.ndarray) -> np.ndarray:
     return np.minimum(found, MOST_ERROR)
 
 
-def _quantiles(values: np.ndarray) -> list[float]:
+def _interval(values: np.ndarray) -> list[float]:
+    """The shortest interval holding _HELD of the draws (the highest-density one). A
+    store proposing only what is right has its draws piled against 1: the interval cut
+    5 % off each end stopped short of 1 there (the oracle's peers, every conflict right:
+    0.869 [0.624, 0.989]) and held the truth at the bound about nine times in ten;
+    the shortest holds it 98-100 times in 100, inside the range as often as before, and
+    is narrower (tests/curation/test_judge_audit.py)."""
     values = np.sort(values[~np.isnan(values)])
     if not len(values):
         return []
-    low, high = values[int(_LOW * (len(values) - 1))], values[int(_HIGH * (len(values) - 1))]
-    return [_round(float(low)), _round(float(high))]
+    held = int(np.ceil(_HELD * len(values)))
+    widths = values[held - 1 :] - values[: len(values) - held + 1]
+    start = int(np.argmin(widths))
+    return [_round(float(values[start])), _round(float(values[start + held - 1]))]
 
 
 def _round(value: float | None) -> float | None:

@@ -48,6 +48,10 @@ def relation(older: str, newer: str, **options) -> frames.Relation:
         ),
         ("The spare mug weighs 250 g.", "The new mug weighs 120 g.", frames.OTHER_SUBJECT),
         ("Prefers the dark theme.", "Prefers the light theme.", frames.NEW_VALUE),
+        # Chinese says where before its verb ("works in Shanghai" / "now in Shenzhen");
+        # "because of" / "for" a job is no subject.
+        ("她在上海工作。", "她现在在深圳工作。", frames.NEW_VALUE),
+        ("为了工作搬到了成都。", "因为新工作搬去了成都。", frames.REFINES),
         # What one asserts the other denies after its clause; what both assert is one.
         ("Lin's team uses npm.", "Lin's team uses pnpm, not npm or yarn.", frames.OPPOSITE),
         ("Meets on Tuesday, not Thursday.", "Meets on Thursday.", frames.OPPOSITE),

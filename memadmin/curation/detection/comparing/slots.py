@@ -90,6 +90,10 @@ def _first_after_predicate(reading: Reading, residue: list[Token]) -> bool:
     if not objects:
         return False
     tokens = reading.tokens[reading.predicate_at + 1 : reading.clause_end]
+    if reading.language == "zh" and not any(t.content for t in tokens):
+        # Chinese says where, to whom and with what before its verb ("她在上海工作": works
+        # in Shanghai): with nothing after the verb, its slot is the phrase before it.
+        tokens = reading.tokens[reading.subject_end : reading.predicate_at]
     preps = reading.predicate.preps if reading.predicate is not None else frozenset()
     if not preps:
         return any(t in residue for t in _phrase(tokens))

@@ -36,9 +36,6 @@ def kinds(text_a, text_b):
             "name",
         ),
         ("Works as an engineer at Company A", "Works as a developer at Company B", "name"),
-        # ... at a sentence's end too, its stop read as an initial's.
-        ("Works as an engineer at Company A.", "Works as a developer at Company B", "name"),
-        ("Yuki A. lives in Berlin.", "Yuki R. lives in Berlin.", "name"),
         ("Runs on Postgres 16.", "Runs on Postgres 14.", "name"),
         ("Works at UCL.", "Works at Imperial College London.", "name"),  # spells out no UCL
         ("Grip force is 12.5 N.", "Use 15 N grip force; at 12.5 N it slipped.", "quantity (force)"),
@@ -54,7 +51,6 @@ def test_a_changed_value_is_a_key_token_difference(a, b, kind):
         ("Alice lives in Lyon.", "Her home is in Lyon, France, up on the Croix-Rousse hill."),
         ("Postmortem 2025-11-04: ingest lost data.", "Incident on 4 Nov 2025: ingest lost data."),
         ("Joint 4 overheats after 40 minutes.", "After ~40 min the joint 4 warning fires."),
-        ("Yuki A. lives in Berlin.", "Yuki lives in Berlin, Germany."),
         (
             "Prod DB: Postgres 16 + Timescale.",
             "Production database is PostgreSQL 16 with TimescaleDB.",

@@ -60,8 +60,6 @@ def _compatible(kind: str, value: str, others: set[str]) -> bool:
         )
     if value in others or value.rstrip(".") in {o.rstrip(".") for o in others}:
         return True
-    if _marked_otherwise(value, others):
-        return False
     letters, number = name_parts(value)
     for other in others:
         if value == other:
@@ -76,27 +74,6 @@ def _compatible(kind: str, value: str, others: set[str]) -> bool:
             and number == other_number
             and (letters.startswith(other_letters) or other_letters.startswith(letters))
         ):
-            return True
-    return False
-
-
-# A name of a word and a mark after it: a label ("company a", "joint 4") or an initial
-# ("yuki a."): the word and the mark, its stop set aside.
-_MARKED = re.compile(r"(\w+) (\w{1,3})\.?")
-
-
-def _marked_otherwise(value: str, others: set[str]) -> bool:
-    """Whether another name has the word of a marked name with another mark ("Company A."
-    at a sentence's end / "Company B", "Yuki A." / "Yuki R."): two of a kind, however the
-    word alone stands in both texts (a longer form of it keeps no "Company A.")."""
-    marked = _MARKED.fullmatch(value)
-    if marked is None:
-        return False
-    for other in others:
-        if " " not in other:
-            continue  # a word of the other text (most of `others`): no mark
-        found = _MARKED.fullmatch(other)
-        if found and found[1] == marked[1] and found[2] != marked[2]:
             return True
     return False
 

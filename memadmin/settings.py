@@ -451,6 +451,14 @@ LLM_SECOND_READING_BELOW = env_float("MEMADMIN_LLM_SECOND_READING_BELOW", 0.3, l
 LLM_CONFLICT_SECOND_READING_BELOW = env_float(
     "MEMADMIN_LLM_CONFLICT_SECOND_READING_BELOW", 0.5, low=0.0, high=1.0
 )
+# The same for an answer "duplicate", which proposes a merge: from LLM_SECOND_READING_BELOW
+# up to this bar its second reading takes only the calls every near candidate's first
+# reading leaves, and where none is left the answer decides alone. Measured with the
+# oracle wrong 15 % of the time (bench/llm_band.py --loso) against 0.3: the minimal
+# pairs' duplicates P 0.899 -> 0.946, the rest unchanged (docs/llm.md).
+LLM_DUPLICATE_SECOND_READING_BELOW = env_float(
+    "MEMADMIN_LLM_DUPLICATE_SECOND_READING_BELOW", 0.4, low=0.0, high=1.0
+)
 # Two agreeing answers the (tempered) model gave under this chance are read a third time,
 # shown as the first was, and decide only if it agrees too: a judge wrong independently
 # on each reading agrees with itself on a wrong answer now and then, and over every near

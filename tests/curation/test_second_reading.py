@@ -63,6 +63,48 @@ def test_a_second_reading_that_agrees_lets_the_answer_decide(monkeypatch, vector
     assert all(j.reasons[0].endswith("(read twice)") for j in twice)
 
 
+@pytest.mark.parametrize("bar", [0.0, 1.01])
+def test_an_answer_one_fact_has_its_own_second_reading_bar(monkeypatch, vectors, settings, bar):
+    # Only the bar of an answer "duplicate" asks again: above every probability each pair
+    # answered so is read a second time (and nothing else), at 0.0 none is.
+    settings.LLM_SECOND_READING_BELOW = 0.0
+    settings.LLM_CONFLICT_SECOND_READING_BELOW = 0.0
+    settings.LLM_DUPLICATE_SECOND_READING_BELOW = bar
+    settings.LLM_CALLS_PER_MEMORY = 10.0  # budget enough for every second reading
+    _, oracle = band(Oracle, monkeypatch, vectors)
+
+    seconds = {frozenset((a, b)) for a, b, newer_first in oracle.asked if newer_first}
+    answered_one = {
+        frozenset((a, b)) for a, b, _ in oracle.asked if oracle.truth(a, b)[0] == "duplicate"
+    }
+    assert answered_one
+    assert seconds == (answered_one if bar else set())
+
+
+def test_a_confirmation_of_one_fact_waits_for_calls_the_groups_leave(
+    monkeypatch, vectors, settings
+):
+    # Every pair answered "duplicate" owes a second reading by its own bar only; within
+    # one call a memory the groups come first (each near candidate read), and an answer
+    # no call was left to confirm decides alone, as under the general bar.
+    settings.LLM_SECOND_READING_BELOW = 0.0
+    settings.LLM_CONFLICT_SECOND_READING_BELOW = 0.0
+    settings.LLM_DUPLICATE_SECOND_READING_BELOW = 1.01
+    judgements, oracle = band(Oracle, monkeypatch, vectors)
+
+    seconds = {frozenset((a, b)) for a, b, newer_first in oracle.asked if newer_first}
+    firsts = {frozenset((a, b)) for a, b, newer_first in oracle.asked if not newer_first}
+    one_fact = {
+        frozenset((older, newer)): judgement
+        for older, newer, judgement in judgements
+        if frozenset((older, newer)) in firsts and oracle.truth(older, newer)[0] == "duplicate"
+    }
+    assert seconds and set(one_fact) - seconds  # some confirmed, some not affordable
+    for pair, judgement in one_fact.items():
+        assert judgement.decided_by == "llm", pair
+        assert judgement.reasons[0].endswith("(read twice)") == (pair in seconds)
+
+
 def test_readings_that_disagree_leave_the_pair_to_the_evidence(monkeypatch, vectors):
     judgements, oracle = band(ContraryOnSecondReading, monkeypatch, vectors)
 

@@ -19,11 +19,12 @@ An answer the tempered model gave under LLM_SECOND_READING_BELOW (it overturns t
 model) is asked a second time, the newer memory shown first, and decides only if both
 readings agree; an answer "conflict", which puts the pair before an admin, has its own
 bar (LLM_CONFLICT_SECOND_READING_BELOW: read twice unless the model holds it likelier
-than not). Two agreeing answers the model gave under LLM_THIRD_READING_BELOW are read a
-third time, shown as the first was. Until then, or where they disagree, the model
-places the pair. An answer
-"one fact" makes a proposal; it merges with no review only where the rules' strict check
-passed and the model is as sure as an automatic merge needs.
+than not), and so has an answer "duplicate", which proposes a merge
+(LLM_DUPLICATE_SECOND_READING_BELOW). Two agreeing answers the model gave under
+LLM_THIRD_READING_BELOW are read a third time, shown as the first was. Until then, or
+where they disagree, the model places the pair. An answer "one fact" makes a proposal;
+it merges with no review only where the rules' strict check passed and the model is as
+sure as an automatic merge needs.
 """
 
 from __future__ import annotations
@@ -328,14 +329,20 @@ def _ask_now(
     """Ask the run's session, a few first readings at a time (in groups: a few calls of a
     memory and its candidates), each few followed by the second readings they need: a
     confirmation is worth more than one more doubtful pair, and must not find the budget
-    spent (so at most half of what is left goes to first readings each time)."""
+    spent (so at most half of what is left goes to first readings each time). Second
+    readings owed only to the bar of an answer "duplicate" wait for the calls the groups
+    left to ask do not need (`_waits_for_spare_calls`): each near candidate is read."""
     session = options.llm_session
     before = session.usage()
     calls = 0
-    seconds = owed
+    seconds, spare = owed, []  # spare: second readings that wait for calls groups leave
     step = max(1, settings.LLM_CONCURRENCY) * 4
     new = in_groups(new, _group_size()) if grouped else [[asked] for asked in new]
-    while calls < allowed and (seconds or new):
+    while calls < allowed and (seconds or spare or new):
+        room = allowed - calls - (len(new) if grouped else 0)
+        if not seconds and spare and (room > 0 or not new):
+            room = room if new else allowed - calls
+            seconds, spare = spare[:room], spare[room:]
         if seconds:
             wanted, seconds = seconds[: allowed - calls], []
             found = [  # second readings show the newer memory first, a third as the first
@@ -358,16 +365,32 @@ def _ask_now(
             readings = [*asked.earlier, answer]
             override(judged, asked.older, asked.newer, readings)
             if owes_reading(judged, asked.older, asked.newer, readings):
-                seconds.append(Asked(asked.older, asked.newer, asked.hashes, tuple(readings)))
+                later = Asked(asked.older, asked.newer, asked.hashes, tuple(readings))
+                waits = _waits_for_spare_calls(judged, asked.older, asked.newer, readings)
+                (spare if waits else seconds).append(later)
         if made < len(wanted):
             # A cap stopped the run's calls: what the budget had left is skipped too (the
             # calls refused here are counted already).
             left = allowed - calls - (len(wanted) - made)
-            session.skip(max(0, min(len(new) + len(seconds), left)))
+            session.skip(max(0, min(len(new) + len(seconds) + len(spare), left)))
             break
+    for later in spare:  # no call was left to confirm them: the answer decides alone
+        override(judged, later.older, later.newer, list(later.earlier), affordable=False)
     for name, value in session.usage().items():
         if hasattr(report, name):
             setattr(report, name, getattr(report, name) + value - before.get(name, 0))
+
+
+def _waits_for_spare_calls(judged: Judged, i: int, j: int, readings: list[Reading]) -> bool:
+    """Whether a second reading is owed only to LLM_DUPLICATE_SECOND_READING_BELOW (an
+    answer "duplicate" the tempered model gave no less than LLM_SECOND_READING_BELOW):
+    it is asked with calls no first reading needs, and decides with the answer where it
+    agrees (a merge proposed on one answer against the model's lean was most of the false
+    ones with a judge wrong 15 % of the time); where no call is left, the answer decides
+    alone, as under the general bar."""
+    if len(readings) != 1 or readings[0].label != "duplicate":
+        return False
+    return band_prior(judged, judged.judge(i, j))[0] >= settings.LLM_SECOND_READING_BELOW
 
 
 def _asked_in_groups(session, judged, namespace, options, groups: list[list[Asked]], report):
@@ -441,6 +464,12 @@ def _asked(session, judged, namespace, options, to_ask: list[Asked], report):
 
 
 _CLASS_OF = {"duplicate": 0, "conflict": 1}
+# The setting below which an answer is read a second time: a merge proposed and a
+# conflict put before an admin each have their own.
+_SECOND_READING_BAR = {
+    "duplicate": "LLM_DUPLICATE_SECOND_READING_BELOW",
+    "conflict": "LLM_CONFLICT_SECOND_READING_BELOW",
+}
 _TIMES = {2: "twice", 3: "three times"}
 
 
@@ -462,7 +491,9 @@ def posterior(prior, labels) -> tuple[float, float, float] | None:
     return tuple(w / total for w in weighted)
 
 
-def owes_reading(judged: Judged, i: int, j: int, readings: list[Reading]) -> bool:
+def owes_reading(
+    judged: Judged, i: int, j: int, readings: list[Reading], *, affordable: bool = True
+) -> bool:
     """Whether agreeing answers overturn what the tempered model reads of the pair by
     more than they decide alone: one answer the model gave under its second-reading bar,
     two under LLM_THIRD_READING_BELOW (two readings each wrong independently agree on
@@ -473,12 +504,10 @@ def owes_reading(judged: Judged, i: int, j: int, readings: list[Reading]) -> boo
         return False
     given = prior[_CLASS_OF.get(readings[0].label, 2)]
     if len(readings) == 1:
-        conflict = readings[0].label == "conflict"
-        return given < (
-            settings.LLM_CONFLICT_SECOND_READING_BELOW
-            if conflict
-            else settings.LLM_SECOND_READING_BELOW
-        )
+        bar = _SECOND_READING_BAR.get(readings[0].label, "LLM_SECOND_READING_BELOW")
+        if not affordable and readings[0].label == "duplicate":
+            bar = "LLM_SECOND_READING_BELOW"  # no call left for it (_waits_for_spare_calls)
+        return given < getattr(settings, bar)
     return len(readings) == 2 and given < settings.LLM_THIRD_READING_BELOW
 
 
@@ -487,7 +516,9 @@ def _nth(asked: list[Asked], readings: int) -> list[Asked]:
     return [a for a in asked if len(a.earlier) == readings]
 
 
-def override(judged: Judged, i: int, j: int, readings: list[Reading]) -> None:
+def override(
+    judged: Judged, i: int, j: int, readings: list[Reading], *, affordable: bool = True
+) -> None:
     """Apply the LLM's readings of a pair to its judgement. Where they agree, and the
     answer did not overturn the tempered model or a second reading confirmed it, and the
     model's tempered probabilities updated by them (`posterior`) leave the answer likelier
@@ -506,7 +537,7 @@ def override(judged: Judged, i: int, j: int, readings: list[Reading]) -> None:
         why = f"{guard}: the guard keeps the pair out of every cluster"
     elif not agreed:
         why = "the readings disagree: left to the evidence"
-    elif owes_reading(judged, i, j, readings):
+    elif owes_reading(judged, i, j, readings, affordable=affordable):
         why = "it overturns the evidence: it decides once another reading agrees"
     elif updated is not None and updated[_CLASS_OF.get(first.label, 2)] < 0.5:
         why = "too unlikely by the evidence to take alone"

@@ -4,6 +4,8 @@ that overturn it by far are asked a third time, shown as the first was
 (curation/llm/band.py). Measured with the oracle judge (curation/learning/oracle.py)
 through the real SDK, in memory as bench/llm_band.py runs the band."""
 
+from types import SimpleNamespace
+
 import pytest
 
 from memadmin.curation.detection.thresholds import Thresholds
@@ -103,6 +105,47 @@ def test_a_confirmation_of_one_fact_waits_for_calls_the_groups_leave(
     for pair, judgement in one_fact.items():
         assert judgement.decided_by == "llm", pair
         assert judgement.reasons[0].endswith("(read twice)") == (pair in seconds)
+
+
+def test_an_answer_whose_confirmation_waits_keeps_deciding_in_a_later_pass(
+    monkeypatch, vectors, settings
+):
+    settings.LLM_SECOND_READING_BELOW = 0.0
+    settings.LLM_CONFLICT_SECOND_READING_BELOW = 0.0
+    settings.LLM_DUPLICATE_SECOND_READING_BELOW = 1.01
+    judgements, _ = band(Oracle, monkeypatch, vectors)
+    once = {
+        frozenset((older, newer))
+        for older, newer, judgement in judgements
+        if judgement.decided_by == "llm" and judgement.reasons[0].startswith("LLM: duplicate")
+        and not judgement.reasons[0].endswith("(read twice)")
+    }  # fmt: skip
+    assert once
+
+    # A later pass with no LLM: the cached answer alone still decides its pair.
+    rows, _ = load_set("everyday")
+    later = []
+    for memories in calibration.by_namespace(rows).values():
+        judged = calibration.judge_namespace(memories, Thresholds.from_settings(), vectors)
+        by_text = {m.content: m.content_hash for m in judged.memories}
+        answers = {
+            tuple(sorted(by_text[text] for text in pair)): [
+                SimpleNamespace(verdict="duplicate", conflict_kind="", reason="one fact")
+            ]
+            for pair in once
+            if all(text in by_text for text in pair)
+        }
+        report = NamespaceReport(namespace="", changed=len(memories))
+        llm_verdicts.ask_band(
+            judged, None, Options(dry_run=True), report, cached=lambda answers=answers: answers
+        )
+        later.extend(
+            judgement
+            for (i, j), judgement in judged.judgements.items()
+            if frozenset((judged.memories[i].content, judged.memories[j].content)) in once
+        )
+    assert len(later) == len(once)
+    assert all(judgement.decided_by == "llm" for judgement in later)
 
 
 def test_readings_that_disagree_leave_the_pair_to_the_evidence(monkeypatch, vectors):

@@ -296,7 +296,9 @@ def _apply_cached(judged: Judged, pairs, answers: dict, report: Report):
             new.append(Asked(older, newer, hashes))
             continue
         report.llm_cached += 1
-        override(judged, older, newer, readings)
+        # An answer whose confirmation only waits for spare calls decides until it comes
+        # (as it did in the pass that asked it, when none was left).
+        override(judged, older, newer, readings, affordable=False)
         if owes_reading(judged, older, newer, readings):
             owed.append(Asked(older, newer, hashes, tuple(readings)))
     return new, owed
@@ -335,7 +337,10 @@ def _ask_now(
     session = options.llm_session
     before = session.usage()
     calls = 0
-    seconds, spare = owed, []  # spare: second readings that wait for calls groups leave
+    # spare: the second readings that wait for the calls the groups leave.
+    waits = [_waits_for_spare_calls(judged, a.older, a.newer, a.earlier) for a in owed]
+    spare = [a for a, waiting in zip(owed, waits, strict=True) if waiting]
+    seconds = [a for a, waiting in zip(owed, waits, strict=True) if not waiting]
     step = max(1, settings.LLM_CONCURRENCY) * 4
     new = in_groups(new, _group_size()) if grouped else [[asked] for asked in new]
     while calls < allowed and (seconds or spare or new):
@@ -381,7 +386,7 @@ def _ask_now(
             setattr(report, name, getattr(report, name) + value - before.get(name, 0))
 
 
-def _waits_for_spare_calls(judged: Judged, i: int, j: int, readings: list[Reading]) -> bool:
+def _waits_for_spare_calls(judged: Judged, i: int, j: int, readings) -> bool:
     """Whether a second reading is owed only to LLM_DUPLICATE_SECOND_READING_BELOW (an
     answer "duplicate" the tempered model gave no less than LLM_SECOND_READING_BELOW):
     it is asked with calls no first reading needs, and decides with the answer where it

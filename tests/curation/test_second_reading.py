@@ -65,13 +65,19 @@ def test_a_second_reading_that_agrees_lets_the_answer_decide(monkeypatch, vector
     assert all(j.reasons[0].endswith("(read twice)") for j in twice)
 
 
+def only_the_duplicate_bar(settings, bar: float) -> None:
+    """Second readings owed to the bar of an answer "duplicate" alone (above every
+    probability at 1.01)."""
+    settings.LLM_SECOND_READING_BELOW = 0.0
+    settings.LLM_CONFLICT_SECOND_READING_BELOW = 0.0
+    settings.LLM_DUPLICATE_SECOND_READING_BELOW = bar
+
+
 @pytest.mark.parametrize("bar", [0.0, 1.01])
 def test_an_answer_one_fact_has_its_own_second_reading_bar(monkeypatch, vectors, settings, bar):
     # Only the bar of an answer "duplicate" asks again: above every probability each pair
     # answered so is read a second time (and nothing else), at 0.0 none is.
-    settings.LLM_SECOND_READING_BELOW = 0.0
-    settings.LLM_CONFLICT_SECOND_READING_BELOW = 0.0
-    settings.LLM_DUPLICATE_SECOND_READING_BELOW = bar
+    only_the_duplicate_bar(settings, bar)
     settings.LLM_CALLS_PER_MEMORY = 10.0  # budget enough for every second reading
     _, oracle = band(Oracle, monkeypatch, vectors)
 
@@ -89,9 +95,7 @@ def test_a_confirmation_of_one_fact_waits_for_calls_the_groups_leave(
     # Every pair answered "duplicate" owes a second reading by its own bar only; within
     # one call a memory the groups come first (each near candidate read), and an answer
     # no call was left to confirm decides alone, as under the general bar.
-    settings.LLM_SECOND_READING_BELOW = 0.0
-    settings.LLM_CONFLICT_SECOND_READING_BELOW = 0.0
-    settings.LLM_DUPLICATE_SECOND_READING_BELOW = 1.01
+    only_the_duplicate_bar(settings, 1.01)
     judgements, oracle = band(Oracle, monkeypatch, vectors)
 
     seconds = {frozenset((a, b)) for a, b, newer_first in oracle.asked if newer_first}
@@ -110,9 +114,7 @@ def test_a_confirmation_of_one_fact_waits_for_calls_the_groups_leave(
 def test_an_answer_whose_confirmation_waits_keeps_deciding_in_a_later_pass(
     monkeypatch, vectors, settings
 ):
-    settings.LLM_SECOND_READING_BELOW = 0.0
-    settings.LLM_CONFLICT_SECOND_READING_BELOW = 0.0
-    settings.LLM_DUPLICATE_SECOND_READING_BELOW = 1.01
+    only_the_duplicate_bar(settings, 1.01)
     judgements, _ = band(Oracle, monkeypatch, vectors)
     once = {
         frozenset((older, newer))

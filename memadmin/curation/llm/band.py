@@ -503,7 +503,9 @@ def owes_reading(
     more than they decide alone: one answer the model gave under its second-reading bar,
     two under LLM_THIRD_READING_BELOW (two readings each wrong independently agree on
     one wrong answer one time in 180 at 0.85: over every near candidate, a few pairs
-    with nothing in common became conflicts)."""
+    with nothing in common became conflicts). Not `affordable` (no call is left for it,
+    or a later pass applies a cached answer), an answer "duplicate" meets the general
+    bar, not its own (_waits_for_spare_calls)."""
     prior = band_prior(judged, judged.judge(i, j))
     if prior is None or any(r.label != readings[0].label for r in readings):
         return False
@@ -530,7 +532,8 @@ def override(
     than not, it decides: "duplicate" is a proposal (merged with no review only where
     the rules' strict check passed and P(one fact) reaches the automatic threshold),
     "conflict" a proposed conflict, anything else two facts. Otherwise the model places
-    the pair as with no LLM, and the reason says why the answer did not decide."""
+    the pair as with no LLM, and the reason says why the answer did not decide.
+    `affordable`: as owes_reading's."""
     judgement = judged.judge(i, j)
     first = readings[0]
     prior = band_prior(judged, judgement)

@@ -464,6 +464,11 @@ LLM_DUPLICATE_SECOND_READING_BELOW = env_float(
 # on each reading agrees with itself on a wrong answer now and then, and over every near
 # candidate that made conflicts of pairs with nothing in common.
 LLM_THIRD_READING_BELOW = env_float("MEMADMIN_LLM_THIRD_READING_BELOW", 0.1, low=0.0, high=1.0)
+# The second readings that wait for the calls the groups leave (an answer "duplicate"'s,
+# LLM_DUPLICATE_SECOND_READING_BELOW) go this many to a call (prompts.recheck_prompt, each
+# pair the newer first): a confirmation costs a share of a call. 1 asks each on its own.
+# Every second reading so was measured and not kept (docs/llm.md).
+LLM_SECOND_READINGS_A_CALL = env_int("MEMADMIN_LLM_SECOND_READINGS_A_CALL", 8, minimum=1)
 # The share of each pass's LLM budget that audits it (curation/llm/audit.py): pairs drawn
 # at random from every band of what it said, sure pairs included, asked again to measure
 # the store's precision and recall (find_duplicates, export_review, the dashboard). The

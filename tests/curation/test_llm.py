@@ -206,3 +206,35 @@ def test_an_audit_call_that_fails_fails_each_of_its_pairs(fake_llm):
     answers = session.audit_verdicts([(THREE[0], THREE[1]), (THREE[1], THREE[2])])
 
     assert len(answers) == 2 and all(isinstance(a, llm.LLMFailed) for a in answers)
+
+
+def test_second_readings_of_several_pairs_show_each_pair_dated_the_newer_first(fake_llm):
+    pairs = [(THREE[0], THREE[1]), (THREE[0], THREE[2])]
+    fake_llm.queue.append(
+        tool_message(
+            {
+                "verdicts": [
+                    {"pair": 2, "reasoning": "r", "label": "conflict", "conflict_kind": "update"},
+                    {"pair": 1, "reasoning": "same city", "label": "duplicate"},
+                ]
+            }
+        )
+    )
+    session = llm.Session()
+    session.reserve(1)
+
+    answers = session.recheck_verdicts(pairs)
+
+    (request,) = fake_llm.requests
+    assert request["messages"][0]["content"].splitlines() == [
+        "Pairs to read again:",
+        "1. Newer: (2026-01-09 00:00 [fact]) Her home is in Lyon, France, on the Croix-Rousse"
+        " hill.",
+        "   Older: (2026-01-03 00:00 [fact]) Alice lives in Lyon.",
+        "2. Newer: (2026-01-05 00:00 [fact]) Alice est basée à Lyon, dans le 4e arrondissement.",
+        "   Older: (2026-01-03 00:00 [fact]) Alice lives in Lyon.",
+    ]
+    assert request["tool_choice"] == {"type": "tool", "name": "record_pair_verdicts"}
+    assert answers[0].label == "duplicate"  # each pair's answer by its number
+    assert (answers[1].label, answers[1].conflict_kind) == ("conflict", "update")
+    assert answers[1].prompt_version == "recheck-v1"

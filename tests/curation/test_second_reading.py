@@ -73,6 +73,26 @@ def only_the_duplicate_bar(settings, bar: float) -> None:
     settings.LLM_DUPLICATE_SECOND_READING_BELOW = bar
 
 
+def test_second_readings_that_wait_go_several_to_a_call_and_decide_as_pairs_alone_do(
+    monkeypatch, vectors, settings
+):
+    # Every answer "duplicate" owes a second reading that waits for spare calls.
+    only_the_duplicate_bar(settings, 1.01)
+    settings.LLM_CALLS_PER_MEMORY = 10.0  # every second reading affordable either way
+    settings.LLM_SECOND_READINGS_A_CALL = 1
+    alone, by_pairs = band(Oracle, monkeypatch, vectors)
+    settings.LLM_SECOND_READINGS_A_CALL = 8
+    several, by_calls = band(Oracle, monkeypatch, vectors)
+
+    seconds = [pair for pair in by_calls.asked if pair[2]]
+    assert by_pairs.recheck_calls == 0 and len(seconds) > 8
+    assert 0 < by_calls.recheck_calls < len(seconds) / 2
+    assert by_calls.calls < by_pairs.calls
+    decided = [[(a, b, j.verdict, j.decided_by, j.reasons[0]) for a, b, j in found]
+               for found in (alone, several)]  # fmt: skip
+    assert decided[0] == decided[1]
+
+
 @pytest.mark.parametrize("bar", [0.0, 1.01])
 def test_an_answer_one_fact_has_its_own_second_reading_bar(monkeypatch, vectors, settings, bar):
     # Only the bar of an answer "duplicate" asks again: above every probability each pair

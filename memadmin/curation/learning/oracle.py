@@ -13,9 +13,11 @@ some two memories with those texts (of one namespace) are in one duplicate group
 rate e, a pair's answer is, with probability e, one of the two other labels (chosen by
 a generator seeded from the seed and the prompt's two texts in their order: the same
 question gets the same answer every time, as a cached verdict would, and a second reading
-that shows the newer memory first is wrong or right on its own). With `correlated`, the
-generator is seeded from the pair alone: both readings are wrong together, the worst case
-for reading twice (a real model's errors on the two orders are somewhere between).
+that shows the newer memory first is wrong or right on its own; so is each presentation:
+a pair in a group, in a call of several second readings, in an audit). With
+`correlated`, the generator is seeded from the pair alone: both readings are wrong
+together, the worst case for reading twice (a real model's errors on the two orders are
+somewhere between).
 """
 
 from __future__ import annotations
@@ -45,6 +47,12 @@ _NUMBERED = re.compile(rf"(?:\A|\n)\d+\. {_WHEN}")
 # An audit's pairs (prompts.audit_prompt): each text a JSON string on its line.
 _AUDIT = re.compile(r"\APairs to judge:\n")
 _AUDIT_PAIR = re.compile(r"^(\d+)\. A: (.*)\n   B: (.*)$", re.MULTILINE)
+# Second readings of several pairs (prompts.recheck_prompt): each the newer first, dated.
+_RECHECK = re.compile(r"\APairs to read again:\n")
+_RECHECK_PAIR = re.compile(
+    rf"^(\d+)\. Newer: {_WHEN}(.*?)\n   Older: {_WHEN}(.*?)(?=\n\d+\. Newer: |\Z)",
+    re.MULTILINE | re.DOTALL,
+)
 # About four characters a token, as the API counts English text.
 _CHARS_A_TOKEN = 4
 
@@ -68,6 +76,7 @@ class Oracle:
         self.grouped = 0  # how many of `asked` came in a group (anchor, candidate, False)
         self.audited: list[tuple[str, str]] = []  # pairs an audit asked about (A, B)
         self.calls = 0  # messages answered (a group's call answers several pairs)
+        self.recheck_calls = 0  # calls of several second readings (prompts.recheck_prompt)
         self.batches_created: list[str] = []
         self.batch_polls = 2
         self._batches: dict[str, dict] = {}
@@ -185,6 +194,8 @@ class Oracle:
         group = _GROUP.search(text)
         if _AUDIT.search(text):
             tool, answered = "record_pair_verdicts", self._audit(text)
+        elif _RECHECK.search(text):
+            tool, answered = "record_pair_verdicts", self._recheck(text)
         elif group:
             tool, answered = "record_verdicts", self._group(group)
         else:
@@ -230,6 +241,21 @@ class Oracle:
             with self._lock:
                 self.audited.append((a, b))
             label, kind = self.judge(a, b, shown="audit")
+            verdicts.append({"pair": int(found.group(1)), "reasoning": "from the labels",
+                             "label": label, "conflict_kind": kind or "none"})  # fmt: skip
+        return {"verdicts": verdicts}
+
+    def _recheck(self, text: str) -> dict:
+        """Each numbered pair's second reading, wrong or right on its own (shown apart
+        from a pair alone, as another presentation is)."""
+        verdicts = []
+        with self._lock:
+            self.recheck_calls += 1
+        for found in _RECHECK_PAIR.finditer(text):
+            newer, older = found.group(2), found.group(3)
+            with self._lock:
+                self.asked.append((older, newer, True))
+            label, kind = self.judge(older, newer, newer_first=True, shown="recheck")
             verdicts.append({"pair": int(found.group(1)), "reasoning": "from the labels",
                              "label": label, "conflict_kind": kind or "none"})  # fmt: skip
         return {"verdicts": verdicts}

@@ -20,7 +20,8 @@ model) is asked a second time, the newer memory shown first, and decides only if
 readings agree; an answer "conflict", which puts the pair before an admin, has its own
 bar (LLM_CONFLICT_SECOND_READING_BELOW: read twice unless the model holds it likelier
 than not), and so has an answer "duplicate", which proposes a merge
-(LLM_DUPLICATE_SECOND_READING_BELOW). Two agreeing answers the model gave under
+(LLM_DUPLICATE_SECOND_READING_BELOW; those wait for the calls the groups leave and go
+LLM_SECOND_READINGS_A_CALL to a call). Two agreeing answers the model gave under
 LLM_THIRD_READING_BELOW are read a third time, shown as the first was. Until then, or
 where they disagree, the model places the pair. An answer "one fact" makes a proposal;
 it merges with no review only where the rules' strict check passed and the model is as
@@ -40,7 +41,6 @@ from typing import Protocol
 import numpy as np
 from django.conf import settings
 
-from memadmin.curation import decisions
 from memadmin.curation.detection import guards
 from memadmin.curation.detection.pipeline import Judged
 from memadmin.curation.detection.scoring.judgement import Judgement
@@ -48,7 +48,15 @@ from memadmin.curation.detection.scoring.model import stored_model
 from memadmin.curation.detection.verdicts import PROPOSED, Verdict
 from memadmin.curation.llm import audit
 from memadmin.curation.llm import client as llm
-from memadmin.curation.llm.groups import Asked, Reading, anchor, in_groups
+from memadmin.curation.llm.asking import (
+    ask_groups,
+    ask_pairs,
+    calls_for,
+    read_again,
+    readings_within,
+    spent,
+)
+from memadmin.curation.llm.groups import Asked, Reading, in_groups
 from memadmin.store.models import Namespace
 
 logger = logging.getLogger("memadmin.curation")
@@ -159,10 +167,6 @@ def budget(options: Options, report: Report) -> int:
     compared, and what the run's earlier namespaces left unspent (`options.llm_pool`)."""
     options.llm_pool += settings.LLM_CALLS_PER_MEMORY * report.changed
     return math.floor(options.llm_pool + 1e-9)
-
-
-def spent(options: Options, calls: int) -> None:
-    options.llm_pool = max(0.0, options.llm_pool - calls)
 
 
 def audits(options: Options) -> bool:
@@ -343,25 +347,28 @@ def _ask_now(
     seconds = [a for a, waiting in zip(owed, waits, strict=True) if not waiting]
     step = max(1, settings.LLM_CONCURRENCY) * 4
     new = in_groups(new, _group_size()) if grouped else [[asked] for asked in new]
+    several = settings.LLM_SECOND_READINGS_A_CALL
     while calls < allowed and (seconds or spare or new):
         room = allowed - calls - (len(new) if grouped else 0)
         if not seconds and spare and (room > 0 or not new):
+            # Those that wait go several a call: where calls are short, more are confirmed.
             room = room if new else allowed - calls
-            seconds, spare = spare[:room], spare[room:]
-        if seconds:
-            wanted, seconds = seconds[: allowed - calls], []
-            found = [  # second readings show the newer memory first, a third as the first
-                *_asked(session, judged, namespace, options, _nth(wanted, 1), report),
-                *_asked(session, judged, namespace, options, _nth(wanted, 2), report),
-            ]
-            made = len(found)
+            wanted, spare = spare[: room * several], spare[room * several :]
+            found, made = read_again(session, judged, namespace, options, wanted, report, several)
+            planned = calls_for(wanted, several)
+        elif seconds:
+            wanted, seconds = readings_within(seconds, allowed - calls, 1), []
+            found, made = read_again(session, judged, namespace, options, wanted, report, 1)
+            planned = calls_for(wanted, 1)
         else:
             count = min(step, max(1, (allowed - calls) // 2))
             wanted, new = new[:count], new[count:]
+            planned = len(wanted)
             if grouped and any(len(group) > 1 for group in wanted):
-                found, made = _asked_in_groups(session, judged, namespace, options, wanted, report)
+                found, made = ask_groups(session, judged, namespace, options, wanted, report)
             else:  # a pair alone goes as a pair (its prompt, its cache version)
-                found = _asked(session, judged, namespace, options, [g[0] for g in wanted], report)
+                alone = [group[0] for group in wanted]
+                found = ask_pairs(session, judged, namespace, options, alone, report)
                 made = len(found)
         calls += made
         for asked, answer in found:
@@ -373,10 +380,10 @@ def _ask_now(
                 later = Asked(asked.older, asked.newer, asked.hashes, tuple(readings))
                 waits = _waits_for_spare_calls(judged, asked.older, asked.newer, readings)
                 (spare if waits else seconds).append(later)
-        if made < len(wanted):
+        if made < planned:
             # A cap stopped the run's calls: what the budget had left is skipped too (the
             # calls refused here are counted already).
-            left = allowed - calls - (len(wanted) - made)
+            left = allowed - calls - (planned - made)
             session.skip(max(0, min(len(new) + len(seconds) + len(spare), left)))
             break
     for later in spare:  # no call was left to confirm them: the answer decides alone
@@ -396,76 +403,6 @@ def _waits_for_spare_calls(judged: Judged, i: int, j: int, readings) -> bool:
     if len(readings) != 1 or readings[0].label != "duplicate":
         return False
     return band_prior(judged, judged.judge(i, j))[0] >= settings.LLM_SECOND_READING_BELOW
-
-
-def _asked_in_groups(session, judged, namespace, options, groups: list[list[Asked]], report):
-    """Ask these groups, one call each, within the calls the session grants: (each asked
-    pair and its reading, None where the LLM gave none; the calls made). Side effects:
-    records each verdict under the group prompt's version (not in a dry run)."""
-    memories = judged.memories
-    granted = session.reserve(len(groups))
-    session.skip(len(groups) - granted)
-    groups = groups[:granted]
-    spent(options, granted)
-    asked = []
-    for group in groups:
-        held = anchor(group)
-        others = [a.newer if a.older == held else a.older for a in group]
-        asked.append((memories[held], [memories[other] for other in others]))
-    found = []
-    for group, answers in zip(groups, session.groups(asked), strict=True):
-        for pair, answer in zip(group, answers, strict=True):
-            found.append((pair, _reading(namespace, options, report, memories, pair, answer)))
-    return found, granted
-
-
-def _reading(namespace, options, report, memories, asked: Asked, answer) -> Reading | None:
-    """The reading of one answer (recorded as a verdict, not in a dry run), or None where
-    the LLM gave none: the rules keep the pair."""
-    if isinstance(answer, llm.LLMFailed):
-        if not isinstance(answer, llm.CapReached):
-            logger.warning(
-                "DEDUP_FAIL verdict %s / %s falls back to the rules: %s",
-                memories[asked.older].external_id,
-                memories[asked.newer].external_id,
-                answer,
-            )
-        return None
-    report.llm_verdicts += 1
-    if not options.dry_run:
-        decisions.record_verdict(
-            namespace=namespace,
-            hashes=asked.hashes,
-            verdict=answer.label,
-            conflict_kind=answer.conflict_kind,
-            reason=answer.reasoning,
-            decided_by="llm",
-            prompt_version=answer.prompt_version,
-        )
-    return Reading(answer.label, answer.conflict_kind, answer.reasoning)
-
-
-def _asked(session, judged, namespace, options, to_ask: list[Asked], report):
-    """Ask these pairs (second readings where `first` is set), within the calls the
-    session grants: each asked pair and its reading (None where the LLM failed: the
-    rules keep it). Side effects: records each verdict (not in a dry run)."""
-    if not to_ask:
-        return []
-    memories = judged.memories
-    second = len(to_ask[0].earlier) == 1
-    granted = session.reserve(len(to_ask))
-    session.skip(len(to_ask) - granted)
-    to_ask = to_ask[:granted]
-    spent(options, granted)
-    if not to_ask:
-        return []
-    results = session.verdicts(
-        [(memories[a.older], memories[a.newer]) for a in to_ask], second_reading=second
-    )
-    return [
-        (asked, _reading(namespace, options, report, memories, asked, answer))
-        for asked, answer in zip(to_ask, results, strict=True)
-    ]
 
 
 _CLASS_OF = {"duplicate": 0, "conflict": 1}
@@ -516,11 +453,6 @@ def owes_reading(
             bar = "LLM_SECOND_READING_BELOW"  # no call left for it (_waits_for_spare_calls)
         return given < getattr(settings, bar)
     return len(readings) == 2 and given < settings.LLM_THIRD_READING_BELOW
-
-
-def _nth(asked: list[Asked], readings: int) -> list[Asked]:
-    """The pairs of `asked` that have had this many readings."""
-    return [a for a in asked if len(a.earlier) == readings]
 
 
 def override(

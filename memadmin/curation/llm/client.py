@@ -340,43 +340,48 @@ class Session:
     def audit_verdicts(self, pairs: Sequence[tuple]) -> list[VerdictAnswer | LLMFailed]:
         """One call on several (A, B) pairs of an audit (a reserved call): each pair's
         verdict, or why there is none, in order (as group_verdicts)."""
-        prompt = prompts.audit_prompt(pairs)
-        request = {
-            "max_tokens": settings.LLM_MAX_TOKENS * 4,
-            "system": prompt.system,
-            "messages": [{"role": "user", "content": prompt.user}],
-            "tools": [prompts.AUDIT_TOOL],
-            "tool_choice": {"type": "tool", "name": prompts.AUDIT_TOOL["name"]},
-        }
+        return self._pair_verdicts(prompts.audit_prompt(pairs), len(pairs))
+
+    def recheck_verdicts(self, pairs: Sequence[tuple]) -> list[VerdictAnswer | LLMFailed]:
+        """One call reading several (older, newer) pairs a second time, each the newer
+        first (a reserved call): each pair's verdict, or why there is none, in order."""
+        return self._pair_verdicts(prompts.recheck_prompt(pairs), len(pairs))
+
+    def _pair_verdicts(self, prompt: prompts.Prompt, count: int) -> list[VerdictAnswer | LLMFailed]:
+        """One call on a prompt of `count` numbered pairs, answered with PAIRS_TOOL."""
         try:
-            message, blocks, _ = self._call(reserved=True, **request)
+            message, blocks, _ = self._call(reserved=True, **pairs_request(prompt))
         except LLMFailed as failure:
-            return [failure] * len(pairs)
+            return [failure] * count
         try:
             answers = group_verdicts_of(
-                blocks, len(pairs), str(message.model), key="pair", version=prompt.version
+                blocks, count, str(message.model), key="pair", version=prompt.version
             )
         except LLMFailed as failure:
             self._failed()
-            return [failure] * len(pairs)
+            return [failure] * count
         self._answered()
         return answers
 
     def audits(self, calls: Sequence[Sequence[tuple]]) -> list[list[VerdictAnswer | LLMFailed]]:
         """audit_verdicts of each call's pairs, LLM_CONCURRENCY at a time, from calls the
         caller reserved for exactly these."""
+        return self._each(self.audit_verdicts, calls)
+
+    def rechecks(self, calls: Sequence[Sequence[tuple]]) -> list[list[VerdictAnswer | LLMFailed]]:
+        """recheck_verdicts of each call's pairs, as `audits`."""
+        return self._each(self.recheck_verdicts, calls)
+
+    def _each(self, ask, calls: Sequence) -> list:
         if len(calls) <= 1 or settings.LLM_CONCURRENCY <= 1:
-            return [self.audit_verdicts(pairs) for pairs in calls]
+            return [ask(one) for one in calls]
         with ThreadPoolExecutor(max_workers=settings.LLM_CONCURRENCY) as pool:
-            return list(pool.map(self.audit_verdicts, calls))
+            return list(pool.map(ask, calls))
 
     def groups(self, asked: Sequence[tuple]) -> list[list[VerdictAnswer | LLMFailed]]:
         """group_verdicts of each (anchor, candidates), LLM_CONCURRENCY at a time, from
         calls the caller reserved for exactly these groups."""
-        if len(asked) <= 1 or settings.LLM_CONCURRENCY <= 1:
-            return [self.group_verdicts(*one) for one in asked]
-        with ThreadPoolExecutor(max_workers=settings.LLM_CONCURRENCY) as pool:
-            return list(pool.map(lambda one: self.group_verdicts(*one), asked))
+        return self._each(lambda one: self.group_verdicts(*one), asked)
 
     # --- Message Batches: a full pass's verdicts in one request -------------------------
 
@@ -442,24 +447,28 @@ class Session:
 
 def verdict_request(prompt: prompts.Prompt) -> dict:
     """The Messages API parameters of a verdict (but the model)."""
-    return {
-        "max_tokens": settings.LLM_MAX_TOKENS,
-        "system": prompt.system,
-        "messages": [{"role": "user", "content": prompt.user}],
-        "tools": [prompts.VERDICT_TOOL],
-        "tool_choice": {"type": "tool", "name": prompts.VERDICT_TOOL["name"]},
-    }
+    return _tool_request(prompt, prompts.VERDICT_TOOL, settings.LLM_MAX_TOKENS)
 
 
 def group_request(prompt: prompts.Prompt) -> dict:
     """The Messages API parameters of a group's verdicts (but the model): room for a
     short reasoning on each candidate."""
+    return _tool_request(prompt, prompts.GROUP_TOOL, settings.LLM_MAX_TOKENS * 4)
+
+
+def pairs_request(prompt: prompts.Prompt) -> dict:
+    """The Messages API parameters of several numbered pairs' verdicts (an audit's, second
+    readings'), as a group's."""
+    return _tool_request(prompt, prompts.PAIRS_TOOL, settings.LLM_MAX_TOKENS * 4)
+
+
+def _tool_request(prompt: prompts.Prompt, tool: dict, max_tokens: int) -> dict:
     return {
-        "max_tokens": settings.LLM_MAX_TOKENS * 4,
+        "max_tokens": max_tokens,
         "system": prompt.system,
         "messages": [{"role": "user", "content": prompt.user}],
-        "tools": [prompts.GROUP_TOOL],
-        "tool_choice": {"type": "tool", "name": prompts.GROUP_TOOL["name"]},
+        "tools": [tool],
+        "tool_choice": {"type": "tool", "name": tool["name"]},
     }
 
 

@@ -89,21 +89,35 @@ def verdict_prompt(older, newer, *, second_reading: bool = False) -> Prompt:
     return Prompt(VERDICT_SYSTEM, "\n".join(lines), VERDICT_VERSION)
 
 
+# The labels' definitions the calls of several pairs share (a change of wording is a new
+# version of each prompt that holds it).
+_ONE_FACT = (
+    """- duplicate: the same fact (a paraphrase, a translation, other units, or one adds detail)."""
+)
+_CONFLICT_KINDS = (
+    '- conflict: same subject and slot, but they disagree; kind "update" when the newer one\n'
+    '  replaces the older (a change over time), "contradiction" when both cannot be true.'
+)
+_TWO_FACTS = """- related_distinct: same subject, but different facts (different slots), or another
+  subject told apart by a name, an initial or a modifier (the welder from Lima is not the
+  welder from Oslo).
+- unrelated: different subjects."""
+_EACH_PAIR_ALONE = (
+    "Judge each pair alone, not against the other pairs. Think first in each reasoning field,\n"
+    "then give the label. Answer with the tool only, once for every numbered pair."
+)
+
 # A memory and its nearest candidates in one call, each pair answered (as Mem0's add reads a
 # new memory against the memories it retrieved): every near candidate is read by the LLM
 # within one call a memory. Each pair's answer is cached under this version.
 GROUP_VERSION = "group-v1"
 
-GROUP_SYSTEM = """You compare one memory an AI agent stored (the anchor) with other
+GROUP_SYSTEM = f"""You compare one memory an AI agent stored (the anchor) with other
 memories of the same store, one at a time. For each numbered memory decide what it is to
 the anchor:
-- duplicate: the same fact (a paraphrase, a translation, other units, or one adds detail).
-- conflict: same subject and slot, but they disagree; kind "update" when the newer one
-  replaces the older (a change over time), "contradiction" when both cannot be true.
-- related_distinct: same subject, but different facts (different slots), or another
-  subject told apart by a name, an initial or a modifier (the welder from Lima is not the
-  welder from Oslo).
-- unrelated: different subjects.
+{_ONE_FACT}
+{_CONFLICT_KINDS}
+{_TWO_FACTS}
 Judge each numbered memory against the anchor alone, not against each other. Think first
 in each reasoning field, then give the label. Answer with the tool only, once for every
 numbered memory."""
@@ -154,19 +168,16 @@ def group_prompt(anchor, candidates: Sequence) -> Prompt:
 # pass rather than repeat it). Its answers are not cached as verdicts.
 AUDIT_VERSION = "audit-v1"
 
-AUDIT_SYSTEM = """You check pairs of memories an AI agent stored, each pair on its own.
+AUDIT_SYSTEM = f"""You check pairs of memories an AI agent stored, each pair on its own.
 For each numbered pair decide what its two memories (A and B) are to each other:
-- duplicate: the same fact (a paraphrase, a translation, other units, or one adds detail).
+{_ONE_FACT}
 - conflict: same subject and slot, but they disagree (one replaces the other, or both
   cannot be true).
-- related_distinct: same subject, but different facts (different slots), or another
-  subject told apart by a name, an initial or a modifier (the welder from Lima is not the
-  welder from Oslo).
-- unrelated: different subjects.
-Judge each pair alone, not against the other pairs. Think first in each reasoning field,
-then give the label. Answer with the tool only, once for every numbered pair."""
+{_TWO_FACTS}
+{_EACH_PAIR_ALONE}"""
 
-AUDIT_TOOL = _verdicts_tool(
+# An audit's and a second readings' call (each numbered pair answered).
+PAIRS_TOOL = _verdicts_tool(
     "record_pair_verdicts",
     "Record how the two memories of each numbered pair relate.",
     "pair",
@@ -182,3 +193,27 @@ def audit_prompt(pairs: Sequence[tuple]) -> Prompt:
         lines += [f"{number}. A: {json.dumps(a.content, ensure_ascii=False)}"]
         lines += [f"   B: {json.dumps(b.content, ensure_ascii=False)}"]
     return Prompt(AUDIT_SYSTEM, "\n".join(lines), AUDIT_VERSION)
+
+
+# Second readings of several pairs in one call (curation/llm/band.py): each pair shown the
+# newer memory first with its date, as a second reading alone is, so a confirmation costs
+# a share of a call and is affordable where first readings spend the budget. Its answers
+# are cached as second readings under this version.
+RECHECK_VERSION = "recheck-v1"
+
+RECHECK_SYSTEM = f"""You read again pairs of memories an AI agent stored, each pair on its
+own. Each pair shows the newer memory first, then the older, each with its date. For each
+numbered pair decide what its two memories are to each other:
+{_ONE_FACT}
+{_CONFLICT_KINDS}
+{_TWO_FACTS}
+{_EACH_PAIR_ALONE}"""
+
+
+def recheck_prompt(pairs: Sequence[tuple]) -> Prompt:
+    """The prompt of several (older, newer) pairs, numbered from 1 in the order given,
+    each the newer memory first."""
+    lines = ["Pairs to read again:"]
+    for number, (older, newer) in enumerate(pairs, start=1):
+        lines += [f"{number}. Newer: {_describe(newer)}", f"   Older: {_describe(older)}"]
+    return Prompt(RECHECK_SYSTEM, "\n".join(lines), RECHECK_VERSION)

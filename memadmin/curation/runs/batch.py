@@ -326,6 +326,7 @@ def _detect(
                         prompts.VERDICT_VERSION,
                         prompts.SECOND_READING_VERSION,
                         prompts.GROUP_VERSION,
+                        prompts.RECHECK_VERSION,
                     ),
                 )
             )

@@ -238,3 +238,15 @@ def test_second_readings_of_several_pairs_show_each_pair_dated_the_newer_first(f
     assert answers[0].label == "duplicate"  # each pair's answer by its number
     assert (answers[1].label, answers[1].conflict_kind) == ("conflict", "update")
     assert answers[1].prompt_version == "recheck-v1"
+
+
+@pytest.mark.parametrize("answer", [{}, {"verdicts": "all duplicates"}])
+def test_a_second_readings_answer_with_no_list_of_verdicts_fails_each_pair(fake_llm, answer):
+    fake_llm.queue.append(tool_message(answer))
+    session = llm.Session()
+    session.reserve(1)
+
+    answers = session.recheck_verdicts([(THREE[0], THREE[1]), (THREE[0], THREE[2])])
+
+    assert len(answers) == 2 and all(isinstance(a, llm.LLMFailed) for a in answers)
+    assert "malformed" in str(answers[0])

@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
 os.environ.setdefault("DATABASE_URL", "postgresql://unused@/unused")  # no database needed
+# The oracle answers here: a loaded machine must not cut a set's calls by the run's time.
+os.environ.setdefault("MEMADMIN_LLM_RUN_BUDGET_SECONDS", "86400")
 
 
 def labelled_pairs(labels: dict) -> tuple[set, set]:

@@ -460,10 +460,16 @@ LLM_DUPLICATE_SECOND_READING_BELOW = env_float(
     "MEMADMIN_LLM_DUPLICATE_SECOND_READING_BELOW", 0.4, low=0.0, high=1.0
 )
 # Two agreeing answers the (tempered) model gave under this chance are read a third time,
-# shown as the first was, and decide only if it agrees too: a judge wrong independently
-# on each reading agrees with itself on a wrong answer now and then, and over every near
-# candidate that made conflicts of pairs with nothing in common.
+# in a form neither took (curation.llm.asking.FORMS), and decide only if it agrees too: a
+# judge wrong independently on each reading agrees with itself on a wrong answer now and
+# then, and over every near candidate that made conflicts of pairs with nothing in common.
 LLM_THIRD_READING_BELOW = env_float("MEMADMIN_LLM_THIRD_READING_BELOW", 0.1, low=0.0, high=1.0)
+# Two readings that disagree are read a third time (in a form neither took), and two of
+# three agreeing decide as two agreeing readings do. Measured with the oracle wrong 15 %
+# of the time (bench/llm_band.py --loso --seed 7,8,9): see docs/llm.md.
+LLM_THIRD_READING_WHERE_READINGS_DISAGREE = env_bool(
+    "MEMADMIN_LLM_THIRD_READING_WHERE_READINGS_DISAGREE", True
+)
 # The second readings that wait for the calls the groups leave (an answer "duplicate"'s,
 # LLM_DUPLICATE_SECOND_READING_BELOW) go this many to a call (prompts.recheck_prompt, each
 # pair the newer first): a confirmation costs a share of a call. 1 asks each on its own.

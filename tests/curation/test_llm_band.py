@@ -11,6 +11,8 @@ import pytest
 
 from memadmin.curation.learning import evaluation
 from memadmin.curation.learning.oracle import Oracle
+from memadmin.curation.llm import batches, prompts
+from memadmin.curation.llm.asking import FORMS
 from memadmin.curation.models import JudgeAudit, LlmBatch, PairVerdict
 from memadmin.curation.reads.exports import detection_output
 from memadmin.store.models import Namespace
@@ -162,13 +164,14 @@ def test_a_full_pass_asks_through_one_message_batch(everyday2, oracle, run_comma
 
     assert result.error is None, result.stderr
     # One batch of first readings, then one of the second readings the answers that
-    # overturn the model need (the newer memory shown first), each applied.
-    first, *second = LlmBatch.objects.order_by("pk")
-    assert len(second) == 1
-    requests = [r for batch in (first, *second) for r in batch.requests.values()]
-    assert not any(r["second_reading"] for r in first.requests.values())
-    assert all(r["second_reading"] for batch in second for r in batch.requests.values())
-    for batch in (first, *second):
+    # overturn the model need (the newer memory shown first), then one of the third
+    # readings two agreeing answers still need (the recheck prompt), each applied.
+    batches = list(LlmBatch.objects.order_by("pk"))
+    forms = [{r["form"] for r in batch.requests.values()} for batch in batches]
+    assert forms == [{form} for form in FORMS][: len(batches)]
+    assert len(batches) >= 2
+    requests = [r for batch in batches for r in batch.requests.values()]
+    for batch in batches:
         assert batch.status == "applied"
         assert batch.counts == {"verdicts": len(batch.requests), "failed": 0}
         assert f"LLM batch {batch.pk}: {len(batch.requests)} verdicts recorded" in result.stdout
@@ -187,6 +190,69 @@ def test_a_full_pass_asks_through_one_message_batch(everyday2, oracle, run_comma
     exported = json.loads(run_command("export_review", "--format", "json").stdout)["measured"]
     low, high = exported["clusters"]["proposed"]["interval"]
     assert low <= score.precision <= high
+
+
+def versions_read(**filters) -> dict[tuple[str, str], list[str]]:
+    """The prompt versions each pair of texts was read in, in the order asked."""
+    read: dict[tuple[str, str], list[str]] = {}
+    for verdict in PairVerdict.objects.filter(decided_by="llm", **filters).order_by("pk"):
+        read.setdefault((verdict.hash_low, verdict.hash_high), []).append(verdict.prompt_version)
+    return read
+
+
+def test_a_pair_read_three_times_keeps_each_reading_and_is_not_asked_again(
+    everyday2, oracle, run_command, settings
+):
+    # Pairs alone (no groups), second readings one a call, and every pair two readings
+    # overturned read a third time: the third takes the one form neither earlier reading
+    # took (a judge that answers one prompt one way would only confirm itself).
+    settings.LLM_GROUP_SIZE = 1
+    settings.LLM_SECOND_READINGS_A_CALL = 1
+    settings.LLM_THIRD_READING_BELOW = 1.0
+    settings.LLM_CALLS_PER_MEMORY = 10.0
+    judge = oracle(0.0)
+
+    assert run_command("find_duplicates").error is None
+
+    read = versions_read()
+    thrice = [versions for versions in read.values() if len(versions) == 3]
+    assert thrice and all(versions == list(FORMS) for versions in thrice)
+    assert judge.recheck_calls == len(thrice)
+    # Each reading is kept under its own version: a later pass reads them back and asks
+    # the band nothing again.
+    asked = len(judge.asked)
+    assert run_command("find_duplicates", "--full").error is None
+    assert len(judge.asked) == asked
+    assert versions_read() == read
+
+
+def test_a_batch_pass_asks_the_third_readings_its_answers_need_in_a_third_batch(
+    everyday2, oracle, run_command, settings
+):
+    # Wrong 15 % of the time, two readings that overturn the model by far need a third
+    # (LLM_THIRD_READING_BELOW at 1.0: every pair two agreeing readings overturned), with
+    # a budget that affords them all.
+    settings.LLM_THIRD_READING_BELOW = 1.0
+    settings.LLM_CALLS_PER_MEMORY = 10.0
+    judge = oracle(0.15)
+
+    result = run_command("find_duplicates", "--llm-batch")
+
+    assert result.error is None, result.stderr
+    batches = list(LlmBatch.objects.order_by("pk"))
+    assert len(batches) == 3
+    thirds = {tuple(r["hashes"]) for r in batches[2].requests.values()}
+    assert {r["form"] for r in batches[2].requests.values()} == {prompts.RECHECK_VERSION}
+    read = versions_read()
+    assert all(read[pair] == list(FORMS) for pair in thirds)
+    # Every reading came through the batches: the pass after them asked the band nothing.
+    assert len(judge.asked) == sum(len(batch.requests) for batch in batches)
+
+
+def test_a_batch_recorded_before_forms_is_read_by_whether_it_was_a_second_reading():
+    assert batches.form_of({"second_reading": True}) == prompts.SECOND_READING_VERSION
+    assert batches.form_of({"second_reading": False}) == prompts.VERDICT_VERSION
+    assert batches.form_of({"form": prompts.RECHECK_VERSION}) == prompts.RECHECK_VERSION
 
 
 def test_a_batch_run_killed_while_waiting_is_resumed_and_each_answer_applied_once(

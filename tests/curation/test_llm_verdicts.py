@@ -6,7 +6,7 @@ import pytest
 
 from memadmin.curation.models import Cluster, Conflict, DedupRun, PairVerdict
 from tests.factories import line, llm_band_pair, near, unit
-from tests.fake_anthropic import error, verdict
+from tests.fake_anthropic import error, tool_message, verdict
 
 pytestmark = pytest.mark.django_db(transaction=True)
 BAND = llm_band_pair()
@@ -64,6 +64,7 @@ def test_a_duplicate_verdict_read_twice_opens_a_cluster_marked_llm(
 def test_readings_that_disagree_leave_the_pair_to_the_model(run_command, load, fake_llm, settings):
     settings.LLM_SECOND_READING_BELOW = 1.0  # every answer read twice
     settings.LLM_CALLS_PER_MEMORY = 1.0
+    settings.LLM_THIRD_READING_WHERE_READINGS_DISAGREE = False
     load(*BAND)
     fake_llm.queue.append(verdict("duplicate", reasoning="same preference, reworded"))
     fake_llm.queue.append(verdict("unrelated", reasoning="two preferences"))
@@ -75,6 +76,41 @@ def test_readings_that_disagree_leave_the_pair_to_the_model(run_command, load, f
     assert cluster.tier == "possible"  # where the model alone puts it
     assert [edge["method"] for edge in cluster.edges] == ["vector"]
     assert len(fake_llm.requests) == 2  # both readings remembered, never asked again
+    assert "0 verdicts, 1 cached, 0 calls" in again.stdout
+
+
+def test_a_third_reading_breaks_two_that_disagree_shown_as_neither_was(
+    run_command, load, fake_llm, settings
+):
+    settings.LLM_SECOND_READING_BELOW = 1.0  # every answer read twice
+    settings.LLM_THIRD_READING_BELOW = 0.0  # two agreeing readings enough
+    settings.LLM_CALLS_PER_MEMORY = 2.0
+    load(*BAND)
+    fake_llm.queue.append(verdict("duplicate", reasoning="same preference, reworded"))
+    fake_llm.queue.append(verdict("unrelated", reasoning="two preferences"))
+    fake_llm.queue.append(
+        tool_message(
+            {"verdicts": [{"pair": 1, "reasoning": "one preference", "label": "duplicate"}]}
+        )
+    )
+
+    result = run_command("find_duplicates")
+    again = run_command("find_duplicates", "--full")
+
+    (cluster,) = Cluster.objects.all()
+    assert cluster.tier == "proposed" and [edge["method"] for edge in cluster.edges] == ["llm"]
+    # The pair alone older first, then newer first, then in the recheck prompt: three
+    # readings, each kept under its own version, never asked again.
+    first, second, third = (r["messages"][0]["content"] for r in fake_llm.requests)
+    assert first.startswith("Older memory: ") and second.startswith("Newer memory: ")
+    assert third.startswith("Pairs to read again:\n1. Newer: ")
+    stored = PairVerdict.objects.order_by("pk")
+    assert [(v.verdict, v.prompt_version) for v in stored] == [
+        ("duplicate", "verdict-v1"),
+        ("unrelated", "verdict-v1/newer-first"),
+        ("duplicate", "recheck-v1"),
+    ]
+    assert "3 verdicts, 0 cached, 3 calls" in result.stdout
     assert "0 verdicts, 1 cached, 0 calls" in again.stdout
 
 

@@ -13,6 +13,7 @@ from memadmin.curation.learning import calibration
 from memadmin.curation.learning.oracle import Oracle
 from memadmin.curation.llm import band as llm_verdicts
 from memadmin.curation.llm import client as llm
+from memadmin.curation.llm import prompts
 from memadmin.curation.runs.options import NamespaceReport, Options
 from tests.data.labelled_set import load_set
 
@@ -152,7 +153,12 @@ def test_an_answer_whose_confirmation_waits_keeps_deciding_in_a_later_pass(
         by_text = {m.content: m.content_hash for m in judged.memories}
         answers = {
             tuple(sorted(by_text[text] for text in pair)): [
-                SimpleNamespace(verdict="duplicate", conflict_kind="", reason="one fact")
+                SimpleNamespace(
+                    verdict="duplicate",
+                    conflict_kind="",
+                    reason="one fact",
+                    prompt_version=prompts.GROUP_VERSION,
+                )
             ]
             for pair in once
             if all(text in by_text for text in pair)
@@ -170,7 +176,8 @@ def test_an_answer_whose_confirmation_waits_keeps_deciding_in_a_later_pass(
     assert all(judgement.decided_by == "llm" for judgement in later)
 
 
-def test_readings_that_disagree_leave_the_pair_to_the_evidence(monkeypatch, vectors):
+def test_readings_that_disagree_leave_the_pair_to_the_evidence(monkeypatch, vectors, settings):
+    settings.LLM_THIRD_READING_WHERE_READINGS_DISAGREE = False
     judgements, oracle = band(ContraryOnSecondReading, monkeypatch, vectors)
 
     seconds = {frozenset((a, b)) for a, b, newer_first in oracle.asked if newer_first}
@@ -242,3 +249,29 @@ def test_a_third_reading_that_disagrees_leaves_the_pair_to_the_evidence(
         if frozenset((older, newer)) in thirds:
             assert judgement.decided_by == "rule", (older, newer)
             assert any("the readings disagree" in reason for reason in judgement.reasons)
+
+
+def test_readings_that_disagree_are_read_a_third_time_and_two_of_three_decide(
+    monkeypatch, vectors, settings
+):
+    # Right on every reading but the second (the newer memory first); two agreeing
+    # readings always enough, and calls for every reading.
+    settings.LLM_THIRD_READING_BELOW = 0.0
+    settings.LLM_CALLS_PER_MEMORY = 10.0
+    judgements, oracle = band(ContraryOnSecondReading, monkeypatch, vectors)
+
+    seconds = {frozenset((a, b)) for a, b, newer_first in oracle.asked if newer_first}
+    assert seconds and read_three_times(oracle.asked) == seconds
+    decided = 0
+    for older, newer, judgement in judgements:
+        if frozenset((older, newer)) not in seconds:
+            continue
+        reason = judgement.reasons[-1]
+        if judgement.decided_by == "llm":
+            # The two readings shown older first agree, and they are right.
+            assert reason.endswith("(2 of 3 readings)"), reason
+            assert judgement.llm_answer == oracle.truth(older, newer)[0]
+            decided += 1
+        else:  # the model sure enough that two of three do not overturn it
+            assert "too unlikely by the evidence" in reason, reason
+    assert decided > len(seconds) / 2

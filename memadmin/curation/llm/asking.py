@@ -9,7 +9,14 @@ import logging
 
 from memadmin.curation import decisions
 from memadmin.curation.llm import client as llm
+from memadmin.curation.llm import prompts
 from memadmin.curation.llm.groups import Asked, Reading, anchor
+
+# The forms a reading of a pair alone takes, by the prompt version it is recorded under. A
+# third reading is asked in the first one its earlier readings did not take: a judge that
+# answers one prompt the same way each time would only confirm itself, and a reading in
+# a form of its own is cached apart from the others.
+FORMS = (prompts.VERDICT_VERSION, prompts.SECOND_READING_VERSION, prompts.RECHECK_VERSION)
 
 logger = logging.getLogger("memadmin.curation")
 
@@ -19,15 +26,25 @@ def spent(options, calls: int) -> None:
     options.llm_pool = max(0.0, options.llm_pool - calls)
 
 
-def ask_pairs(session, judged, namespace, options, to_ask: list[Asked], report):
-    """Ask these pairs, one a call (second readings, the newer memory first, where each
-    has had one reading), within the calls the session grants: each asked pair and its
-    reading (None where the LLM failed: the rules keep it). Side effects: records each
-    verdict (not in a dry run)."""
+def form_of_next(asked: Asked) -> str:
+    """How the next reading of a pair goes alone (a Message Batch's request): a first with
+    the older memory first, a second with the newer first, a third in a form of its own."""
+    if len(asked.earlier) < 2:
+        return FORMS[len(asked.earlier)]
+    taken = {reading.version for reading in asked.earlier}
+    return next((form for form in FORMS if form not in taken), FORMS[0])
+
+
+def ask_pairs(
+    session, judged, namespace, options, to_ask: list[Asked], report, *, newer_first=False
+):
+    """Ask these pairs, one a call (`newer_first`: shown so, as a second reading is),
+    within the calls the session grants: each asked pair and its reading (None where the
+    LLM failed: the rules keep it). Side effects: records each verdict (not in a dry
+    run)."""
     if not to_ask:
         return []
     memories = judged.memories
-    second = len(to_ask[0].earlier) == 1
     granted = session.reserve(len(to_ask))
     session.skip(len(to_ask) - granted)
     to_ask = to_ask[:granted]
@@ -35,7 +52,7 @@ def ask_pairs(session, judged, namespace, options, to_ask: list[Asked], report):
     if not to_ask:
         return []
     results = session.verdicts(
-        [(memories[a.older], memories[a.newer]) for a in to_ask], second_reading=second
+        [(memories[a.older], memories[a.newer]) for a in to_ask], second_reading=newer_first
     )
     return [
         (asked, reading_of(namespace, options, report, memories, asked, answer))
@@ -86,26 +103,51 @@ def readings_within(readings: list[Asked], calls: int, per_call: int) -> list[As
 
 def read_again(session, judged, namespace, options, readings: list[Asked], report, per_call: int):
     """Ask these further readings: second readings `per_call` a call (one alone as a
-    pair), each the newer memory first, a third as the first was shown. (Each asked pair
-    and its reading, None where the LLM gave none; the calls made.)"""
+    pair), each the newer memory first, a third one a call in a form its pair's earlier
+    readings did not take (form_of_next). (Each asked pair and its reading, None where
+    the LLM gave none; the calls made.)"""
     seconds, thirds = nth(readings, 1), nth(readings, 2)
-    found = ask_pairs(session, judged, namespace, options, thirds, report)
-    made = len(found)
+    found, made = [], 0
+    for form in FORMS:
+        these = [a for a in thirds if form_of_next(a) == form]
+        if form == prompts.RECHECK_VERSION:
+            again, calls = _recheck(
+                session, judged, namespace, options, [[a] for a in these], report
+            )
+        else:
+            newer_first = form == prompts.SECOND_READING_VERSION
+            again = ask_pairs(
+                session, judged, namespace, options, these, report, newer_first=newer_first
+            )
+            calls = len(again)
+        found, made = [*found, *again], made + calls
     if len(seconds) <= 1 or per_call == 1:
-        again = ask_pairs(session, judged, namespace, options, seconds, report)
+        again = ask_pairs(session, judged, namespace, options, seconds, report, newer_first=True)
         return [*found, *again], made + len(again)
     count = -(-len(seconds) // per_call)
-    granted = session.reserve(count)
-    session.skip(count - granted)
+    # Spread evenly over the calls: none holds one pair while another holds eight.
+    again, calls = _recheck(
+        session, judged, namespace, options, [seconds[k::count] for k in range(count)], report
+    )
+    return [*found, *again], made + calls
+
+
+def _recheck(session, judged, namespace, options, calls: list[list[Asked]], report):
+    """Ask each call's pairs in one recheck prompt (each the newer memory first), within
+    the calls the session grants: (each asked pair and its reading, the calls made)."""
+    if not calls:
+        return [], 0
+    granted = session.reserve(len(calls))
+    session.skip(len(calls) - granted)
     spent(options, granted)
-    # Spread evenly over the calls granted: none holds one pair while another holds eight.
-    calls = [seconds[k::count] for k in range(count)][:granted]
+    calls = calls[:granted]
     memories = judged.memories
     asked = [[(memories[a.older], memories[a.newer]) for a in call] for call in calls]
+    found = []
     for call, answers in zip(calls, session.rechecks(asked), strict=True):
         for pair, answer in zip(call, answers, strict=True):
             found.append((pair, reading_of(namespace, options, report, memories, pair, answer)))
-    return found, made + granted
+    return found, granted
 
 
 def reading_of(namespace, options, report, memories, asked: Asked, answer) -> Reading | None:
@@ -131,7 +173,7 @@ def reading_of(namespace, options, report, memories, asked: Asked, answer) -> Re
             decided_by="llm",
             prompt_version=answer.prompt_version,
         )
-    return Reading(answer.label, answer.conflict_kind, answer.reasoning)
+    return Reading(answer.label, answer.conflict_kind, answer.reasoning, answer.prompt_version)
 
 
 def nth(asked: list[Asked], readings: int) -> list[Asked]:

@@ -22,8 +22,11 @@ bar (LLM_CONFLICT_SECOND_READING_BELOW: read twice unless the model holds it lik
 than not), and so has an answer "duplicate", which proposes a merge
 (LLM_DUPLICATE_SECOND_READING_BELOW; those wait for the calls the groups leave and go
 LLM_SECOND_READINGS_A_CALL to a call). Two agreeing answers the model gave under
-LLM_THIRD_READING_BELOW are read a third time, shown as the first was. Until then, or
-where they disagree, the model places the pair. An answer "one fact" makes a proposal;
+LLM_THIRD_READING_BELOW are read a third time, and so are two that disagree
+(LLM_THIRD_READING_WHERE_READINGS_DISAGREE), each third in a form neither earlier
+reading took (asking.FORMS); of three, two agreeing decide as two agreeing readings do.
+Until then, or where no answer has the readings it needs, the model places the pair.
+An answer "one fact" makes a proposal;
 it merges with no review only where the rules' strict check passed and the model is as
 sure as an automatic merge needs.
 """
@@ -52,6 +55,7 @@ from memadmin.curation.llm.asking import (
     ask_groups,
     ask_pairs,
     calls_for,
+    form_of_next,
     read_again,
     readings_within,
     spent,
@@ -67,7 +71,7 @@ class Options(Protocol):
 
     llm_session: llm.Session | None
     llm_batch: list | None  # the pairs a Message Batch pass collects
-    llm_batch_seconds: bool  # the batch pass's second round
+    llm_batch_later: bool  # a batch pass's later rounds (further readings only)
     llm_band: bool  # whether the session answers doubtful pairs (else it only audits)
     dry_run: bool
     llm_pool: float  # the calls the run's earlier namespaces left unspent
@@ -278,49 +282,58 @@ def ask_band(
     pairs += answered_before(judged, answers, set(pairs))
     if not pairs:
         return
-    new, owed = _apply_cached(judged, pairs, answers, report)
+    new, owed, later = _apply_cached(judged, pairs, answers, report)
     owed = owed[:allowed]
     if options.llm_batch is not None:
-        _collect_for_batch(judged, namespace, options, allowed, new, owed)
+        _collect_for_batch(judged, namespace, options, allowed, new, owed, later)
     elif asking_now and owed + new:
         _ask_now(judged, namespace, options, report, allowed, new, owed, grouped=grouped)
 
 
 def _apply_cached(judged: Judged, pairs, answers: dict, report: Report):
-    """Apply the earlier answers cached for `pairs`: (the pairs never asked, the second
-    readings an earlier answer left owed)."""
+    """Apply the earlier answers cached for `pairs`: (the pairs never asked, the further
+    readings earlier answers left owed, how many readings beyond a first they hold)."""
     memories = judged.memories
     new: list[Asked] = []
     owed: list[Asked] = []
+    later = 0
     for i, j in pairs:
         older, newer = judged.ordered(i, j)
         hashes = tuple(sorted((memories[older].content_hash, memories[newer].content_hash)))
-        readings = [Reading(v.verdict, v.conflict_kind, v.reason) for v in answers.get(hashes, [])]
+        readings = [
+            Reading(v.verdict, v.conflict_kind, v.reason, v.prompt_version)
+            for v in answers.get(hashes, [])
+        ]
         if not readings:
             new.append(Asked(older, newer, hashes))
             continue
         report.llm_cached += 1
+        later += len(readings) - 1
         # An answer whose confirmation only waits for spare calls decides until it comes
         # (as it did in the pass that asked it, when none was left).
         override(judged, older, newer, readings, affordable=False)
         if owes_reading(judged, older, newer, readings):
             owed.append(Asked(older, newer, hashes, tuple(readings)))
-    return new, owed
+    return new, owed, later
 
 
-def _collect_for_batch(judged, namespace, options: Options, allowed: int, new, owed) -> None:
-    """Two rounds, within one budget: first readings (and second readings an earlier
-    pass left owed) in the first batch, the second readings its answers need in the
-    second, from what the first left."""
+def _collect_for_batch(
+    judged, namespace, options: Options, allowed: int, new, owed, later: int
+) -> None:
+    """Rounds within one budget: first readings (and further readings an earlier pass
+    left owed) in the first batch; in each later one the further readings the answers
+    before need (second readings, then third), from what the first left and the
+    readings beyond a first already given (`later`). Each goes as a pair alone, in the
+    form asking.form_of_next gives it."""
     memories = judged.memories
     firsts = math.floor(allowed * BATCH_FIRST_READINGS)
-    if options.llm_batch_seconds:
-        owed, new = owed[: allowed - firsts], []
+    if options.llm_batch_later:
+        owed, new = owed[: max(0, allowed - firsts - later)], []
     else:
         owed = owed[:firsts]
         new = new[: firsts - len(owed)]
     options.llm_batch.extend(
-        (namespace, memories[a.older], memories[a.newer], len(a.earlier) == 1) for a in owed + new
+        (namespace, memories[a.older], memories[a.newer], form_of_next(a)) for a in owed + new
     )
     spent(options, len(owed) + len(new))
 
@@ -353,7 +366,10 @@ def _ask_now(
         if not seconds and spare and (room > 0 or not new):
             # Those that wait go several a call: where calls are short, more are confirmed.
             room = room if new else allowed - calls
-            wanted, spare = spare[: room * several], spare[room * several :]
+            wanted = readings_within(spare, room, several)
+            spare = spare[len(wanted) :]
+            if not wanted:
+                break  # none fits the calls left
             found, made = read_again(session, judged, namespace, options, wanted, report, several)
             planned = calls_for(wanted, several)
         elif seconds:
@@ -415,6 +431,15 @@ _SECOND_READING_BAR = {
 _TIMES = {2: "twice", 3: "three times"}
 
 
+def _read(votes: int, readings: int) -> str:
+    """How many readings gave the answer that decides, for its reason."""
+    if readings == 1:
+        return ""
+    if votes == readings:
+        return f" (read {_TIMES[readings]})"
+    return f" ({votes} of {readings} readings)"
+
+
 def posterior(prior, labels) -> tuple[float, float, float] | None:
     """How sure the pair is once the LLM answered, for the confidence shown: `prior`
     updated by each answer, each right LLM_ACCURACY of the time (its errors split evenly
@@ -436,48 +461,66 @@ def posterior(prior, labels) -> tuple[float, float, float] | None:
 def owes_reading(
     judged: Judged, i: int, j: int, readings: list[Reading], *, affordable: bool = True
 ) -> bool:
-    """Whether agreeing answers overturn what the tempered model reads of the pair by
-    more than they decide alone: one answer the model gave under its second-reading bar,
-    two under LLM_THIRD_READING_BELOW (two readings each wrong independently agree on
-    one wrong answer one time in 180 at 0.85: over every near candidate, a few pairs
-    with nothing in common became conflicts). Not `affordable` (no call is left for it,
-    or a later pass applies a cached answer), an answer "duplicate" meets the general
-    bar, not its own (_waits_for_spare_calls)."""
+    """Whether the pair needs another reading: agreeing answers that overturn what the
+    tempered model reads of it by more than they decide alone (`agreeing_needed`), or
+    two answers that disagree, where a third could make a majority that decides."""
     prior = band_prior(judged, judged.judge(i, j))
-    if prior is None or any(r.label != readings[0].label for r in readings):
+    if prior is None or len(readings) >= 3:
         return False
-    given = prior[_CLASS_OF.get(readings[0].label, 2)]
-    if len(readings) == 1:
-        bar = _SECOND_READING_BAR.get(readings[0].label, "LLM_SECOND_READING_BELOW")
-        if not affordable and readings[0].label == "duplicate":
-            bar = "LLM_SECOND_READING_BELOW"  # no call left for it (_waits_for_spare_calls)
-        return given < getattr(settings, bar)
-    return len(readings) == 2 and given < settings.LLM_THIRD_READING_BELOW
+    labels = [r.label for r in readings]
+    if len(set(labels)) == 1:
+        return len(readings) < agreeing_needed(prior, labels[0], affordable=affordable)
+    # Two that disagree: a third can make a majority where two agreeing readings of one
+    # of their answers would decide (not where a pass applies cached answers alone).
+    return (
+        settings.LLM_THIRD_READING_WHERE_READINGS_DISAGREE
+        and affordable
+        and any(agreeing_needed(prior, label) <= 2 for label in labels)
+    )
+
+
+def agreeing_needed(prior, label: str, *, affordable: bool = True) -> int:
+    """How many agreeing readings an answer `label` needs before it decides: one where the
+    tempered model gave it its second-reading bar or more, two under that bar, three
+    under LLM_THIRD_READING_BELOW (two readings each wrong independently agree on one
+    wrong answer one time in 180 at 0.85: over every near candidate, a few pairs with
+    nothing in common became conflicts). Not `affordable` (no call is left for it, or a
+    later pass applies a cached answer), an answer "duplicate" meets the general bar,
+    not its own (_waits_for_spare_calls)."""
+    given = prior[_CLASS_OF.get(label, 2)]
+    bar = _SECOND_READING_BAR.get(label, "LLM_SECOND_READING_BELOW")
+    if not affordable and label == "duplicate":
+        bar = "LLM_SECOND_READING_BELOW"  # no call left for it (_waits_for_spare_calls)
+    if given >= getattr(settings, bar):
+        return 1
+    return 2 if given >= settings.LLM_THIRD_READING_BELOW else 3
 
 
 def override(
     judged: Judged, i: int, j: int, readings: list[Reading], *, affordable: bool = True
 ) -> None:
-    """Apply the LLM's readings of a pair to its judgement. Where they agree, and the
-    answer did not overturn the tempered model or a second reading confirmed it, and the
-    model's tempered probabilities updated by them (`posterior`) leave the answer likelier
-    than not, it decides: "duplicate" is a proposal (merged with no review only where
-    the rules' strict check passed and P(one fact) reaches the automatic threshold),
-    "conflict" a proposed conflict, anything else two facts. Otherwise the model places
-    the pair as with no LLM, and the reason says why the answer did not decide.
-    `affordable`: as owes_reading's."""
+    """Apply the LLM's readings of a pair to its judgement. Where most of them agree (all,
+    of one or two), with as many agreeing as an answer against the tempered model needs
+    (`agreeing_needed`), and the model's tempered probabilities updated by every reading
+    (`posterior`) leave the answer likelier than not, it decides: "duplicate" is a
+    proposal (merged with no review only where the rules' strict check passed and P(one
+    fact) reaches the automatic threshold), "conflict" a proposed conflict, anything
+    else two facts. Otherwise the model places the pair as with no LLM, and the reason
+    says why the answer did not decide. `affordable`: as owes_reading's."""
     judgement = judged.judge(i, j)
-    first = readings[0]
+    labels = [r.label for r in readings]
+    votes = max(labels.count(label) for label in labels)
+    first = next(r for r in readings if labels.count(r.label) == votes)
     prior = band_prior(judged, judgement)
-    updated = posterior(prior, [r.label for r in readings])
+    updated = posterior(prior, labels)
     said = f"LLM: {first.label}: {first.reason}".strip()
-    agreed = all(r.label == first.label for r in readings)
+    short = prior is not None and votes < agreeing_needed(prior, first.label, affordable=affordable)
     guard = guards.metadata_guard(judged.memories[i], judged.memories[j])
     if first.label == "duplicate" and guard:
         why = f"{guard}: the guard keeps the pair out of every cluster"
-    elif not agreed:
+    elif votes * 2 <= len(readings) or (short and votes < len(readings)):
         why = "the readings disagree: left to the evidence"
-    elif owes_reading(judged, i, j, readings, affordable=affordable):
+    elif short:
         why = "it overturns the evidence: it decides once another reading agrees"
     elif updated is not None and updated[_CLASS_OF.get(first.label, 2)] < 0.5:
         why = "too unlikely by the evidence to take alone"
@@ -493,7 +536,7 @@ def override(
         llm_answer=first.label,
         probabilities=updated,
         decided_by="llm",
-        reasons=(said if len(readings) == 1 else f"{said} (read {_TIMES[len(readings)]})",),
+        reasons=(f"{said}{_read(votes, len(readings))}",),
         tier=PROPOSED,
     )
     label, kind = first.label, first.kind

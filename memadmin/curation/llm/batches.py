@@ -44,21 +44,21 @@ def unfinished() -> LlmBatch | None:
 
 
 def record(pairs: list[tuple]) -> LlmBatch | None:
-    """Record the pairs to ask ((namespace, older, newer, second reading) each; one
-    request per pair of texts and reading) before anything is sent. None when there is
-    nothing to ask."""
+    """Record the pairs to ask ((namespace, older, newer, form) each, the form one of
+    curation.llm.asking.FORMS; one request per pair of texts and form) before anything is
+    sent. None when there is nothing to ask."""
     requests, seen = {}, set()
-    for namespace, older, newer, second in pairs:
+    for namespace, older, newer, form in pairs:
         hashes = sorted((older.content_hash, newer.content_hash))
-        if (namespace.pk, *hashes, second) in seen:
+        if (namespace.pk, *hashes, form) in seen:
             continue
-        seen.add((namespace.pk, *hashes, second))
+        seen.add((namespace.pk, *hashes, form))
         requests[f"pair-{len(requests):06d}"] = {
             "namespace": namespace.pk,
             "older": older.pk,
             "newer": newer.pk,
             "hashes": hashes,
-            "second_reading": second,
+            "form": form,
         }
     if not requests:
         return None
@@ -72,7 +72,7 @@ def submit(batch: LlmBatch, session: llm.Session) -> None:
         [i for r in batch.requests.values() for i in (r["older"], r["newer"])]
     )
     requests = [
-        (custom_id, memories[r["older"]], memories[r["newer"]], r.get("second_reading", False))
+        (custom_id, memories[r["older"]], memories[r["newer"]], form_of(r))
         for custom_id, r in batch.requests.items()
         if r["older"] in memories and r["newer"] in memories
     ]
@@ -108,7 +108,8 @@ def apply(batch: LlmBatch, session: llm.Session) -> dict[str, int]:
         batch = LlmBatch.objects.select_for_update().get(pk=batch.pk)
         if batch.status == LlmBatch.Status.APPLIED:
             return batch.counts  # another run applied it meanwhile
-        for custom_id, answer in session.batch_answers(batch.provider_id):
+        forms = {custom_id: form_of(r) for custom_id, r in batch.requests.items()}
+        for custom_id, answer in session.batch_answers(batch.provider_id, forms):
             asked = batch.requests.get(custom_id)
             if asked is None or asked["namespace"] not in namespaces:
                 continue  # not one of ours, or its namespace is gone
@@ -124,13 +125,19 @@ def apply(batch: LlmBatch, session: llm.Session) -> dict[str, int]:
                 conflict_kind=answer.conflict_kind,
                 reason=answer.reasoning,
                 decided_by="llm",
-                prompt_version=(
-                    prompts.SECOND_READING_VERSION
-                    if asked.get("second_reading")
-                    else answer.prompt_version
-                ),
+                prompt_version=answer.prompt_version,
             )
             counts["verdicts"] += 1
         batch.status, batch.counts = LlmBatch.Status.APPLIED, counts
         batch.save(update_fields=["status", "counts", "updated_at"])
     return counts
+
+
+def form_of(request: dict) -> str:
+    """How a recorded request shows its pair (a prompt version of asking.FORMS); a batch
+    recorded before forms says only whether it was a second reading."""
+    if "form" in request:
+        return request["form"]
+    return (
+        prompts.SECOND_READING_VERSION if request.get("second_reading") else prompts.VERDICT_VERSION
+    )

@@ -385,21 +385,20 @@ class Session:
 
     # --- Message Batches: a full pass's verdicts in one request -------------------------
 
-    def submit_batch(self, requests: Sequence[tuple[str, object, object, bool]]) -> str:
-        """Send (custom id, older, newer, second reading) verdict requests as one Message
-        Batch; its id. Raises LLMFailed."""
+    def submit_batch(self, requests: Sequence[tuple[str, object, object, str]]) -> str:
+        """Send (custom id, older, newer, form) verdict requests as one Message Batch, each
+        pair shown in its form (a prompt version: the verdict prompt, the older or the
+        newer memory first, or the recheck prompt of that pair alone); its id. Raises
+        LLMFailed."""
         import anthropic
 
         client = self._client_or_fail()
         body = [
             {
                 "custom_id": custom_id,
-                "params": {
-                    "model": self.model,
-                    **verdict_request(prompts.verdict_prompt(older, newer, second_reading=second)),
-                },
+                "params": {"model": self.model, **reading_request(older, newer, form)},
             }
-            for custom_id, older, newer, second in requests
+            for custom_id, older, newer, form in requests
         ]
         try:
             return str(client.messages.batches.create(requests=body).id)
@@ -421,12 +420,14 @@ class Session:
             for state in ("processing", "succeeded", "errored", "canceled", "expired")
         }
 
-    def batch_answers(self, batch_id: str) -> Iterator[tuple[str, VerdictAnswer | str]]:
-        """An ended batch's answers: (custom id, the verdict, or why there is none)."""
+    def batch_answers(
+        self, batch_id: str, forms: dict[str, str]
+    ) -> Iterator[tuple[str, VerdictAnswer | str]]:
+        """An ended batch's answers: (custom id, the verdict, or why there is none), each
+        read as its request's form asked (`forms` by custom id)."""
         import anthropic
 
         client = self._client_or_fail()
-        version = prompts.VERDICT_VERSION
         try:
             for entry in client.messages.batches.results(batch_id):
                 result = entry.result
@@ -438,11 +439,30 @@ class Session:
                     with self._lock:
                         self.input_tokens += int(message.usage.input_tokens or 0)
                         self.output_tokens += int(message.usage.output_tokens or 0)
-                    yield entry.custom_id, verdict_of(message.content, str(message.model), version)
+                    form = forms.get(entry.custom_id, prompts.VERDICT_VERSION)
+                    yield entry.custom_id, reading_of(message, form)
                 except (LLMFailed, AttributeError, TypeError, ValueError) as problem:
                     yield entry.custom_id, str(problem)
         except anthropic.APIError as error:
             raise LLMFailed(f"{type(error).__name__}: {error}") from error
+
+
+def reading_request(older, newer, form: str) -> dict:
+    """The Messages API parameters (but the model) of one pair's reading in `form`."""
+    if form == prompts.RECHECK_VERSION:
+        return pairs_request(prompts.recheck_prompt([(older, newer)]))
+    newer_first = form == prompts.SECOND_READING_VERSION
+    return verdict_request(prompts.verdict_prompt(older, newer, second_reading=newer_first))
+
+
+def reading_of(message, form: str) -> VerdictAnswer:
+    """The verdict of a message answering one pair's reading in `form`. Raises LLMFailed."""
+    if form != prompts.RECHECK_VERSION:
+        return verdict_of(message.content, str(message.model), form)
+    [answer] = group_verdicts_of(message.content, 1, str(message.model), key="pair", version=form)
+    if isinstance(answer, LLMFailed):
+        raise answer
+    return answer
 
 
 def verdict_request(prompt: prompts.Prompt) -> dict:

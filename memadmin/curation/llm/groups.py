@@ -10,17 +10,19 @@ from typing import NamedTuple
 
 
 class Reading(NamedTuple):
-    """One LLM answer on a pair."""
+    """One LLM answer on a pair, and the prompt version it answered (how it was shown)."""
 
     label: str
     kind: str
     reason: str
+    version: str = ""
 
 
 @dataclass(frozen=True)
 class Asked:
     """A pair to ask, by positions and content hashes, with the readings it has had
-    (`earlier`: one when this is the second, asked with the newer memory first)."""
+    (`earlier`: one when this is the second, asked with the newer memory first; two when
+    the third, asked in a form neither was)."""
 
     older: int
     newer: int

@@ -41,15 +41,14 @@ def cached_llm_verdicts(
     namespace_ids: Sequence[int], prompt_versions: Sequence[str]
 ) -> dict[int, dict[tuple[str, str], list[PairVerdict]]]:
     """The LLM's earlier verdicts of these prompt versions (a first reading's, a second
-    reading's), per namespace, by (hash, hash): each pair's in the versions' order."""
+    reading's), per namespace, by (hash, hash): each pair's in the order they were given."""
     found: dict[int, dict[tuple[str, str], list[PairVerdict]]] = {pk: {} for pk in namespace_ids}
-    rank = {version: place for place, version in enumerate(prompt_versions)}
     verdicts = PairVerdict.objects.filter(
         namespace_id__in=list(namespace_ids),
         decided_by="llm",
         prompt_version__in=list(prompt_versions),
-    )
-    for verdict in sorted(verdicts, key=lambda v: rank[v.prompt_version]):
+    ).order_by("pk")
+    for verdict in verdicts:
         found[verdict.namespace_id].setdefault((verdict.hash_low, verdict.hash_high), [])
         found[verdict.namespace_id][(verdict.hash_low, verdict.hash_high)].append(verdict)
     return found

@@ -26,11 +26,11 @@ class Options:
     # one after another; each namespace's doubtful pairs are asked several at once.
     llm_session: llm.Session | None = None
     # find_duplicates --llm-batch, first pass: the pairs to ask are collected here as
-    # (namespace, older, newer, second reading) for one Message Batch, none asked,
-    # nothing written; `llm_batch_seconds` collects only the second readings the first
-    # batch's answers need (its second round).
+    # (namespace, older, newer, form: curation.llm.asking.FORMS) for one Message Batch,
+    # none asked, nothing written; `llm_batch_later` collects only the further readings
+    # the earlier batches' answers need (its later rounds).
     llm_batch: list | None = None
-    llm_batch_seconds: bool = False
+    llm_batch_later: bool = False
     # Whether the session answers the band's doubtful pairs. Not in the pass that follows
     # the batches: their answers decide, cached; the session only audits (live calls:
     # the audit's pairs are drawn from that pass's own plan).

@@ -201,12 +201,13 @@ class Command(MemadminCommand):
         """--llm-batch (curation.llm.batches): resume the batch an earlier run left, or plan
         every namespace without writing and send its doubtful pairs as one Message Batch;
         follow it with a bar and record its answers. Then once more for the second
-        readings those answers need (curation.llm.band)."""
-        for seconds in (False, True):
-            if not self.one_batch(namespaces, options, session, seconds=seconds):
+        readings those answers need, and once more for the third readings (curation.llm.band):
+        the pass after them applies every answer and asks nothing of the band."""
+        for later in (False, True, True):
+            if not self.one_batch(namespaces, options, session, later=later):
                 return
 
-    def one_batch(self, namespaces, options, session, *, seconds: bool) -> bool:
+    def one_batch(self, namespaces, options, session, *, later: bool) -> bool:
         """One Message Batch sent (or resumed), followed and recorded; False when there
         was nothing to ask."""
         from memadmin.curation.llm import batches as llm_batch
@@ -221,14 +222,14 @@ class Command(MemadminCommand):
             pairs: list = []
             collecting = runs.Options(
                 dry_run=True, max_ops=options.max_ops, full=options.full, since=options.since,
-                llm_batch=pairs, llm_batch_seconds=seconds,
+                llm_batch=pairs, llm_batch_later=later,
             )  # fmt: skip
             with progress_bar(total=len(namespaces), desc="finding doubtful pairs",
                               unit="namespaces") as bar:  # fmt: skip
                 runs.run_many(namespaces, collecting, workers=1, on_done=lambda _: bar.update(1))
             batch = llm_batch.record(pairs)
             if batch is None:
-                if not seconds:
+                if not later:
                     self.stdout.write("no doubtful pair to ask: no batch sent")
                 return False
         try:

@@ -249,6 +249,29 @@ def test_a_batch_pass_asks_the_third_readings_its_answers_need_in_a_third_batch(
     assert len(judge.asked) == sum(len(batch.requests) for batch in batches)
 
 
+def test_a_batch_pass_s_later_rounds_share_what_the_first_left(
+    everyday2, oracle, run_command, settings
+):
+    # Many third readings owed, the budget as shipped: the second and third rounds ask
+    # within what the first left, and the whole pass within one call a memory.
+    settings.LLM_THIRD_READING_BELOW = 1.0
+    judge = oracle(0.15)
+
+    assert run_command("find_duplicates", "--llm-batch").error is None
+
+    first, *later = LlmBatch.objects.order_by("pk")
+    assert later
+    assert judge.calls <= len(everyday2[0])  # the batches' requests and the audit's calls
+    sent: dict[int, int] = {}
+    for batch in later:
+        batches.count_requests(batch, sent)
+    firsts: dict[int, int] = {}
+    batches.count_requests(first, firsts)
+    # The first round took 85 % of each namespace's calls: the later ones no more than
+    # the rest (a namespace's share of the 15 % at most, rounded up).
+    assert all(sent[pk] <= firsts[pk] * 0.15 / 0.85 + 1 for pk in sent)
+
+
 def test_a_batch_recorded_before_forms_is_read_by_whether_it_was_a_second_reading():
     assert batches.form_of({"second_reading": True}) == prompts.SECOND_READING_VERSION
     assert batches.form_of({"second_reading": False}) == prompts.VERDICT_VERSION

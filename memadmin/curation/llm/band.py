@@ -71,7 +71,9 @@ class Options(Protocol):
 
     llm_session: llm.Session | None
     llm_batch: list | None  # the pairs a Message Batch pass collects
-    llm_batch_later: bool  # a batch pass's later rounds (further readings only)
+    # A batch pass's later rounds (further readings only): what they sent before, by
+    # namespace id; None in its first round.
+    llm_batch_later: dict[int, int] | None
     llm_band: bool  # whether the session answers doubtful pairs (else it only audits)
     dry_run: bool
     llm_pool: float  # the calls the run's earlier namespaces left unspent
@@ -282,21 +284,20 @@ def ask_band(
     pairs += answered_before(judged, answers, set(pairs))
     if not pairs:
         return
-    new, owed, later = _apply_cached(judged, pairs, answers, report)
+    new, owed = _apply_cached(judged, pairs, answers, report)
     owed = owed[:allowed]
     if options.llm_batch is not None:
-        _collect_for_batch(judged, namespace, options, allowed, new, owed, later)
+        _collect_for_batch(judged, namespace, options, allowed, new, owed)
     elif asking_now and owed + new:
         _ask_now(judged, namespace, options, report, allowed, new, owed, grouped=grouped)
 
 
 def _apply_cached(judged: Judged, pairs, answers: dict, report: Report):
     """Apply the earlier answers cached for `pairs`: (the pairs never asked, the further
-    readings earlier answers left owed, how many readings beyond a first they hold)."""
+    readings earlier answers left owed)."""
     memories = judged.memories
     new: list[Asked] = []
     owed: list[Asked] = []
-    later = 0
     for i, j in pairs:
         older, newer = judged.ordered(i, j)
         hashes = tuple(sorted((memories[older].content_hash, memories[newer].content_hash)))
@@ -308,34 +309,35 @@ def _apply_cached(judged: Judged, pairs, answers: dict, report: Report):
             new.append(Asked(older, newer, hashes))
             continue
         report.llm_cached += 1
-        later += len(readings) - 1
         # An answer whose confirmation only waits for spare calls decides until it comes
         # (as it did in the pass that asked it, when none was left).
         override(judged, older, newer, readings, affordable=False)
         if owes_reading(judged, older, newer, readings):
             owed.append(Asked(older, newer, hashes, tuple(readings)))
-    return new, owed, later
+    return new, owed
 
 
-def _collect_for_batch(
-    judged, namespace, options: Options, allowed: int, new, owed, later: int
-) -> None:
+def _collect_for_batch(judged, namespace, options: Options, allowed: int, new, owed) -> None:
     """Rounds within one budget: first readings (and further readings an earlier pass
     left owed) in the first batch; in each later one the further readings the answers
-    before need (second readings, then third), from what the first left and the
-    readings beyond a first already given (`later`). Each goes as a pair alone, in the
-    form asking.form_of_next gives it."""
+    before need (second readings, then third), within what the first left less what
+    the run's later rounds sent before (`options.llm_batch_later`). Each goes as a pair
+    alone, in the form asking.form_of_next gives it."""
     memories = judged.memories
     firsts = math.floor(allowed * BATCH_FIRST_READINGS)
-    if options.llm_batch_later:
-        owed, new = owed[: max(0, allowed - firsts - later)], []
+    if options.llm_batch_later is not None:
+        sent = options.llm_batch_later.get(namespace.pk, 0)
+        owed, new = owed[: max(0, allowed - firsts - sent)], []
+        taken = allowed  # each namespace keeps its own share: none carries to the next
     else:
         owed = owed[:firsts]
         new = new[: firsts - len(owed)]
+        # The later rounds' share stays this namespace's: only first readings unasked carry.
+        taken = len(owed) + len(new) + allowed - firsts
     options.llm_batch.extend(
         (namespace, memories[a.older], memories[a.newer], form_of_next(a)) for a in owed + new
     )
-    spent(options, len(owed) + len(new))
+    spent(options, taken)
 
 
 def _group_size() -> int:

@@ -133,6 +133,12 @@ def apply(batch: LlmBatch, session: llm.Session) -> dict[str, int]:
     return counts
 
 
+def count_requests(batch: LlmBatch, counts: dict[int, int]) -> None:
+    """Add the batch's requests to `counts`, by namespace id."""
+    for request in batch.requests.values():
+        counts[request["namespace"]] = counts.get(request["namespace"], 0) + 1
+
+
 def form_of(request: dict) -> str:
     """How a recorded request shows its pair (a prompt version of asking.FORMS); a batch
     recorded before forms says only whether it was a second reading."""

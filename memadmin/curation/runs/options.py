@@ -27,10 +27,11 @@ class Options:
     llm_session: llm.Session | None = None
     # find_duplicates --llm-batch, first pass: the pairs to ask are collected here as
     # (namespace, older, newer, form: curation.llm.asking.FORMS) for one Message Batch,
-    # none asked, nothing written; `llm_batch_later` collects only the further readings
-    # the earlier batches' answers need (its later rounds).
+    # none asked, nothing written; `llm_batch_later` (the requests the run's later rounds
+    # sent before, by namespace id) collects only the further readings the earlier
+    # batches' answers need (its later rounds).
     llm_batch: list | None = None
-    llm_batch_later: bool = False
+    llm_batch_later: dict[int, int] | None = None
     # Whether the session answers the band's doubtful pairs. Not in the pass that follows
     # the batches: their answers decide, cached; the session only audits (live calls:
     # the audit's pairs are drawn from that pass's own plan).

@@ -203,13 +203,19 @@ class Command(MemadminCommand):
         follow it with a bar and record its answers. Then once more for the second
         readings those answers need, and once more for the third readings (curation.llm.band):
         the pass after them applies every answer and asks nothing of the band."""
-        for later in (False, True, True):
-            if not self.one_batch(namespaces, options, session, later=later):
-                return
+        from memadmin.curation.llm import batches as llm_batch
 
-    def one_batch(self, namespaces, options, session, *, later: bool) -> bool:
-        """One Message Batch sent (or resumed), followed and recorded; False when there
-        was nothing to ask."""
+        sent: dict[int, int] = {}  # by namespace: what the later rounds asked
+        for later in (None, sent, sent):
+            batch = self.one_batch(namespaces, options, session, later=later)
+            if batch is None:
+                return
+            if later is not None:
+                llm_batch.count_requests(batch, sent)
+
+    def one_batch(self, namespaces, options, session, *, later: dict | None):
+        """One Message Batch sent (or resumed), followed and recorded; None when there
+        was nothing to ask. `later`: a later round's (runs.Options.llm_batch_later)."""
         from memadmin.curation.llm import batches as llm_batch
 
         batch = llm_batch.unfinished()
@@ -229,9 +235,9 @@ class Command(MemadminCommand):
                 runs.run_many(namespaces, collecting, workers=1, on_done=lambda _: bar.update(1))
             batch = llm_batch.record(pairs)
             if batch is None:
-                if not later:
+                if later is None:
                     self.stdout.write("no doubtful pair to ask: no batch sent")
-                return False
+                return None
         try:
             if batch.status == batch.Status.SUBMITTING:
                 llm_batch.submit(batch, session)
@@ -252,7 +258,7 @@ class Command(MemadminCommand):
             f"LLM batch {batch.pk}: {counts.get('verdicts', 0)} verdicts recorded, "
             f"{counts.get('failed', 0)} left to the rules"
         )
-        return True
+        return batch
 
     def enqueue(self, namespaces, options, *, no_llm, wait):
         """--enqueue: the batches deferred (a namespace a queued or running batch holds is

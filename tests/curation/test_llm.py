@@ -1,6 +1,8 @@
 """The real anthropic SDK against a local fake API (tests/fake_anthropic.py): prompts,
 answers, retries and failures of llm.Session."""
 
+from types import SimpleNamespace
+
 import pytest
 
 from memadmin.curation.llm import client as llm
@@ -250,3 +252,35 @@ def test_a_second_readings_answer_with_no_list_of_verdicts_fails_each_pair(fake_
 
     assert len(answers) == 2 and all(isinstance(a, llm.LLMFailed) for a in answers)
     assert "malformed" in str(answers[0])
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [{}, {"verdicts": []}, {"verdicts": [{"pair": 1, "label": "maybe", "reasoning": "\x00"}]}],
+)
+def test_a_batch_answer_to_a_reading_in_the_recheck_form_that_says_nothing_usable_fails(answer):
+    message = SimpleNamespace(
+        content=[SimpleNamespace(type="tool_use", input=answer)], model="claude-haiku-5-5"
+    )
+
+    with pytest.raises(llm.LLMFailed):
+        llm.reading_of(message, prompts.RECHECK_VERSION)
+
+
+def test_a_batch_answer_is_read_as_its_request_s_form_asked():
+    verdicts = {"verdicts": [{"pair": 1, "reasoning": "one city", "label": "duplicate"}]}
+    recheck = SimpleNamespace(
+        content=[SimpleNamespace(type="tool_use", input=verdicts)], model="claude-haiku-5-5"
+    )
+    alone = SimpleNamespace(
+        content=[
+            SimpleNamespace(type="tool_use", input=verdict("conflict")["content"][0]["input"])
+        ],
+        model="claude-haiku-5-5",
+    )
+
+    assert llm.reading_of(recheck, prompts.RECHECK_VERSION).prompt_version == "recheck-v1"
+    answer = llm.reading_of(alone, prompts.SECOND_READING_VERSION)
+    assert (answer.label, answer.prompt_version) == ("conflict", "verdict-v1/newer-first")
+    request = llm.reading_request(THREE[0], THREE[1], prompts.RECHECK_VERSION)
+    assert request["messages"][0]["content"].startswith("Pairs to read again:\n1. Newer: ")

@@ -584,7 +584,8 @@ class LlmBatch(models.Model):
 
     provider_id = models.CharField(max_length=200, blank=True, default="")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.SUBMITTING)
-    # {custom id: {"namespace": id, "older": memory id, "newer": memory id, "hashes": [..]}}
+    # {custom id: {"namespace": id, "older": memory id, "newer": memory id, "hashes": [..],
+    #  "form": how the pair is shown (curation.llm.asking.FORMS), "later": a later round's}}
     requests = models.JSONField(default=dict)
     # Answers by outcome once applied: {"verdicts": n, "failed": n}.
     counts = models.JSONField(default=dict, blank=True)

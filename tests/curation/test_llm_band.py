@@ -262,11 +262,14 @@ def test_a_batch_pass_s_later_rounds_share_what_the_first_left(
     first, *later = LlmBatch.objects.order_by("pk")
     assert later
     assert judge.calls <= len(everyday2[0])  # the batches' requests and the audit's calls
+    assert not any(r["later"] for r in first.requests.values())
+    assert all(r["later"] for batch in later for r in batch.requests.values())
     sent: dict[int, int] = {}
-    for batch in later:
-        batches.count_requests(batch, sent)
+    for batch in (first, *later):
+        batches.count_later(batch, sent)
     firsts: dict[int, int] = {}
-    batches.count_requests(first, firsts)
+    for request in first.requests.values():
+        firsts[request["namespace"]] = firsts.get(request["namespace"], 0) + 1
     # The first round took 85 % of each namespace's calls: the later ones no more than
     # the rest (a namespace's share of the 15 % at most, rounded up).
     assert all(sent[pk] <= firsts[pk] * 0.15 / 0.85 + 1 for pk in sent)

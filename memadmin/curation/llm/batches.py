@@ -43,10 +43,11 @@ def unfinished() -> LlmBatch | None:
     )
 
 
-def record(pairs: list[tuple]) -> LlmBatch | None:
+def record(pairs: list[tuple], *, later: bool = False) -> LlmBatch | None:
     """Record the pairs to ask ((namespace, older, newer, form) each, the form one of
     curation.llm.asking.FORMS; one request per pair of texts and form) before anything is
-    sent. None when there is nothing to ask."""
+    sent; `later`: a later round's (further readings only). None when there is nothing
+    to ask."""
     requests, seen = {}, set()
     for namespace, older, newer, form in pairs:
         hashes = sorted((older.content_hash, newer.content_hash))
@@ -59,6 +60,7 @@ def record(pairs: list[tuple]) -> LlmBatch | None:
             "newer": newer.pk,
             "hashes": hashes,
             "form": form,
+            "later": later,
         }
     if not requests:
         return None
@@ -133,10 +135,12 @@ def apply(batch: LlmBatch, session: llm.Session) -> dict[str, int]:
     return counts
 
 
-def count_requests(batch: LlmBatch, counts: dict[int, int]) -> None:
-    """Add the batch's requests to `counts`, by namespace id."""
+def count_later(batch: LlmBatch, counts: dict[int, int]) -> None:
+    """Add the batch's requests of a later round to `counts`, by namespace id (a batch
+    resumed after a kill counts as the round that recorded it)."""
     for request in batch.requests.values():
-        counts[request["namespace"]] = counts.get(request["namespace"], 0) + 1
+        if request.get("later"):
+            counts[request["namespace"]] = counts.get(request["namespace"], 0) + 1
 
 
 def form_of(request: dict) -> str:

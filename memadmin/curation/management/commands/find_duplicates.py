@@ -210,8 +210,7 @@ class Command(MemadminCommand):
             batch = self.one_batch(namespaces, options, session, later=later)
             if batch is None:
                 return
-            if later is not None:
-                llm_batch.count_requests(batch, sent)
+            llm_batch.count_later(batch, sent)
 
     def one_batch(self, namespaces, options, session, *, later: dict | None):
         """One Message Batch sent (or resumed), followed and recorded; None when there
@@ -233,7 +232,7 @@ class Command(MemadminCommand):
             with progress_bar(total=len(namespaces), desc="finding doubtful pairs",
                               unit="namespaces") as bar:  # fmt: skip
                 runs.run_many(namespaces, collecting, workers=1, on_done=lambda _: bar.update(1))
-            batch = llm_batch.record(pairs)
+            batch = llm_batch.record(pairs, later=later is not None)
             if batch is None:
                 if later is None:
                     self.stdout.write("no doubtful pair to ask: no batch sent")

@@ -1,10 +1,11 @@
 """The word lists of store/lexicon.toml, loaded once and folded for lookup, and the one
 test of a text's language every part of memadmin uses.
 
-The language test is deliberately cheap (no model): a text with Chinese, Japanese or
-Korean letters is told by its script, a Latin one by its most frequent function words.
-It runs on every import line and API write, so an English-only namespace pays for it in
-microseconds, never for a second embedding (store.multilingual).
+The language test is cheap: a text with Chinese, Japanese or Korean letters is told by
+its script; a Latin sentence of SENTENCE_WORDS words or more by py3langid (character
+n-grams, the languages memadmin reads by their words) where it is sure; anything shorter,
+or where it is not sure, by its most frequent function words. It runs on every import
+line and API write: microseconds a text, never a second embedding (store.multilingual).
 """
 
 from __future__ import annotations
@@ -90,6 +91,9 @@ def language_of(text: str) -> str:
     found = _WORD.findall(text.lower() if ascii_only else text)
     if not found:
         return ENGLISH
+    told = _by_ngrams(text, len(found))
+    if told:
+        return told
     languages_of = _marker_languages()
     scores = dict.fromkeys(_language_markers(), 0)
     for word in found:
@@ -116,13 +120,45 @@ def language_of(text: str) -> str:
     return best
 
 
+# A sentence of this many words or more is told by its character n-grams where they are
+# SURE_OF_LANGUAGE sure: function words shared by several languages misread it ("Ana
+# tiene alergia a los cacahuetes." was English by "a", "Ana es profesora de matemáticas
+# en Sevilla." French by "de", "en" and "es"). A shorter note is mostly names and
+# loan words, where the n-grams guess ("Supports Olympique Lyonnais." is French to them).
+SENTENCE_WORDS = 5
+SURE_OF_LANGUAGE = 0.95
+# The languages told so: those the lexicon reads by their words.
+NGRAM_LANGUAGES = ("en", "de", "fr", "es")
+
+
+def _by_ngrams(text: str, count: int) -> str | None:
+    """The language of a sentence of SENTENCE_WORDS words or more, where py3langid is
+    SURE_OF_LANGUAGE sure of it; None otherwise."""
+    if count < SENTENCE_WORDS:
+        return None
+    language, probability = _identifier().classify(text)
+    return language if probability >= SURE_OF_LANGUAGE else None
+
+
+@cache
+def _identifier():
+    """py3langid's model, loaded once a process (about a second) and only for sentences."""
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    identifier.set_languages(list(NGRAM_LANGUAGES))
+    return identifier
+
+
 @text_cache
 def language_told(text: str) -> bool:
-    """Whether the text's language is told by its script or its function words, not
-    guessed ("Fume." could be English or French, "Raucht." is German by the dictionary
-    alone)."""
+    """Whether the text's language is told by its script, its n-grams or its function
+    words, not guessed ("Fume." could be English or French, "Raucht." is German by the
+    dictionary alone)."""
     language = language_of(text)
     if language in ("zh", "ja", "ko", "ru"):
+        return True
+    if _by_ngrams(text, len(_WORD.findall(text))) == language:
         return True
     found = {w.lower() for w in _WORD.findall(text)}
     if found & _language_markers().get(language, frozenset()):

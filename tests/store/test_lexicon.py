@@ -9,7 +9,15 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from memadmin.store.lexicon import _by_dictionary, fold, language_of, lexicon
+from memadmin.store.lexicon import (
+    _by_dictionary,
+    _by_ngrams,
+    fold,
+    language_of,
+    language_told,
+    languages_differ,
+    lexicon,
+)
 from memadmin.store.multilingual import needs_multilingual
 
 
@@ -33,6 +41,36 @@ def test_one_loan_word_does_not_make_english_german():
     assert language_of("The die casting line restarts at 6.") == "en"
 
 
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        # Function words several languages share misread these: "a" is English, "de",
+        # "en" and "es" French.
+        ("Ana tiene alergia a los cacahuetes.", "es"),
+        ("Ana es profesora de matemáticas en Sevilla.", "es"),
+        ("Ana duerme unas siete horas y media cada noche.", "es"),
+        ("Ana sold her Seat and now drives a Toyota Corolla.", "en"),
+    ],
+)
+def test_a_sentence_is_told_by_its_character_ngrams(text, language):
+    assert language_of(text) == language and language_told(text)
+
+
+def test_two_sentences_of_one_language_are_compared_as_one_language():
+    # Told apart, they went to the multilingual model's bar for two languages, where two
+    # unrelated sentences of one language pass: proposed as one fact.
+    assert not languages_differ(
+        "Ana tiene alergia a los cacahuetes.", "Ana duerme unas siete horas y media cada noche."
+    )
+    assert languages_differ("Ana is allergic to peanuts.", "Ana tiene alergia a los cacahuetes.")
+
+
+def test_a_short_note_is_told_by_its_function_words_not_its_ngrams():
+    # Three words, mostly a name: the n-grams guess French.
+    assert _by_ngrams("Supports Olympique Lyonnais.", 3) is None
+    assert language_of("Supports Olympique Lyonnais.") == "en"
+
+
 def test_a_namespace_needs_the_second_model_only_with_two_languages():
     assert not needs_multilingual(["Prefers tea.", "Deploys on Fridays.", "Uses Python 3.12."])
     assert needs_multilingual(["Prefers tea.", "Trinkt lieber Tee und keinen Kaffee."])
@@ -45,7 +83,7 @@ def test_telling_the_language_costs_microseconds():
     for text in texts:
         language_of(text)
     per_text = (time.perf_counter() - started) / len(texts)
-    assert per_text < 200e-6  # measured about 10 µs (bench/embed.py)
+    assert per_text < 200e-6  # measured about 7 µs, 33 µs a sentence the n-grams read
 
 
 # --- The fast paths for ASCII text agree with the general one ------------------------------
@@ -81,6 +119,9 @@ def language_as_first_written(text: str) -> str:
     found = [fold(w) for w in re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text)]
     if not found:
         return "en"
+    told = _by_ngrams(text, len(found))
+    if told:
+        return told
     markers = {language: set(words) for language, words in lexicon()["languages"].items()}
     scores = {language: sum(w in words for w in found) for language, words in markers.items()}
     scores["fr"] += bool(re.search("[éèêàçùâîôûœë]", text, re.IGNORECASE))

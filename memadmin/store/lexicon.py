@@ -91,7 +91,7 @@ def language_of(text: str) -> str:
     found = _WORD.findall(text.lower() if ascii_only else text)
     if not found:
         return ENGLISH
-    told = _by_ngrams(text, len(found))
+    told = _by_ngrams(text)
     if told:
         return told
     languages_of = _marker_languages()
@@ -131,10 +131,11 @@ SURE_OF_LANGUAGE = 0.95
 NGRAM_LANGUAGES = ("en", "de", "fr", "es")
 
 
-def _by_ngrams(text: str, count: int) -> str | None:
+@text_cache
+def _by_ngrams(text: str) -> str | None:
     """The language of a sentence of SENTENCE_WORDS words or more, where py3langid is
     SURE_OF_LANGUAGE sure of it; None otherwise."""
-    if count < SENTENCE_WORDS:
+    if len(_WORD.findall(text)) < SENTENCE_WORDS:
         return None
     language, probability = _identifier().classify(text)
     return language if probability >= SURE_OF_LANGUAGE else None
@@ -158,7 +159,7 @@ def language_told(text: str) -> bool:
     language = language_of(text)
     if language in ("zh", "ja", "ko", "ru"):
         return True
-    if _by_ngrams(text, len(_WORD.findall(text))) == language:
+    if _by_ngrams(text) == language:
         return True
     found = {w.lower() for w in _WORD.findall(text)}
     if found & _language_markers().get(language, frozenset()):

@@ -67,7 +67,7 @@ def test_two_sentences_of_one_language_are_compared_as_one_language():
 
 def test_a_short_note_is_told_by_its_function_words_not_its_ngrams():
     # Three words, mostly a name: the n-grams guess French.
-    assert _by_ngrams("Supports Olympique Lyonnais.", 3) is None
+    assert _by_ngrams("Supports Olympique Lyonnais.") is None
     assert language_of("Supports Olympique Lyonnais.") == "en"
 
 
@@ -119,7 +119,7 @@ def language_as_first_written(text: str) -> str:
     found = [fold(w) for w in re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text)]
     if not found:
         return "en"
-    told = _by_ngrams(text, len(found))
+    told = _by_ngrams(text)
     if told:
         return told
     markers = {language: set(words) for language, words in lexicon()["languages"].items()}

@@ -331,3 +331,25 @@ def test_words_of_two_scripts_are_no_evidence_of_two_subjects(vectors):
 
     assert not any("different subjects" in reason for reason in judgement.reasons)
     assert max(judgement.probabilities) < 0.8
+
+
+def test_one_company_with_its_form_spelled_out_is_one_fact(vectors):
+    judgement = judged_pair(
+        "Marco is our champion at Tom Inc.", "Marco is our champion at Tom Incorporated.", vectors
+    )
+
+    assert judgement.verdict in (Verdict.AUTO_MERGE, Verdict.REVIEW)
+    assert judgement.p_one >= Thresholds.from_settings().propose_one
+
+
+def test_two_legal_forms_of_one_name_tell_two_companies_apart(vectors):
+    # "Tom Inc." / "Tom Ltd.": two companies, as "Sara Ltd." / "Zoe Ltd." are; the form at
+    # the sentence's end is a modifier of the name, not the slot's value swapped.
+    judgement = judged_pair(
+        "Marco is our champion at Tom Inc.", "Marco is our champion at Tom Ltd.", vectors
+    )
+
+    assert judgement.evidence.values[INDEX["modifier_differs"]] == 1.0
+    assert judgement.evidence.values[INDEX["value_swapped"]] == 0.0
+    subject = judged_pair("Apex Inc. renews in March.", "Apex GmbH renews in March.", vectors)
+    assert subject.probabilities[2] > 0.5  # two companies: two facts

@@ -346,3 +346,31 @@ def test_people_told_apart_by_an_initial_are_two_subjects(a, b, subjects):
 )
 def test_a_memory_that_opens_on_its_verb_names_no_subject(text, subject):
     assert keytokens.subject(text) == subject
+
+
+@pytest.mark.parametrize(
+    ("written", "form"),
+    [("inc", "incorporated"), ("ltd", "limited"), ("corp", "corporation"), ("gmbh", "gmbh")],
+)
+def test_a_legal_form_is_read_as_the_form_it_abbreviates(written, form):
+    # cleanco's table of legal terms; "plc" is no abbreviation of "pllc" (one letter more).
+    assert keytokens.legal_forms()[written] == form
+    assert keytokens.legal_forms()["plc"] == "plc"
+
+
+def test_one_company_written_with_its_form_two_ways_differs_in_nothing():
+    assert (
+        kinds("Marco is our champion at Tom Inc.", "Marco is our champion at Tom Incorporated.")
+        == []
+    )
+    assert kinds("Marco is our champion at Tom Inc.", "Marco is our champion at Tom Ltd.") == [
+        "name"
+    ]
+
+
+def test_a_form_is_read_only_after_a_name():
+    assert {t.value for t in keytokens.key_tokens("Tom works at Oakport Ltd.")} == {
+        "oakport",
+        "limited",
+    }
+    assert {t.value for t in keytokens.key_tokens("It ships as Ltd quickly.")} == {"ltd"}

@@ -22,6 +22,7 @@ import numpy as np
 
 from memadmin.curation.detection.comparing import alignment, contrast, frames, matching, relations
 from memadmin.curation.detection.comparing.rules import RuleReading
+from memadmin.curation.detection.comparing.things import legal_forms_differ
 from memadmin.curation.detection.reading import clause, keytokens, polarity, tokens
 from memadmin.curation.detection.reading.tokens import content_words
 from memadmin.store.lexicon import HAN, languages_differ
@@ -371,6 +372,8 @@ def _added_words(pair: _Pair, relation, differences, found: dict) -> tuple[list,
     a, b = pair.a, pair.b
     words_a, words_b = content_words(a.content), content_words(b.content)
     only_a, only_b = alignment.unshared(a.content, b.content)
+    if len(only_a) == len(only_b) == 1 and legal_forms_differ(*only_a, *only_b) is False:
+        only_a, only_b = [], []  # "Tom Inc." / "Tom Incorporated": one name written two ways
     longest = max(len(words_a), len(words_b)) or 1
     found["shared_share"] = (longest - max(len(only_a), len(only_b))) / longest
     found["added_most"] = min(max(len(only_a), len(only_b)), 4)
@@ -380,7 +383,9 @@ def _added_words(pair: _Pair, relation, differences, found: dict) -> tuple[list,
         if _written_as_name(only_a[0], a.content) and _written_as_name(only_b[0], b.content):
             found["names_swapped_in"] = 1.0  # "stages on Azure" / "stages on Hetzner"
         after_a, after_b = _next_word(only_a[0], words_a), _next_word(only_b[0], words_b)
-        if after_a and after_a == after_b:
+        if (after_a and after_a == after_b) or (
+            legal_forms_differ(*only_a, *only_b) and found.get("names_swapped_in")
+        ):
             found["modifier_differs"] = 1.0  # "the small gripper pad" / "the glass gripper pad"
     if _other_modifier_of_one_noun(pair.reading_a, pair.reading_b):
         found["modifier_differs"] = 1.0  # "on the blue motor" / "on the 12V motor"
@@ -440,8 +445,8 @@ def _frames_and_spans(pair: _Pair, relation, same_names: bool, found: dict) -> N
             found["span_closes"] = 1.0
         if start == 0 and end < length:
             found["subject_swapped"] = 1.0
-        elif start > 0 and end == length:
-            found["value_swapped"] = 1.0
+        elif start > 0 and end == length and not found.get("modifier_differs"):
+            found["value_swapped"] = 1.0  # not a modifier at the end: "at Tom Inc." / "Ltd."
     if found.get("values_and_more") and len(spans) >= 2:
         # A value and, elsewhere in the sentence, another word each: two things with a
         # value each ("Use 20 N of grip force on the glass pad" / "... 15 N ... the blue

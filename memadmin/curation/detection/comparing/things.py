@@ -155,3 +155,13 @@ def _written(part: tuple[str, ...], values, start: int) -> str:
     """A part as its text writes it: each placeholder given its value back."""
     written = {at: token.written or token.value for at, token in values}
     return " ".join(written.get(start + k, word) for k, word in enumerate(part))
+
+
+def legal_forms_differ(word_a: str, word_b: str) -> bool | None:
+    """Whether the one word each text alone has names two legal forms of a company: True
+    for two ("Tom Inc." / "Tom Ltd.": two companies of one name, told apart as "Sara Ltd."
+    / "Zoe Ltd." are), False for one written two ways ("Inc." / "Incorporated"), None
+    when either is no form."""
+    forms = keytokens.legal_forms()
+    form_a, form_b = forms.get(word_a), forms.get(word_b)
+    return None if form_a is None or form_b is None else form_a != form_b

@@ -185,6 +185,11 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
             taken.append((words_[index].start, words_[index + 1].end))
             index += 2
             continue
+        form = _legal_form_at(words_, index)
+        if form:
+            found.add(KeyToken("name", form, index))
+            index += 1
+            continue
         if not inside(words_[index], measured):
             classified = _classify(words_[index], index)
             if index in nouns:
@@ -295,6 +300,47 @@ def _initialled_name_at(words_: list[_Word], index: int, text: str) -> str | Non
     elif between.strip() == "." and is_initial(first) and is_name(second):
         return f"{first.lower[0]}. {second.lower}"
     return None
+
+
+def _legal_form_at(words_: tuple[_Word, ...], index: int) -> str | None:
+    """The legal form of a company after its name ("Tom Inc.", "Hugo GmbH", "Oakport
+    Limited"), read as the form it abbreviates: "Tom Inc." and "Tom Incorporated" are one
+    company, "Tom Inc." and "Tom Ltd." two (curation.detection.comparing.evidence)."""
+    if index == 0:
+        return None
+    word, name = words_[index], words_[index - 1]
+    if not (word.raw[0].isupper() and name.raw[0].isupper() and name.raw.isalpha()):
+        return None
+    return legal_forms().get(word.lower)
+
+
+@cache
+def legal_forms() -> dict[str, str]:
+    """Companies' legal forms, written without stops ("inc", "gmbh", "sarl"), each to the
+    spelled-out form it abbreviates within its kind of business ("inc" -> "incorporated",
+    "ltd" -> "limited", "corp" -> "corporation"; "gmbh" -> itself): cleanco's table of
+    legal terms by business type, which is maintained for many countries."""
+    from cleanco.termdata import terms_by_type
+
+    forms: dict[str, str] = {}
+    for terms in terms_by_type.values():
+        written = sorted({fold(re.sub(r"[.,\-\s]", "", term)) for term in terms})
+        # Spelled out: one word as written, three letters longer than the abbreviation at
+        # least ("plc" does not abbreviate "pllc", "as" not "akc. spol.").
+        words_ = [fold(term) for term in terms if term.isalpha()]
+        for form in (form for form in written if form.isalpha()):
+            longer = [full for full in words_ if len(full) >= len(form) + 3]
+            spelled = [full for full in longer if _abbreviates(form, full)]
+            forms.setdefault(form, max(spelled, key=len) if spelled else form)
+    return forms
+
+
+def _abbreviates(short: str, full: str) -> bool:
+    """Whether `short` is written with letters of `full`, in order, from its first."""
+    if short[0] != full[0]:
+        return False
+    rest = iter(full[1:])
+    return all(letter in rest for letter in short[1:])
 
 
 def _label_at(words_: list[_Word], index: int, text: str) -> str | None:

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import NamedTuple
 
+from cleanco.termdata import terms_by_type
+
 from memadmin.curation.detection.reading import quantities, tokens
 from memadmin.curation.detection.reading.tokens import content_words
 from memadmin.store.lexicon import fold, language_of, lexicon, stop_words, words
@@ -320,8 +322,6 @@ def legal_forms() -> dict[str, str]:
     spelled-out form it abbreviates within its kind of business ("inc" -> "incorporated",
     "ltd" -> "limited", "corp" -> "corporation"; "gmbh" -> itself): cleanco's table of
     legal terms by business type, which is maintained for many countries."""
-    from cleanco.termdata import terms_by_type
-
     forms: dict[str, str] = {}
     for terms in terms_by_type.values():
         written = sorted({fold(re.sub(r"[.,\-\s]", "", term)) for term in terms})

@@ -374,3 +374,9 @@ def test_a_form_is_read_only_after_a_name():
         "limited",
     }
     assert {t.value for t in keytokens.key_tokens("It ships as Ltd quickly.")} == {"ltd"}
+
+
+def test_a_form_written_two_ways_is_one_only_where_both_are_written_as_forms():
+    assert things.one_form_two_ways("inc", "incorporated", "At Tom Inc.", "At Tom Incorporated.")
+    assert not things.one_form_two_ways("ltd", "limited", "On a ltd plan.", "On a limited plan.")
+    assert not things.one_form_two_ways("inc", "ltd", "At Tom Inc.", "At Tom Ltd.")

@@ -22,7 +22,7 @@ import numpy as np
 
 from memadmin.curation.detection.comparing import alignment, contrast, frames, matching, relations
 from memadmin.curation.detection.comparing.rules import RuleReading
-from memadmin.curation.detection.comparing.things import legal_forms_differ
+from memadmin.curation.detection.comparing.things import legal_forms_differ, one_form_two_ways
 from memadmin.curation.detection.reading import clause, keytokens, polarity, tokens
 from memadmin.curation.detection.reading.tokens import content_words
 from memadmin.store.lexicon import HAN, languages_differ
@@ -372,7 +372,9 @@ def _added_words(pair: _Pair, relation, differences, found: dict) -> tuple[list,
     a, b = pair.a, pair.b
     words_a, words_b = content_words(a.content), content_words(b.content)
     only_a, only_b = alignment.unshared(a.content, b.content)
-    if len(only_a) == len(only_b) == 1 and legal_forms_differ(*only_a, *only_b) is False:
+    if len(only_a) == len(only_b) == 1 and one_form_two_ways(
+        *only_a, *only_b, a.content, b.content
+    ):
         only_a, only_b = [], []  # "Tom Inc." / "Tom Incorporated": one name written two ways
     longest = max(len(words_a), len(words_b)) or 1
     found["shared_share"] = (longest - max(len(only_a), len(only_b))) / longest

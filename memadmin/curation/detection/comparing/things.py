@@ -165,3 +165,17 @@ def legal_forms_differ(word_a: str, word_b: str) -> bool | None:
     forms = keytokens.legal_forms()
     form_a, form_b = forms.get(word_a), forms.get(word_b)
     return None if form_a is None or form_b is None else form_a != form_b
+
+
+def one_form_two_ways(word_a: str, word_b: str, text_a: str, text_b: str) -> bool:
+    """Whether the one word each text alone has is one legal form written two ways, each
+    capitalised as a form is ("Tom Inc." / "Tom Incorporated"; not "a limited plan")."""
+
+    def capitalised(word: str, text: str) -> bool:
+        return any(w.lower == word and w.raw[:1].isupper() for w in words_of(text))
+
+    return (
+        legal_forms_differ(word_a, word_b) is False
+        and capitalised(word_a, text_a)
+        and capitalised(word_b, text_b)
+    )

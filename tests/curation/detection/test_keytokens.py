@@ -380,3 +380,34 @@ def test_a_form_written_two_ways_is_one_only_where_both_are_written_as_forms():
     assert things.one_form_two_ways("inc", "incorporated", "At Tom Inc.", "At Tom Incorporated.")
     assert not things.one_form_two_ways("ltd", "limited", "On a ltd plan.", "On a limited plan.")
     assert not things.one_form_two_ways("inc", "ltd", "At Tom Inc.", "At Tom Ltd.")
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Jonas' team uses GitLab for CI.", "jonas"),
+        ("Jonas's team uses GitLab for CI.", "jonas"),
+        ("Jonas’ team uses GitLab for CI.", "jonas"),
+        ("Jonas' Team nutzt GitLab für CI.", "jonas"),  # German: "Team" is a noun, no name
+        ("The Joneses' dog barks at night.", "joneses"),
+    ],
+)
+def test_an_owner_written_with_an_apostrophe_alone_is_the_subject(text, subject):
+    assert keytokens.subject(text) == subject
+    assert "team" not in {t.value for t in keytokens.key_tokens(text)}
+
+
+def test_an_owner_is_one_however_its_apostrophe_is_written():
+    # "Jonas' team" and "Jonas's team" name one owner: nothing differs but the value.
+    assert kinds("Jonas' team uses GitLab for CI.", "Jonas's team uses GitLab for CI.") == []
+    assert (
+        contrast.different_subjects(
+            "Jonas' Team nutzt GitLab für CI.", "Jonas's team runs its CI on GitHub Actions now."
+        )
+        is None
+    )
+
+
+def test_a_word_in_quotes_owns_nothing():
+    assert keytokens.subject("We call it 'Atlas' now.") is None
+    assert "atlas" in {t.value for t in keytokens.key_tokens("We call it 'Atlas' now.")}

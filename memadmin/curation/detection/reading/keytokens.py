@@ -108,6 +108,8 @@ def words_of(text: str) -> tuple[_Word, ...]:
         raw = match.group().strip(".-/:'")
         if raw:
             start, end = match.span()
+            if tokens.bare_possessive(text, start, end):
+                raw += "'s"  # "Jonas' team" names its owner as "Jonas's team" does
             at_start = not found or start in after_end
             found.append(_Word(raw, _folded_word(raw), at_start, start, end))
     return tuple(found)
@@ -264,16 +266,19 @@ def _date_at(words_: list[_Word], index: int) -> tuple[str | None, int]:
 
 def _german_nouns(words_: tuple[_Word, ...]) -> frozenset[int]:
     """The indices of a German text's capitalised words that are nouns, not names: after
-    a determiner, or after one and a word in lower case ("für die Arbeit", "wegen eines
-    neuen Jobs"). A word in capitals ("die TU München") stays a name."""
+    a determiner or an owner ("Jonas' Team", as "sein Team"), or after a determiner and a
+    word in lower case ("für die Arbeit", "wegen eines neuen Jobs"). A word in capitals
+    ("die TU München") stays a name."""
     determiners = words("german_determiners")
     found = set()
     for index, word in enumerate(words_):
         if not word.raw[:1].isupper() or word.raw.isupper() or index == 0:
             continue
         before = words_[index - 1]
-        if before.lower in determiners or (
-            index >= 2 and before.raw[:1].islower() and words_[index - 2].lower in determiners
+        if (
+            before.lower in determiners
+            or before.lower.endswith("'s")
+            or (index >= 2 and before.raw[:1].islower() and words_[index - 2].lower in determiners)
         ):
             found.add(index)
     return frozenset(found)

@@ -21,6 +21,22 @@ VALUE_TOKEN = re.compile(r"[\w#][\w.\-/:%°³²']*[\w%°³²\"]|[\w%]", re.UNICO
 # A word as written: letters and digits, with inner apostrophes, hyphens, dots and
 # slashes (Fly.io, Europe/Berlin, unit-test, don't, l'interface): reading.words.
 CLAUSE_WORD = re.compile(r"[\w][\w'’\-./]*[\w]|[\w]|[%€$£°]|(?<=\w)[:：](?=\s|$)")
+
+
+def bare_possessive(text: str, start: int, end: int) -> bool:
+    """Whether the word at text[start:end] is a possessive written with an apostrophe
+    alone ("Jonas' team", "the Joneses' dog", German "Jonas' Team"): the word ends in s,
+    x or z and an apostrophe follows it before a space. Neither reader's words keep that
+    apostrophe (a word ends on a letter), so both ask here and read it as "'s" ("Jonas's
+    team"): one owner, however written. A word in quotes ('Atlas') owns nothing."""
+    return (
+        text[end : end + 1] in ("'", "’")
+        and text[end - 1 : end] in ("s", "x", "z", "S", "X", "Z")
+        and (end + 1 == len(text) or text[end + 1].isspace())
+        and text[start - 1 : start] not in ("'", "’")
+    )
+
+
 # A token of the folded text for the quantity reader: a number written with digits, a
 # word, or a sign a unit may be written with. Digits glued to letters ("pve2", "m5.large",
 # "i5-12500") are part of an identifier, never a value: the lookbehind keeps them out.

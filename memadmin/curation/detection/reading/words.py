@@ -16,7 +16,7 @@ from functools import cache, lru_cache
 from typing import NamedTuple
 
 from memadmin.curation.detection.reading import keytokens, quantities
-from memadmin.curation.detection.reading.tokens import CLAUSE_WORD
+from memadmin.curation.detection.reading.tokens import CLAUSE_WORD, bare_possessive
 from memadmin.store.lexicon import HAN, fold, lexicon, stop_words, words
 from memadmin.store.text import text_cache
 
@@ -263,6 +263,8 @@ def _words_with_offsets(body: str, language: str) -> list[tuple[str, str, int]]:
         start = match.start()
         for written, piece, offset in _word_pieces(match.group(), language):
             found.append((written, piece, start + offset))
+        if bare_possessive(body, start, match.end()):
+            found.append(("'s", "'s", match.end()))  # "Jonas' team": as "Jonas's team"
     return found
 
 

@@ -61,6 +61,12 @@ def relation(older: str, newer: str, **options) -> frames.Relation:
         ("Tom loves Python.", "Tom n'aime pas Java.", frames.OTHER_VALUE),
         ("Jonas prefers replies in German.", "Jonas mag keine Katzen.", frames.OTHER_VALUE),
         ("Drinks coffee every morning.", "Trinkt keinen Kaffee mehr.", frames.OPPOSITE),
+        # Across languages one predicate, its object a translation or one name: the same
+        # statement; another name: a new value ("jetzt", a "now", stands before its place).
+        ("Jonas lives in Hamburg.", "Jonas wohnt jetzt in Hamburg.", frames.SAME),
+        ("Tom plays tennis.", "Tom spielt Tennis.", frames.SAME),
+        ("Jonas lives in Hamburg.", "Jonas wohnt jetzt in München.", frames.NEW_VALUE),
+        ("Wohnt in Hamburg.", "Wohnt jetzt in München.", frames.NEW_VALUE),
     ],
 )
 def test_minimal_pairs_read_as_their_class(older, newer, kind):

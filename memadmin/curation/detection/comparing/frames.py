@@ -24,6 +24,7 @@ from memadmin.curation.detection.comparing.matching import (
     found_in,
     nothing_shared_across,
     other_word_across,
+    same_objects_across,
     same_word,
     scoped_in_time,
     spelled,
@@ -581,4 +582,6 @@ def _compare_across(older: Reading, newer: Reading) -> Relation:
         if slot == "one":
             return Relation(NEW_VALUE, changed, update=newer.change or class_a.changes)
         return Relation(OTHER_VALUE, changed)
+    if same_class(class_a, class_b) and same_objects_across(older, newer):
+        return Relation(SAME)  # "Jonas lives in Hamburg" / "Jonas wohnt jetzt in Hamburg"
     return Relation(UNREAD)

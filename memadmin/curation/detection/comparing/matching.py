@@ -55,6 +55,25 @@ def other_word_across(older: Reading, newer: Reading) -> str:
     return ""
 
 
+def same_objects_across(older: Reading, newer: Reading) -> bool:
+    """ "Lives in Hamburg" / "Wohnt jetzt in Hamburg": objects on both sides across
+    languages, each a name or a translation (the multilingual model's 0.9, as
+    other_word_across asks) of one on the other: of one predicate, the same statement."""
+    objects_a = [t for t in older.objects if t.kind in ("word", "name")]
+    objects_b = [t for t in newer.objects if t.kind in ("word", "name")]
+    if not objects_a or not objects_b or max(len(objects_a), len(objects_b)) > RESIDUE_WORDS:
+        return False
+
+    def one_word(a: Token, b: Token) -> bool:
+        if a.key == b.key or contrast.same_name(a.text, b.text, across=True):
+            return True
+        return alignment.across_languages(a.text, b.text) >= 0.9
+
+    return all(any(one_word(a, b) for b in objects_b) for a in objects_a) and all(
+        any(one_word(a, b) for a in objects_a) for b in objects_b
+    )
+
+
 def nothing_shared_across(older: Reading, newer: Reading) -> str:
     """ "Jonas prefers replies in German" / "Jonas mag keine Katzen": objects on both sides
     across languages and none a translation of one on the other (nor one name): what

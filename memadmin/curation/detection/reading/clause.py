@@ -402,6 +402,8 @@ def _with_preposition(found: PredicateClass, main, index: int, language: str):
         if token.text in found.preps:
             following = next((t for t in main[position:] if t.content), None)
             return None if following is not None and _timely(following) else found
+        if token.kind == "function" and token.text in words("change"):
+            continue  # "wohnt jetzt in München", "works now at Bosch": a "now" on the way
         if token.kind in ("function", "marker"):
             return None  # another preposition first
     return None

@@ -353,3 +353,20 @@ def test_two_legal_forms_of_one_name_tell_two_companies_apart(vectors):
     assert judgement.evidence.values[INDEX["value_swapped"]] == 0.0
     subject = judged_pair("Apex Inc. renews in March.", "Apex GmbH renews in March.", vectors)
     assert subject.probabilities[2] > 0.5  # two companies: two facts
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Sleeps seven and a half hours a night.", "Sleeps 7.5 hours a night."),
+        ("The workshop lasts an hour and a half.", "The workshop lasts 90 minutes."),
+        ("The commute takes half an hour.", "The commute takes 30 minutes."),
+    ],
+)
+def test_a_half_written_in_words_is_no_other_value(vectors, older, newer):
+    # Each was a sure conflict ("half hours / 7.5 hours", "an hour / 90 minutes", half an
+    # hour read as half a French "an", six months).
+    judgement = judged_pair(older, newer, vectors)
+
+    assert judgement.verdict in (Verdict.AUTO_MERGE, Verdict.REVIEW)
+    assert judgement.p_one >= Thresholds.from_settings().propose_one

@@ -24,6 +24,15 @@ from memadmin.curation.detection.reading import quantities
         ("The flight is 2h 15m.", "The flight takes 2.25 hours."),
         ("The baby weighed 5 lb 3 oz.", "The baby weighed 83 oz."),
         ("The shelf is 2 m 50 cm wide.", "The shelf is 2.5 m wide."),
+        # A half: after a number, after its unit, in one German word, and half an hour.
+        ("Sleeps seven and a half hours.", "Sleeps 7.5 hours."),
+        ("The workshop lasts an hour and a half.", "The workshop lasts 90 minutes."),
+        ("Ana duerme unas siete horas y media cada noche.", "Ana sleeps 7 h 30 min a night."),
+        ("Il dort sept heures et demie.", "He sleeps 7.5 hours."),
+        ("Er schläft siebeneinhalb Stunden.", "He sleeps 7.5 hours."),
+        ("The lease runs two and a half years.", "The lease runs 30 months."),
+        ("It takes half an hour.", "It takes 30 minutes."),
+        ("Le stand-up est à 10 h et demie.", "The stand-up is at 10:30."),
     ],
 )
 def test_one_value_written_two_ways_reads_the_same(a, b):
@@ -112,3 +121,20 @@ def test_the_unit_table_is_kept_in_the_cache_folder_and_read_back(tmp_path, sett
         assert len(list((tmp_path / "cache").glob("units-*.json"))) == 2
     finally:
         quantities._units.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        # The article after "half" is no unit (an "an" is a French year, an "a" an ampere).
+        ("It takes half an hour.", [("duration", "1800")]),
+        ("Half a day is enough.", [("duration", "43200")]),
+        # Spanish number words in Spanish only: "once" is eleven there, not in English.
+        ("Trabaja ocho horas al día.", [("duration", "28800")]),
+        ("The meeting is once a week.", [("duration", "604800")]),
+        # An article's plural is no one ("unas siete horas": about seven hours).
+        ("Ana duerme unas siete horas cada noche.", [("duration", "25200")]),
+    ],
+)
+def test_halves_articles_and_spanish_numbers(text, values):
+    assert [v.key for v in quantities.read(text)] == values

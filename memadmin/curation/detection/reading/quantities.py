@@ -122,10 +122,14 @@ def _registry():
 
 
 @cache
-def _number_words() -> dict[str, float]:
+def _number_words(language: str = "en") -> dict[str, float]:
+    """Number words of English, German and French (read in any text: "six", "acht" and
+    "cinq" are no other word), and of the text's own language where its words would be
+    another's ("once" is eleven in Spanish only, "media" a half)."""
+    numbers = lexicon()["numbers"]
     table: dict[str, float] = {}
-    for language in ("en", "de", "fr"):
-        table.update({word: float(value) for word, value in lexicon()["numbers"][language].items()})
+    for each in ("en", "de", "fr", *(() if language in ("en", "de", "fr") else (language,))):
+        table.update({word: float(value) for word, value in numbers.get(each, {}).items()})
     return table
 
 
@@ -203,6 +207,12 @@ def read(text: str) -> tuple[Value, ...]:
 
 # What may stand between the parts of one quantity ("1 hour and 30 minutes").
 _COMPOUND_JOINS = frozenset({"", "and", "und", "et", "y"})
+# A half after a whole number of units: "seven and a half hours" (the number, then half
+# an hour), and after the unit: "an hour and a half", "sept heures et demie", "siete
+# horas y media".
+_AND_A = frozenset({"and a", "and", "und", "und eine", "et", "y"})
+_HALVES = frozenset({"half", "halb", "halbe", "demi", "demie", "medio", "media"})
+_HALF_AFTER = re.compile(r"(?:,\s*)?\s+(?:and a half|and one half|et demie?|y medi[ao])\b")
 
 
 def _compounds(values: list[Value], folded: str) -> list[Value]:
@@ -213,11 +223,14 @@ def _compounds(values: list[Value], folded: str) -> list[Value]:
     merged: list[Value] = []
     for value in values:
         last = merged[-1] if merged else None
-        joined = (
-            last is not None
-            and value.start - last.end <= 6
-            and folded[last.end : value.start].strip(" ,") in _COMPOUND_JOINS
-        )
+        between = folded[last.end : value.start].strip(" ,") if last is not None else None
+        if last is not None and _whole_and_half(last, value, between):
+            total = canonical_number((float(last.value) + 0.5) * value.factor)
+            merged[-1] = Value(
+                value.measure, total, last.start, value.end, value.factor, value.unit
+            )
+            continue
+        joined = last is not None and value.start - last.end <= 6 and between in _COMPOUND_JOINS
         if joined and last.measure == "duration" and value.unit == "m" and last.factor >= 3600:
             value = replace(
                 value,
@@ -230,7 +243,33 @@ def _compounds(values: list[Value], folded: str) -> list[Value]:
             merged[-1] = Value(last.measure, total, last.start, value.end, last.factor, last.unit)
         else:
             merged.append(value)
-    return merged
+    return [_with_a_half_after(value, folded) for value in merged]
+
+
+def _whole_and_half(number: Value, half: Value, between: str) -> bool:
+    """ "seven and a half hours", "zwei und eine halbe Stunde": a bare number, then half
+    of a unit."""
+    return (
+        number.measure == "number"
+        and half.factor > 0
+        and float(half.value) == 0.5 * half.factor
+        and between in _AND_A
+    )
+
+
+def _with_a_half_after(value: Value, folded: str) -> Value:
+    """ "an hour and a half" is 1.5 hours: half of the value's unit added where one follows
+    it ("et demie", "y media")."""
+    if value.measure == "time" and value.value.endswith(":00"):
+        found = _HALF_AFTER.match(folded, value.end)  # "à 10 h et demie": 10:30
+        return replace(value, value=value.value[:-2] + "30", end=found.end()) if found else value
+    if not value.factor or value.measure in ("number", "time", "version", "share"):
+        return value
+    found = _HALF_AFTER.match(folded, value.end)
+    if found is None:
+        return value
+    total = canonical_number(float(value.value) + 0.5 * value.factor)
+    return replace(value, value=total, end=found.end())
 
 
 def _part_of(larger: Value, smaller: Value) -> bool:
@@ -258,7 +297,7 @@ def _read_latin(folded: str, language: str):
         (match.lastgroup, match.group(), match.start(), match.end())
         for match in QUANTITY_TOKEN.finditer(folded)
     ]
-    number_words = _number_words()
+    number_words = _number_words(language)
     position = 0
     while position < len(tokens):
         kind, token, start, end = tokens[position]
@@ -291,6 +330,11 @@ def _read_latin(folded: str, language: str):
         if number is None:
             position += 1
             continue
+        if token in _HALVES and following is not None and following[1] in _weak_numbers():
+            after = tokens[position + 2] if position + 2 < len(tokens) else None
+            if after is not None and _unit_of(after, folded, following[3], "1") is not None:
+                # "half an hour", "half a day": the article stands between (it is no unit).
+                position, end, following = position + 1, following[3], after
         # A unit may follow after a space, a hyphen ("90-minute") or glued ("12.5n").
         unit = _unit_of(following, folded, end, token) if following else None
         taken = 2 if unit is not None else 1
@@ -332,7 +376,7 @@ def _written_number(tokens, position: int, folded: str, language: str) -> tuple[
         kind, token, start, _ = tokens[position + run]
         gap = folded[tokens[position + run - 1][3] : start]
         # A weak number ("one", "un") goes on a run ("twenty-one") but starts none.
-        number_word = token in _number_words() or _compound_number(token, language)
+        number_word = token in _number_words(language) or _compound_number(token, language)
         if kind != "word" or gap not in (" ", "-") or not number_word:
             break
         run += 1
@@ -342,16 +386,25 @@ def _written_number(tokens, position: int, folded: str, language: str) -> tuple[
         if value is not None:
             return value, run
         run -= 1
-    return _number_words()[tokens[position][1]], 1
+    first = tokens[position][1]
+    table = _number_words(language)
+    return (table[first] if first in table else _compound_number(first, language)), 1
 
 
 @lru_cache(maxsize=65536)
 def _compound_number(token: str, language: str) -> float | None:
     """A word the table lacks that text2num reads as a number ("fünfundzwanzig",
-    "siebzehn", "seventeen"); None for any other word."""
-    if token in _number_words() or len(token) < 4:
+    "siebzehn", "seventeen"), or a German number and a half in one word ("siebeneinhalb",
+    "eineinhalb"); None for any other word."""
+    if token in _number_words(language) or len(token) < 4:
         return None
-    return _text2num(token, language)
+    whole, half, _ = token.rpartition("einhalb")
+    if half and whole:
+        number = _number_words(language).get(whole) or _text2num(whole, "de")
+        return number + 0.5 if number is not None else None
+    number = _text2num(token, language)
+    # A one the table lacks is an article's form ("unas", "einer"), no number.
+    return None if number == 1 else number
 
 
 @lru_cache(maxsize=65536)
@@ -359,7 +412,7 @@ def _text2num(text: str, language: str) -> float | None:
     from text_to_num import text2num
 
     try:
-        return float(text2num(text, language if language in ("en", "de", "fr") else "en"))
+        return float(text2num(text, language if language in ("en", "de", "fr", "es") else "en"))
     except (ValueError, IndexError, KeyError):
         return None
 

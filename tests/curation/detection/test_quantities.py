@@ -33,6 +33,12 @@ from memadmin.curation.detection.reading import quantities
         ("The lease runs two and a half years.", "The lease runs 30 months."),
         ("It takes half an hour.", "It takes 30 minutes."),
         ("Le stand-up est à 10 h et demie.", "The stand-up is at 10:30."),
+        # Minutes after hours without their unit, glued outside French; a quarter hour.
+        ("The film runs 1h30.", "The film runs 90 minutes."),
+        ("The film runs 1 h 30.", "The film runs 1.5 hours."),
+        ("The call takes a quarter of an hour.", "The call takes 15 minutes."),
+        ("The call takes three quarters of an hour.", "The call takes 45 min."),
+        ("The sprint is a fortnight.", "The sprint is 14 days."),
     ],
 )
 def test_one_value_written_two_ways_reads_the_same(a, b):
@@ -131,10 +137,52 @@ def test_the_unit_table_is_kept_in_the_cache_folder_and_read_back(tmp_path, sett
         ("Half a day is enough.", [("duration", "43200")]),
         # Spanish number words in Spanish only: "once" is eleven there, not in English.
         ("Trabaja ocho horas al día.", [("duration", "28800")]),
-        ("The meeting is once a week.", [("duration", "604800")]),
+        ("The meeting is once a week.", [("rate", "0.14")]),
         # An article's plural is no one ("unas siete horas": about seven hours).
-        ("Ana duerme unas siete horas cada noche.", [("duration", "25200")]),
+        ("Ana duerme unas siete horas cada noche.", [("duration", "25200"), ("rate", "1")]),
     ],
 )
 def test_halves_articles_and_spanish_numbers(text, values):
     assert [v.key for v in quantities.read(text)] == values
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Backups run nightly.", "Backups run every night."),
+        ("The team meets weekly.", "The team meets once a week."),
+        ("Jogs twice a week.", "Jogs 2 times per week."),
+        ("Runs 5 km three times a week.", "Goes for a 5 km run three times weekly."),
+        ("Snapshots are taken every six hours.", "Snapshots are taken 4 times a day."),
+        ("Backups run monthly.", "Backups run every 30 days."),
+        ("Geht zweimal pro Woche schwimmen.", "Swims twice a week."),
+        ("Va nager deux fois par semaine.", "Swims twice a week."),
+        (
+            "Die Messdaten werden alle zwei Wochen geprüft.",
+            "The readings are checked every 2 weeks.",
+        ),
+        ("每天跑步。", "Runs daily."),
+    ],
+)
+def test_how_often_reads_the_same_however_written(a, b):
+    rates_a = {v.value for v in quantities.read(a) if v.measure == "rate"}
+    assert rates_a and rates_a == {v.value for v in quantities.read(b) if v.measure == "rate"}
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("The team meets once a week.", "The team meets twice a week."),
+        ("Backups run nightly.", "Backups now run every six hours."),
+        ("Deploys happen weekly.", "Deploys now happen daily."),
+    ],
+)
+def test_another_rate_is_another_value(a, b):
+    assert [d.kind for d in contrast.key_token_differences(a, b)] == ["quantity (rate)"]
+
+
+def test_a_time_of_day_is_no_rate():
+    # "every morning" says when, and "morgens" is no value: they must not differ by one.
+    assert quantities.keys("Trinkt jeden Morgen zwei Tassen Tee.") == quantities.keys(
+        "Trinkt morgens zwei Tassen Tee."
+    )

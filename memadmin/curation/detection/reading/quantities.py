@@ -202,7 +202,28 @@ def read(text: str) -> tuple[Value, ...]:
         # "3点" is read as a time there: its digit is not a number of its own here.
         found = [v for v in found if not any(c.start <= v.start < c.end for c in chinese)]
         found += chinese
-    return tuple(_compounds(sorted(found, key=lambda value: value.start), folded))
+    found += _idioms(folded, found)
+    return tuple(_rates(folded, _compounds(sorted(found, key=lambda value: value.start), folded)))
+
+
+# Quantities said as a phrase, read whole; the values read inside one are its words.
+_IDIOMS = (
+    (re.compile(r"\b(?:a|one) quarter of an hour\b|\bquarter of an hour\b"), "duration", 900),
+    (re.compile(r"\bthree quarters of an hour\b"), "duration", 2700),
+    (re.compile(r"\b(?:a|one|eine) viertelstunde\b|\bun quart d'heure\b"), "duration", 900),
+    (re.compile(r"\b(?:a|one) fortnight\b"), "duration", 1209600),
+)
+
+
+def _idioms(folded: str, found: list[Value]) -> list[Value]:
+    """The phrases of _IDIOMS in `folded`, each one value; `found` loses what they hold."""
+    read = []
+    for pattern, measure, value in _IDIOMS:
+        for match in pattern.finditer(folded):
+            start, end = match.span()
+            found[:] = [v for v in found if not start <= v.start < end]
+            read.append(Value(measure, canonical_number(value), start, end))
+    return read
 
 
 # What may stand between the parts of one quantity ("1 hour and 30 minutes").
@@ -238,12 +259,104 @@ def _compounds(values: list[Value], folded: str) -> list[Value]:
                 value=canonical_number(float(value.value) * 60),
                 factor=60.0,
             )
+        if (
+            last is not None
+            and between == ""
+            and last.measure == "duration"
+            and last.factor == 3600
+            and value.measure == "number"
+            and value.value.isdigit()
+            and 0 < int(value.value) < 60
+        ):
+            value = replace(
+                value, measure="duration", value=str(int(value.value) * 60), factor=60.0
+            )
         if joined and _part_of(last, value):
             total = canonical_number(float(last.value) + float(value.value))
             merged[-1] = Value(last.measure, total, last.start, value.end, last.factor, last.unit)
         else:
             merged.append(value)
     return [_with_a_half_after(value, folded) for value in merged]
+
+
+# --- How often: rates ------------------------------------------------------------------------
+
+
+@cache
+def _rate_patterns() -> tuple[re.Pattern, ...]:
+    """(a word alone, "every [other] <period>", "<count> per <period>", "<n> times per
+    <period>", a word for each right before a span) from the lexicon's rates."""
+    rates = lexicon()["rates"]
+
+    def either(words_) -> str:
+        return "|".join(re.escape(w) for w in sorted(words_, key=len, reverse=True))
+
+    period, per, every = either(rates["periods"]), either(rates["per"]), either(rates["every"])
+    chinese = either(rates["chinese"])
+    return (
+        re.compile(rf"\b(?P<word>{either(rates['words'])})\b|(?P<chinese>{chinese})"),
+        re.compile(
+            rf"\b(?:{every})\s+(?:(?P<other>{either(rates['other'])})\s+)?(?P<period>{period})\b"
+        ),
+        re.compile(
+            rf"\b(?P<count>{either(rates['counts'])})\s+(?:(?:{per})\s+)+(?P<period>{period})\b"
+        ),
+        re.compile(rf"\s*(?:{either(rates['times'])})\s+(?:(?:{per})\s+)+(?P<period>{period})\b"),
+        re.compile(rf"\b(?:{every})\s+$"),
+        re.compile(rf"\s*(?:{either(rates['times'])})\s+(?P<word>{either(rates['words'])})\b"),
+    )
+
+
+def _rates(folded: str, values: list[Value]) -> list[Value]:
+    """How often something happens, as times a day ("rate"): "daily" and "every day" are
+    one, "twice a week" is not "once a week" (each was one week, the same value), "every
+    six hours" is four a day. The values a rate is read from (the count, "a week") are
+    part of it."""
+    rates = lexicon()["rates"]
+    alone, every, counted, times, each_before, times_word = _rate_patterns()
+    found: list[Value] = []
+
+    def add(start: int, end: int, hours: float, count: float = 1.0) -> None:
+        if hours > 0 and not any(f.start <= start < f.end for f in found):
+            # Two significant digits: "monthly" is "every 30 days" (a month's mean length
+            # is 30.44 days), "twice a week" is not "3 times a week".
+            rate = canonical_number(float(f"{24 * count / hours:.2g}"))
+            found.append(Value("rate", rate, start, end))
+
+    for value in values:  # "three times weekly": first, the word is part of it
+        match = times_word.match(folded, value.end) if value.measure == "number" else None
+        if match:
+            add(
+                value.start,
+                match.end(),
+                float(rates["words"][match.group("word")]),
+                float(value.value),
+            )
+    for match in alone.finditer(folded):
+        word = match.group("word") or match.group("chinese")
+        add(*match.span(), float({**rates["words"], **rates["chinese"]}[word]))
+    for match in every.finditer(folded):
+        other = 2.0 if match.group("other") else 1.0
+        add(*match.span(), other * float(rates["periods"][match.group("period")]))
+    for match in counted.finditer(folded):
+        period = float(rates["periods"][match.group("period")])
+        add(*match.span(), period, float(rates["counts"][match.group("count")]))
+    for value in values:
+        if value.measure == "number":
+            match = times.match(folded, value.end)
+            if match:
+                period = float(rates["periods"][match.group("period")])
+                add(value.start, match.end(), period, float(value.value))
+        elif value.measure in ("duration", "calendar") and each_before.search(
+            folded, max(0, value.start - 16), value.start
+        ):
+            hours = float(value.value) / 3600 if value.measure == "duration" else 0.0
+            hours = hours or float(value.value) * float(rates["periods"]["month"])
+            add(value.start, value.end, hours)
+    if not found:
+        return values
+    kept = [v for v in values if not any(f.start <= v.start < f.end for f in found)]
+    return sorted(kept + found, key=lambda value: value.start)
 
 
 def _whole_and_half(number: Value, half: Value, between: str) -> bool:
@@ -307,6 +420,10 @@ def _read_latin(folded: str, language: str):
             time = _time_of_day(token, language)
             if time:
                 yield Value("time", time, start, end)
+            elif "h" in token:  # "1h30" outside French: an hour and a half, not a time
+                hours, minutes = token.split("h")
+                seconds = canonical_number(int(hours) * 3600 + int(minutes) * 60)
+                yield Value("duration", seconds, start, end, 3600.0, "h")
             position += 1
             continue
         number = None

@@ -19,42 +19,21 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import cache, lru_cache
 from importlib import metadata
 
 from django.conf import settings
 
+from memadmin.curation.detection.reading import rates
+from memadmin.curation.detection.reading.measured import Value, canonical_number
 from memadmin.curation.detection.reading.tokens import QUANTITY_TOKEN
 from memadmin.store.lexicon import HAN, fold, language_of, lexicon, words
 from memadmin.store.text import text_cache
 
-
-@dataclass(frozen=True)
-class Value:
-    measure: str  # number | time | a unit's measure (duration, length, share...)
-    value: str  # canonical: a number as text (no trailing zeros), or HH:MM
-    start: int  # where it was written (character offset in the folded text)
-    end: int
-    # The unit's size in the measure's base unit (an hour: 3600), 0 with no unit; and the
-    # unit as written. Not part of the value: "90 min" and "1.5 h" are one duration.
-    factor: float = field(default=0.0, compare=False)
-    unit: str = field(default="", compare=False)
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return self.measure, self.value
-
-
 _CJK_NUMBER = re.compile(r"([零〇一二两三四五六七八九十百千万]+|\d+(?:\.\d+)?)")
 # The longest time, date, or number a value is read from (a 5,000-digit number is not).
 _MAX_DIGITS = 18
-
-
-def canonical_number(number: float) -> str:
-    """A number as text with no trailing zeros: 90.0 -> "90", 1.50 -> "1.5"."""
-    text = f"{number:.6f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
 
 
 @cache
@@ -203,7 +182,8 @@ def read(text: str) -> tuple[Value, ...]:
         found = [v for v in found if not any(c.start <= v.start < c.end for c in chinese)]
         found += chinese
     found += _idioms(folded, found)
-    return tuple(_rates(folded, _compounds(sorted(found, key=lambda value: value.start), folded)))
+    merged = _compounds(sorted(found, key=lambda value: value.start), folded)
+    return tuple(rates.read(folded, merged))
 
 
 # Quantities said as a phrase, read whole; the values read inside one are its words.
@@ -277,86 +257,6 @@ def _compounds(values: list[Value], folded: str) -> list[Value]:
         else:
             merged.append(value)
     return [_with_a_half_after(value, folded) for value in merged]
-
-
-# --- How often: rates ------------------------------------------------------------------------
-
-
-@cache
-def _rate_patterns() -> tuple[re.Pattern, ...]:
-    """(a word alone, "every [other] <period>", "<count> per <period>", "<n> times per
-    <period>", a word for each right before a span) from the lexicon's rates."""
-    rates = lexicon()["rates"]
-
-    def either(words_) -> str:
-        return "|".join(re.escape(w) for w in sorted(words_, key=len, reverse=True))
-
-    period, per, every = either(rates["periods"]), either(rates["per"]), either(rates["every"])
-    chinese = either(rates["chinese"])
-    return (
-        re.compile(rf"\b(?P<word>{either(rates['words'])})\b|(?P<chinese>{chinese})"),
-        re.compile(
-            rf"\b(?:{every})\s+(?:(?P<other>{either(rates['other'])})\s+)?(?P<period>{period})\b"
-        ),
-        re.compile(
-            rf"\b(?P<count>{either(rates['counts'])})\s+(?:(?:{per})\s+)+(?P<period>{period})\b"
-        ),
-        re.compile(rf"\s*(?:{either(rates['times'])})\s+(?:(?:{per})\s+)+(?P<period>{period})\b"),
-        re.compile(rf"\b(?:{every})\s+$"),
-        re.compile(rf"\s*(?:{either(rates['times'])})\s+(?P<word>{either(rates['words'])})\b"),
-    )
-
-
-def _rates(folded: str, values: list[Value]) -> list[Value]:
-    """How often something happens, as times a day ("rate"): "daily" and "every day" are
-    one, "twice a week" is not "once a week" (each was one week, the same value), "every
-    six hours" is four a day. The values a rate is read from (the count, "a week") are
-    part of it."""
-    rates = lexicon()["rates"]
-    alone, every, counted, times, each_before, times_word = _rate_patterns()
-    found: list[Value] = []
-
-    def add(start: int, end: int, hours: float, count: float = 1.0) -> None:
-        if hours > 0 and not any(f.start <= start < f.end for f in found):
-            # Two significant digits: "monthly" is "every 30 days" (a month's mean length
-            # is 30.44 days), "twice a week" is not "3 times a week".
-            rate = canonical_number(float(f"{24 * count / hours:.2g}"))
-            found.append(Value("rate", rate, start, end))
-
-    for value in values:  # "three times weekly": first, the word is part of it
-        match = times_word.match(folded, value.end) if value.measure == "number" else None
-        if match:
-            add(
-                value.start,
-                match.end(),
-                float(rates["words"][match.group("word")]),
-                float(value.value),
-            )
-    for match in alone.finditer(folded):
-        word = match.group("word") or match.group("chinese")
-        add(*match.span(), float({**rates["words"], **rates["chinese"]}[word]))
-    for match in every.finditer(folded):
-        other = 2.0 if match.group("other") else 1.0
-        add(*match.span(), other * float(rates["periods"][match.group("period")]))
-    for match in counted.finditer(folded):
-        period = float(rates["periods"][match.group("period")])
-        add(*match.span(), period, float(rates["counts"][match.group("count")]))
-    for value in values:
-        if value.measure == "number":
-            match = times.match(folded, value.end)
-            if match:
-                period = float(rates["periods"][match.group("period")])
-                add(value.start, match.end(), period, float(value.value))
-        elif value.measure in ("duration", "calendar") and each_before.search(
-            folded, max(0, value.start - 16), value.start
-        ):
-            hours = float(value.value) / 3600 if value.measure == "duration" else 0.0
-            hours = hours or float(value.value) * float(rates["periods"]["month"])
-            add(value.start, value.end, hours)
-    if not found:
-        return values
-    kept = [v for v in values if not any(f.start <= v.start < f.end for f in found)]
-    return sorted(kept + found, key=lambda value: value.start)
 
 
 def _whole_and_half(number: Value, half: Value, between: str) -> bool:

@@ -411,3 +411,43 @@ def test_an_owner_is_one_however_its_apostrophe_is_written():
 def test_a_word_in_quotes_owns_nothing():
     assert keytokens.subject("We call it 'Atlas' now.") is None
     assert "atlas" in {t.value for t in keytokens.key_tokens("We call it 'Atlas' now.")}
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("王伟用Python写脚本。", {"python"}),
+        ("健太は最近エディタをVS Codeに乗り換えた。", {"vs", "code"}),
+        ("服务器pve2有64GB内存。", {"pve2"}),
+    ],
+)
+def test_a_latin_name_glued_to_chinese_or_japanese_is_a_name(text, names):
+    assert {t.value for t in keytokens.key_tokens(text) if t.kind == "name"} == names
+
+
+def test_one_tool_named_in_chinese_and_another_is_a_difference():
+    assert kinds("王伟用Python写脚本。", "王伟用Go写脚本。") == ["name"]
+
+
+@pytest.mark.parametrize(
+    ("text", "date"),
+    [
+        ("Born on the 3rd of March.", "-03-03"),
+        ("Nació el 3 de marzo de 1990.", "1990-03-03"),
+        ("Born on March 3rd.", "-03-03"),
+    ],
+)
+def test_a_day_of_a_month_in_more_ways(text, date):
+    assert {t.value for t in keytokens.key_tokens(text) if t.kind == "date"} == {date}
+
+
+def test_a_half_of_the_day_with_its_stops_is_no_host():
+    assert {(t.kind, t.value) for t in keytokens.key_tokens("Meets at 3 p.m.")} == {
+        ("time", "15:00")
+    }
+
+
+def test_a_number_grouped_by_thousands_is_no_label():
+    assert {(t.kind, t.value) for t in keytokens.key_tokens("Raised 1,200,000.")} == {
+        ("number", "1200000")
+    }

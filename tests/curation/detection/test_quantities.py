@@ -186,3 +186,27 @@ def test_a_time_of_day_is_no_rate():
     assert quantities.keys("Trinkt jeden Morgen zwei Tassen Tee.") == quantities.keys(
         "Trinkt morgens zwei Tassen Tee."
     )
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # A currency sign before the number is the currency, with a scale after it.
+        ("The budget is $1,500.", "The budget is 1500 dollars."),
+        ("The budget is €20.", "The budget is 20 euros."),
+        ("The budget is $1.5k.", "The budget is 1500 dollars."),
+        ("They raised 1.2 million.", "They raised 1,200,000."),
+        ("They raised 2 million euros.", "They raised 2000000 euros."),
+        # The half of the day with its stops, noon and midnight.
+        ("The stand-up is at 3 p.m.", "The stand-up is at 15:00."),
+        ("The stand-up is at 9 a.m.", "The stand-up is at 09:00."),
+        ("Lunch is at noon.", "Lunch is at 12:00."),
+        ("The job runs at midnight.", "The job runs at 00:00."),
+    ],
+)
+def test_money_scales_and_times_read_the_same_however_written(a, b):
+    assert quantities.keys(a) and quantities.keys(a) == quantities.keys(b)
+
+
+def test_the_afternoon_is_no_noon():
+    assert not quantities.read("Il travaille l'après-midi.")

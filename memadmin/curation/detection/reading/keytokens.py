@@ -59,6 +59,9 @@ _LABEL_NUMBER = re.compile(r"\d{1,3}")
 # A capital letter that labels one of several things ("Company A", "Plan B"): never the
 # pronoun "I", and never an article however it is written.
 _LABEL_LETTER = re.compile(r"[A-HJ-Z]")
+# Digits grouped by thousands go on after a comma or a stop ("Raised 1,200,000"): the
+# first group is no label's number.
+_GROUPED = re.compile(r"[,.]\d{3}\b")
 _LETTERS_NUMBER = re.compile(r"([a-z]+)[\s\-_]?0*(\d+)")
 _YEAR = re.compile(r"(19|20)\d{2}")
 _DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th|er|e|\.)?")
@@ -104,7 +107,7 @@ def words_of(text: str) -> tuple[_Word, ...]:
         for match in _AFTER_SENTENCE_END.finditer(text)
         if match.start() + 1 not in initials
     }
-    for match in tokens.VALUE_TOKEN.finditer(text):
+    for match in _value_tokens(text):
         raw = match.group().strip(".-/:'")
         if raw:
             start, end = match.span()
@@ -113,6 +116,29 @@ def words_of(text: str) -> tuple[_Word, ...]:
             at_start = not found or start in after_end
             found.append(_Word(raw, _folded_word(raw), at_start, start, end))
     return tuple(found)
+
+
+# Chinese, Japanese and Korean characters: no space parts them from a Latin name
+# ("王伟用Python写脚本", "VS Codeに乗り換えた").
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+
+
+def _value_tokens(text: str):
+    """The value tokens of `text`, each cut where Chinese, Japanese or Korean characters
+    meet others: "王伟用Python写脚本" holds the name Python, as "Wei uses Python" does."""
+    for match in tokens.VALUE_TOKEN.finditer(text):
+        if text.isascii() or not _CJK_RUN.search(match.group()):
+            yield match
+            continue
+        start, end = match.span()
+        for part in re.finditer(
+            r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+|[^\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+",
+            text[start:end],
+        ):
+            piece = tokens.VALUE_TOKEN.search(text, start + part.start(), start + part.end())
+            while piece is not None:
+                yield piece
+                piece = tokens.VALUE_TOKEN.search(text, piece.end(), start + part.end())
 
 
 def title(written: str) -> bool:
@@ -247,7 +273,11 @@ def _date_at(words_: list[_Word], index: int) -> tuple[str | None, int]:
     if _ISO_DATE.fullmatch(lower(0)):
         return lower(0), 1
     day, month, year, used = _day(lower(0)), months.get(lower(1)), "", 0
-    if day and month:  # 4 Nov [2025], 12. April
+    if day and not month and lower(1) in ("of", "de") and months.get(lower(2)):
+        month, used = months[lower(2)], 3  # the 3rd of March, 3 de marzo
+        if _YEAR.fullmatch(lower(3)) or (lower(3) == "de" and _YEAR.fullmatch(lower(4))):
+            year, used = (lower(3), 4) if lower(3) != "de" else (lower(4), 5)
+    elif day and month:  # 4 Nov [2025], 12. April
         used = 2
         if _YEAR.fullmatch(lower(2)):
             year, used = lower(2), 3
@@ -364,7 +394,7 @@ def _label_at(words_: list[_Word], index: int, text: str) -> str | None:
         return None
     if word.lower in _tables()["months"] or word.lower in stop_words():
         return None
-    if _LABEL_NUMBER.fullmatch(label.raw):
+    if _LABEL_NUMBER.fullmatch(label.raw) and not _GROUPED.match(text, label.end):
         return f"{word.lower} {int(label.raw)}"
     if _LABEL_LETTER.fullmatch(label.raw) and not _INITIAL.match(text, label.start):
         return f"{word.lower} {label.lower}"
@@ -392,6 +422,7 @@ def _classify(word: _Word, index: int) -> list[KeyToken]:
         "." in lower
         and _HOST.fullmatch(lower)
         and any(c.isalpha() for c in top_level)
+        and lower not in ("a.m", "p.m")  # "3 p.m.": the half of the day, no host
         and (not _IDENTIFIER.fullmatch(lower) or lower.count(".") > 1)
     ):
         return [KeyToken("host", lower, index)]

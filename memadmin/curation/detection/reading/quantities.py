@@ -25,7 +25,7 @@ from importlib import metadata
 
 from django.conf import settings
 
-from memadmin.curation.detection.reading import rates
+from memadmin.curation.detection.reading import phrases, rates
 from memadmin.curation.detection.reading.measured import Value, canonical_number
 from memadmin.curation.detection.reading.tokens import QUANTITY_TOKEN
 from memadmin.store.lexicon import HAN, fold, language_of, lexicon, words
@@ -181,39 +181,14 @@ def read(text: str) -> tuple[Value, ...]:
         # "3点" is read as a time there: its digit is not a number of its own here.
         found = [v for v in found if not any(c.start <= v.start < c.end for c in chinese)]
         found += chinese
-    found += _idioms(folded, found)
+    found += phrases.idioms(folded, found)
     merged = _compounds(sorted(found, key=lambda value: value.start), folded)
     return tuple(rates.read(folded, merged))
 
 
-# Quantities said as a phrase, read whole; the values read inside one are its words.
-_IDIOMS = (
-    (re.compile(r"\b(?:a|one) quarter of an hour\b|\bquarter of an hour\b"), "duration", 900),
-    (re.compile(r"\bthree quarters of an hour\b"), "duration", 2700),
-    (re.compile(r"\b(?:a|one|eine) viertelstunde\b|\bun quart d'heure\b"), "duration", 900),
-    (re.compile(r"\b(?:a|one) fortnight\b"), "duration", 1209600),
-)
-
-
-def _idioms(folded: str, found: list[Value]) -> list[Value]:
-    """The phrases of _IDIOMS in `folded`, each one value; `found` loses what they hold."""
-    read = []
-    for pattern, measure, value in _IDIOMS:
-        for match in pattern.finditer(folded):
-            start, end = match.span()
-            found[:] = [v for v in found if not start <= v.start < end]
-            read.append(Value(measure, canonical_number(value), start, end))
-    return read
-
-
 # What may stand between the parts of one quantity ("1 hour and 30 minutes").
 _COMPOUND_JOINS = frozenset({"", "and", "und", "et", "y"})
-# A half after a whole number of units: "seven and a half hours" (the number, then half
-# an hour), and after the unit: "an hour and a half", "sept heures et demie", "siete
-# horas y media".
-_AND_A = frozenset({"and a", "and", "und", "und eine", "et", "y"})
 _HALVES = frozenset({"half", "halb", "halbe", "demi", "demie", "medio", "media"})
-_HALF_AFTER = re.compile(r"(?:,\s*)?\s+(?:and a half|and one half|et demie?|y medi[ao])\b")
 
 
 def _compounds(values: list[Value], folded: str) -> list[Value]:
@@ -225,7 +200,7 @@ def _compounds(values: list[Value], folded: str) -> list[Value]:
     for value in values:
         last = merged[-1] if merged else None
         between = folded[last.end : value.start].strip(" ,") if last is not None else None
-        if last is not None and _whole_and_half(last, value, between):
+        if last is not None and phrases.whole_and_half(last, value, between):
             total = canonical_number((float(last.value) + 0.5) * value.factor)
             merged[-1] = Value(
                 value.measure, total, last.start, value.end, value.factor, value.unit
@@ -256,33 +231,7 @@ def _compounds(values: list[Value], folded: str) -> list[Value]:
             merged[-1] = Value(last.measure, total, last.start, value.end, last.factor, last.unit)
         else:
             merged.append(value)
-    return [_with_a_half_after(value, folded) for value in merged]
-
-
-def _whole_and_half(number: Value, half: Value, between: str) -> bool:
-    """ "seven and a half hours", "zwei und eine halbe Stunde": a bare number, then half
-    of a unit."""
-    return (
-        number.measure == "number"
-        and half.factor > 0
-        and float(half.value) == 0.5 * half.factor
-        and between in _AND_A
-    )
-
-
-def _with_a_half_after(value: Value, folded: str) -> Value:
-    """ "an hour and a half" is 1.5 hours: half of the value's unit added where one follows
-    it ("et demie", "y media")."""
-    if value.measure == "time" and value.value.endswith(":00"):
-        found = _HALF_AFTER.match(folded, value.end)  # "à 10 h et demie": 10:30
-        return replace(value, value=value.value[:-2] + "30", end=found.end()) if found else value
-    if not value.factor or value.measure in ("number", "time", "version", "share"):
-        return value
-    found = _HALF_AFTER.match(folded, value.end)
-    if found is None:
-        return value
-    total = canonical_number(float(value.value) + 0.5 * value.factor)
-    return replace(value, value=total, end=found.end())
+    return [phrases.with_a_half_after(value, folded) for value in merged]
 
 
 def _part_of(larger: Value, smaller: Value) -> bool:
@@ -310,41 +259,41 @@ def _read_latin(folded: str, language: str):
         (match.lastgroup, match.group(), match.start(), match.end())
         for match in QUANTITY_TOKEN.finditer(folded)
     ]
-    number_words = _number_words(language)
     position = 0
     while position < len(tokens):
         kind, token, start, end = tokens[position]
-        written = None
         following = tokens[position + 1] if position + 1 < len(tokens) else None
         if kind == "time":
-            time = _time_of_day(token, language)
-            if time:
-                yield Value("time", time, start, end)
-            elif "h" in token:  # "1h30" outside French: an hour and a half, not a time
-                hours, minutes = token.split("h")
-                seconds = canonical_number(int(hours) * 3600 + int(minutes) * 60)
-                yield Value("duration", seconds, start, end, 3600.0, "h")
+            value = _time_token(token, start, end, language)
+            if value is not None:
+                yield value
             position += 1
             continue
-        number = None
-        if kind == "number":
-            if "/" in token:  # 18/20: both numbers, and the share they make
-                yield from _fraction(token, start, end)
-                position += 1
-                continue
-            written = digits_as_written(token, language)
-            if written is None and re.fullmatch(r"\d+(?:\.\d+){2,3}", token):
-                yield Value("version", token, start, end)  # 2.3.1
-            number = float(written) if written is not None else None
-        elif kind == "word" and (token in number_words or _compound_number(token, language)):
-            unit_next = following is not None and _unit_of(following, folded, end, "1") is not None
-            if token not in _weak_numbers() or unit_next:
-                number, run = _written_number(tokens, position, folded, language)
-                if run > 1:  # "twenty five", "vingt-cinq": one number of several words
-                    end = tokens[position + run - 1][3]
-                    position += run - 1
-                    following = tokens[position + 1] if position + 1 < len(tokens) else None
+        if kind == "number" and "/" in token:  # 18/20: both numbers, and the share they make
+            yield from _fraction(token, start, end)
+            position += 1
+            continue
+        written = digits_as_written(token, language) if kind == "number" else None
+        if kind == "number" and written is None and re.fullmatch(r"\d+(?:\.\d+){2,3}", token):
+            yield Value("version", token, start, end)  # 2.3.1
+        number, last = _number_at(tokens, position, folded, language, written)
         if number is None:
+            position += 1
+            continue
+        position, end = last, tokens[last][3]
+        following = tokens[position + 1] if position + 1 < len(tokens) else None
+        sign = _currency_before(tokens, position, folded) if kind == "number" else None
+        if following is not None and _scale(following, folded, end):
+            # "1.5k", "1.2 million", "2 Millionen": one number, its unit after the scale.
+            number *= _scale(following, folded, end)
+            written, end, position = canonical_number(number), following[3], position + 1
+            following = tokens[position + 1] if position + 1 < len(tokens) else None
+        if sign is not None and (
+            following is None or _unit_of(following, folded, end, token) is None
+        ):
+            # "$1,500", "€20": the currency its sign writes, as "1500 dollars" does.
+            measure, factor = _units()[sign[1]]
+            yield Value(measure, canonical_number(number * factor), sign[2], end, factor, sign[1])
             position += 1
             continue
         if token in _HALVES and following is not None and following[1] in _weak_numbers():
@@ -354,6 +303,7 @@ def _read_latin(folded: str, language: str):
                 position, end, following = position + 1, following[3], after
         # A unit may follow after a space, a hyphen ("90-minute") or glued ("12.5n").
         unit = _unit_of(following, folded, end, token) if following else None
+        unit = None if _dotted_half_of_day(tokens, position + 1) else unit  # "a.m.": no ampere
         taken = 2 if unit is not None else 1
         if unit is not None and _french_hour(number, tokens, position, language):
             yield Value("time", f"{int(number):02d}:00", start, following[3])  # "à 10 h"
@@ -362,7 +312,8 @@ def _read_latin(folded: str, language: str):
         time = _clock_time(number, tokens, position + taken, language)
         if time:
             yield Value("time", time, start, end)
-            position += taken + 1
+            dotted = _dotted_half_of_day(tokens, position + taken) is not None
+            position += taken + 1 + dotted
             continue
         if unit is not None:
             # Only the measured value: "90-minute" and "1.5 h" are one duration, and
@@ -382,6 +333,64 @@ def _read_latin(folded: str, language: str):
             share = _of_share(number, tokens, position + 1, language)
             if share is not None:
                 yield Value("share", share, start, end)
+
+
+def _time_token(token: str, start: int, end: int, language: str) -> Value | None:
+    """A token written as a time: a time of day ("03:00", French "15h30"), or outside
+    French "1h30", an hour and a half."""
+    time = _time_of_day(token, language)
+    if time:
+        return Value("time", time, start, end)
+    if "h" in token:
+        hours, minutes = token.split("h")
+        seconds = canonical_number(int(hours) * 3600 + int(minutes) * 60)
+        return Value("duration", seconds, start, end, 3600.0, "h")
+    return None
+
+
+def _number_at(tokens, position: int, folded: str, language: str, written: str | None):
+    """The number that starts at `position` (digits `written` as they were, or number
+    words: "five", a weak "a" or "one" only before a unit, "twenty five" one number of
+    several words) and the position of its last token; (None, position) for none."""
+    kind, token, _, end = tokens[position]
+    if kind == "number":
+        return (float(written) if written is not None else None), position
+    if kind != "word" or not (
+        token in _number_words(language) or _compound_number(token, language)
+    ):
+        return None, position
+    following = tokens[position + 1] if position + 1 < len(tokens) else None
+    unit_next = following is not None and _unit_of(following, folded, end, "1") is not None
+    if token in _weak_numbers() and not unit_next:
+        return None, position
+    number, run = _written_number(tokens, position, folded, language)
+    return number, position + run - 1
+
+
+def _scale(token, folded: str, previous_end: int) -> float:
+    """The multiplier a word after a number says ("k" glued to it, "million", "Millionen",
+    "milliards"), or 0."""
+    kind, text, start, _ = token
+    scales = lexicon()["numbers"]["scales"]
+    if kind != "word" or text not in scales:
+        return 0.0
+    glued_only = text == "k"
+    return (
+        float(scales[text])
+        if folded[previous_end:start] in (("",) if glued_only else ("", " "))
+        else 0.0
+    )
+
+
+def _currency_before(tokens, position: int, folded: str):
+    """The currency sign written right before the number at `position` ("$1,500", "€ 20"),
+    as its token, or None."""
+    if position == 0:
+        return None
+    before = tokens[position - 1]
+    if before[0] != "sign" or before[1] not in ("$", "€", "£"):
+        return None
+    return before if folded[before[3] : tokens[position][2]] in ("", " ") else None
 
 
 def _written_number(tokens, position: int, folded: str, language: str) -> tuple[float, int]:
@@ -498,7 +507,7 @@ def _clock_time(number: float, tokens, position: int, language: str) -> str | No
     """ "3 am" -> 03:00, "3 pm" -> 15:00, "15 Uhr" -> 15:00, "9h" in French -> 09:00."""
     if position >= len(tokens) or not float(number).is_integer() or not 0 <= number <= 24:
         return None
-    following = tokens[position][1]
+    following = _dotted_half_of_day(tokens, position) or tokens[position][1]
     markers = lexicon()["time_of_day"]
     hours = int(number)
     if following in markers["am"]:
@@ -508,6 +517,15 @@ def _clock_time(number: float, tokens, position: int, language: str) -> str | No
     if following in markers["oclock"] and (following != "h" or language == "fr"):
         return f"{hours:02d}:00"
     return None
+
+
+def _dotted_half_of_day(tokens, position: int) -> str | None:
+    """ "a.m." or "p.m." written with its stops (two tokens, "p" and "m"), else None."""
+    if position + 1 >= len(tokens) or tokens[position][1] not in ("a", "p"):
+        return None
+    following = tokens[position + 1]
+    adjacent = following[2] - tokens[position][3] == 1  # only the stop between
+    return f"{tokens[position][1]}m" if following[1] == "m" and adjacent else None
 
 
 # Chinese: a number (digits or numerals) and the unit after it, with 点 for o'clock and

@@ -1,0 +1,66 @@
+"""Quantities said as phrases: a half ("seven and a half hours", "an hour and a half",
+"sept heures et demie"), a quarter of an hour, a fortnight, noon and midnight.
+curation.detection.reading.quantities reads the numbers and units; these join or replace
+what it read."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from memadmin.curation.detection.reading.measured import Value, canonical_number
+
+# Quantities said as a phrase, read whole; the values read inside one are its words.
+_IDIOMS = (
+    (re.compile(r"\b(?:a|one) quarter of an hour\b|\bquarter of an hour\b"), "duration", 900),
+    (re.compile(r"\bthree quarters of an hour\b"), "duration", 2700),
+    (re.compile(r"\b(?:a|one|eine) viertelstunde\b|\bun quart d'heure\b"), "duration", 900),
+    (re.compile(r"\b(?:a|one) fortnight\b"), "duration", 1209600),
+    (re.compile(r"(?<![-'])\b(?:noon|midday|midi|mittags?|mediod[ií]a)\b"), "time", "12:00"),
+    (re.compile(r"\b(?:midnight|minuit|mitternacht|medianoche)\b"), "time", "00:00"),
+)
+
+
+def idioms(folded: str, found: list[Value]) -> list[Value]:
+    """The phrases of _IDIOMS in `folded`, each one value; `found` loses what they hold."""
+    read = []
+    for pattern, measure, value in _IDIOMS:
+        for match in pattern.finditer(folded):
+            start, end = match.span()
+            found[:] = [v for v in found if not start <= v.start < end]
+            said = value if isinstance(value, str) else canonical_number(value)
+            read.append(Value(measure, said, start, end))
+    return read
+
+
+# A half after a whole number of units: "seven and a half hours" (the number, then half
+# an hour), and after the unit: "an hour and a half", "sept heures et demie", "siete
+# horas y media".
+_AND_A = frozenset({"and a", "and", "und", "und eine", "et", "y"})
+_HALF_AFTER = re.compile(r"(?:,\s*)?\s+(?:and a half|and one half|et demie?|y medi[ao])\b")
+
+
+def whole_and_half(number: Value, half: Value, between: str) -> bool:
+    """ "seven and a half hours", "zwei und eine halbe Stunde": a bare number, then half
+    of a unit."""
+    return (
+        number.measure == "number"
+        and half.factor > 0
+        and float(half.value) == 0.5 * half.factor
+        and between in _AND_A
+    )
+
+
+def with_a_half_after(value: Value, folded: str) -> Value:
+    """ "an hour and a half" is 1.5 hours: half of the value's unit added where one follows
+    it ("et demie", "y media")."""
+    if value.measure == "time" and value.value.endswith(":00"):
+        found = _HALF_AFTER.match(folded, value.end)  # "à 10 h et demie": 10:30
+        return replace(value, value=value.value[:-2] + "30", end=found.end()) if found else value
+    if not value.factor or value.measure in ("number", "time", "version", "share"):
+        return value
+    found = _HALF_AFTER.match(folded, value.end)
+    if found is None:
+        return value
+    total = canonical_number(float(value.value) + 0.5 * value.factor)
+    return replace(value, value=total, end=found.end())

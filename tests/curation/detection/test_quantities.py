@@ -140,6 +140,8 @@ def test_the_unit_table_is_kept_in_the_cache_folder_and_read_back(tmp_path, sett
         ("The meeting is once a week.", [("rate", "0.14")]),
         # An article's plural is no one ("unas siete horas": about seven hours).
         ("Ana duerme unas siete horas cada noche.", [("duration", "25200"), ("rate", "1")]),
+        # No hour has 99 minutes.
+        ("The code is 1h99.", []),
     ],
 )
 def test_halves_articles_and_spanish_numbers(text, values):

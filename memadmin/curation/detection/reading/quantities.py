@@ -341,8 +341,8 @@ def _time_token(token: str, start: int, end: int, language: str) -> Value | None
     time = _time_of_day(token, language)
     if time:
         return Value("time", time, start, end)
-    if "h" in token:
-        hours, minutes = token.split("h")
+    hours, _, minutes = token.partition("h")
+    if minutes and int(minutes) < 60:
         seconds = canonical_number(int(hours) * 3600 + int(minutes) * 60)
         return Value("duration", seconds, start, end, 3600.0, "h")
     return None

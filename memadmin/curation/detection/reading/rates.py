@@ -9,33 +9,42 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import NamedTuple
 
 from memadmin.curation.detection.reading.measured import Value, canonical_number
 from memadmin.store.lexicon import lexicon
 
 
+class _Patterns(NamedTuple):
+    alone: re.Pattern  # "daily", "wöchentlich", "每天": a word that says it alone
+    every: re.Pattern  # "every [other] day", "jeden Tag", "tous les jours"
+    counted: re.Pattern  # "twice a week", "zweimal pro Woche"
+    times: re.Pattern  # after a number: "times a week", "fois par semaine"
+    times_word: re.Pattern  # after a number: "times weekly"
+    each_before: re.Pattern  # right before a span: "every" ("every six hours")
+
+
 @cache
-def _rate_patterns() -> tuple[re.Pattern, ...]:
-    """(a word alone, "every [other] <period>", "<count> per <period>", "<n> times per
-    <period>", a word for each right before a span) from the lexicon's rates."""
+def _patterns() -> _Patterns:
+    """The patterns of the lexicon's rates."""
     rates = lexicon()["rates"]
 
     def either(words_) -> str:
         return "|".join(re.escape(w) for w in sorted(words_, key=len, reverse=True))
 
     period, per, every = either(rates["periods"]), either(rates["per"]), either(rates["every"])
-    chinese = either(rates["chinese"])
-    return (
-        re.compile(rf"\b(?P<word>{either(rates['words'])})\b|(?P<chinese>{chinese})"),
-        re.compile(
+    times, words = either(rates["times"]), either(rates["words"])
+    return _Patterns(
+        alone=re.compile(rf"\b(?P<word>{words})\b|(?P<chinese>{either(rates['chinese'])})"),
+        every=re.compile(
             rf"\b(?:{every})\s+(?:(?P<other>{either(rates['other'])})\s+)?(?P<period>{period})\b"
         ),
-        re.compile(
+        counted=re.compile(
             rf"\b(?P<count>{either(rates['counts'])})\s+(?:(?:{per})\s+)+(?P<period>{period})\b"
         ),
-        re.compile(rf"\s*(?:{either(rates['times'])})\s+(?:(?:{per})\s+)+(?P<period>{period})\b"),
-        re.compile(rf"\b(?:{every})\s+$"),
-        re.compile(rf"\s*(?:{either(rates['times'])})\s+(?P<word>{either(rates['words'])})\b"),
+        times=re.compile(rf"\s*(?:{times})\s+(?:(?:{per})\s+)+(?P<period>{period})\b"),
+        times_word=re.compile(rf"\s*(?:{times})\s+(?P<word>{words})\b"),
+        each_before=re.compile(rf"\b(?:{every})\s+$"),
     )
 
 
@@ -45,7 +54,7 @@ def read(folded: str, values: list[Value]) -> list[Value]:
     six hours" is four a day. The values a rate is read from (the count, "a week") are
     part of it."""
     rates = lexicon()["rates"]
-    alone, every, counted, times, each_before, times_word = _rate_patterns()
+    patterns = _patterns()
     found: list[Value] = []
 
     def add(start: int, end: int, hours: float, count: float = 1.0) -> None:
@@ -56,7 +65,7 @@ def read(folded: str, values: list[Value]) -> list[Value]:
             found.append(Value("rate", rate, start, end))
 
     for value in values:  # "three times weekly": first, the word is part of it
-        match = times_word.match(folded, value.end) if value.measure == "number" else None
+        match = patterns.times_word.match(folded, value.end) if value.measure == "number" else None
         if match:
             add(
                 value.start,
@@ -64,22 +73,22 @@ def read(folded: str, values: list[Value]) -> list[Value]:
                 float(rates["words"][match.group("word")]),
                 float(value.value),
             )
-    for match in alone.finditer(folded):
+    for match in patterns.alone.finditer(folded):
         word = match.group("word") or match.group("chinese")
         add(*match.span(), float({**rates["words"], **rates["chinese"]}[word]))
-    for match in every.finditer(folded):
+    for match in patterns.every.finditer(folded):
         other = 2.0 if match.group("other") else 1.0
         add(*match.span(), other * float(rates["periods"][match.group("period")]))
-    for match in counted.finditer(folded):
+    for match in patterns.counted.finditer(folded):
         period = float(rates["periods"][match.group("period")])
         add(*match.span(), period, float(rates["counts"][match.group("count")]))
     for value in values:
         if value.measure == "number":
-            match = times.match(folded, value.end)
+            match = patterns.times.match(folded, value.end)
             if match:
                 period = float(rates["periods"][match.group("period")])
                 add(value.start, match.end(), period, float(value.value))
-        elif value.measure in ("duration", "calendar") and each_before.search(
+        elif value.measure in ("duration", "calendar") and patterns.each_before.search(
             folded, max(0, value.start - 16), value.start
         ):
             hours = float(value.value) / 3600 if value.measure == "duration" else 0.0

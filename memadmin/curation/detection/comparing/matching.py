@@ -64,14 +64,17 @@ def same_objects_across(older: Reading, newer: Reading) -> bool:
     if not objects_a or not objects_b or max(len(objects_a), len(objects_b)) > RESIDUE_WORDS:
         return False
 
-    def one_word(a: Token, b: Token) -> bool:
-        if a.key == b.key or contrast.same_name(a.text, b.text, across=True):
-            return True
-        return alignment.across_languages(a.text, b.text) >= 0.9
-
-    return all(any(one_word(a, b) for b in objects_b) for a in objects_a) and all(
-        any(one_word(a, b) for a in objects_a) for b in objects_b
+    return all(any(_one_word_across(a, b, 0.9) for b in objects_b) for a in objects_a) and all(
+        any(_one_word_across(a, b, 0.9) for a in objects_a) for b in objects_b
     )
+
+
+def _one_word_across(a: Token, b: Token, translation: float) -> bool:
+    """One word in two languages: one key, one name, or a translation (the multilingual
+    model's cosine `translation` or more)."""
+    if a.key == b.key or contrast.same_name(a.text, b.text, across=True):
+        return True
+    return alignment.across_languages(a.text, b.text) >= translation
 
 
 def nothing_shared_across(older: Reading, newer: Reading) -> str:
@@ -82,12 +85,8 @@ def nothing_shared_across(older: Reading, newer: Reading) -> str:
     objects_b = [t for t in newer.objects if t.kind in ("word", "name")]
     if not objects_a or not objects_b:
         return ""
-    for a in objects_a:
-        for b in objects_b:
-            if a.key == b.key or contrast.same_name(a.text, b.text, across=True):
-                return ""
-            if alignment.across_languages(a.text, b.text) >= NOT_A_TRANSLATION:
-                return ""
+    if any(_one_word_across(a, b, NOT_A_TRANSLATION) for a in objects_a for b in objects_b):
+        return ""
     return f"{spelled(objects_a, older.text)} / {spelled(objects_b, newer.text)}"
 
 

@@ -451,3 +451,15 @@ def test_a_number_grouped_by_thousands_is_no_label():
     assert {(t.kind, t.value) for t in keytokens.key_tokens("Raised 1,200,000.")} == {
         ("number", "1200000")
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "weekdays"),
+    [
+        ("王伟每周三晚上打羽毛球。", {"wednesday"}),
+        ("每星期五跑步。", {"friday"}),
+        ("周三开会，每周一次。", {"wednesday"}),  # "每周一次": once a week, no Monday
+    ],
+)
+def test_a_weekday_inside_chinese_text(text, weekdays):
+    assert {t.value for t in keytokens.key_tokens(text) if t.kind == "weekday"} == weekdays

@@ -164,6 +164,8 @@ def test_halves_articles_and_spanish_numbers(text, values):
             "The readings are checked every 2 weeks.",
         ),
         ("每天跑步。", "Runs daily."),
+        ("每周跑步三次。", "Runs three times a week."),
+        ("我每周去两次健身房。", "Goes to the gym twice a week."),
     ],
 )
 def test_how_often_reads_the_same_however_written(a, b):
@@ -212,3 +214,9 @@ def test_money_scales_and_times_read_the_same_however_written(a, b):
 
 def test_the_afternoon_is_no_noon():
     assert not quantities.read("Il travaille l'après-midi.")
+
+
+def test_a_chinese_weekday_is_no_number_and_no_rate():
+    # "每周三" is every Wednesday, as "every Wednesday" is no rate; "每周一次" is once a week.
+    assert quantities.read("王伟每周三晚上打羽毛球。") == ()
+    assert quantities.keys("周三开会，每周一次。") == {("rate", "0.14")}

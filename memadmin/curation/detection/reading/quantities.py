@@ -541,8 +541,10 @@ def _read_chinese(folded: str):
         if not any("\u3400" <= char <= "\u9fff" for char in match.group()):
             continue  # digits alone are read by the Latin reader
         number = parse_chinese_number(match.group("number"))
-        if number is None:
-            continue
+        weekday = folded[max(0, match.start() - 2) : match.start()].endswith(("周", "星期", "礼拜"))
+        weekday = weekday and folded[match.end() : match.end() + 1] not in ("次", "回", "遍")
+        if number is None or (weekday and match.group("number") in "一二三四五六"):
+            continue  # "周三" is Wednesday, no three
         unit, half = match.group("unit"), match.group("half")
         start, end = match.start(), match.end()
         if unit == "点" and number <= 24:

@@ -14,6 +14,8 @@ from typing import NamedTuple
 from memadmin.curation.detection.reading.measured import Value, canonical_number
 from memadmin.store.lexicon import lexicon
 
+_WEEKDAY_DIGITS = frozenset("一二三四五六日天")
+
 
 class _Patterns(NamedTuple):
     alone: re.Pattern  # "daily", "wöchentlich", "每天": a word that says it alone
@@ -22,6 +24,7 @@ class _Patterns(NamedTuple):
     times: re.Pattern  # after a number: "times a week", "fois par semaine"
     times_word: re.Pattern  # after a number: "times weekly"
     each_before: re.Pattern  # right before a span: "every" ("every six hours")
+    chinese_each: re.Pattern  # "每周" before a count of times ("每周跑步三次")
 
 
 @cache
@@ -45,6 +48,7 @@ def _patterns() -> _Patterns:
         times=re.compile(rf"\s*(?:{times})\s+(?:(?:{per})\s+)+(?P<period>{period})\b"),
         times_word=re.compile(rf"\s*(?:{times})\s+(?P<word>{words})\b"),
         each_before=re.compile(rf"\b(?:{every})\s+$"),
+        chinese_each=re.compile(rf"({either(rates['chinese'])})[^。，,.!?！？]*$"),
     )
 
 
@@ -73,8 +77,21 @@ def read(folded: str, values: list[Value]) -> list[Value]:
                 float(rates["words"][match.group("word")]),
                 float(value.value),
             )
+    for value in values:  # "每周跑步三次": three times in each week
+        if value.measure == "number" and folded[value.end : value.end + 1] == "次":
+            each = patterns.chinese_each.search(folded, 0, value.start)
+            if each:
+                add(
+                    each.start(),
+                    value.end + 1,
+                    float(rates["chinese"][each.group(1)]),
+                    float(value.value),
+                )
     for match in patterns.alone.finditer(folded):
         word = match.group("word") or match.group("chinese")
+        after = folded[match.end() : match.end() + 2]
+        if word in ("每周", "每星期") and after[:1] in _WEEKDAY_DIGITS and after[1:] != "次":
+            continue  # "每周三": every Wednesday (a weekday, as "every Wednesday" is)
         add(*match.span(), float({**rates["words"], **rates["chinese"]}[word]))
     for match in patterns.every.finditer(folded):
         other = 2.0 if match.group("other") else 1.0

@@ -9,10 +9,11 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from memadmin.store.lexicon import language_of
+from memadmin.store.lexicon import CJK_CHARACTERS, language_of
 
-# A CJK character is a token of its own; elsewhere a word is what spaces delimit.
-_CJK_CHARACTER = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
+# A CJK character (the compatibility ideographs too) is a token of its own; elsewhere a
+# word is what spaces delimit.
+_CJK_CHARACTER = CJK_CHARACTERS + "\uf900-\ufaff"
 _WORDS = re.compile(rf"[{_CJK_CHARACTER}]|[^\s{_CJK_CHARACTER}]+|\s+")
 # Sentences with the space after them: the coarse tokens of a long text.
 _SENTENCES = re.compile(r"[^.!?。！？\n]+(?:[.!?。！？]+|\n|$)\s*")

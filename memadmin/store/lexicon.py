@@ -60,7 +60,9 @@ def stop_words() -> frozenset[str]:
     )
 
 
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+# Chinese, Japanese and Korean characters (kana, Han, Hangul): one class for every reader.
+CJK_CHARACTERS = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+CJK = re.compile(f"[{CJK_CHARACTERS}]")
 # Han characters (Chinese, and the kanji of Japanese).
 HAN = re.compile("[\u3400-\u9fff]")
 _KANA = re.compile("[\u3040-\u30ff]")
@@ -80,7 +82,7 @@ def language_of(text: str) -> str:
     ascii_only = text.isascii()
     if not ascii_only:
         letters = len(_LETTER.findall(text))
-        if letters and len(_CJK.findall(text)) / letters >= 0.3:
+        if letters and len(CJK.findall(text)) / letters >= 0.3:
             if _KANA.search(text):
                 return "ja"
             if _HANGUL.search(text) and not HAN.search(text):

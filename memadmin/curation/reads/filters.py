@@ -9,6 +9,7 @@ import re
 from django.contrib.postgres.search import SearchQuery, SearchVector
 from django.db.models import QuerySet
 
+from memadmin.store.lexicon import CJK
 from memadmin.store.models import Memory
 
 
@@ -23,7 +24,7 @@ def memories_with(words: str) -> QuerySet[Memory]:
     longer one ("stag" finds "staging"), through the memory_content_words index. Chinese,
     Japanese and Korean are written without spaces (a whole run is one token): those
     words are found as written inside a memory."""
-    if _CJK.search(words):
+    if CJK.search(words):
         return Memory.objects.filter(content__icontains=words).values("pk")
     tokens = _WORD.findall(words.lower())
     if not tokens:
@@ -38,6 +39,5 @@ def memories_with(words: str) -> QuerySet[Memory]:
     )
 
 
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 # A word of a search as tsquery reads it: letters and digits only (nothing it would parse).
 _WORD = re.compile(r"[^\W_]+")

@@ -351,6 +351,9 @@ def test_two_legal_forms_of_one_name_tell_two_companies_apart(vectors):
 
     assert judgement.evidence.values[INDEX["modifier_differs"]] == 1.0
     assert judgement.evidence.values[INDEX["value_swapped"]] == 0.0
+    # Two subjects: no sure conflict between Marco at one company and at the other.
+    assert judgement.evidence.values[INDEX["relation_other_subject"]] == 1.0
+    assert judgement.probabilities[1] < Thresholds.from_settings().propose_conflict
     subject = judged_pair("Apex Inc. renews in March.", "Apex GmbH renews in March.", vectors)
     assert subject.probabilities[2] > 0.5  # two companies: two facts
 

@@ -382,6 +382,17 @@ def test_a_form_written_two_ways_is_one_only_where_both_are_written_as_forms():
     assert not things.one_form_two_ways("inc", "ltd", "At Tom Inc.", "At Tom Ltd.")
 
 
+def test_two_forms_of_one_name_are_two_companies_only_where_both_are_written_as_forms():
+    assert things.companies_of_one_name("Marco is at Tom Inc.", "Marco is at Tom Ltd.")
+    assert things.companies_of_one_name("Apex Inc. renews in March.", "Apex GmbH renews in March.")
+    assert not things.companies_of_one_name(
+        "Apex Inc. renews in March.", "Apex GmbH renews in May."
+    )
+    assert not things.companies_of_one_name("At Tom Inc.", "At Tom Incorporated.")
+    assert not things.companies_of_one_name("On a ltd plan.", "On an inc plan.")
+    assert not things.companies_of_one_name("At Tom Inc.", "At Oakport Ltd.")  # two words each
+
+
 @pytest.mark.parametrize(
     ("text", "subject"),
     [

@@ -66,8 +66,10 @@ def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = froz
         return Relation(OTHER_SUBJECT, subjects)
     if across:
         return _compare_across(older, newer)
-    two_things = contrast.otherwise_qualified(older.body, newer.body) or things.otherwise_modified(
-        older.body, newer.body
+    two_things = (
+        contrast.otherwise_qualified(older.body, newer.body)
+        or things.otherwise_modified(older.body, newer.body)
+        or things.companies_of_one_name(older.body, newer.body)
     )
     if two_things:
         # "owes 830 euros to the welder from Porto" / "owes 769 euros to the welder

@@ -5,6 +5,7 @@ weighs 400 g" / "The weight of the new gripper pad is 400 g", built otherwise.""
 
 from __future__ import annotations
 
+from memadmin.curation.detection.comparing import alignment
 from memadmin.curation.detection.reading import keytokens
 from memadmin.curation.detection.reading.keytokens import KeyToken, key_tokens, words_of
 from memadmin.store.lexicon import stop_words
@@ -170,12 +171,26 @@ def legal_forms_differ(word_a: str, word_b: str) -> bool | None:
 def one_form_two_ways(word_a: str, word_b: str, text_a: str, text_b: str) -> bool:
     """Whether the one word each text alone has is one legal form written two ways, each
     capitalised as a form is ("Tom Inc." / "Tom Incorporated"; not "a limited plan")."""
-
-    def capitalised(word: str, text: str) -> bool:
-        return any(w.lower == word and w.raw[:1].isupper() for w in words_of(text))
-
     return (
         legal_forms_differ(word_a, word_b) is False
-        and capitalised(word_a, text_a)
-        and capitalised(word_b, text_b)
+        and bool(_capitalised(word_a, text_a))
+        and bool(_capitalised(word_b, text_b))
     )
+
+
+def companies_of_one_name(text_a: str, text_b: str) -> str | None:
+    """ "Marco is our champion at Tom Inc." / "... at Tom Ltd.": where the one word each
+    text alone has is a legal form, two different ones, the texts speak of two companies
+    of one name (told apart as "Sara Ltd." / "Zoe Ltd." are): a description, or None."""
+    only_a, only_b = alignment.unshared(text_a, text_b)
+    if len(only_a) != 1 or len(only_b) != 1 or not legal_forms_differ(*only_a, *only_b):
+        return None
+    form_a, form_b = _capitalised(*only_a, text_a), _capitalised(*only_b, text_b)
+    if not (form_a and form_b):
+        return None  # "a limited plan" / "an incorporated body": no company's form
+    return f"two companies ({form_a} / {form_b})"
+
+
+def _capitalised(word: str, text: str) -> str:
+    """`word` as `text` writes it where it is capitalised, as a form is, or ""."""
+    return next((w.raw for w in words_of(text) if w.lower == word and w.raw[:1].isupper()), "")

@@ -21,7 +21,7 @@ from cleanco.termdata import terms_by_type
 
 from memadmin.curation.detection.reading import quantities, tokens
 from memadmin.curation.detection.reading.tokens import content_words
-from memadmin.store.lexicon import fold, language_of, lexicon, stop_words, words
+from memadmin.store.lexicon import CJK_CHARACTERS, fold, language_of, lexicon, stop_words, words
 from memadmin.store.text import text_cache
 
 
@@ -121,7 +121,8 @@ def words_of(text: str) -> tuple[_Word, ...]:
 
 # Chinese, Japanese and Korean characters: no space parts them from a Latin name
 # ("王伟用Python写脚本", "VS Codeに乗り換えた").
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+_CJK_RUN = re.compile(f"[{CJK_CHARACTERS}]+")
+_CJK_OR_OTHER_RUN = re.compile(f"[{CJK_CHARACTERS}]+|[^{CJK_CHARACTERS}]+")
 
 
 def _value_tokens(text: str):
@@ -132,10 +133,7 @@ def _value_tokens(text: str):
             yield match
             continue
         start, end = match.span()
-        for part in re.finditer(
-            r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+|[^\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+",
-            text[start:end],
-        ):
+        for part in _CJK_OR_OTHER_RUN.finditer(text[start:end]):
             piece = tokens.VALUE_TOKEN.search(text, start + part.start(), start + part.end())
             while piece is not None:
                 yield piece

@@ -19,6 +19,7 @@ from functools import lru_cache
 from itertools import chain
 
 from memadmin.curation.detection.reading.tokens import ASCII_TERM, STEM_LENGTH, TERM
+from memadmin.store.lexicon import CJK
 from memadmin.store.text import text_cache
 
 # Words that carry no fact, in the languages agents' memories come in, plus the words
@@ -42,12 +43,9 @@ STOP_WORDS = frozenset(
 
 
 def is_cjk(char: str) -> bool:
-    return (
-        "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u9fff" or "\uac00" <= char <= "\ud7af"
-    )
+    return CJK.match(char) is not None
 
 
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 
 
@@ -62,7 +60,7 @@ def cjk_share(text: str) -> float:
 @text_cache
 def _cjk_share(text: str) -> float:
     letters = len(_LETTER_OR_DIGIT.findall(text))
-    return len(_CJK.findall(text)) / letters if letters else 0.0
+    return len(CJK.findall(text)) / letters if letters else 0.0
 
 
 @text_cache
@@ -84,7 +82,7 @@ def _terms(text: str) -> Iterator[str]:
 @lru_cache(maxsize=262144)
 def _word_terms(token: str) -> tuple[str, ...]:
     """The terms of one token of a folded text."""
-    if _CJK.search(token):
+    if CJK.search(token):
         return tuple(_cjk_bigrams(token))
     found = []
     # "port-forwarded" and "ports are forwarded" should meet: split compounds.

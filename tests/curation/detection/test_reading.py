@@ -4,6 +4,7 @@ alone, in the four languages of the lexicon."""
 import pytest
 
 from memadmin.curation.detection.reading import clause as reading
+from memadmin.curation.detection.reading.bounds import clause_break
 
 
 def read(text: str) -> reading.Reading:
@@ -186,3 +187,21 @@ def test_readings_are_the_same_whatever_the_case_of_a_repeated_call():
 def test_a_company_form_ends_no_clause(text):
     found = read(text)
     assert found.predicate_at >= 0 and found.tokens[found.predicate_at].lemma == "renew"
+
+
+@pytest.mark.parametrize(
+    ("text", "end"),
+    [
+        ("Dr. Patel works in St. Ives. She likes it.", len("Dr. Patel works in St. Ives")),
+        ("Uses e.g. MA2. Nothing else.", len("Uses e.g. MA2")),
+        ("Works at Northmark Inc. in Leeds.", None),  # a form, then the sentence goes on
+        ("Is a welder. Lives in Oslo.", len("Is a welder")),
+        ("Likes the Bros. Grimm. And more.", len("Likes the Bros. Grimm")),
+        ("Is an embros. Next", len("Is an embros")),  # "bros" inside a word: a stop
+    ],
+)
+def test_an_abbreviation_is_read_where_its_stop_stands(text, end):
+    # Only the characters before each stop are read (a stop in a long text used to search
+    # the whole text before it), the word's start included.
+    assert clause_break(text) == end
+    assert clause_break("x " * 5000 + text) == (None if end is None else 10000 + end)

@@ -39,7 +39,10 @@ _ABBREVIATION = re.compile(
 def clause_break(text: str) -> int | None:
     """Where the first clause of a text ends (None: it is one clause)."""
     for match in _CLAUSE_BREAK.finditer(text):
-        if match.group().startswith(".") and _ABBREVIATION.search(text[: match.start()]):
+        # The abbreviation ends where the stop stands: only the few characters before it
+        # are searched (the whole text before each stop made long texts quadratic).
+        before = max(0, match.start() - 8)
+        if match.group().startswith(".") and _ABBREVIATION.search(text, before, match.start()):
             continue
         if match.start() < len(text.rstrip(" .。;")) - 1:
             return match.start()

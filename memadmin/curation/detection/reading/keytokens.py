@@ -65,7 +65,6 @@ _GROUPED = re.compile(r"[,.]\d{3}\b")
 _LETTERS_NUMBER = re.compile(r"([a-z]+)[\s\-_]?0*(\d+)")
 _YEAR = re.compile(r"(19|20)\d{2}")
 _DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th|er|e|\.)?")
-_CHINESE_WEEKDAY = re.compile(r"(?:星期|礼拜|周)[一二三四五六日天](?![次回遍])")  # "每周一次": once
 _CHINESE_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?")
 # A mark that ends a sentence (or opens a new one: "Package manager: pnpm") and the white
 # space after it.
@@ -225,7 +224,7 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
                 classified = [token for token in classified if token.kind != "name"]
             found.update(classified)
         index += 1
-    for match in _CHINESE_WEEKDAY.finditer(folded):  # "每周三": Wednesday, not three
+    for match in tokens.CHINESE_WEEKDAY.finditer(folded):  # "每周三": Wednesday, not three
         weekday = _tables()["weekdays"].get(match.group())
         if weekday:
             found.add(KeyToken("weekday", weekday, word_at(match.start())))

@@ -27,7 +27,7 @@ from django.conf import settings
 
 from memadmin.curation.detection.reading import phrases, rates
 from memadmin.curation.detection.reading.measured import Value, canonical_number
-from memadmin.curation.detection.reading.tokens import QUANTITY_TOKEN
+from memadmin.curation.detection.reading.tokens import CHINESE_WEEKDAY, QUANTITY_TOKEN
 from memadmin.store.lexicon import HAN, fold, language_of, lexicon, words
 from memadmin.store.text import text_cache
 
@@ -537,13 +537,13 @@ _CHINESE_VALUE = re.compile(
 
 
 def _read_chinese(folded: str):
+    weekdays = {found.end() - 1 for found in CHINESE_WEEKDAY.finditer(folded)}  # their days
     for match in _CHINESE_VALUE.finditer(folded):
         if not any("\u3400" <= char <= "\u9fff" for char in match.group()):
             continue  # digits alone are read by the Latin reader
         number = parse_chinese_number(match.group("number"))
-        weekday = folded[max(0, match.start() - 2) : match.start()].endswith(("周", "星期", "礼拜"))
-        weekday = weekday and folded[match.end() : match.end() + 1] not in ("次", "回", "遍")
-        if number is None or (weekday and match.group("number") in "一二三四五六"):
+        day = len(match.group("number")) == 1 and match.start("number") in weekdays
+        if number is None or day:
             continue  # "周三" is Wednesday, no three
         unit, half = match.group("unit"), match.group("half")
         start, end = match.start(), match.end()

@@ -12,9 +12,8 @@ from functools import cache
 from typing import NamedTuple
 
 from memadmin.curation.detection.reading.measured import Value, canonical_number
+from memadmin.curation.detection.reading.tokens import CHINESE_WEEKDAY
 from memadmin.store.lexicon import lexicon
-
-_WEEKDAY_DIGITS = frozenset("一二三四五六日天")
 
 
 class _Patterns(NamedTuple):
@@ -89,8 +88,7 @@ def read(folded: str, values: list[Value]) -> list[Value]:
                 )
     for match in patterns.alone.finditer(folded):
         word = match.group("word") or match.group("chinese")
-        after = folded[match.end() : match.end() + 2]
-        if word in ("每周", "每星期") and after[:1] in _WEEKDAY_DIGITS and after[1:] != "次":
+        if word.startswith("每") and CHINESE_WEEKDAY.match(folded, match.start() + 1):
             continue  # "每周三": every Wednesday (a weekday, as "every Wednesday" is)
         add(*match.span(), float({**rates["words"], **rates["chinese"]}[word]))
     for match in patterns.every.finditer(folded):

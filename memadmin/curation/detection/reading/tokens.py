@@ -18,6 +18,10 @@ from memadmin.store.text import text_cache
 # Words and their spans in the folded text; identifiers, hosts, IPs, dates and times keep
 # their inner punctuation (reading.keytokens: the values of a text).
 VALUE_TOKEN = re.compile(r"[\w#][\w.\-/:%°³²']*[\w%°³²\"]|[\w%]", re.UNICODE)
+# A weekday in Chinese: 周, 星期 or 礼拜 and its day ("周三": Wednesday, no number three);
+# not a count of times after 每周 ("每周一次": once a week). The key tokens, the quantities
+# and the rates all read it here.
+CHINESE_WEEKDAY = re.compile(r"(?:星期|礼拜|周)[一二三四五六日天](?![次回遍])")
 # A word as written: letters and digits, with inner apostrophes, hyphens, dots and
 # slashes (Fly.io, Europe/Berlin, unit-test, don't, l'interface): reading.words.
 CLAUSE_WORD = re.compile(r"[\w][\w'’\-./]*[\w]|[\w]|[%€$£°]|(?<=\w)[:：](?=\s|$)")

@@ -373,3 +373,18 @@ def test_a_half_written_in_words_is_no_other_value(vectors, older, newer):
 
     assert judgement.verdict in (Verdict.AUTO_MERGE, Verdict.REVIEW)
     assert judgement.p_one >= Thresholds.from_settings().propose_one
+
+
+def test_the_multilingual_reading_says_whether_the_languages_differ(vectors):
+    # Its reason is shown to curators: "across languages" under two English sentences
+    # sends them looking for a translation that is not there.
+    english = judged_pair(
+        "On-call rotation is one week long.", "Each on-call shift lasts 7 days.", vectors
+    )
+    across = judged_pair(
+        "Ana is allergic to peanuts.", "Ana tiene alergia a los cacahuetes.", vectors
+    )
+
+    assert any(r.startswith("alike in meaning in other words") for r in english.reasons)
+    assert not any("across languages" in r for r in english.reasons)
+    assert any(r.startswith("alike in meaning across languages") for r in across.reasons)

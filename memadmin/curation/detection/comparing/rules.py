@@ -161,9 +161,11 @@ def _one_statement(a, b, found, relation, thresholds, *, multi, cross) -> RuleRe
         scaled = on_review_scale(multi, floor, thresholds)
         if multi >= floor and scaled > found.similarity:
             # The multilingual model reads what MiniLM cannot: another language, or a
-            # paraphrase in other words.
+            # paraphrase in other words (the reason says which: a curator reading "across
+            # languages" under two English sentences would look for what is not there).
+            how = "across languages" if cross else "in other words"
             found = found.saying(
-                f"alike in meaning across languages ({multi:.2f}; alike from {floor:.2f})",
+                f"alike in meaning {how} ({multi:.2f}; alike from {floor:.2f})",
                 similarity=scaled,
                 method="multilingual",
             )

@@ -198,6 +198,8 @@ def test_a_company_form_ends_no_clause(text):
         ("Is a welder. Lives in Oslo.", len("Is a welder")),
         ("Likes the Bros. Grimm. And more.", len("Likes the Bros. Grimm")),
         ("Is an embros. Next", len("Is an embros")),  # "bros" inside a word: a stop
+        ("The red bike is Mary's. Mine is blue.", len("The red bike is Mary's")),
+        ("Met Yuki A. at the office.", None),
     ],
 )
 def test_an_abbreviation_is_read_where_its_stop_stands(text, end):

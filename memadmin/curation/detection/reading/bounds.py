@@ -31,7 +31,8 @@ _CLAUSE_BREAK = re.compile(r"[;；!?！？，]|\.\s|。|\s—\s|\s-\s|,\s(?:but|
 # "Northmark Inc. renews in March": a company's form is part of its name).
 _ABBREVIATION = re.compile(
     r"(?:\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|ca|no|nr|bzw|z\.b|e\.g|i\.e"
-    r"|inc|ltd|co|corp|llc|plc|bros)|\b\w)$",
+    # An initial is one letter alone ("Yuki A."): the "s" of a possessive is none.
+    r"|inc|ltd|co|corp|llc|plc|bros)|(?<!['’])\b\w)$",
     re.I,
 )
 

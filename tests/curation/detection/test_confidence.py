@@ -245,6 +245,21 @@ def test_two_things_named_by_one_noun_with_modifiers_of_their_own_are_told_apart
     assert judgement.evidence.values[INDEX["modifier_differs"]] == 1.0
 
 
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Alice's partner Tom works at Michelin.", "Alice works at Michelin."),
+        ("Kenta's manager lives in Osaka.", "Kenta lives in Osaka."),
+    ],
+)
+def test_someone_named_by_their_relation_to_a_subject_is_another_subject(vectors, older, newer):
+    # Both were proposed merges at 0.98: the same words but for "partner Tom".
+    judgement = judged_pair(older, newer, vectors)
+
+    assert any(reason.startswith("different subjects") for reason in judgement.reasons)
+    assert judgement.tier != "proposed"
+
+
 @pytest.mark.parametrize("form", ["Inc.", "Ltd.", "Co.", "Corp."])
 def test_a_company_form_ends_no_sentence_and_two_of_its_facts_are_not_one_statement(vectors, form):
     judgement = judged_pair(

@@ -40,6 +40,10 @@ def relation(older: str, newer: str, **options) -> frames.Relation:
             frames.OTHER_SUBJECT,
         ),
         ("Yuki A. lives in Osaka.", "Yuki A. has moved to Leeds.", frames.NEW_VALUE),
+        # Someone named by their relation to the other's subject is someone else.
+        ("Lin's sister lives in Chengdu.", "Lin moved to Chengdu.", frames.OTHER_SUBJECT),
+        ("Lin lives in Chengdu.", "Lin's manager lives in Chengdu.", frames.OTHER_SUBJECT),
+        ("Lin's team uses npm.", "Lin uses npm.", frames.OTHER_SUBJECT),
         # Two things told apart by a word between the article and their noun, a value each.
         (
             "Use 15 N of grip force on the blue sensor.",

@@ -117,6 +117,12 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
             and not _one_word_for_another(only_a, only_b)
         ):
             return f"{spelled(only_a, older.body)} / {spelled(only_b, newer.body)}"
+        # One subject the other's with a word of kinship or role added ("Kenta's manager
+        # lives in Osaka" / "Kenta lives in Osaka", "Alice's partner Tom works at
+        # Michelin" / "Alice works at Michelin"): someone else, named by their relation.
+        longer, reading = (only_a, older) if only_a else (only_b, newer)
+        if not (only_a and only_b) and any(relation_word(t, reading.language) for t in longer):
+            return f"{spelled(subject_a, older.body)} / {spelled(subject_b, newer.body)}"
         return ""
     # One names someone or something, the other is about the user: two subjects when
     # the other text has none of those words and says the same of its own subject

@@ -212,6 +212,12 @@ def test_money_scales_and_times_read_the_same_however_written(a, b):
     assert quantities.keys(a) and quantities.keys(a) == quantities.keys(b)
 
 
+def test_a_k_is_a_thousand_only_glued_to_its_number():
+    assert quantities.keys("Has 5k users.") == quantities.keys("Has 5000 users.")
+    assert quantities.keys("Has 5 k users.") != quantities.keys("Has 5000 users.")
+    assert quantities.keys("Has 5 million users.") == quantities.keys("Has 5000000 users.")
+
+
 def test_the_afternoon_is_no_noon():
     assert not quantities.read("Il travaille l'après-midi.")
 

@@ -374,12 +374,12 @@ def _scale(token, folded: str, previous_end: int) -> float:
     scales = lexicon()["numbers"]["scales"]
     if kind != "word" or text not in scales:
         return 0.0
-    glued_only = text == "k"
-    return (
-        float(scales[text])
-        if folded[previous_end:start] in (("",) if glued_only else ("", " "))
-        else 0.0
-    )
+    gap = folded[previous_end:start]
+    # "k" only glued to its number ("5k"; "5 k" is a letter after it), the words with or
+    # without a space ("2.5m", "2.5 million").
+    if gap == "" or (gap == " " and text != "k"):
+        return float(scales[text])
+    return 0.0
 
 
 def _currency_before(tokens, position: int, folded: str):

@@ -172,3 +172,11 @@ def test_no_word_of_substance_differs_in_an_automatic_merge_even_at_a_near_exact
 
 def test_below_the_automatic_threshold_nothing_merges_unseen():
     assert not merges("Has a cat called Miso", "Has a cat named Miso", THRESHOLDS.auto_merge - 0.01)
+
+
+def test_two_subjects_are_shown_as_the_texts_write_them():
+    # Curators read the detail: "Alice's partner Tom", not "alice partner tom".
+    found = relation("Alice's partner Tom works at Michelin.", "Alice works at Michelin.")
+    assert found.detail == "Alice's partner Tom / Alice"
+    told = relation("Ada's sister lives in Chicago", "Lives in Denver")
+    assert told.detail == "Ada's sister / the user"

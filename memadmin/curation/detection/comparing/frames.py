@@ -24,6 +24,7 @@ from memadmin.curation.detection.comparing.matching import (
     found_in,
     nothing_shared_across,
     other_word_across,
+    phrase,
     same_objects_across,
     same_word,
     scoped_in_time,
@@ -122,7 +123,7 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
         # Michelin" / "Alice works at Michelin"): someone else, named by their relation.
         longer, reading = (only_a, older) if only_a else (only_b, newer)
         if not (only_a and only_b) and any(relation_word(t, reading.language) for t in longer):
-            return f"{spelled(subject_a, older.body)} / {spelled(subject_b, newer.body)}"
+            return f"{phrase(subject_a, older.body)} / {phrase(subject_b, newer.body)}"
         return ""
     # One names someone or something, the other is about the user: two subjects when
     # the other text has none of those words and says the same of its own subject
@@ -136,7 +137,7 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     # "Alice's cat Miso is a tabby" / "Has a cat called Miso" share Miso).
     names = [t for t in named if t.kind == "name"]
     if names and not any(found_in(t, other) for t in names):
-        return f"{spelled(named)} / the user"
+        return f"{phrase(named, holder.body)} / the user"
     if any(found_in(t, other) for t in named):
         return ""
     someone = any(
@@ -144,7 +145,7 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     )  # "Tom", "her son", "Lin's sister"
     parallel = named[0].upper and _same_predicate(older, newer)  # "Ada lives" / "Lives"
     if someone or parallel or _moved_thing(holder, other):
-        return f"{spelled(named)} / the user"
+        return f"{phrase(named, holder.body)} / the user"
     return ""
 
 

@@ -174,6 +174,24 @@ def spelled(tokens, text: str = "") -> str:
     return " ".join(_as_written(t, text) for t in tokens)
 
 
+def phrase(tokens, text: str) -> str:
+    """The stretch of `text` from the first token to the last, as written ("Alice's
+    partner Tom", where `spelled` gives "Alice partner Tom"): a subject people read.
+    `spelled` where the tokens are not in order in it or the stretch is long."""
+    if not tokens:
+        return ""
+    first, last = tokens[0], tokens[-1]
+    end = last.start + len(_as_written(last, text))
+    in_order = all(a.start < b.start for a, b in pairwise(tokens))
+    if (
+        not in_order
+        or end - first.start > 60
+        or text[first.start : end].lower().find(first.text) != 0
+    ):
+        return spelled(tokens, text)
+    return text[first.start : end]
+
+
 # A number and the word after it: a quantity's unit when the key tokens read it so.
 _NUMBER_AND_WORD = re.compile(r"[^\s,;]+(?:\s?[^\W\d_]+\.?)?")
 

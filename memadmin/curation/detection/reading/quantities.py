@@ -376,7 +376,7 @@ def _scale(token, folded: str, previous_end: int) -> float:
         return 0.0
     gap = folded[previous_end:start]
     # "k" only glued to its number ("5k"; "5 k" is a letter after it), the words with or
-    # without a space ("2.5m", "2.5 million").
+    # without a space ("2.5bn", "2.5 million").
     if gap == "" or (gap == " " and text != "k"):
         return float(scales[text])
     return 0.0

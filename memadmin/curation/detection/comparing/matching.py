@@ -183,13 +183,10 @@ def phrase(tokens, text: str) -> str:
     first, last = tokens[0], tokens[-1]
     end = last.start + len(_as_written(last, text))
     in_order = all(a.start < b.start for a, b in pairwise(tokens))
-    if (
-        not in_order
-        or end - first.start > 60
-        or text[first.start : end].lower().find(first.text) != 0
-    ):
-        return spelled(tokens, text)
-    return text[first.start : end]
+    written = text[first.start : end]
+    if not in_order or len(written) > 60 or not written.lower().startswith(first.text):
+        return spelled(tokens, text)  # the offsets are not this text's, or a long stretch
+    return written
 
 
 # A number and the word after it: a quantity's unit when the key tokens read it so.

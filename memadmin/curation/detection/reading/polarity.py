@@ -12,7 +12,7 @@ from functools import cache, lru_cache
 
 from memadmin.curation.detection.reading.keytokens import key_tokens, words_of
 from memadmin.curation.detection.reading.tokens import text_words
-from memadmin.store.lexicon import fold, lexicon, stop_words, words
+from memadmin.store.lexicon import HAN, fold, lexicon, stop_words, words
 from memadmin.store.text import text_cache
 
 
@@ -63,7 +63,7 @@ def cjk_words(folded: str, vocabulary: frozenset[str]) -> list[str]:
 
 @lru_cache(maxsize=64)
 def _chinese_entries(vocabulary: frozenset[str]) -> tuple[str, ...]:
-    return tuple(w for w in vocabulary if w and "\u3400" <= w[0] <= "\u9fff")
+    return tuple(w for w in vocabulary if HAN.match(w))
 
 
 @text_cache

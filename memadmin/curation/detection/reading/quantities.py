@@ -539,7 +539,7 @@ _CHINESE_VALUE = re.compile(
 def _read_chinese(folded: str):
     weekdays = {found.end() - 1 for found in CHINESE_WEEKDAY.finditer(folded)}  # their days
     for match in _CHINESE_VALUE.finditer(folded):
-        if not any("\u3400" <= char <= "\u9fff" for char in match.group()):
+        if HAN.search(match.group()) is None:
             continue  # digits alone are read by the Latin reader
         number = parse_chinese_number(match.group("number"))
         day = len(match.group("number")) == 1 and match.start("number") in weekdays

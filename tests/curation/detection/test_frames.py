@@ -52,6 +52,10 @@ def relation(older: str, newer: str, **options) -> frames.Relation:
         ),
         ("The spare mug weighs 250 g.", "The new mug weighs 120 g.", frames.OTHER_SUBJECT),
         ("Prefers the dark theme.", "Prefers the light theme.", frames.NEW_VALUE),
+        # Days of each week: a rate with its days, the bare rate its shorter form.
+        ("The team meets on Mondays.", "The team meets on Wednesdays.", frames.NEW_VALUE),
+        ("The team meets weekly.", "The team meets every Monday.", frames.SAME),
+        ("The team meets every Monday.", "The team meets daily.", frames.NEW_VALUE),
         # Chinese says where before its verb ("works in Shanghai" / "now in Shenzhen");
         # "because of" / "for" a job is no subject.
         ("她在上海工作。", "她现在在深圳工作。", frames.NEW_VALUE),

@@ -166,6 +166,14 @@ def test_halves_articles_and_spanish_numbers(text, values):
         ("每天跑步。", "Runs daily."),
         ("每周跑步三次。", "Runs three times a week."),
         ("我每周去两次健身房。", "Goes to the gym twice a week."),
+        # Days of each week: each of them once a week.
+        ("Deploys happen every Tuesday and Thursday.", "We deploy twice a week."),
+        ("Swims on Mondays, Wednesdays and Fridays.", "Swims three times a week."),
+        ("Jonas trainiert montags und donnerstags.", "Jonas trains twice a week."),
+        ("Ana nada los lunes y jueves.", "Ana swims twice a week."),
+        ("Il court tous les mardis.", "He runs weekly."),
+        ("王伟每周三晚上打羽毛球。", "Wei plays badminton weekly."),
+        ("Standup is every other Friday.", "Standup is every two weeks."),
     ],
 )
 def test_how_often_reads_the_same_however_written(a, b):
@@ -179,6 +187,8 @@ def test_how_often_reads_the_same_however_written(a, b):
         ("The team meets once a week.", "The team meets twice a week."),
         ("Backups run nightly.", "Backups now run every six hours."),
         ("Deploys happen weekly.", "Deploys now happen daily."),
+        ("Deploys happen every Tuesday and Thursday.", "Deploys now happen daily."),
+        ("The release train ships every Thursday.", "Releases go out twice a week."),
     ],
 )
 def test_another_rate_is_another_value(a, b):
@@ -222,7 +232,15 @@ def test_the_afternoon_is_no_noon():
     assert not quantities.read("Il travaille l'après-midi.")
 
 
-def test_a_chinese_weekday_is_no_number_and_no_rate():
-    # "每周三" is every Wednesday, as "every Wednesday" is no rate; "每周一次" is once a week.
-    assert quantities.read("王伟每周三晚上打羽毛球。") == ()
+def test_a_chinese_weekday_is_no_number():
+    # "每周三" is every Wednesday (once a week, not three); "周三" alone is one Wednesday.
+    assert quantities.keys("王伟每周三晚上打羽毛球。") == {("rate", "0.14")}
     assert quantities.keys("周三开会，每周一次。") == {("rate", "0.14")}
+    assert quantities.read("周三开会。") == ()
+
+
+def test_one_weekday_is_a_date_not_a_rate():
+    # "on Tuesday" is one Tuesday; "on Tuesdays", "every Tuesday", "dienstags" each one.
+    assert quantities.read("The review is on Tuesday.") == ()
+    for each in ("The review is on Tuesdays.", "The review is every Tuesday.", "Review dienstags."):
+        assert quantities.keys(each) == {("rate", "0.14")}

@@ -13,9 +13,10 @@ import unicodedata
 from itertools import pairwise
 
 from memadmin.curation.detection.comparing import alignment, contrast
-from memadmin.curation.detection.reading import keytokens
+from memadmin.curation.detection.reading import keytokens, quantities
 from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.words import Token, class_of, same_class
+from memadmin.store.lexicon import fold
 
 # The most words that may differ on a side for the difference to be one slot's value
 # ("a data analyst" / "a product manager"); more is rewording, for the similarity.
@@ -145,6 +146,11 @@ def same_word(a: Token, b: Token) -> bool:
         return contrast.same_name(a.lemma, b.lemma)
     if a.value.startswith("date:") and b.value.startswith("date:"):
         return contrast.same_date(a.value[5:], {b.value[5:]})
+    if a.value.startswith("rate:") and b.value.startswith("rate:"):
+        # "Plays tennis weekly" / "every Thursday": a rate that names its days is the
+        # rate in a fuller form (two that name days name the same ones, or differ).
+        (rate_a, _, days_a), (rate_b, _, days_b) = a.value.partition("@"), b.value.partition("@")
+        return rate_a == rate_b and not (days_a and days_b)
     return False
 
 
@@ -199,6 +205,10 @@ def _as_written(token: Token, text: str) -> str:
     if token.kind == "name" and text[token.start :].lower().startswith(token.lemma):
         return text[token.start : token.start + len(token.lemma)]
     if token.kind == "value":
+        # A value of several words as read ("every Tuesday and Thursday", "1 h 15 min").
+        whole = [v for v in quantities.read(text) if v.start == token.start]
+        if whole and len(fold(text)) == len(text):
+            return text[whole[0].start : max(v.end for v in whole)].rstrip(".")
         found = _NUMBER_AND_WORD.match(text, token.start)
         candidate = found.group(0).rstrip(".") if found else ""
         value = token.value.replace(":", "=", 1)

@@ -171,11 +171,10 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
     identifiers of letters and digits (R-118, pve2, E-042), and labels with a number
     ("Joint 4", the same as "J4")."""
     folded = fold(text)
-    found: set[KeyToken] = set()
+    words_, values = words_of(text), quantities.read(text)
+    found: set[KeyToken] = set(_days_of_rates(words_, values))
     taken: list[tuple[int, int]] = []  # spans read as a date or a label
-    words_ = words_of(text)
     starts = [word.start for word in words_]  # ascending: the words are in text order
-    values = quantities.read(text)
     # Spans of measured values ("12.5 N"): their words (the unit) are no names.
     measured = [(v.start, v.end) for v in values if v.measure not in ("number", "version")]
 
@@ -243,6 +242,19 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
         else:
             found.add(KeyToken("quantity", f"{value.measure}={value.value}", index, written))
     return frozenset(found)
+
+
+def _days_of_rates(words_, values) -> list[KeyToken]:
+    """The weekdays inside a rate, each a day of its own: "every Monday" is not "every
+    Thursday", though each is once a week."""
+    weekdays = _tables()["weekdays"]
+    return [
+        KeyToken("weekday", weekdays[word.lower], index)
+        for value in values
+        if value.measure == "rate"
+        for index, word in enumerate(words_)
+        if value.start <= word.start < value.end and word.lower in weekdays
+    ]
 
 
 @lru_cache(maxsize=262144)

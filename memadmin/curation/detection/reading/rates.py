@@ -1,5 +1,6 @@
 """How often something happens, read as times a day (the measure "rate"): "daily" and
-"every day" are one, "twice a week" is not "once a week", "every six hours" is four a day.
+"every day" are one, "twice a week" is not "once a week", "every six hours" is four a day,
+"every Tuesday and Thursday" twice a week.
 The words are the lexicon's (store/lexicon.toml, [rates]); curation.detection.reading.
 quantities reads the other values first and hands them here, as the count ("three times")
 and the span ("every six hours") of a rate are values of their own until read as one.
@@ -13,7 +14,7 @@ from typing import NamedTuple
 
 from memadmin.curation.detection.reading.measured import Value, canonical_number
 from memadmin.curation.detection.reading.tokens import CHINESE_WEEKDAY
-from memadmin.store.lexicon import lexicon
+from memadmin.store.lexicon import HAN, lexicon
 
 
 class _Patterns(NamedTuple):
@@ -24,6 +25,7 @@ class _Patterns(NamedTuple):
     times_word: re.Pattern  # after a number: "times weekly"
     each_before: re.Pattern  # right before a span: "every" ("every six hours")
     chinese_each: re.Pattern  # "每周" before a count of times ("每周跑步三次")
+    weekdays: re.Pattern  # "every Tuesday and Thursday", "on Mondays", "montags"
 
 
 @cache
@@ -48,7 +50,37 @@ def _patterns() -> _Patterns:
         times_word=re.compile(rf"\s*(?:{times})\s+(?P<word>{words})\b"),
         each_before=re.compile(rf"\b(?:{every})\s+$"),
         chinese_each=re.compile(rf"({either(rates['chinese'])})[^。，,.!?！？]*$"),
+        weekdays=_weekday_pattern(either, every),
     )
+
+
+@cache
+def _weekdays() -> dict[str, str]:
+    """Each written form of a weekday and its day, the forms of three letters left out
+    ("sun" and "sat" are words too) and the Chinese ones ("每周三" is read as a weekday by
+    keytokens, and "每周" as a week here)."""
+    return {
+        form: day
+        for day, forms in lexicon()["weekdays"].items()
+        for form in forms
+        if len(form) > 3 and not HAN.search(form)
+    }
+
+
+def _weekday_pattern(either, every: str) -> re.Pattern:
+    """Days of each week: a weekday after a word for each ("every Tuesday", "jeden
+    Montag", "los lunes") or in a form that says "each" alone (its singular with an s:
+    "Tuesdays", "montags", "mardis"), then the days joined to it ("and Thursday(s)").
+    "On Tuesday" alone is one day (keytokens reads it), not a rate."""
+    rates, days = lexicon()["rates"], _weekdays()
+    each_alone = [form for form, day in days.items() if days.get(form[:-1]) == day]
+    day, each = either(days), f"{every}|{either(rates['weekday_each'])}"
+    first = (
+        rf"(?:(?:{each})\s+(?:(?P<other>{either(rates['other'])})\s+)?(?:{day})"
+        rf"|(?:{either(each_alone)}))"
+    )
+    joined = rf"\s*(?:,|\b(?:{either(rates['weekday_joins'])})\b)\s*(?:(?:{each})\s+)?(?:{day})"
+    return re.compile(rf"\b{first}(?:{joined})*\b")
 
 
 def read(folded: str, values: list[Value]) -> list[Value]:
@@ -88,12 +120,19 @@ def read(folded: str, values: list[Value]) -> list[Value]:
                 )
     for match in patterns.alone.finditer(folded):
         word = match.group("word") or match.group("chinese")
-        if word.startswith("每") and CHINESE_WEEKDAY.match(folded, match.start() + 1):
-            continue  # "每周三": every Wednesday (a weekday, as "every Wednesday" is)
+        day = word.startswith("每") and CHINESE_WEEKDAY.match(folded, match.start() + 1)
+        if day:  # "每周三": every Wednesday, once a week (its day read by keytokens)
+            add(match.start(), day.end(), float(rates["periods"]["week"]))
+            continue
         add(*match.span(), float({**rates["words"], **rates["chinese"]}[word]))
     for match in patterns.every.finditer(folded):
         other = 2.0 if match.group("other") else 1.0
         add(*match.span(), other * float(rates["periods"][match.group("period")]))
+    for match in patterns.weekdays.finditer(folded):  # each of its days once a week
+        other = 2.0 if match.group("other") else 1.0
+        days = {_weekdays().get(word) for word in re.findall(r"\w+", match.group())}
+        count = len(days - {None})
+        add(*match.span(), other * float(rates["periods"]["week"]), float(count))
     for match in patterns.counted.finditer(folded):
         period = float(rates["periods"][match.group("period")])
         add(*match.span(), period, float(rates["counts"][match.group("count")]))

@@ -372,12 +372,21 @@ def _value_spans(body: str) -> list[tuple[int, int, str]]:
             end = round(end * len(body) / len(folded))
         spans.append((start, end, f"{value.measure}:{value.value}"))
     text_words = keytokens.words_of(body)
+    days: list[tuple[int, str]] = []
     for token in keytokens.key_tokens(body):
         if token.kind in ("date", "weekday", "month", "env") and token.position < len(text_words):
             start = text_words[token.position].start
             end = start + len(token.written) if token.written else text_words[token.position].end
             spans.append((start, end, f"{token.kind}:{token.value}"))
-    return spans
+            if token.kind == "weekday":
+                days.append((start, token.value))
+    # A rate of weekdays ("every Monday") is one token with its days: "every Monday" is
+    # not "every Thursday", though each is once a week (matching.same_word).
+    return [
+        (start, end, f"{value}@{','.join(named)}" if value.startswith("rate:") and named else value)
+        for start, end, value in spans
+        for named in [sorted({day for at, day in days if start <= at < end})]
+    ]
 
 
 @text_cache

@@ -12,7 +12,7 @@ by detection, the API, the lost-fact check and calibration."""
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import NamedTuple
@@ -248,13 +248,14 @@ def _days_of_rates(words_, values) -> list[KeyToken]:
     """The weekdays inside a rate, each a day of its own: "every Monday" is not "every
     Thursday", though each is once a week."""
     weekdays = _tables()["weekdays"]
-    return [
-        KeyToken("weekday", weekdays[word.lower], index)
-        for value in values
-        if value.measure == "rate"
-        for index, word in enumerate(words_)
-        if value.start <= word.start < value.end and word.lower in weekdays
-    ]
+    rates = sorted((value.start, value.end) for value in values if value.measure == "rate")
+    starts = [start for start, _ in rates]  # rates do not overlap: the one before a word
+    found = []
+    for index, word in enumerate(words_):
+        before = bisect_right(starts, word.start) - 1
+        if word.lower in weekdays and before >= 0 and word.start < rates[before][1]:
+            found.append(KeyToken("weekday", weekdays[word.lower], index))
+    return found
 
 
 @lru_cache(maxsize=262144)

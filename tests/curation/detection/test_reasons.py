@@ -14,6 +14,17 @@ from memadmin.curation.detection.reading import clause as reading
         ("Staging runs Postgres 15.", "Staging runs Postgres 16.", "Postgres 15 / Postgres 16"),
         ("The shelf is 42 cm deep.", "The shelf is 45 cm deep.", "42 cm / 45 cm"),
         ("The staging target is Azure", "The staging target is Fly.io", "Azure / Fly.io"),
+        # A value of several words, whole.
+        (
+            "Her commute takes 1 h 15 min.",
+            "Her commute takes 90 minutes.",
+            "1 h 15 min / 90 minutes",
+        ),
+        (
+            "Deploys happen every Tuesday and Thursday.",
+            "Deploys now happen daily.",
+            "every Tuesday and Thursday / daily",
+        ),
     ],
 )
 def test_a_slot_with_two_values_names_them_as_written(older, newer, detail):

@@ -245,8 +245,7 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
 
 
 def _days_of_rates(words_, values) -> list[KeyToken]:
-    """The weekdays inside a rate, each a day of its own: "every Monday" is not "every
-    Thursday", though each is once a week."""
+    """The weekdays inside a rate, days of their own: "every Monday" is not "every Thursday"."""
     weekdays = _tables()["weekdays"]
     rates = sorted((value.start, value.end) for value in values if value.measure == "rate")
     starts = [start for start, _ in rates]  # rates do not overlap: the one before a word

@@ -57,8 +57,7 @@ def _patterns() -> _Patterns:
 @cache
 def _weekdays() -> dict[str, str]:
     """Each written form of a weekday and its day, the forms of three letters left out
-    ("sun" and "sat" are words too) and the Chinese ones ("每周三" is read as a weekday by
-    keytokens, and "每周" as a week here)."""
+    ("sun" and "sat" are words too) and the Chinese ones ("每周三" is read in `read`)."""
     return {
         form: day
         for day, forms in lexicon()["weekdays"].items()

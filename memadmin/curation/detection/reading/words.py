@@ -382,11 +382,11 @@ def _value_spans(body: str) -> list[tuple[int, int, str]]:
                 days.append((start, token.value))
     # A rate of weekdays ("every Monday") is one token with its days: "every Monday" is
     # not "every Thursday", though each is once a week (matching.same_word).
-    return [
-        (start, end, f"{value}@{','.join(named)}" if value.startswith("rate:") and named else value)
-        for start, end, value in spans
-        for named in [sorted({day for at, day in days if start <= at < end})]
-    ]
+    for number, (start, end, value) in enumerate(spans):
+        named = sorted({day for at, day in days if start <= at < end})
+        if value.startswith("rate:") and named:
+            spans[number] = (start, end, f"{value}@{','.join(named)}")
+    return spans
 
 
 @text_cache

@@ -184,3 +184,9 @@ def test_two_subjects_are_shown_as_the_texts_write_them():
     assert found.detail == "Alice's partner Tom / Alice"
     told = relation("Ada's sister lives in Chicago", "Lives in Denver")
     assert told.detail == "Ada's sister / the user"
+
+
+def test_a_chinese_weekly_day_is_a_value_of_its_own():
+    # "每周三" is a rate with its day, as "every Wednesday" is: not "每周五".
+    assert relation("每周三开会。", "每周五开会。").kind != frames.SAME
+    assert relation("王伟每周三晚上打羽毛球。", "王伟每周五晚上打羽毛球。").kind != frames.SAME

@@ -16,7 +16,11 @@ from functools import cache, lru_cache
 from typing import NamedTuple
 
 from memadmin.curation.detection.reading import keytokens, quantities
-from memadmin.curation.detection.reading.tokens import CLAUSE_WORD, bare_possessive
+from memadmin.curation.detection.reading.tokens import (
+    CHINESE_WEEKDAY,
+    CLAUSE_WORD,
+    bare_possessive,
+)
 from memadmin.store.lexicon import HAN, fold, lexicon, stop_words, words
 from memadmin.store.text import text_cache
 
@@ -380,6 +384,8 @@ def _value_spans(body: str) -> list[tuple[int, int, str]]:
             spans.append((start, end, f"{token.kind}:{token.value}"))
             if token.kind == "weekday":
                 days.append((start, token.value))
+    for match in CHINESE_WEEKDAY.finditer(body):  # "每周三": no word of its own to stand at
+        days.append((match.start(), _chinese_weekdays().get(match.group(), match.group())))
     # A rate of weekdays ("every Monday") is one token with its days: "every Monday" is
     # not "every Thursday", though each is once a week (matching.same_word).
     for number, (start, end, value) in enumerate(spans):
@@ -387,6 +393,17 @@ def _value_spans(body: str) -> list[tuple[int, int, str]]:
         if value.startswith("rate:") and named:
             spans[number] = (start, end, f"{value}@{','.join(named)}")
     return spans
+
+
+@cache
+def _chinese_weekdays() -> dict[str, str]:
+    """Each Chinese form of a weekday ("周三", "星期三") and its day."""
+    return {
+        form: day
+        for day, forms in lexicon()["weekdays"].items()
+        for form in forms
+        if HAN.search(form)
+    }
 
 
 @text_cache

@@ -7,7 +7,7 @@ scores it against labels.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -122,7 +122,72 @@ def group(
         older, newer = judged.ordered(i, j)
         model = judged.model or stored_model()
         plan.conflicts.append(ConflictCandidate(older, newer, judgement, explain(judgement, model)))
+    _share_within_clusters(plan, judged, already_judged)
     return plan
+
+
+def _share_within_clusters(plan: Plan, judged: Judged, already_judged) -> None:
+    """The conflicts a cluster's members share: a memory proposed as one fact with
+    another conflicts with what that one conflicts with ("Jonas wohnt in Hamburg" with the
+    move to Munich, when "Jonas lives in Hamburg" does). Each such pair that no LLM
+    answered and no person judged is a conflict as sure as both its grounds together
+    (P(conflict) of the conflict times P(one fact) of the two members), in the tier that
+    gives, where the model read it less sure of a conflict (none under the possible
+    bar). Without it the paraphrase of an outdated fact stays in the store, unflagged,
+    after the admin settles the conflict its twin was in."""
+    judge = judged.judge
+    cluster_of = {m: cluster for cluster in plan.clusters for m in cluster.members}
+    at = {frozenset((c.older, c.newer)): k for k, c in enumerate(plan.conflicts)}
+    for conflict in list(plan.conflicts):
+        grounds = conflict.judgement
+        for side, other in ((conflict.older, conflict.newer), (conflict.newer, conflict.older)):
+            cluster = cluster_of.get(side)
+            for member in cluster.members if cluster and other not in cluster.members else ():
+                pair = judge(member, other)
+                if member == side or already_judged(member, other) or pair.decided_by == "llm":
+                    continue
+                if pair.verdict not in (Verdict.DISTINCT, Verdict.CONFLICT):
+                    continue  # read as one fact: the cluster's doubt, not a conflict
+                sure = (grounds.probabilities or (0.0, 1.0, 0.0))[1] * judge(member, side).p_one
+                key = frozenset((member, other))
+                standing = plan.conflicts[at[key]].judgement if key in at else None
+                if sure < judged.thresholds.possible_conflict or (
+                    standing is not None and standing.probabilities[1] >= sure
+                ):
+                    continue
+                shared = ConflictCandidate(
+                    *judged.ordered(member, other),
+                    _shared(judged, pair, grounds, sure, member, side),
+                )
+                if key in at:
+                    plan.conflicts[at[key]] = shared
+                else:
+                    at[key] = len(plan.conflicts)
+                    plan.conflicts.append(shared)
+
+
+def _shared(judged: Judged, pair, grounds, sure: float, member: int, side: int) -> Judgement:
+    """The judgement of a conflict `member` shares with `side` (its cluster's member, in
+    a conflict read as `grounds`): see _share_within_clusters."""
+    texts = [_short(judged.memories[k].content) for k in (member, side)]
+    return replace(
+        pair,
+        verdict=Verdict.CONFLICT,
+        tier=PROPOSED if sure >= judged.thresholds.propose_conflict else POSSIBLE,
+        probabilities=(0.0, sure, 1.0 - sure),
+        conflict_kind=grounds.conflict_kind,
+        decided_by=grounds.decided_by,
+        never_together=True,
+        reasons=(
+            f'"{texts[0]}" says what "{texts[1]}" says (proposed as one fact), and the '
+            f'conflict of "{texts[1]}" stands for it too: ' + "; ".join(grounds.reasons),
+        ),
+        findings=(),
+    )
+
+
+def _short(text: str, length: int = 80) -> str:
+    return text if len(text) <= length else text[: length - 1].rstrip() + "…"
 
 
 def _fold(plan: Plan, judged: Judged, by_verdict: dict, absorbed) -> tuple[set[int], list]:

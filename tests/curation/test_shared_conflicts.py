@@ -1,0 +1,159 @@
+"""A conflict a cluster's members share (curation.runs.planning): a memory proposed as one
+fact with another conflicts with what that one conflicts with, unless an LLM read the
+pair otherwise. In memory, the LLM's answers applied as the band applies them."""
+
+from dataclasses import replace
+
+import pytest
+
+from memadmin.curation.detection.thresholds import Thresholds
+from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED, Verdict
+from memadmin.curation.learning import calibration
+from memadmin.curation.llm import band
+from memadmin.curation.llm.groups import Reading
+from memadmin.curation.models import Conflict
+from memadmin.curation.runs import planning
+from tests.factories import line, person
+from tests.fake_anthropic import verdict
+
+HAMBURG = "Jonas lives in Hamburg."
+WOHNT = "Jonas wohnt in Hamburg."
+MUNICH = "Jonas ist vor Kurzem nach München gezogen."
+ROWS = [
+    {"id": "en", "content": HAMBURG, "created_at": "2026-01-05T09:00:00Z", "namespace": "u"},
+    {"id": "de", "content": WOHNT, "created_at": "2026-01-06T09:00:00Z", "namespace": "u"},
+    {"id": "moved", "content": MUNICH, "created_at": "2026-03-01T09:00:00Z", "namespace": "u"},
+]
+
+
+@pytest.fixture(scope="module")
+def vectors():
+    return calibration.Vectors()
+
+
+def judged_with(vectors, answers: dict[tuple[str, str], list[str]]):
+    """The three memories judged, each pair of `answers` (by ids) settled by those LLM
+    readings as the band settles them."""
+    memories = [calibration.as_memory(row) for row in ROWS]
+    judged = calibration.judge_namespace(memories, Thresholds.from_settings(), vectors)
+    at = {m.external_id: k for k, m in enumerate(judged.memories)}
+    for (a, b), labels in answers.items():
+        readings = [
+            Reading(label, "update" if label == "conflict" else "", "read") for label in labels
+        ]
+        band.override(judged, *judged.ordered(at[a], at[b]), readings)
+    return judged, at
+
+
+def conflicts_of(plan, judged) -> dict[frozenset, object]:
+    return {
+        frozenset((judged.memories[c.older].external_id, judged.memories[c.newer].external_id)): c
+        for c in plan.conflicts
+    }
+
+
+def test_a_paraphrase_of_an_outdated_fact_conflicts_with_its_update_too(vectors):
+    judged, at = judged_with(
+        vectors,
+        {("en", "de"): ["duplicate"] * 3, ("en", "moved"): ["conflict"] * 3},
+    )
+
+    plan = planning.group(judged)
+
+    assert [sorted(judged.memories[p].external_id for p in c.members) for c in plan.clusters] == [
+        ["de", "en"]
+    ]
+    found = conflicts_of(plan, judged)
+    assert set(found) == {frozenset(("en", "moved")), frozenset(("de", "moved"))}
+    shared = found[frozenset(("de", "moved"))].judgement
+    assert shared.verdict == Verdict.CONFLICT and shared.conflict_kind == "update"
+    # As sure as both its grounds together: proposed, with a person-readable reason.
+    assert shared.tier == PROPOSED
+    assert shared.probabilities[1] == pytest.approx(
+        judged.judge(at["en"], at["moved"]).probabilities[1]
+        * judged.judge(at["en"], at["de"]).p_one
+    )
+    assert shared.reasons[0].startswith(f'"{WOHNT}" says what "{HAMBURG}" says')
+    assert shared.reasons[0].endswith("LLM: conflict: read (read three times)")
+
+
+def test_an_llm_that_read_the_pair_otherwise_keeps_it_apart(vectors):
+    judged, _ = judged_with(
+        vectors,
+        {
+            ("en", "de"): ["duplicate"] * 3,
+            ("en", "moved"): ["conflict"] * 3,
+            ("de", "moved"): ["related_distinct"] * 3,
+        },
+    )
+
+    found = conflicts_of(planning.group(judged), judged)
+
+    assert set(found) == {frozenset(("en", "moved"))}
+
+
+def test_a_doubtful_cluster_shares_its_conflict_only_as_possible(vectors):
+    judged, at = judged_with(vectors, {("en", "moved"): ["conflict"] * 3})
+    # The model's own reading of the two Hamburg memories, made doubtful: a possible edge.
+    pair = judged.judge(at["en"], at["de"])
+    judged.settle(
+        *judged.ordered(at["en"], at["de"]),
+        replace(pair, verdict=Verdict.REVIEW, tier=POSSIBLE, probabilities=(0.6, 0.1, 0.3)),
+    )
+
+    found = conflicts_of(planning.group(judged), judged)
+
+    shared = found[frozenset(("de", "moved"))].judgement
+    assert shared.tier == POSSIBLE
+    assert shared.probabilities[1] == pytest.approx(
+        judged.judge(at["en"], at["moved"]).probabilities[1] * 0.6
+    )
+    assert shared.reasons[0].startswith(f'"{WOHNT}" says what "{HAMBURG}" says')
+
+
+def test_a_conflict_the_model_reads_surer_than_its_shared_grounds_stays_as_read(vectors):
+    judged, at = judged_with(vectors, {("en", "moved"): ["conflict"] * 3})
+    pair = judged.judge(at["en"], at["de"])
+    judged.settle(
+        *judged.ordered(at["en"], at["de"]),
+        replace(pair, verdict=Verdict.REVIEW, tier=POSSIBLE, probabilities=(0.21, 0.1, 0.69)),
+    )
+    own = judged.judge(at["de"], at["moved"])
+
+    found = conflicts_of(planning.group(judged), judged)
+
+    assert own.verdict == Verdict.CONFLICT and own.probabilities[1] > 0.21
+    assert found[frozenset(("de", "moved"))].judgement == own
+
+
+def _answer(body, number):
+    """The LLM's answer by the pair in the prompt: one fact for the two Hamburg memories,
+    the move an update of the English one; no usable answer for the German one and the
+    move (a label the prompt does not offer: the pair stays with the model)."""
+    text = body["messages"][0]["content"]
+    if HAMBURG in text and WOHNT in text:
+        return verdict("duplicate", reasoning="the same home, in two languages")
+    if HAMBURG in text:
+        return verdict("conflict", "update", reasoning="he moved to Munich since")
+    return verdict("perhaps", reasoning="cannot tell")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_opens_the_shared_conflict_and_its_page_says_why(
+    run_command, write_jsonl, fake_llm, settings, client
+):
+    settings.LLM_GROUP_SIZE = 1  # pair prompts: each answer by its pair
+    settings.LLM_CALLS_PER_MEMORY = 4.0
+    fake_llm.handler = _answer
+    lines = [line(r["id"], r["content"], created_at=r["created_at"]) for r in ROWS]
+    assert run_command("import_memories", str(write_jsonl(lines))).error is None
+
+    assert run_command("find_duplicates").error is None
+
+    shared = Conflict.objects.get(memory_a__external_id="de", memory_b__external_id="moved")
+    assert (shared.tier, shared.kind, shared.detected_by) == ("proposed", "update", "llm")
+    assert shared.reason.startswith(f'"{WOHNT}" says what "{HAMBURG}" says (proposed as one')
+    assert Conflict.objects.filter(memory_a__external_id="en", memory_b__external_id="moved")
+    client.force_login(person("v", "viewer"))
+    page = client.get(f"/conflicts/{shared.pk}/").content.decode()
+    assert "says what" in page and "he moved to Munich since" in page

@@ -474,3 +474,19 @@ def test_a_number_grouped_by_thousands_is_no_label():
 )
 def test_a_weekday_inside_chinese_text(text, weekdays):
     assert {t.value for t in keytokens.key_tokens(text) if t.kind == "weekday"} == weekdays
+
+
+@pytest.mark.parametrize(
+    ("text", "weekdays"),
+    [
+        ("Runs every day, sun or rain.", set()),
+        ("She sat on the board for years.", set()),
+        ("Standup moved to Wed.", {"wednesday"}),
+        ("Closed on Sun and Mon.", {"sunday", "monday"}),
+        ("Pickup every sunday.", {"sunday"}),
+    ],
+)
+def test_a_short_weekday_counts_only_written_as_one(text, weekdays):
+    # "sun", "sat" and "wed" are words too: as with months ("may", "mar"), the short form
+    # is a weekday where it is written as a name.
+    assert {t.value for t in keytokens.key_tokens(text) if t.kind == "weekday"} == weekdays

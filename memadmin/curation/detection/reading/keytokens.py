@@ -419,12 +419,12 @@ def _label_at(words_: list[_Word], index: int, text: str) -> str | None:
 def _classify(word: _Word, index: int) -> list[KeyToken]:
     raw, lower = word.raw, word.lower
     tables = _tables()
-    # IPs and identifiers hold a digit, hosts a dot: most words have neither, and skip
-    # those expressions (this runs for every word of every memory a run judges).
+    # Most words hold no digit or dot: they skip the IP, identifier and host expressions.
     has_digit = _DIGIT.search(lower) is not None
     if has_digit and _IP.fullmatch(lower):
         return [KeyToken("ip", lower, index)]
-    if lower in tables["weekdays"]:
+    # A short form is a weekday written as one ("Sun", "Wed"), not a word ("sun or rain").
+    if lower in tables["weekdays"] and (raw[0].isupper() or len(lower) > 3 or not raw.isascii()):
         return [KeyToken("weekday", tables["weekdays"][lower], index)]
     if lower in tables["months"] and (raw[0].isupper() or len(lower) > 3):
         return [KeyToken("month", tables["months"][lower], index)]

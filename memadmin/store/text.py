@@ -44,6 +44,11 @@ def short(text: str) -> bool:
     return len(text.split(None, SHORT_WORDS)) <= SHORT_WORDS
 
 
+def clipped(text: str, most: int = 60) -> str:
+    """A text as a reason quotes it: whole, or its first `most` characters ending in "…"."""
+    return text if len(text) <= most else text[: most - 1].rstrip() + "\u2026"
+
+
 def first_line(error: BaseException | str) -> str:
     """The first line of an error's message (database errors run to several lines)."""
     lines = str(error).strip().splitlines()

@@ -73,7 +73,7 @@ def test_a_paraphrase_of_an_outdated_fact_conflicts_with_its_update_too(vectors)
         judged.judge(at["en"], at["moved"]).probabilities[1]
         * judged.judge(at["en"], at["de"]).p_one
     )
-    assert shared.reasons[0].startswith(f'"{WOHNT}" says what "{HAMBURG}" says')
+    assert shared.reasons[0].startswith(f"\u201c{WOHNT}\u201d says what \u201c{HAMBURG}\u201d says")
     assert shared.reasons[0].endswith("LLM: conflict: read (read three times)")
 
 
@@ -108,7 +108,7 @@ def test_a_doubtful_cluster_shares_its_conflict_only_as_possible(vectors):
     assert shared.probabilities[1] == pytest.approx(
         judged.judge(at["en"], at["moved"]).probabilities[1] * 0.6
     )
-    assert shared.reasons[0].startswith(f'"{WOHNT}" says what "{HAMBURG}" says')
+    assert shared.reasons[0].startswith(f"\u201c{WOHNT}\u201d says what \u201c{HAMBURG}\u201d says")
 
 
 def test_a_conflict_the_model_reads_surer_than_its_shared_grounds_stays_as_read(vectors):
@@ -152,7 +152,9 @@ def test_a_run_opens_the_shared_conflict_and_its_page_says_why(
 
     shared = Conflict.objects.get(memory_a__external_id="de", memory_b__external_id="moved")
     assert (shared.tier, shared.kind, shared.detected_by) == ("proposed", "update", "llm")
-    assert shared.reason.startswith(f'"{WOHNT}" says what "{HAMBURG}" says (proposed as one')
+    assert shared.reason.startswith(
+        f"\u201c{WOHNT}\u201d says what \u201c{HAMBURG}\u201d says (proposed as one"
+    )
     assert Conflict.objects.filter(memory_a__external_id="en", memory_b__external_id="moved")
     client.force_login(person("v", "viewer"))
     page = client.get(f"/conflicts/{shared.pk}/").content.decode()

@@ -25,6 +25,7 @@ from memadmin.curation.models import (
 )
 from memadmin.curation.reads.filters import given, memories_with
 from memadmin.store.models import Memory, MemoryStatus
+from memadmin.store.text import clipped
 
 
 def members_queryset(*, active_only: bool = False) -> QuerySet[ClusterMember]:
@@ -351,7 +352,8 @@ def why_tier(cluster: Cluster, members: Sequence[Memory]) -> str:
             )
         return (
             f"Possible although the pairs that join it read {cluster.confidence:.2f}: "
-            f"\u201c{_short(texts[least['a']])}\u201d and \u201c{_short(texts[least['b']])}\u201d "
+            f"\u201c{clipped(texts[least['a']])}\u201d and "
+            f"\u201c{clipped(texts[least['b']])}\u201d "
             f"are only possibly one fact ({least.get('confidence', least['similarity']):.2f}), "
             f"and a proposal needs every two members at {bar:.2f} or more."
         )
@@ -363,7 +365,3 @@ def why_tier(cluster: Cluster, members: Sequence[Memory]) -> str:
             "decision) said its pairs are one fact."
         )
     return ""
-
-
-def _short(text: str, most: int = 60) -> str:
-    return text if len(text) <= most else text[: most - 1].rstrip() + "\u2026"

@@ -18,6 +18,7 @@ from memadmin.curation.detection.scoring.model import PairModel, stored_model
 from memadmin.curation.detection.scoring.representative import representative
 from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED, Verdict
+from memadmin.store.text import clipped
 
 
 @dataclass
@@ -169,7 +170,7 @@ def _share_within_clusters(plan: Plan, judged: Judged, already_judged) -> None:
 def _shared(judged: Judged, pair, grounds, sure: float, member: int, side: int) -> Judgement:
     """The judgement of a conflict `member` shares with `side` (its cluster's member, in
     a conflict read as `grounds`): see _share_within_clusters."""
-    texts = [_short(judged.memories[k].content) for k in (member, side)]
+    texts = [clipped(judged.memories[k].content, 80) for k in (member, side)]
     return replace(
         pair,
         verdict=Verdict.CONFLICT,
@@ -179,15 +180,12 @@ def _shared(judged: Judged, pair, grounds, sure: float, member: int, side: int) 
         decided_by=grounds.decided_by,
         never_together=True,
         reasons=(
-            f'"{texts[0]}" says what "{texts[1]}" says (proposed as one fact), and the '
-            f'conflict of "{texts[1]}" stands for it too: ' + "; ".join(grounds.reasons),
+            f"\u201c{texts[0]}\u201d says what \u201c{texts[1]}\u201d says (proposed as one "
+            f"fact), and the conflict of \u201c{texts[1]}\u201d stands for it too: "
+            + "; ".join(grounds.reasons),
         ),
         findings=(),
     )
-
-
-def _short(text: str, length: int = 80) -> str:
-    return text if len(text) <= length else text[: length - 1].rstrip() + "…"
 
 
 def _fold(plan: Plan, judged: Judged, by_verdict: dict, absorbed) -> tuple[set[int], list]:

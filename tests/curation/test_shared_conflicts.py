@@ -159,3 +159,27 @@ def test_a_run_opens_the_shared_conflict_and_its_page_says_why(
     client.force_login(person("v", "viewer"))
     page = client.get(f"/conflicts/{shared.pk}/").content.decode()
     assert "says what" in page and "he moved to Munich since" in page
+
+
+def test_a_copy_from_another_source_shares_the_conflict_as_read(vectors):
+    rows = [
+        {**ROWS[0], "source_ref": "chat"},
+        {**ROWS[0], "id": "en-agent", "source_ref": "agent", "created_at": "2026-01-07T09:00:00Z"},
+        ROWS[2],
+    ]
+    memories = [calibration.as_memory(row) for row in rows]
+    judged = calibration.judge_namespace(memories, Thresholds.from_settings(), vectors)
+    at = {m.external_id: k for k, m in enumerate(judged.memories)}
+    readings = [Reading("conflict", "update", "he moved")] * 3
+    band.override(judged, *judged.ordered(at["en"], at["moved"]), readings)
+
+    plan = planning.group(judged)
+
+    # The guard keeps the two copies from folding: a cluster a person accepts.
+    assert [sorted(judged.memories[p].external_id for p in c.members) for c in plan.clusters] == [
+        ["en", "en-agent"]
+    ]
+    shared = conflicts_of(plan, judged)[frozenset(("en-agent", "moved"))].judgement
+    # The same two texts as the conflict it shares: its reason as read, no "says what".
+    assert shared.reasons == ("LLM: conflict: he moved (read three times)",)
+    assert shared.tier == PROPOSED

@@ -171,6 +171,17 @@ def _shared(judged: Judged, pair, grounds, sure: float, member: int, side: int) 
     """The judgement of a conflict `member` shares with `side` (its cluster's member, in
     a conflict read as `grounds`): see _share_within_clusters."""
     texts = [clipped(judged.memories[k].content, 80) for k in (member, side)]
+    said, findings = "; ".join(grounds.reasons), grounds.findings
+    # A copy of one text (from another source) is in the conflict of the same two texts,
+    # as read; a paraphrase says why it is in it.
+    if judged.memories[member].content_hash != judged.memories[side].content_hash:
+        said, findings = (
+            (
+                f"\u201c{texts[0]}\u201d says what \u201c{texts[1]}\u201d says (proposed as one "
+                f"fact), and the conflict of \u201c{texts[1]}\u201d stands for it too: {said}"
+            ),
+            (),
+        )
     return replace(
         pair,
         verdict=Verdict.CONFLICT,
@@ -179,12 +190,8 @@ def _shared(judged: Judged, pair, grounds, sure: float, member: int, side: int) 
         conflict_kind=grounds.conflict_kind,
         decided_by=grounds.decided_by,
         never_together=True,
-        reasons=(
-            f"\u201c{texts[0]}\u201d says what \u201c{texts[1]}\u201d says (proposed as one "
-            f"fact), and the conflict of \u201c{texts[1]}\u201d stands for it too: "
-            + "; ".join(grounds.reasons),
-        ),
-        findings=(),
+        reasons=(said,),
+        findings=findings,
     )
 
 

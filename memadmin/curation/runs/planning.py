@@ -132,10 +132,11 @@ def _share_within_clusters(plan: Plan, judged: Judged, already_judged) -> None:
     another conflicts with what that one conflicts with ("Jonas wohnt in Hamburg" with the
     move to Munich, when "Jonas lives in Hamburg" does). Each such pair that no LLM
     answered and no person judged is a conflict as sure as both its grounds together
-    (P(conflict) of the conflict times P(one fact) of the two members), in the tier that
-    gives, where the model read it less sure of a conflict (none under the possible
-    bar). Without it the paraphrase of an outdated fact stays in the store, unflagged,
-    after the admin settles the conflict its twin was in."""
+    (P(conflict) of the conflict times P(one fact) of the two members), proposed or
+    possible by that figure against the bars (nothing under the possible bar), unless the
+    model's own reading of the pair is the surer conflict. Without it the paraphrase of an
+    outdated fact stays in the store, unflagged, after the admin settles the conflict its
+    twin was in."""
     judge = judged.judge
     cluster_of = {m: cluster for cluster in plan.clusters for m in cluster.members}
     at = {frozenset((c.older, c.newer)): k for k, c in enumerate(plan.conflicts)}
@@ -175,13 +176,11 @@ def _shared(judged: Judged, pair, grounds, sure: float, member: int, side: int) 
     # A copy of one text (from another source) is in the conflict of the same two texts,
     # as read; a paraphrase says why it is in it.
     if judged.memories[member].content_hash != judged.memories[side].content_hash:
-        said, findings = (
-            (
-                f"\u201c{texts[0]}\u201d says what \u201c{texts[1]}\u201d says (proposed as one "
-                f"fact), and the conflict of \u201c{texts[1]}\u201d stands for it too: {said}"
-            ),
-            (),
+        said = (
+            f"\u201c{texts[0]}\u201d says what \u201c{texts[1]}\u201d says (proposed as one "
+            f"fact), and the conflict of \u201c{texts[1]}\u201d stands for it too: {said}"
         )
+        findings = ()
     return replace(
         pair,
         verdict=Verdict.CONFLICT,

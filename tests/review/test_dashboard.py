@@ -119,6 +119,40 @@ def test_decisions_per_day_count_every_decision_once_and_undos_apart(client, vie
     assert "Undos per day (14 days)" in content
 
 
+def test_a_decision_whose_events_straddle_a_seconds_turn_is_still_one(monkeypatch):
+    """Each event of a decision is stamped when written: on a loaded machine a
+    dismissal's events fall in two seconds, and each queue, the dashboard's chart and
+    each namespace's series still count one decision (they counted one per second)."""
+    from datetime import datetime, timedelta
+
+    from django.utils import timezone
+
+    from memadmin.curation import decisions
+    from memadmin.curation.reads import counts
+    from tests.curation.decisions.test_overlaps import conflict, kit
+    from tests.factories import cluster
+
+    carla, ada = person("carla", "curator"), person("ada", "admin")
+    one, two, three, four = kit()
+    dismissed, settled = cluster(one, two), conflict(three, four)
+    today = timezone.localdate()
+    # A clock 0.999 s later at each reading, from half past noon: each event of a
+    # decision falls in the next second, less than a second after the one before.
+    ticks = iter(range(500))
+    noon = timezone.make_aware(datetime.combine(today, datetime.min.time())) + timedelta(hours=12)
+    monkeypatch.setattr(
+        timezone, "now", lambda: noon + timedelta(seconds=0.5 + 0.999 * next(ticks))
+    )
+    decisions.dismiss_cluster(cluster=dismissed, user=carla)  # an event per member
+    decisions.resolve_conflict(conflict=settled, resolution="dismiss", user=ada)  # per side
+
+    assert counts.decisions_per_day(today)["decisions"][today] == 2
+    assert counts.decided_today("cluster", carla) == (1, 1)
+    assert counts.decided_today("conflict", carla) == (1, 0)
+    series = counts.namespace_series([today])[one.namespace_id]
+    assert (series["decisions"], series["clusters_decided"]) == ([2], [1])
+
+
 def test_automatic_merges_and_partial_runs_read_the_same_everywhere(
     client, viewer, run_command, load
 ):

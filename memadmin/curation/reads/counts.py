@@ -7,8 +7,8 @@ from collections import Counter
 from datetime import date, datetime, time
 
 from django.db import connection
-from django.db.models import Case, Count, F, Q, When
-from django.db.models.functions import Coalesce, Trunc, TruncDate
+from django.db.models import Case, Count, F, Q, Value, When
+from django.db.models.functions import Coalesce, TruncDate
 from django.utils import timezone
 
 from memadmin.curation.models import Cluster, ClusterStatus, Conflict, DedupRun, HistoryEvent
@@ -25,6 +25,22 @@ DECISION_ACTIONS = {
 UNDO_ACTIONS = {HistoryEvent.Action.UNMERGE, HistoryEvent.Action.UNDO}
 
 
+# One decision writes an event per memory it changes, each stamped when it is written: a
+# decision is one person's events on one cluster or conflict (else on one memory: _ALONE),
+# each less than a second after the one before. Told apart by that gap, not by the
+# second each falls in: a decision whose events straddle a second's turn (a loaded
+# machine, a few milliseconds apart) is still one.
+_ALONE = Case(When(cluster__isnull=True, conflict__isnull=True, then=F("memory_id")), default=None)
+_DECISION_OF = ("user_id", "cluster_id", "conflict_id", "alone", "undo")
+# The first event of each decision, from a query of events giving created_at and
+# _DECISION_OF's columns (as "{}"): PARTITION BY takes NULLs as equal, as DISTINCT did.
+_DECISION_STARTS = (
+    "SELECT * FROM (SELECT e.*, created_at - LAG(created_at) OVER ("
+    f"PARTITION BY {', '.join(_DECISION_OF)} ORDER BY created_at) AS gap FROM ({{}}) AS e) "
+    "AS g WHERE gap IS NULL OR gap >= INTERVAL '1 second'"
+)
+
+
 def decided_today(about: str, user) -> tuple[int, int]:
     """(all, this user's) decisions today on clusters (`about` "cluster") or conflicts,
     by decisions_per_day's definition: a queue's "N decided today (you: K)"."""
@@ -38,8 +54,7 @@ def decisions_per_day(since: date, *, about: str = "", user=None) -> dict[str, C
     """People's decisions per day since `since`: every merge, member kept, dismissal,
     exclusion, split, cluster opened by hand and settlement, as the history holds them
     (whatever became of them since), and the undos apart. One decision writes an event
-    per memory it changes: the events of one person on one cluster or conflict (else one
-    memory) within one second are one decision, told apart in the database."""
+    per memory it changes, each stamped when written: see _DECISION_STARTS."""
     decisions = (
         HistoryEvent.objects.filter(
             # From the start of `since` in the site's time zone: a range the created_at
@@ -52,23 +67,20 @@ def decisions_per_day(since: date, *, about: str = "", user=None) -> dict[str, C
         )
         .annotate(
             day=TruncDate("created_at"),
-            second=Trunc("created_at", "second"),
             undo=Case(When(action__in=UNDO_ACTIONS, then=1), default=0),
-            # A memory tells decisions apart only where no cluster or conflict does.
-            alone=Case(
-                When(cluster__isnull=True, conflict__isnull=True, then=F("memory_id")),
-                default=None,
-            ),
+            alone=_ALONE,
         )
-        .values_list("day", "undo", "user_id", "cluster_id", "conflict_id", "alone", "second")
-        .order_by()  # the model's ordering would take part in DISTINCT
-        .distinct()
+        .values_list("day", "undo", "created_at", *_DECISION_OF)
+        .order_by()
     )
     # Counted in the database: a busy day's thousands of decisions are not sent over.
     sql, params = decisions.query.sql_with_params()
     found = {"decisions": Counter(), "undos": Counter()}
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT day, undo, COUNT(*) FROM ({sql}) AS d GROUP BY 1, 2", params)
+        cursor.execute(
+            f"SELECT day, undo, COUNT(*) FROM ({_DECISION_STARTS.format(sql)}) AS d GROUP BY 1, 2",
+            params,
+        )
         for day, undo, count in cursor.fetchall():
             found["undos" if undo else "decisions"][day] += count
     return found
@@ -201,28 +213,19 @@ def _open_at_end_of_day(model, days: list[date]) -> dict[tuple[int, date], int]:
 def _decisions_by_namespace(since: date):
     """(namespace id, day, action, cluster id) per decision, told apart as
     decisions_per_day tells them."""
-    return (
+    events = (
         HistoryEvent.objects.filter(
             created_at__date__gte=since, user__isnull=False, action__in=DECISION_ACTIONS
         )
-        .annotate(
-            day=TruncDate("created_at"),
-            second=Trunc("created_at", "second"),
-            alone=Case(
-                When(cluster__isnull=True, conflict__isnull=True, then=F("memory_id")),
-                default=None,
-            ),
-        )
-        .values_list(
-            "namespace_id",
-            "day",
-            "action",
-            "cluster_id",
-            "user_id",
-            "conflict_id",
-            "alone",
-            "second",
-        )
-        .order_by()  # the model's ordering would take part in DISTINCT
-        .distinct()
+        .annotate(day=TruncDate("created_at"), undo=Value(0), alone=_ALONE)
+        .values_list("namespace_id", "day", "action", "created_at", *_DECISION_OF)
+        .order_by()
     )
+    sql, params = events.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT namespace_id, day, action, cluster_id "
+            f"FROM ({_DECISION_STARTS.format(sql)}) AS d",
+            params,
+        )
+        return cursor.fetchall()

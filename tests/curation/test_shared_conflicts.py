@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from memadmin.curation.detection.comparing import relations
 from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED, Verdict
 from memadmin.curation.learning import calibration
@@ -90,6 +91,72 @@ def test_an_llm_that_read_the_pair_otherwise_keeps_it_apart(vectors):
     found = conflicts_of(planning.group(judged), judged)
 
     assert set(found) == {frozenset(("en", "moved"))}
+
+
+def read_as_two_facts(judged, at, relation=None):
+    """The model's own reading of the German memory and the move made "two facts"
+    (relation: what the readers read of it), as it reads pairs it is blind on."""
+    pair = judged.judge(at["de"], at["moved"])
+    read = replace(pair.rules, relation=relation)
+    two_facts = replace(
+        pair, rules=read, verdict=Verdict.DISTINCT, tier="", probabilities=(0.05, 0.05, 0.9)
+    )
+    judged.settle(*judged.ordered(at["de"], at["moved"]), two_facts)
+
+
+def test_an_llm_answer_that_did_not_decide_alone_leaves_the_shared_conflict_possible(vectors):
+    """One reading of "one fact" against a model sure of two facts waits for another
+    (band.override) and decides nothing; it still weighs against the conflict shared onto
+    the pair, as it would against the model's reading: a person looks, nothing proposed."""
+    judged, at = judged_with(
+        vectors, {("en", "de"): ["duplicate"] * 3, ("en", "moved"): ["conflict"] * 3}
+    )
+    read_as_two_facts(judged, at)
+    band.override(judged, *judged.ordered(at["de"], at["moved"]), [Reading("duplicate", "", "")])
+    pair = judged.judge(at["de"], at["moved"])
+    assert (pair.decided_by, pair.llm_answer) == ("rule", "duplicate")
+
+    found = conflicts_of(planning.group(judged), judged)
+
+    shared = found[frozenset(("de", "moved"))].judgement
+    grounds = judged.judge(at["en"], at["moved"]).probabilities[1]
+    unanswered = grounds * judged.judge(at["en"], at["de"]).p_one
+    assert unanswered >= judged.thresholds.propose_conflict  # proposed, were it not answered
+    assert shared.tier == POSSIBLE
+    assert shared.probabilities[1] == pytest.approx(
+        band.posterior((0.0, unanswered, 1.0 - unanswered), ["duplicate"])[1]
+    )
+
+
+@pytest.mark.parametrize(
+    "relation", [relations.OTHER_SUBJECT, relations.OTHER_PREDICATE, relations.REFINES]
+)
+def test_a_pair_the_readers_read_as_no_conflict_shares_none(vectors, relation):
+    """Read as two subjects, as another thing said of one, or as one fact with detail
+    added, the pair is what no conflict is: the inference from the two other pairs fails
+    there (one of them is wrong), and the pair stays as its own reading left it."""
+    judged, at = judged_with(
+        vectors, {("en", "de"): ["duplicate"] * 3, ("en", "moved"): ["conflict"] * 3}
+    )
+    read_as_two_facts(judged, at, relations.Relation(relation, "Jonas / Kurzem"))
+
+    found = conflicts_of(planning.group(judged), judged)
+
+    assert set(found) == {frozenset(("en", "moved"))}
+
+
+def test_a_pair_read_as_two_facts_with_nothing_read_still_shares(vectors):
+    """The readers blind on the pair (no relation read, another language): the shared
+    conflict is what finds it."""
+    judged, at = judged_with(
+        vectors, {("en", "de"): ["duplicate"] * 3, ("en", "moved"): ["conflict"] * 3}
+    )
+    read_as_two_facts(judged, at, relations.Relation(relations.UNREAD))
+
+    found = conflicts_of(planning.group(judged), judged)
+
+    assert set(found) == {frozenset(("en", "moved")), frozenset(("de", "moved"))}
+    assert found[frozenset(("de", "moved"))].judgement.reasons[0].startswith(f"\u201c{WOHNT}\u201d")
 
 
 def test_a_doubtful_cluster_shares_its_conflict_only_as_possible(vectors):

@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from memadmin.curation.detection.comparing import relations
+from memadmin.curation.detection.comparing.evidence import INDEX
 from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED, Verdict
 from memadmin.curation.learning import calibration
@@ -139,6 +140,24 @@ def test_a_pair_the_readers_read_as_no_conflict_shares_none(vectors, relation):
         vectors, {("en", "de"): ["duplicate"] * 3, ("en", "moved"): ["conflict"] * 3}
     )
     read_as_two_facts(judged, at, relations.Relation(relation, "Jonas / Kurzem"))
+
+    found = conflicts_of(planning.group(judged), judged)
+
+    assert set(found) == {frozenset(("en", "moved"))}
+
+
+def test_a_pair_whose_subjects_each_miss_from_the_other_shares_none(vectors):
+    """Nothing read of the two clauses, but each side's subject missing from the other
+    (in one script): two subjects, as the readers read them."""
+    judged, at = judged_with(
+        vectors, {("en", "de"): ["duplicate"] * 3, ("en", "moved"): ["conflict"] * 3}
+    )
+    read_as_two_facts(judged, at, relations.Relation(relations.UNREAD))
+    pair = judged.judge(at["de"], at["moved"])
+    values = pair.evidence.values.copy()
+    values[INDEX["subjects_differ"]] = 1.0
+    two_subjects = replace(pair, evidence=replace(pair.evidence, values=values))
+    judged.settle(*judged.ordered(at["de"], at["moved"]), two_subjects)
 
     found = conflicts_of(planning.group(judged), judged)
 

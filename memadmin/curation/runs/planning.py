@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from memadmin.curation.detection.comparing import relations
+from memadmin.curation.detection.comparing.evidence import INDEX
 from memadmin.curation.detection.pipeline import Judged, assess_pair, judge_namespace
 from memadmin.curation.detection.scoring import clustering
 from memadmin.curation.detection.scoring.judgement import Judgement, explain
@@ -146,7 +147,7 @@ def _share_within_clusters(plan: Plan, judged: Judged, already_judged) -> None:
     (P(conflict) of the conflict times P(one fact) of the two members), proposed or
     possible by that figure against the bars (nothing under the possible bar), unless the
     model's own reading of the pair is the surer conflict or the readers read it as what
-    no conflict is (_SHAREABLE). An LLM's answer of the pair that did not decide alone
+    no conflict is (_leaves_room). An LLM's answer of the pair that did not decide alone
     updates the figure as it would the model's (one "one fact" or "two facts" leaves it
     possible at most, at the default accuracy). Without it the paraphrase of an outdated
     fact stays in the store, unflagged, after the admin settles the conflict its twin was
@@ -162,7 +163,7 @@ def _share_within_clusters(plan: Plan, judged: Judged, already_judged) -> None:
                 pair = judge(member, other)
                 if member == side or already_judged(member, other) or pair.decided_by == "llm":
                     continue
-                if _read_as(pair) not in _SHAREABLE:
+                if not _leaves_room(pair):
                     continue
                 if pair.verdict not in (Verdict.DISTINCT, Verdict.CONFLICT):
                     continue  # read as one fact: the cluster's doubt, not a conflict
@@ -186,9 +187,14 @@ def _share_within_clusters(plan: Plan, judged: Judged, already_judged) -> None:
                     plan.conflicts.append(shared)
 
 
-def _read_as(pair: Judgement) -> str | None:
-    """The relation the readers found between a pair's two clauses (None: none read)."""
-    return pair.rules.relation.kind if pair.rules.relation else None
+def _leaves_room(pair: Judgement) -> bool:
+    """Whether a pair's readers leave room for a conflict shared onto it: no relation
+    read that no conflict is (_SHAREABLE), and no subject of each side missing from the
+    other ("Mailer-api is written in Go." / "Webhook-svc is a Rust service.": four more
+    shared conflicts of those 60, all false)."""
+    relation = pair.rules.relation.kind if pair.rules.relation else None
+    two_subjects = pair.evidence is not None and pair.evidence.values[INDEX["subjects_differ"]]
+    return relation in _SHAREABLE and not two_subjects
 
 
 def _shared(judged: Judged, pair, grounds, sure: float, member: int, side: int) -> Judgement:

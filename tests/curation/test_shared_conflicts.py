@@ -127,6 +127,10 @@ def test_an_llm_answer_that_did_not_decide_alone_leaves_the_shared_conflict_poss
     assert shared.probabilities[1] == pytest.approx(
         band.posterior((0.0, unanswered, 1.0 - unanswered), ["duplicate"])[1]
     )
+    # The reason says both: the conflict shared, and the answer that weighed against it.
+    assert shared.reasons[0].startswith(f"\u201c{WOHNT}\u201d says what \u201c{HAMBURG}\u201d")
+    answer = shared.reasons[1]
+    assert answer.startswith("LLM: duplicate: ") and "another reading agrees" in answer
 
 
 @pytest.mark.parametrize(

@@ -210,6 +210,8 @@ def _shared(judged: Judged, pair, grounds, sure: float, member: int, side: int) 
             f"fact), and the conflict of \u201c{texts[1]}\u201d stands for it too: {said}"
         )
         findings = ()
+    # What the LLM answered of the pair itself, when it did not decide: it weighed here.
+    answered = tuple(reason for reason in pair.reasons if reason.startswith("LLM: "))
     return replace(
         pair,
         verdict=Verdict.CONFLICT,
@@ -218,7 +220,7 @@ def _shared(judged: Judged, pair, grounds, sure: float, member: int, side: int) 
         conflict_kind=grounds.conflict_kind,
         decided_by=grounds.decided_by,
         never_together=True,
-        reasons=(said,),
+        reasons=(said, *answered),
         findings=findings,
     )
 

@@ -153,6 +153,54 @@ def test_a_decision_whose_events_straddle_a_seconds_turn_is_still_one(monkeypatc
     assert (series["decisions"], series["clusters_decided"]) == ([2], [1])
 
 
+def test_a_decision_whose_events_straddle_midnight_counts_on_the_day_it_began(monkeypatch):
+    """A settlement begun a moment before midnight writes its last event after it: the
+    day it began counts it, and the new day's queues and chart do not count it again
+    (the window read only the new day's events, so its later events made one there)."""
+    from datetime import datetime, timedelta
+
+    from django.db.models.signals import pre_save
+    from django.utils import timezone
+
+    from memadmin.curation import decisions
+    from memadmin.curation.models import HistoryEvent
+    from memadmin.curation.reads import counts
+    from tests.curation.decisions.test_overlaps import conflict, kit
+
+    ada = person("ada", "admin")
+    one, _, three, _ = kit()
+    settled = conflict(one, three)
+    today = timezone.localdate()
+    midnight = timezone.make_aware(datetime.combine(today, datetime.min.time()))
+    # Begun 0.3 s before midnight, each event written 0.5 s after the one before: the
+    # clock moves as each event is saved (its time is stamped after pre_save).
+    written = iter(range(100))
+    clock = [midnight]
+
+    def tick(sender, **kwargs):
+        clock[0] = midnight + timedelta(seconds=0.5 * next(written) - 0.3)
+
+    monkeypatch.setattr(timezone, "now", lambda: clock[0])
+    pre_save.connect(tick, sender=HistoryEvent)
+    try:
+        # An event per side.
+        decisions.resolve_conflict(conflict=settled, resolution="dismiss", user=ada)
+    finally:
+        pre_save.disconnect(tick, sender=HistoryEvent)
+    events = HistoryEvent.objects.filter(user=ada)
+    days = {timezone.localtime(e.created_at).date() for e in events}
+    assert len(days) == 2  # the case itself: events on both sides of midnight
+    yesterday = today - timedelta(days=1)
+    found = counts.decisions_per_day(yesterday)["decisions"]
+    assert (found[yesterday], found[today]) == (1, 0)
+    assert counts.decisions_per_day(today)["decisions"][today] == 0
+    monkeypatch.setattr(timezone, "localdate", lambda: today)
+    assert counts.decided_today("conflict", ada) == (0, 0)
+    series = counts.namespace_series([yesterday, today])[one.namespace_id]
+    assert series["decisions"] == [1, 0]
+    assert counts.namespace_series([today]).get(one.namespace_id, {}).get("decisions", [0]) == [0]
+
+
 def test_automatic_merges_and_partial_runs_read_the_same_everywhere(
     client, viewer, run_command, load
 ):

@@ -4,7 +4,7 @@ what a decision is, what an automatic merge is."""
 from __future__ import annotations
 
 from collections import Counter
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 
 from django.db import connection
 from django.db.models import Case, Count, F, Q, Value, When
@@ -32,13 +32,25 @@ UNDO_ACTIONS = {HistoryEvent.Action.UNMERGE, HistoryEvent.Action.UNDO}
 # machine, a few milliseconds apart) is still one.
 _ALONE = Case(When(cluster__isnull=True, conflict__isnull=True, then=F("memory_id")), default=None)
 _DECISION_OF = ("user_id", "cluster_id", "conflict_id", "alone", "undo")
-# The first event of each decision, from a query of events giving created_at and
-# _DECISION_OF's columns (as "{}"): PARTITION BY takes NULLs as equal, as DISTINCT did.
+# The first event of each decision from the start a count takes (a parameter), from a
+# query of events giving created_at and _DECISION_OF's columns (as "{}") since a second
+# before it (_decision_starts): PARTITION BY takes NULLs as equal, as DISTINCT did.
 _DECISION_STARTS = (
     "SELECT * FROM (SELECT e.*, created_at - LAG(created_at) OVER ("
     f"PARTITION BY {', '.join(_DECISION_OF)} ORDER BY created_at) AS gap FROM ({{}}) AS e) "
-    "AS g WHERE gap IS NULL OR gap >= INTERVAL '1 second'"
+    "AS g WHERE (gap IS NULL OR gap >= INTERVAL '1 second') AND created_at >= %s"
 )
+# The events read before the day a count starts: a decision whose events straddle that
+# midnight began the day before, and its events after midnight are not a decision of their
+# own (the window sees the one before them).
+_LEAD_IN = timedelta(seconds=1)
+
+
+def _decision_starts(events, start: datetime) -> tuple[str, list]:
+    """The SQL and parameters of the first event of each decision at `start` or later,
+    from `events` (a values_list over HistoryEvent, read from _LEAD_IN before `start`)."""
+    sql, params = events.filter(created_at__gte=start - _LEAD_IN).query.sql_with_params()
+    return _DECISION_STARTS.format(sql), [*params, start]
 
 
 def decided_today(about: str, user) -> tuple[int, int]:
@@ -57,9 +69,6 @@ def decisions_per_day(since: date, *, about: str = "", user=None) -> dict[str, C
     per memory it changes, each stamped when written: see _DECISION_STARTS."""
     decisions = (
         HistoryEvent.objects.filter(
-            # From the start of `since` in the site's time zone: a range the created_at
-            # index reads (a date cast of every event's time is not).
-            created_at__gte=timezone.make_aware(datetime.combine(since, time.min)),
             user__isnull=False,
             action__in=DECISION_ACTIONS | UNDO_ACTIONS,
             **({f"{about}__isnull": False} if about else {}),
@@ -74,13 +83,10 @@ def decisions_per_day(since: date, *, about: str = "", user=None) -> dict[str, C
         .order_by()
     )
     # Counted in the database: a busy day's thousands of decisions are not sent over.
-    sql, params = decisions.query.sql_with_params()
+    sql, params = _decision_starts(decisions, _start_of(since))
     found = {"decisions": Counter(), "undos": Counter()}
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT day, undo, COUNT(*) FROM ({_DECISION_STARTS.format(sql)}) AS d GROUP BY 1, 2",
-            params,
-        )
+        cursor.execute(f"SELECT day, undo, COUNT(*) FROM ({sql}) AS d GROUP BY 1, 2", params)
         for day, undo, count in cursor.fetchall():
             found["undos" if undo else "decisions"][day] += count
     return found
@@ -214,18 +220,18 @@ def _decisions_by_namespace(since: date):
     """(namespace id, day, action, cluster id) per decision, told apart as
     decisions_per_day tells them."""
     events = (
-        HistoryEvent.objects.filter(
-            created_at__date__gte=since, user__isnull=False, action__in=DECISION_ACTIONS
-        )
+        HistoryEvent.objects.filter(user__isnull=False, action__in=DECISION_ACTIONS)
         .annotate(day=TruncDate("created_at"), undo=Value(0), alone=_ALONE)
         .values_list("namespace_id", "day", "action", "created_at", *_DECISION_OF)
         .order_by()
     )
-    sql, params = events.query.sql_with_params()
+    sql, params = _decision_starts(events, _start_of(since))
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT namespace_id, day, action, cluster_id "
-            f"FROM ({_DECISION_STARTS.format(sql)}) AS d",
-            params,
-        )
+        cursor.execute(f"SELECT namespace_id, day, action, cluster_id FROM ({sql}) AS d", params)
         return cursor.fetchall()
+
+
+def _start_of(day: date) -> datetime:
+    """The start of `day` in the site's time zone: a range the created_at index reads (a
+    date cast of every event's time is not)."""
+    return timezone.make_aware(datetime.combine(day, time.min))

@@ -83,7 +83,7 @@ ARTICLES = frozenset({"the", "a", "an", "der", "die", "das", "le", "la", "les", 
 
 
 @cache
-def _tables() -> dict[str, dict[str, str]]:
+def lexicon_tables() -> dict[str, dict[str, str]]:
     """word -> canonical value, for weekdays, months and environments."""
     tables: dict[str, dict[str, str]] = {}
     for section in ("weekdays", "months", "environments"):
@@ -224,7 +224,7 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
             found.update(classified)
         index += 1
     for match in tokens.CHINESE_WEEKDAY.finditer(folded):  # "每周三": Wednesday, not three
-        weekday = _tables()["weekdays"].get(match.group())
+        weekday = lexicon_tables()["weekdays"].get(match.group())
         if weekday:
             found.add(KeyToken("weekday", weekday, word_at(match.start())))
             taken.append(match.span())
@@ -246,7 +246,7 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
 
 def _days_of_rates(words_, values) -> list[KeyToken]:
     """The weekdays inside a rate, days of their own: "every Monday" is not "every Thursday"."""
-    weekdays = _tables()["weekdays"]
+    weekdays = lexicon_tables()["weekdays"]
     rates = sorted((value.start, value.end) for value in values if value.measure == "rate")
     starts = [start for start, _ in rates]  # rates do not overlap: the one before a word
     found = []
@@ -263,7 +263,7 @@ def _plain(raw: str) -> bool:
     month, nothing _classify finds. Most words of most memories are plain, and key_tokens
     runs for every memory a run judges: they skip the readers below."""
     lower = fold(raw)
-    if not raw[:1].islower() or lower[:1].isdigit() or lower in _tables()["months"]:
+    if not raw[:1].islower() or lower[:1].isdigit() or lower in lexicon_tables()["months"]:
         return False
     return not _classify(_Word(raw, lower, False, 0, len(raw)), SUBJECT_WORDS)
 
@@ -277,7 +277,7 @@ def _date_at(words_: list[_Word], index: int) -> tuple[str | None, int]:
     """A date written in words starting at `index` ("4 Nov 2025", "March 14", "12. April",
     "May 2026", "2025-09-03") as ISO-like text (unknown parts left empty), and how many
     words it took."""
-    months = _tables()["months"]
+    months = lexicon_tables()["months"]
     first = words_[index].lower
     if not first[:1].isdigit() and first not in months:
         return None, 0  # every date opens with a digit (a day, an ISO date) or a month
@@ -407,7 +407,7 @@ def _label_at(words_: list[_Word], index: int, text: str) -> str | None:
         return None
     if not word.raw[0].isupper() or not word.raw.isalpha() or word.lower in NAME_STOPWORDS:
         return None
-    if word.lower in _tables()["months"] or word.lower in stop_words():
+    if word.lower in lexicon_tables()["months"] or word.lower in stop_words():
         return None
     if _LABEL_NUMBER.fullmatch(label.raw) and not _GROUPED.match(text, label.end):
         return f"{word.lower} {int(label.raw)}"
@@ -418,7 +418,7 @@ def _label_at(words_: list[_Word], index: int, text: str) -> str | None:
 
 def _classify(word: _Word, index: int) -> list[KeyToken]:
     raw, lower = word.raw, word.lower
-    tables = _tables()
+    tables = lexicon_tables()
     # Most words hold no digit or dot: they skip the IP, identifier and host expressions.
     has_digit = _DIGIT.search(lower) is not None
     if has_digit and _IP.fullmatch(lower):

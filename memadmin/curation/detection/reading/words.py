@@ -385,7 +385,8 @@ def _value_spans(body: str) -> list[tuple[int, int, str]]:
             if token.kind == "weekday":
                 days.append((start, token.value))
     for match in CHINESE_WEEKDAY.finditer(body):  # "每周三": no word of its own to stand at
-        days.append((match.start(), _chinese_weekdays().get(match.group(), match.group())))
+        weekdays = keytokens.lexicon_tables()["weekdays"]
+        days.append((match.start(), weekdays.get(match.group(), match.group())))
     # A rate of weekdays ("every Monday") is one token with its days: "every Monday" is
     # not "every Thursday", though each is once a week (matching.same_word).
     for number, (start, end, value) in enumerate(spans):
@@ -393,17 +394,6 @@ def _value_spans(body: str) -> list[tuple[int, int, str]]:
         if value.startswith("rate:") and named:
             spans[number] = (start, end, f"{value}@{','.join(named)}")
     return spans
-
-
-@cache
-def _chinese_weekdays() -> dict[str, str]:
-    """Each Chinese form of a weekday ("周三", "星期三") and its day."""
-    return {
-        form: day
-        for day, forms in lexicon()["weekdays"].items()
-        for form in forms
-        if HAN.search(form)
-    }
 
 
 @text_cache

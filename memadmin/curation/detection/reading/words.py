@@ -384,8 +384,8 @@ def _value_spans(body: str) -> list[tuple[int, int, str]]:
             spans.append((start, end, f"{token.kind}:{token.value}"))
             if token.kind == "weekday":
                 days.append((start, token.value))
+    weekdays = keytokens.lexicon_tables()["weekdays"]
     for match in CHINESE_WEEKDAY.finditer(body):  # "每周三": no word of its own to stand at
-        weekdays = keytokens.lexicon_tables()["weekdays"]
         days.append((match.start(), weekdays.get(match.group(), match.group())))
     # A rate of weekdays ("every Monday") is one token with its days: "every Monday" is
     # not "every Thursday", though each is once a week (matching.same_word).

@@ -13,7 +13,7 @@ from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED, Verdict
 from memadmin.curation.learning import calibration
 from memadmin.curation.llm import band
 from memadmin.curation.llm.groups import Reading
-from memadmin.curation.models import Conflict
+from memadmin.curation.models import Cluster, Conflict
 from memadmin.curation.runs import planning
 from tests.factories import line, person
 from tests.fake_anthropic import verdict
@@ -92,6 +92,25 @@ def test_an_llm_that_read_the_pair_otherwise_keeps_it_apart(vectors):
     found = conflicts_of(planning.group(judged), judged)
 
     assert set(found) == {frozenset(("en", "moved"))}
+
+
+def test_a_cluster_an_earlier_run_opened_shares_a_new_memorys_conflict(vectors):
+    """An incremental run compares the new memory with the others, not the others among
+    themselves: the two Hamburg memories, clustered by an earlier run and still open, are
+    no cluster of this run's plan, and the move's conflict with one is the other's too."""
+    judged, at = judged_with(vectors, {("en", "moved"): ["conflict"] * 3})
+    earlier = tuple(sorted((at["en"], at["de"])))
+
+    def planned(**options):
+        judged.judgements.pop(earlier, None)  # not a pair this run compares
+        return conflicts_of(planning.group(judged, **options), judged)
+
+    said = f"\u201c{WOHNT}\u201d says what \u201c{HAMBURG}\u201d says"
+    # Alone, the German memory and the move are the model's own doubtful reading.
+    alone = planned()[frozenset(("de", "moved"))].judgement
+    assert alone.tier == POSSIBLE and not alone.reasons[0].startswith(said)
+    shared = planned(open_clusters=[[at["en"], at["de"]]])[frozenset(("de", "moved"))].judgement
+    assert shared.tier == PROPOSED and shared.reasons[0].startswith(said)
 
 
 def read_as_two_facts(judged, at, relation=None):
@@ -249,6 +268,28 @@ def test_a_run_opens_the_shared_conflict_and_its_page_says_why(
     client.force_login(person("v", "viewer"))
     page = client.get(f"/conflicts/{shared.pk}/").content.decode()
     assert "says what" in page and "he moved to Munich since" in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_later_run_shares_a_new_memorys_conflict_with_a_cluster_still_open(
+    run_command, write_jsonl, fake_llm, settings
+):
+    """The two Hamburg memories are proposed as one fact by one run and nobody has decided
+    yet; the move arrives later, and the next run compares only it with the others."""
+    settings.LLM_GROUP_SIZE = 1
+    settings.LLM_CALLS_PER_MEMORY = 4.0
+    fake_llm.handler = _answer
+    lines = [line(r["id"], r["content"], created_at=r["created_at"]) for r in ROWS]
+    assert run_command("import_memories", str(write_jsonl(lines[:2], "first.jsonl"))).error is None
+    assert run_command("find_duplicates").error is None
+    assert Cluster.objects.get(status="open").memberships.count() == 2
+
+    assert run_command("import_memories", str(write_jsonl(lines[2:], "later.jsonl"))).error is None
+    assert run_command("find_duplicates").error is None
+
+    shared = Conflict.objects.get(memory_a__external_id="de", memory_b__external_id="moved")
+    assert (shared.tier, shared.kind) == ("proposed", "update")
+    assert shared.reason.startswith(f"\u201c{WOHNT}\u201d says what \u201c{HAMBURG}\u201d says")
 
 
 def test_a_copy_from_another_source_shares_the_conflict_as_read(vectors):

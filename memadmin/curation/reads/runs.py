@@ -96,6 +96,21 @@ def existing_member_sets(namespace_ids: Sequence[int]) -> dict[int, list[frozens
     return by_member
 
 
+def open_clusters(namespace_ids: Sequence[int]) -> dict[int, list[frozenset[int]]]:
+    """The member sets (memory ids) of these namespaces' open clusters, per namespace: a
+    new memory's conflict with one member is the others' too (curation.runs.planning)."""
+    members: dict[int, tuple[int, set[int]]] = {}
+    rows = Cluster.objects.filter(
+        namespace_id__in=list(namespace_ids), status=ClusterStatus.OPEN
+    ).values_list("id", "namespace_id", "memberships__memory_id")
+    for cluster_id, namespace_id, memory_id in rows:
+        members.setdefault(cluster_id, (namespace_id, set()))[1].add(memory_id)
+    found: dict[int, list[frozenset[int]]] = {pk: [] for pk in namespace_ids}
+    for namespace_id, ids in members.values():
+        found[namespace_id].append(frozenset(ids))
+    return found
+
+
 def existing_conflict_pairs(namespace_ids: Sequence[int]) -> set[frozenset[int]]:
     """The memory pairs of these namespaces' conflicts (open or decided)."""
     return {

@@ -32,6 +32,7 @@ from memadmin.curation.reads.runs import (
     existing_conflict_pairs,
     existing_member_sets,
     human_judged_pairs,
+    open_clusters,
     open_possible,
 )
 from memadmin.curation.runs import applying, counting, planning, routes
@@ -305,6 +306,7 @@ def _detect(
     inputs = read.inputs
     judged_apart = human_judged_pairs(ids)
     possible_sets, possible_conflicts = open_possible(ids)
+    still_open = open_clusters(ids)
     known = applying.Known(
         member_sets=existing_member_sets(ids),
         conflict_pairs=existing_conflict_pairs(ids),
@@ -349,6 +351,7 @@ def _detect(
                 report,
                 judged_apart=judged_apart[namespace.pk],
                 absorbed=absorbed,
+                still_open=still_open[namespace.pk],
                 cached=partial(cached, namespace.pk),
                 on_progress=on_progress,
                 vector_workers=vector_workers,
@@ -378,6 +381,7 @@ def _plan(
     *,
     judged_apart: set[tuple[str, str]],
     absorbed: dict[int, list[Memory]],
+    still_open: list[frozenset[int]],
     cached: Callable[[], dict],
     on_progress,
     vector_workers,
@@ -402,7 +406,16 @@ def _plan(
     def absorbed_of(memory_ids: list[int]) -> dict[int, list[Memory]]:
         return {pk: absorbed[pk] for pk in memory_ids if pk in absorbed}
 
-    plan = planning.group(judged, judged_pairs=judged_apart, absorbed=absorbed_of)
+    # The open clusters of earlier runs among the memories read (by position): a new
+    # memory's conflict with one member is the others' too.
+    at = {memory.pk: k for k, memory in enumerate(judged.memories)}
+    earlier = [[at[pk] for pk in ids if pk in at] for ids in still_open]
+    plan = planning.group(
+        judged,
+        judged_pairs=judged_apart,
+        absorbed=absorbed_of,
+        open_clusters=[members for members in earlier if len(members) > 1],
+    )
     plan.audit = llm_verdicts.draw_audit(judged, plan, options, report)
     report.pairs_checked = plan.pairs_checked
     logger.info(

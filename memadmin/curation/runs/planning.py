@@ -96,12 +96,14 @@ def group(
     *,
     judged_pairs: set[tuple[str, str]] = frozenset(),
     absorbed: Callable[[list[int]], dict[int, list]] | None = None,
+    open_clusters: Sequence[Sequence[int]] = (),
 ) -> Plan:
     """Fold exact copies and near-identical pairs, cluster the review band without
     chaining, and list the conflicts. `judged_pairs` are (hash, hash) pairs people already
     judged: never proposed again. `absorbed(memory ids)` gives the memories each of them
     absorbed in earlier runs (with vectors): an automatic merge must hold against those
-    too (see hold_across_runs)."""
+    too (see hold_across_runs). `open_clusters`: the members (positions) of each cluster
+    earlier runs proposed and nobody decided yet, which share conflicts as this run's do."""
     memories = judged.memories
     plan = Plan(pairs_checked=len(judged.judgements))
 
@@ -126,7 +128,9 @@ def group(
         older, newer = judged.ordered(i, j)
         model = judged.model or stored_model()
         plan.conflicts.append(ConflictCandidate(older, newer, judgement, explain(judgement, model)))
-    _share_within_clusters(plan, judged, already_judged)
+    # An earlier cluster's member folded away this run is left out: its survivor speaks.
+    earlier = [[m for m in members if m not in folded] for members in open_clusters]
+    _share_within_clusters(plan, judged, already_judged, earlier)
     return plan
 
 
@@ -139,7 +143,7 @@ def group(
 _SHAREABLE = frozenset({None, relations.UNREAD, relations.NEW_VALUE, relations.OPPOSITE})
 
 
-def _share_within_clusters(plan: Plan, judged: Judged, already_judged) -> None:
+def _share_within_clusters(plan: Plan, judged: Judged, already_judged, open_clusters) -> None:
     """The conflicts a cluster's members share: a memory proposed as one fact with
     another conflicts with what that one conflicts with ("Jonas wohnt in Hamburg" with the
     move to Munich, when "Jonas lives in Hamburg" does). Each such pair that no LLM
@@ -151,15 +155,17 @@ def _share_within_clusters(plan: Plan, judged: Judged, already_judged) -> None:
     updates the figure as it would the model's (one "one fact" or "two facts" leaves it
     possible at most, at the default accuracy). Without it the paraphrase of an outdated
     fact stays in the store, unflagged, after the admin settles the conflict its twin was
-    in."""
+    in. A cluster an earlier run opened shares as this run's do (a new memory's conflict
+    with one member is the others' too), unless this run clusters the member anew."""
     judge = judged.judge
-    cluster_of = {m: cluster for cluster in plan.clusters for m in cluster.members}
+    cluster_of = {m: list(members) for members in open_clusters for m in members}
+    cluster_of.update({m: cluster.members for cluster in plan.clusters for m in cluster.members})
     at = {frozenset((c.older, c.newer)): k for k, c in enumerate(plan.conflicts)}
     for conflict in list(plan.conflicts):
         grounds = conflict.judgement
         for side, other in ((conflict.older, conflict.newer), (conflict.newer, conflict.older)):
-            cluster = cluster_of.get(side)
-            for member in cluster.members if cluster and other not in cluster.members else ():
+            members = cluster_of.get(side, ())
+            for member in members if other not in members else ():
                 pair = judge(member, other)
                 if member == side or already_judged(member, other) or pair.decided_by == "llm":
                     continue

@@ -27,7 +27,15 @@ def relation(older: str, newer: str, **options) -> frames.Relation:
         ("Lives in Porto", "Moved to Lyon in 2024", frames.NEW_VALUE),
         ("Deploy to Fly.io", "Deploy to Render", frames.NEW_VALUE),
         ("The cache is Redis", "The cache is Memcached", frames.NEW_VALUE),
+        ("Her blood type is A positive.", "Her blood type is O negative.", frames.NEW_VALUE),
         # Two facts.
+        # After a copula, another preposition or none: where, and what for.
+        (
+            "The battery pack is on shelf B4.",
+            "The battery pack is for field tests.",
+            frames.OTHER_VALUE,
+        ),
+        ("Sam is on the Team plan.", "Sam is a native of Madrid.", frames.OTHER_VALUE),
         ("I like tea", "I like cocoa", frames.OTHER_VALUE),
         ("Tom works at Initech", "Lena works at Initech", frames.OTHER_SUBJECT),
         ("Has a dog named Rex", "Took Rex camping last summer", frames.OTHER_PREDICATE),
@@ -93,6 +101,29 @@ def test_a_shared_preamble_is_no_shared_subject():
         "On 3 May the user said that Lena lives in Lyon",
     )
     assert found.two_facts
+
+
+def test_a_name_after_one_preposition_says_which_slot_changed():
+    # The role is reworded in several words; the employer is the one name that differs.
+    changed = relation(
+        "The user works as a software engineer at Company A.",
+        "The user works as a senior full-stack developer at Company B",
+    )
+    assert (changed.kind, changed.detail) == (frames.NEW_VALUE, "Company A. / Company B")
+    # Another name elsewhere (the thing moved, not only where to): reworded, unread.
+    moved = relation(
+        "Migrated the Nextcloud VM from pve1 to pve3.",
+        "Migrated the Vaultwarden container to Podman; the data volume came across.",
+    )
+    assert moved.kind != frames.NEW_VALUE
+
+
+def test_where_a_thing_is_and_what_it_has_are_two_attributes():
+    apart = relation("Ana's apartment has two bedrooms.", "Ana's apartment is on the fourth floor.")
+    assert apart.kind == frames.OTHER_PREDICATE
+    # Sharing what is said of it, the copula says too little to tell: the words decide.
+    shared = relation("Lea is on the Enterprise plan.", "Lea has an Enterprise subscription.")
+    assert shared.kind == frames.UNREAD
 
 
 def test_a_name_the_user_goes_by_is_the_user():

@@ -168,6 +168,27 @@ def test_a_reporting_preamble_is_set_aside_with_its_date():
     assert [t.key for t in found.subject_words] == ["tom"]
 
 
+@pytest.mark.parametrize(
+    ("text", "body"),
+    [
+        # A date with its year after a comma, and a time of day.
+        (
+            "On December 13, 2025 at 4:02 PM UTC, the user mentioned that Mission Terra is "
+            "a French national.",
+            "Mission Terra is a French national.",
+        ),
+        (
+            "On December 22, 2025, the user claim that John works at Company X",
+            "John works at Company X",
+        ),
+    ],
+)
+def test_a_preamble_is_set_aside_whatever_its_date_looks_like(text, body):
+    found = read(text)
+    assert found.body == body
+    assert not {"december", "pm", "utc"} & {t.key for t in found.subject_words}
+
+
 def test_a_value_of_several_words_is_one_token():
     found = read("The flight leaves at 7 h 30 min")
     values = [t.value for t in found.tokens if t.kind == "value"]

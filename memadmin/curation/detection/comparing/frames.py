@@ -233,7 +233,7 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
             # "User's name is Kenji" / "User is a data scientist": what the subject's
             # noun names against a bare copula, two attributes.
             return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")
-        if copulas:
+        if copulas and not slots.where_and_what(older, newer):
             # "The cache is Redis" / "uses Redis as its cache", "Her cat Miso is 4 years
             # old" / "Has a cat called Miso": a copula says too little to tell.
             return Relation(UNREAD)
@@ -354,8 +354,12 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     shared = len(objects_a) - len(only_a)
     update = newer.change
     if max(len(only_a), len(only_b)) > RESIDUE_WORDS:
-        # Several words differ on each side: reworded details, not one slot changed.
-        return Relation(UNREAD)
+        # Several words differ on each side: reworded details, not one slot changed,
+        # unless a name after the same preposition of one predicate says which slot did.
+        named = _same_predicate(older, newer) and slots.named_one(older, newer, only_a, only_b)
+        if not named:
+            return Relation(UNREAD)
+        only_a, only_b = named
     denied_a, denied_b = _denied(older, newer), _denied(newer, older)
     if (denied_a or denied_b) and older.sign == newer.sign:
         # "Uses npm" / "Uses pnpm, not npm": what one asserts the other denies.
@@ -394,7 +398,8 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     slot = slots.slot_of(older, newer, only_a, only_b)
     changes = any(c is not None and c.changes for c in (older.predicate, newer.predicate))
     if slot == "one" and (
-        _attribute_of_a_thing(older, newer) or _alike(older, newer, only_a, only_b, shared)
+        slots.attribute_of_a_thing(older, newer, only_a, only_b)
+        or _alike(older, newer, only_a, only_b, shared)
     ):
         return Relation(NEW_VALUE, detail, update=update or changes)
     if (
@@ -460,15 +465,8 @@ def _alike(older: Reading, newer: Reading, only_a, only_b, shared: int) -> bool:
         if len(names) < len(only_a + only_b) - 1:
             return False
     if _copulas(older, newer):
-        return slots.shape(older, only_a) == slots.shape(newer, only_b)
+        return slots.said_alike(older, newer, only_a, only_b)
     return True
-
-
-def _attribute_of_a_thing(older: Reading, newer: Reading) -> bool:
-    """ "The cache is Redis", "Package manager: pnpm": a copula after a named thing gives
-    its one value, whatever words the two values are. (Of the user, "is vegetarian" /
-    "is single" are two attributes: their kinship decides.)"""
-    return _copulas(older, newer) and bool(older.subject_words) and bool(newer.subject_words)
 
 
 def _replaced(older: Reading, newer: Reading) -> str:

@@ -220,3 +220,80 @@ def without_lone_times(only_a: list[Token], only_b: list[Token]):
         [t for t in only_a if not time_kind(t) or time_kind(t) in kinds_b],
         [t for t in only_b if not time_kind(t) or time_kind(t) in kinds_a],
     )
+
+
+# Words before a name that say nothing of its slot ("the ISP router", "the Nextcloud VM").
+_ARTICLES = frozenset(
+    "the a an this that der die das den dem des ein eine le la les un une".split()
+)
+
+
+def named_one(older: Reading, newer: Reading, only_a, only_b):
+    """ "works as a software engineer at Company A" / "works as a senior full-stack
+    developer at Company B": too many words differ for one slot, but the one name that
+    differs on each side stands after the same preposition, in a slot that holds one
+    value: that names the slot that changed, the role around it reworded. ([name],
+    [name]) or None."""
+    named = [[t for t in only if t.kind == "name"] for only in (only_a, only_b)]
+    if any(len(names) != 1 for names in named):
+        return None  # no name, or another differs too ("the Nextcloud VM to pve3")
+    before = [
+        _word_before(reading, names[0])
+        for reading, names in zip((older, newer), named, strict=True)
+    ]
+    if before[0] is None or before[0] != before[1]:
+        return None
+    return (named[0], named[1]) if slot_of(older, newer, named[0], named[1]) == "one" else None
+
+
+def _word_before(reading: Reading, token: Token) -> str | None:
+    """The preposition right before a token ("at" Company A), or None."""
+    at = reading.tokens.index(token)
+    before = reading.tokens[at - 1] if at > 0 else None
+    if before is None or before.kind != "function" or before.text in _ARTICLES:
+        return None
+    return before.text
+
+
+def where_and_what(older: Reading, newer: Reading) -> bool:
+    """ "Ana's apartment has two bedrooms." / "Ana's apartment is on the fourth floor.":
+    one subject, what it has and where it is (a copula before a preposition), and no word
+    said of it in common: two attributes. (A copula alone says too little to tell: "is
+    on the Enterprise plan" / "has an Enterprise subscription" share the plan.)"""
+    if {r.predicate.name if r.predicate else None for r in (older, newer)} != {"be", "have"}:
+        return False
+    subject = {t.key for t in older.subject_words}
+    if not subject or subject != {t.key for t in newer.subject_words}:
+        return False
+    copula = older if older.predicate.name == "be" else newer
+    after = copula.tokens[copula.predicate_at + 1 : copula.clause_end]
+    if not after or after[0].kind != "function" or after[0].text in _ARTICLES:
+        return False
+    return not {t.key for t in older.objects} & {t.key for t in newer.objects}
+
+
+def attribute_of_a_thing(older: Reading, newer: Reading, only_a, only_b) -> bool:
+    """ "The cache is Redis", "Package manager: pnpm": a copula after a named thing gives
+    its one value, whatever words the two values are, after the same preposition or none
+    ("is on shelf B4" / "is for field tests", "is on the Team plan" / "is a native of
+    Madrid": two attributes). (Of the user, "is vegetarian" / "is single" are two
+    attributes: their kinship decides.)"""
+    if not all(r.predicate is not None and r.predicate.name == "be" for r in (older, newer)):
+        return False
+    if not older.subject_words or not newer.subject_words:
+        return False
+    return _opening(older) == _opening(newer)
+
+
+def said_alike(older: Reading, newer: Reading, only_a, only_b) -> bool:
+    """Two values after a copula said the same way: one shape, and the same preposition
+    after the copula or none."""
+    return shape(older, only_a) == shape(newer, only_b) and _opening(older) == _opening(newer)
+
+
+def _opening(reading: Reading) -> str:
+    """The preposition right after the predicate ("is on shelf B4": on), or ""."""
+    after = reading.tokens[reading.predicate_at + 1 : reading.predicate_at + 2]
+    if after and after[0].kind == "function" and after[0].text not in _ARTICLES:
+        return after[0].text
+    return ""

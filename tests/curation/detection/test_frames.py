@@ -4,7 +4,7 @@ automatic_merge): minimal pairs, each changing one thing."""
 
 import pytest
 
-from memadmin.curation.detection.comparing import frames, matching
+from memadmin.curation.detection.comparing import contrast, frames, matching
 from memadmin.curation.detection.comparing import rules as judgement
 from memadmin.curation.detection.reading import clause as reading
 
@@ -116,6 +116,23 @@ def test_a_name_after_one_preposition_says_which_slot_changed():
         "Migrated the Vaultwarden container to Podman; the data volume came across.",
     )
     assert moved.kind != frames.NEW_VALUE
+
+
+DATES = ("2025/04/01", "2025/06/01")
+
+
+def test_two_mentions_of_one_fact_differ_in_no_date():
+    found = relation(
+        "Lives in Berlin [mentioned on 2025/04/01]", "Lives in Berlin [mentioned on 2025/06/01]"
+    )
+    assert found.kind == frames.SAME
+    older, newer = (reading.read(f"Lives in Berlin [mentioned on {d}]") for d in DATES)
+    assert not contrast.key_token_differences(older.body, newer.body)  # the rules' values
+    # The fact itself still changes, and a date inside it is its value.
+    moved = relation("[2025-04-01] Lives in Berlin", "[2025-06-01] Lives in Munich")
+    assert moved.kind == frames.NEW_VALUE
+    dentist = [reading.read(f"Dentist appointment on {d}") for d in DATES]
+    assert contrast.key_token_differences(dentist[0].body, dentist[1].body)
 
 
 def test_where_a_thing_is_and_what_it_has_are_two_attributes():

@@ -181,6 +181,20 @@ def test_a_reporting_preamble_is_set_aside_with_its_date():
             "On December 22, 2025, the user claim that John works at Company X",
             "John works at Company X",
         ),
+        # A note of when it was said after the fact, as Memobase writes every memory.
+        ("Preparing for final exams [mentioned on 2025/06/01]", "Preparing for final exams"),
+        ("Lives in Berlin (said in March 2025).", "Lives in Berlin"),
+        ("Lives in Berlin (as of June 2025)", "Lives in Berlin"),
+        ("User lives in Berlin, as mentioned on 2025-06-01", "User lives in Berlin"),
+        # A time stamp before it.
+        ("[2025-06-01] Lives in Berlin", "Lives in Berlin"),
+        ("2025-06-01 14:02 - Lives in Berlin", "Lives in Berlin"),
+        # A record's number before it (a list, a label): no value of the fact.
+        ("2. Lives in Berlin", "Lives in Berlin"),
+        ("Fact #12: Lives in Berlin", "Lives in Berlin"),
+        # The record's own fields after it: what the writer thought of it.
+        ("Prefers Python (confidence: 0.9)", "Prefers Python"),
+        ("Prefers Python. Source: session 12", "Prefers Python."),
     ],
 )
 def test_a_preamble_is_set_aside_whatever_its_date_looks_like(text, body):

@@ -102,6 +102,12 @@ def preamble_pattern() -> re.Pattern:
     return re.compile("|".join(f"(?:{p})" for p in lexicon()["preamble"]["patterns"]))
 
 
+@cache
+def note_pattern() -> re.Pattern:
+    """The lexicon's notes of when a fact was said, after it, as one expression."""
+    return re.compile("|".join(f"(?:{p})" for p in lexicon()["preamble"]["notes"]))
+
+
 # Words that carry no fact besides the stop words, per language.
 _EXTRA_FUNCTION_WORDS = {
     "en": "the a an this that these those some any every each really very also still just "

@@ -398,8 +398,7 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     slot = slots.slot_of(older, newer, only_a, only_b)
     changes = any(c is not None and c.changes for c in (older.predicate, newer.predicate))
     if slot == "one" and (
-        slots.attribute_of_a_thing(older, newer, only_a, only_b)
-        or _alike(older, newer, only_a, only_b, shared)
+        slots.attribute_of_a_thing(older, newer) or _alike(older, newer, only_a, only_b, shared)
     ):
         return Relation(NEW_VALUE, detail, update=update or changes)
     if (

@@ -238,21 +238,21 @@ def named_one(older: Reading, newer: Reading, only_a, only_b):
     if any(len(names) != 1 for names in named):
         return None  # no name, or another differs too ("the Nextcloud VM to pve3")
     before = [
-        _word_before(reading, names[0])
+        _preposition(reading, reading.tokens.index(names[0]) - 1)
         for reading, names in zip((older, newer), named, strict=True)
     ]
-    if before[0] is None or before[0] != before[1]:
+    if not before[0] or before[0] != before[1]:
         return None
     return (named[0], named[1]) if slot_of(older, newer, named[0], named[1]) == "one" else None
 
 
-def _word_before(reading: Reading, token: Token) -> str | None:
-    """The preposition right before a token ("at" Company A), or None."""
-    at = reading.tokens.index(token)
-    before = reading.tokens[at - 1] if at > 0 else None
-    if before is None or before.kind != "function" or before.text in _ARTICLES:
-        return None
-    return before.text
+def _preposition(reading: Reading, at: int) -> str:
+    """The word at `at` when it is a function word and no article ("at" Company A, "is
+    on" shelf B4), or ""."""
+    if not 0 <= at < reading.clause_end:
+        return ""
+    token = reading.tokens[at]
+    return token.text if token.kind == "function" and token.text not in _ARTICLES else ""
 
 
 def where_and_what(older: Reading, newer: Reading) -> bool:
@@ -266,13 +266,12 @@ def where_and_what(older: Reading, newer: Reading) -> bool:
     if not subject or subject != {t.key for t in newer.subject_words}:
         return False
     copula = older if older.predicate.name == "be" else newer
-    after = copula.tokens[copula.predicate_at + 1 : copula.clause_end]
-    if not after or after[0].kind != "function" or after[0].text in _ARTICLES:
+    if not _opening(copula):
         return False
     return not {t.key for t in older.objects} & {t.key for t in newer.objects}
 
 
-def attribute_of_a_thing(older: Reading, newer: Reading, only_a, only_b) -> bool:
+def attribute_of_a_thing(older: Reading, newer: Reading) -> bool:
     """ "The cache is Redis", "Package manager: pnpm": a copula after a named thing gives
     its one value, whatever words the two values are, after the same preposition or none
     ("is on shelf B4" / "is for field tests", "is on the Team plan" / "is a native of
@@ -293,7 +292,4 @@ def said_alike(older: Reading, newer: Reading, only_a, only_b) -> bool:
 
 def _opening(reading: Reading) -> str:
     """The preposition right after the predicate ("is on shelf B4": on), or ""."""
-    after = reading.tokens[reading.predicate_at + 1 : reading.predicate_at + 2]
-    if after and after[0].kind == "function" and after[0].text not in _ARTICLES:
-        return after[0].text
-    return ""
+    return _preposition(reading, reading.predicate_at + 1)

@@ -14,9 +14,10 @@ def strip_preamble(text: str) -> tuple[str, str]:
     """(the text without its reporting preamble, the preamble): "On 3 May the user said
     that" is two patterns, taken one after the other. A note of when it was said after
     the fact ("[mentioned on 2025/06/01]") is set aside with the preamble."""
-    note = note_pattern().search(fold(text))
+    folded = fold(text)
+    note = note_pattern().search(folded)
     # Folding keeps the length of everything but ß and ligatures: such a text keeps its note.
-    if note is not None and len(fold(text)) == len(text) and text[: note.start()].strip(" .。"):
+    if note is not None and len(folded) == len(text) and text[: note.start()].strip(" .。"):
         said, note_text = strip_preamble(text[: note.start()])
         return said, f"{note_text}{text[note.start() :]}"
     body = text

@@ -188,6 +188,7 @@ def test_a_reporting_preamble_is_set_aside_with_its_date():
         ("User lives in Berlin, as mentioned on 2025-06-01", "User lives in Berlin"),
         # A time stamp before it.
         ("[2025-06-01] Lives in Berlin", "Lives in Berlin"),
+        ("[v2] Uses Postgres 16", "[v2] Uses Postgres 16"),  # a label, no time
         ("2025-06-01 14:02 - Lives in Berlin", "Lives in Berlin"),
         # A record's number before it (a list, a label): no value of the fact.
         ("2. Lives in Berlin", "Lives in Berlin"),

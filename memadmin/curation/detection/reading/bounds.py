@@ -9,17 +9,23 @@ import re
 from memadmin.curation.detection.reading.words import Token, note_pattern, preamble_pattern
 from memadmin.store.lexicon import fold
 
+_NOTE_TAIL = 120  # the most characters a note after the fact is looked for in
+
 
 def strip_preamble(text: str) -> tuple[str, str]:
     """(the text without its reporting preamble, the preamble): "On 3 May the user said
     that" is two patterns, taken one after the other. A note of when it was said after
     the fact ("[mentioned on 2025/06/01]") is set aside with the preamble."""
-    folded = fold(text)
+    # A note is short and ends the text: only the end is searched (the whole of a long
+    # text of spaces made the search quadratic, seconds for 20,000 of them).
+    start = max(len(text) - _NOTE_TAIL, 0)
+    folded = fold(text[start:])
     note = note_pattern().search(folded)
     # Folding keeps the length of everything but ß and ligatures: such a text keeps its note.
-    if note is not None and len(folded) == len(text) and text[: note.start()].strip(" .。"):
-        said, note_text = strip_preamble(text[: note.start()])
-        return said, f"{note_text}{text[note.start() :]}"
+    at = start + note.start() if note is not None else 0
+    if note is not None and len(folded) == len(text) - start and text[:at].strip(" .。"):
+        said, note_text = strip_preamble(text[:at])
+        return said, f"{note_text}{text[at:]}"
     body = text
     while True:
         folded = fold(body[:120])

@@ -24,6 +24,7 @@ def write_result(result) -> dict:
         "memory": memory(result.memory),
         "similar": result.similar,
         "conflict_id": result.conflict_id,
+        "conflict_ids": result.conflict_ids,
         "queued_for_review": result.queued_for_review,
         "check_failed": result.check_failed,
     }

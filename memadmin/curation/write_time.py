@@ -6,8 +6,10 @@ Exact repeat: no new row; the existing memory gains this session/source in its
 provenance and the higher confidence (`duplicate`). Near-identical with every guard
 passing: stored, the older superseded by it, undoable (`replaced`). The review band:
 merged by the LLM when one is configured (`merged`), else stored and the pair queued for
-review (`inserted`, queued_for_review). A key-token difference on the same subject:
-stored and a Conflict opened. Otherwise stored (`inserted`).
+review (`inserted`, queued_for_review). Otherwise stored (`inserted`). Whatever it becomes,
+a Conflict is opened with each neighbour it contradicts or updates (a key-token difference
+on the same subject, in the proposed tier): with every copy of the old fact, not only the
+nearest.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ class WriteResult:
     action: str  # duplicate | replaced | merged | inserted
     memory: Memory | None = None
     similar: list[dict] = field(default_factory=list)
-    conflict_id: int | None = None
+    conflict_id: int | None = None  # the nearest of conflict_ids
+    conflict_ids: list[int] = field(default_factory=list)
     cluster_id: int | None = None
     queued_for_review: bool = False
     check_failed: bool = False
@@ -209,58 +212,43 @@ def _with_multilingual_cosines(neighbours: list, multi_vector) -> list:
 
 
 def _act_on_write(memory: Memory, judged: list, actor: str, llm_session, result: WriteResult):
-    """Act on the nearest decisive judgement (merge, conflict or review, in the proposed
-    tier); list the rest as `similar`. A doubtful pair is left to the next
-    find_duplicates run, which ranks it with the namespace's other doubtful pairs (and
-    asks the LLM about it, when one is configured)."""
+    """Open a conflict with each neighbour the new memory contradicts or updates, then act
+    on the nearest judgement of one fact (merge or review, in the proposed tier); list the
+    rest as `similar`. A doubtful pair is left to the next find_duplicates run, which
+    ranks it with the namespace's other doubtful pairs (and asks the LLM about it, when
+    one is configured)."""
+    # A possible pair is listed as similar below: nothing is opened for it.
+    verdicts = [
+        Verdict.DISTINCT if judgement.tier == POSSIBLE else judgement.verdict
+        for _, judgement in judged
+    ]
+    # The conflicts first: a merge that folds the new memory away then carries them to
+    # the merged memory (curation.decisions.overlaps), as any merge does.
+    gone = set()  # neighbours a concurrent write folded or changed after the check
+    for (neighbour, judgement), verdict in zip(judged, verdicts, strict=True):
+        if verdict != Verdict.CONFLICT:
+            continue
+        if not _still_active(neighbour.memory):
+            gone.add(neighbour.memory.pk)
+        else:
+            conflict, _ = decisions.open_conflict(
+                older=neighbour.memory, newer=memory, **judgement.conflict_fields(stored_model())
+            )
+            result.conflict_ids.append(conflict.pk)
+    result.conflict_id = result.conflict_ids[0] if result.conflict_ids else None
     decided = False
     auto_merge = Thresholds.from_settings().auto_merge
-    for neighbour, judgement in judged:
+    for (neighbour, judgement), verdict in zip(judged, verdicts, strict=True):
         older = neighbour.memory
-        # A possible pair is listed as similar below: nothing is opened for it.
-        verdict = Verdict.DISTINCT if judgement.tier == POSSIBLE else judgement.verdict
-        decisive = verdict in (Verdict.AUTO_MERGE, Verdict.CONFLICT, Verdict.REVIEW)
-        if not decided and decisive and not _still_active(older):
+        if not decided and verdict in (Verdict.AUTO_MERGE, Verdict.REVIEW):
             # A concurrent write folded or changed this neighbour after the check: act on
             # nothing against it. The new memory is stored all the same; the next run of
             # find_duplicates judges it against what stands now.
+            if _still_active(older):
+                _one_fact(memory, older, judgement, actor, llm_session, result)
+                decided = True
             continue
-        if not decided and verdict == Verdict.AUTO_MERGE:
-            cluster = decisions.fold_memories(
-                survivor=memory,
-                others=[older],
-                edges=[_edge(older, memory, judgement)],
-                action=HistoryEvent.Action.MERGE,
-                actor=actor,
-                reason=f"replaced at write time ({'; '.join(judgement.reasons)})",
-            )
-            result.action, result.cluster_id, decided = "replaced", cluster.pk, True
-            memory.refresh_from_db()
-            continue
-        if not decided and verdict == Verdict.CONFLICT:
-            conflict, _ = decisions.open_conflict(
-                older=older, newer=memory, **judgement.conflict_fields(stored_model())
-            )
-            result.conflict_id, decided = conflict.pk, True
-        elif not decided and verdict == Verdict.REVIEW:
-            cluster, _ = decisions.open_cluster(
-                namespace=memory.namespace,
-                memories=[older, memory],
-                edges=[_edge(older, memory, judgement)],
-                flags=list(judgement.flags),
-                tier=judgement.tier or PROPOSED,
-                confidence=judgement.confidence,
-                evidence=judgement.findings,
-                explanation=scoring.explain(judgement, stored_model()),
-            )
-            result.cluster_id, decided = cluster.pk, True
-            merged = _merge_now(cluster, [older, memory], llm_session, actor, judgement)
-            if merged is not None:
-                result.action, result.memory = "merged", merged
-            else:
-                result.queued_for_review = True
-            continue
-        if judgement.similarity < auto_merge:
+        if judgement.similarity < auto_merge and older.pk not in gone:
             result.similar.append(
                 {
                     "id": older.external_id,
@@ -268,6 +256,40 @@ def _act_on_write(memory: Memory, judged: list, actor: str, llm_session, result:
                     "similarity": round(neighbour.similarity, 4),
                 }
             )
+
+
+def _one_fact(memory: Memory, older: Memory, judgement, actor: str, llm_session, result) -> None:
+    """The new memory and its nearest neighbour of one fact: near-identical with every
+    guard passing, the older superseded by it (`replaced`); else a cluster for review,
+    merged now by the LLM where the model is as sure as an automatic merge needs."""
+    if judgement.verdict == Verdict.AUTO_MERGE:
+        cluster = decisions.fold_memories(
+            survivor=memory,
+            others=[older],
+            edges=[_edge(older, memory, judgement)],
+            action=HistoryEvent.Action.MERGE,
+            actor=actor,
+            reason=f"replaced at write time ({'; '.join(judgement.reasons)})",
+        )
+        result.action, result.cluster_id = "replaced", cluster.pk
+        memory.refresh_from_db()
+        return
+    cluster, _ = decisions.open_cluster(
+        namespace=memory.namespace,
+        memories=[older, memory],
+        edges=[_edge(older, memory, judgement)],
+        flags=list(judgement.flags),
+        tier=judgement.tier or PROPOSED,
+        confidence=judgement.confidence,
+        evidence=judgement.findings,
+        explanation=scoring.explain(judgement, stored_model()),
+    )
+    result.cluster_id = cluster.pk
+    merged = _merge_now(cluster, [older, memory], llm_session, actor, judgement)
+    if merged is not None:
+        result.action, result.memory = "merged", merged
+    else:
+        result.queued_for_review = True
 
 
 def _still_active(memory: Memory) -> bool:

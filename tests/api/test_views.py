@@ -139,11 +139,46 @@ def test_a_key_token_difference_inserts_and_opens_a_conflict(agent, stored):
 
     assert body["action"] == "inserted"
     conflict = Conflict.objects.get()
-    assert body["conflict_id"] == conflict.pk
+    assert body["conflict_id"] == conflict.pk and body["conflict_ids"] == [conflict.pk]
     assert (conflict.memory_a.external_id, conflict.memory_b.content) == (
         "m0",
         "The billing API is deployed on Railway.",
     )
+
+
+def test_a_write_opens_a_conflict_with_every_copy_of_the_old_fact(agent, stored):
+    # The same fact stored twice (two sources wrote it) and said once more in other
+    # words: the move contradicts each of them, not only the nearest. The copy's conflict
+    # stands behind the first (one decision settles both).
+    stored(
+        "The billing API is deployed on Hetzner.",
+        "The billing API is deployed on Hetzner.",
+        "The billing API runs on Hetzner.",
+    )
+
+    response = post(agent, {"content": "The billing API is deployed on Railway."})
+
+    body = response.json()
+    assert conforms(response, "WriteResult")
+    conflicts = {c.pk: c for c in Conflict.objects.all()}
+    assert sorted(body["conflict_ids"]) == sorted(conflicts) and len(conflicts) == 3
+    assert body["conflict_id"] == body["conflict_ids"][0]
+    assert {c.memory_a.external_id for c in conflicts.values()} == {"m0", "m1", "m2"}
+    assert sorted(c.status for c in conflicts.values()) == ["copy", "open", "open"]
+
+
+def test_a_write_both_repeats_one_memory_and_contradicts_another(agent, stored):
+    # The nearest neighbour says the new fact in other words (a merge for review), a
+    # farther one the old value: both are acted on.
+    stored("The billing API is deployed on Hetzner.", "Our billing API now runs on Railway.")
+
+    body = post(agent, {"content": "The billing API is deployed on Railway."}).json()
+
+    assert body["queued_for_review"] and body["conflict_ids"]
+    members = Cluster.objects.get().memberships.values_list("memory__external_id", flat=True)
+    assert "m1" in set(members)
+    conflict = Conflict.objects.get(pk=body["conflict_id"])
+    assert conflict.memory_a.external_id == "m0"
 
 
 def test_an_unrelated_memory_is_inserted_with_its_similar_neighbours(agent, stored):

@@ -143,6 +143,40 @@ def test_where_a_thing_is_and_what_it_has_are_two_attributes():
     assert shared.kind == frames.UNREAD
 
 
+def test_why_a_move_happened_is_said_beside_the_place_it_sets():
+    # The same place after "to", the reason reworded after "for": no new value.
+    for older, newer in [
+        ("Relocated to Madrid for work.", "Moved to Madrid for a new job."),
+        ("A déménagé à Lyon pour son travail.", "S'est installée à Lyon pour un nouveau poste."),
+    ]:
+        assert relation(older, newer).kind == frames.UNREAD
+    # Where it differs, or when, the move sets a new value.
+    assert relation("Moved to Madrid for work.", "Moved to Lisbon for work.").kind == (
+        frames.NEW_VALUE
+    )
+    assert relation("Moved to Madrid in 2019.", "Moved to Madrid in 2021.").kind == (
+        frames.NEW_VALUE
+    )
+    assert relation("Joined Acme as an engineer.", "Joined Acme as a PM.").kind == (
+        frames.NEW_VALUE
+    )
+
+
+def test_how_one_works_is_no_detail_of_where():
+    # Each side says what the other does not: where against how, not one with detail.
+    assert relation("I work at Google", "I work remotely").kind == frames.UNREAD
+    # How, added to the same where, is detail; how, beside another where, a new value.
+    assert relation("Works at Google", "Works remotely at Google").kind == frames.REFINES
+    assert relation("Works at Google", "Works at Meta remotely").kind == frames.NEW_VALUE
+
+
+def test_what_never_changes_and_a_state_of_the_same_value_are_two_facts():
+    born = relation("Omar T. was born in Porto.", "Omar T.'s home is in Porto.")
+    assert born.kind == frames.OTHER_PREDICATE
+    # A noun of the same class over a copula is the same fact.
+    assert relation("My birthday is on March 3.", "I was born on March 3.").kind == frames.SAME
+
+
 def test_a_name_the_user_goes_by_is_the_user():
     # In Alice's store "Alice lives in Lyon" is about the user, as "Lives in Lyon" is.
     same = relation("Alice lives in Porto", "Lives in Lyon", user_names=frozenset({"alice"}))

@@ -49,7 +49,6 @@ from memadmin.curation.detection.reading.words import (
     PredicateClass,
     Token,
     class_of,
-    classes,
     relation_word,
     same_class,
 )
@@ -211,7 +210,9 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
         return None
     verb_a, verb_b = older.tokens[older.predicate_at], newer.tokens[newer.predicate_at]
     if verb_a.lemma == verb_b.lemma and not (
-        class_a is not None and class_b is not None and (_noun_named(older) or _noun_named(newer))
+        class_a is not None
+        and class_b is not None
+        and (slots.noun_named(older) or slots.noun_named(newer))
     ):
         # One verb, one predicate; but "My birthday is on March 3" / "The project deadline
         # is Friday" share only the copula: the noun says what each gives the value of.
@@ -233,7 +234,11 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
             # "User's name is Kenji" / "User is a data scientist": what the subject's
             # noun names against a bare copula, two attributes.
             return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")
-        if copulas and not slots.where_and_what(older, newer):
+        if (
+            copulas
+            and not slots.where_and_what(older, newer)
+            and not slots.fixed_and_other(older, newer)
+        ):
             # "The cache is Redis" / "uses Redis as its cache", "Her cat Miso is 4 years
             # old" / "Has a cat called Miso": a copula says too little to tell.
             return Relation(UNREAD)
@@ -270,17 +275,6 @@ def _valued(older: Reading, newer: Reading) -> Relation | None:
     if word_a.lemma == word_b.lemma:
         return None
     return Relation(NEW_VALUE, f"{word_a.text} / {word_b.text}", update=True)
-
-
-def _noun_named(reading: Reading) -> bool:
-    """A class read from the subject's noun over a copula ("her name is", "his birthday
-    is"): the copula is the predicate, or the noun itself is ("User's name is Kenji",
-    where "name" is a word of its class too)."""
-    found = reading.predicate
-    if found is None or found.name in ("be", "have") or reading.predicate_at < 0:
-        return False
-    token = reading.tokens[reading.predicate_at]
-    return token.kind == "verb" or classes()[1].get(token.lemma) is found
 
 
 def _content_verbs(older: Reading, newer: Reading) -> bool:
@@ -390,11 +384,17 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     only_a, only_b = slots.without_lone_times(only_a, only_b)
     only_a = [t for t in only_a if not slots.manner(t, older)]
     only_b = [t for t in only_b if not slots.manner(t, newer)]
-    if not only_a or not only_b:
-        return Relation(REFINES, spelled(only_a or only_b))
+    if bool(only_a) != bool(only_b):
+        # "I work at Google" / "I work remotely": where against how, neither says the
+        # other's; not one of them with detail added.
+        return Relation(UNREAD)
+    if not only_a:
+        return Relation(REFINES)
     detail = _both(only_a, older, only_b, newer)
     if not _same_predicate(older, newer):
         return Relation(UNREAD)  # "prefers answers in English" / "wants replies in English"
+    if slots.purpose_beside_the_value(older, newer, only_a, only_b):
+        return Relation(UNREAD)  # why it happened, reworded: for the similarity to judge
     slot = slots.slot_of(older, newer, only_a, only_b)
     changes = any(c is not None and c.changes for c in (older.predicate, newer.predicate))
     if slot == "one" and (
@@ -577,7 +577,7 @@ def _compare_across(older: Reading, newer: Reading) -> Relation:
         # ("User's name is Kenji") or two content verbs of two classes ("Kenji mag kein
         # Koriander" / "Kenji joue de la basse") are two predicates, as in one language.
         # A copula or "have" says too little to tell ("Le cache est Redis" / "uses Redis").
-        if _noun_named(older) or _noun_named(newer) or _content_verbs(older, newer):
+        if slots.noun_named(older) or slots.noun_named(newer) or _content_verbs(older, newer):
             return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")
         return Relation(UNREAD)
     changed = changed_values(values_a, values_b, newer.text, older.text) or other_word_across(

@@ -14,7 +14,7 @@ from memadmin.curation.detection.comparing.matching import (
     values_only,
 )
 from memadmin.curation.detection.reading.clause import Reading
-from memadmin.curation.detection.reading.words import Token, class_of_word, slot_nouns
+from memadmin.curation.detection.reading.words import Token, class_of_word, classes, slot_nouns
 from memadmin.store.lexicon import HAN, words
 
 
@@ -137,6 +137,49 @@ def _before_shared_purpose(older: Reading, newer: Reading, token: Token) -> bool
     if not following or following[0].text not in purpose:
         return False
     return any(found_in(t, newer) for t in following[1:] if t.content)
+
+
+def purpose_beside_the_value(older: Reading, newer: Reading, only_a, only_b) -> bool:
+    """ "Relocated to Madrid for work." / "Moved to Madrid for a new job.": an event
+    that sets a value ("moved" sets where one lives) names the same value on both sides,
+    and every word that differs stands after it, in a purpose ("for", "pour"): why it
+    happened, said in other words, not a new value."""
+    if not all(r.predicate is not None and r.predicate.sets for r in (older, newer)):
+        return False
+    purpose = words("markers", "purpose")
+    for reading, only in ((older, only_a), (newer, only_b)):
+        value = _phrase(reading.tokens[reading.predicate_at + 1 : reading.clause_end])
+        if not value or any(t in only for t in value):
+            return False  # the value itself differs ("to Madrid" / "to Lisbon")
+        after = reading.tokens.index(value[-1])
+        opened = [
+            i for i, t in enumerate(reading.tokens[: reading.clause_end]) if t.text in purpose
+        ]
+        if not opened or opened[0] <= after:
+            return False
+        if any(reading.tokens.index(t) <= opened[0] for t in only):
+            return False
+    return True
+
+
+def noun_named(reading: Reading) -> bool:
+    """A class read from the subject's noun over a copula ("her name is", "his birthday
+    is"): the copula is the predicate, or the noun itself is ("User's name is Kenji",
+    where "name" is a word of its class too)."""
+    found = reading.predicate
+    if found is None or found.name in ("be", "have") or reading.predicate_at < 0:
+        return False
+    token = reading.tokens[reading.predicate_at]
+    return token.kind == "verb" or classes()[1].get(token.lemma) is found
+
+
+def fixed_and_other(older: Reading, newer: Reading) -> bool:
+    """ "Omar was born in Porto." / "Omar's home is in Porto.": the copula's class is
+    named by its noun, and one side says what never changes (where one was born, one's
+    name, nationality) where the other says another class: two facts of one value."""
+    if not (noun_named(older) or noun_named(newer)):
+        return False
+    return any(r.predicate.fixed for r in (older, newer))
 
 
 # --- What the values in a slot are ------------------------------------------------------

@@ -162,14 +162,6 @@ def test_why_a_move_happened_is_said_beside_the_place_it_sets():
     )
 
 
-def test_how_one_works_is_no_detail_of_where():
-    # Each side says what the other does not: where against how, not one with detail.
-    assert relation("I work at Google", "I work remotely").kind == frames.UNREAD
-    # How, added to the same where, is detail; how, beside another where, a new value.
-    assert relation("Works at Google", "Works remotely at Google").kind == frames.REFINES
-    assert relation("Works at Google", "Works at Meta remotely").kind == frames.NEW_VALUE
-
-
 def test_what_never_changes_and_a_state_of_the_same_value_are_two_facts():
     born = relation("Omar T. was born in Porto.", "Omar T.'s home is in Porto.")
     assert born.kind == frames.OTHER_PREDICATE

@@ -384,12 +384,8 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     only_a, only_b = slots.without_lone_times(only_a, only_b)
     only_a = [t for t in only_a if not slots.manner(t, older)]
     only_b = [t for t in only_b if not slots.manner(t, newer)]
-    if bool(only_a) != bool(only_b):
-        # "I work at Google" / "I work remotely": where against how, neither says the
-        # other's; not one of them with detail added.
-        return Relation(UNREAD)
-    if not only_a:
-        return Relation(REFINES)
+    if not only_a or not only_b:
+        return Relation(REFINES, spelled(only_a or only_b))
     detail = _both(only_a, older, only_b, newer)
     if not _same_predicate(older, newer):
         return Relation(UNREAD)  # "prefers answers in English" / "wants replies in English"

@@ -148,13 +148,14 @@ def _insert_with_copies(new: list[Conflict]) -> None:
         standing.update(
             ((namespace_id, key), pk) for key, pk in standing_for(namespace_id, keys).items()
         )
-    leads, copies = [], []
+    leads, copies, led = [], [], set()
     for conflict in new:
         place = (conflict.namespace_id, conflict.texts_key)
-        if place in standing or any((c.namespace_id, c.texts_key) == place for c in leads):
+        if place in standing or place in led:
             copies.append(conflict)
         else:
             leads.append(conflict)
+            led.add(place)
     Conflict.objects.bulk_create(leads, batch_size=1000)
     standing.update(((c.namespace_id, c.texts_key), c.pk) for c in leads)
     for copy in copies:

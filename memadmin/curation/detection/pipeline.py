@@ -12,6 +12,7 @@ Each stage returns an immutable value that the next one reads; an LLM's answer
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from memadmin.curation.detection.candidates import neighbours
 from memadmin.curation.detection.candidates.counts import Counts
-from memadmin.curation.detection.comparing import evidence, rules
+from memadmin.curation.detection.comparing import alignment, evidence, rules
 from memadmin.curation.detection.reading import lexical
 from memadmin.curation.detection.scoring import judgement as scoring
 from memadmin.curation.detection.scoring.clustering import Edge
@@ -146,6 +147,12 @@ class Judged:
         return tuple(sorted((i, j), key=lambda p: (self.memories[p].created_at, p)))
 
 
+# Candidate pairs are read this many at a time, the words they do not share encoded first
+# in one call of the model (alignment.prefetch); a bound, so that a namespace of 100,000
+# does not hold all its pairs and their words at once.
+PAIRS_READ_TOGETHER = 4096
+
+
 def judge_namespace(
     memories: Sequence,
     vectors: np.ndarray | None,
@@ -195,19 +202,21 @@ def judge_namespace(
         word_pairs=word_pairs,
     )
     read = {}
-    for i, j, cosine in candidates:
-        key = (min(i, j), max(i, j))
-        if key not in read:
-            older, newer = judged.ordered(i, j)
-            read[key] = read_pair(
-                memories[older],
-                memories[newer],
-                cosine=judged.cosine(i, j) if cosine is None else cosine,
-                tfidf=judged.tfidf,
-                thresholds=thresholds,
-                multi=judged.multi(i, j),
-                user_names=judged.user_names,
-            )
+    while chunk := list(itertools.islice(candidates, PAIRS_READ_TOGETHER)):
+        alignment.prefetch((memories[i].content, memories[j].content) for i, j, _ in chunk)
+        for i, j, cosine in chunk:
+            key = (min(i, j), max(i, j))
+            if key not in read:
+                older, newer = judged.ordered(i, j)
+                read[key] = read_pair(
+                    memories[older],
+                    memories[newer],
+                    cosine=judged.cosine(i, j) if cosine is None else cosine,
+                    tfidf=judged.tfidf,
+                    thresholds=thresholds,
+                    multi=judged.multi(i, j),
+                    user_names=judged.user_names,
+                )
     scored = scoring.score_together(
         {
             key: (found, evidence_, *(memories[p] for p in judged.ordered(*key)))

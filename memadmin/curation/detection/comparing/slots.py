@@ -151,13 +151,13 @@ def purpose_beside_the_value(older: Reading, newer: Reading, only_a, only_b) -> 
         value = _phrase(reading.tokens[reading.predicate_at + 1 : reading.clause_end])
         if not value or any(t in only for t in value):
             return False  # the value itself differs ("to Madrid" / "to Lisbon")
+        # Tokens know their place in the text: index() finds each one where it stands.
         after = reading.tokens.index(value[-1])
-        opened = [
-            i for i, t in enumerate(reading.tokens[: reading.clause_end]) if t.text in purpose
-        ]
-        if not opened or opened[0] <= after:
+        clause = reading.tokens[: reading.clause_end]
+        opened = next((i for i, t in enumerate(clause) if t.text in purpose), None)
+        if opened is None or opened <= after:
             return False
-        if any(reading.tokens.index(t) <= opened[0] for t in only):
+        if any(reading.tokens.index(t) <= opened for t in only):
             return False
     return True
 

@@ -73,9 +73,11 @@ def text_words(text: str) -> frozenset[str]:
     return frozenset(_TEXT_WORD.findall(fold(text)))
 
 
+@text_cache
 def content_words(text: str) -> tuple[str, ...]:
     """The words of a text that carry meaning (no stop words, no one- or two-letter words,
-    compounds split: "port-forwarded" is "port" and "forwarded")."""
+    compounds split: "port-forwarded" is "port" and "forwarded"). Cached: the readers of
+    a pair ask for them several times, and a text is read beside several others."""
     found, stop = [], stop_words()
     for token in _LETTER_WORD.findall(fold(text)):
         if "-" not in token and "'" not in token:  # most words: as they are

@@ -1,6 +1,8 @@
 """The language of a memory, told cheaply: which namespaces need the second model."""
 
 import re
+import subprocess
+import sys
 import time
 import unicodedata
 
@@ -89,6 +91,22 @@ def test_telling_the_language_costs_microseconds():
         per_text = (time.perf_counter() - started) / len(texts)
         # Measured about 30 µs a sentence and 10 µs a note (bench/embed.py: 27 µs).
         assert per_text < bound
+
+
+def test_a_note_with_no_function_word_is_told_without_decoding_a_whole_dictionary():
+    # In a fresh process, as a detection worker starts: the dictionaries tell "Raucht."
+    # in their low-memory form, and simplemma decodes none whole (the German one alone
+    # takes 2.3 s, in every worker of a run).
+    script = (
+        "from simplemma.strategies.dictionaries import DEFAULT_DICTIONARY_FACTORY as whole\n"
+        "from memadmin.store.lexicon import language_of\n"
+        "print(language_of('Raucht.'), language_of('Liebt Sushi.'),"
+        " whole._get_dictionary.cache_info().currsize)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.split() == ["de", "de", "0"]
 
 
 # --- The fast paths for ASCII text agree with the general one ------------------------------

@@ -136,14 +136,16 @@ def _is_class_word(token: Token, predicate: PredicateClass | None) -> bool:
 def warm_up(languages: tuple[str, ...] = ("en",)) -> None:
     """Load what reading most texts needs (simplemma's English dictionary, the unit
     table), so that worker processes forked after this share it. The German and French
-    dictionaries (1.5 s and 0.4 s to load) wait for a text that needs them: one in their
-    language, or a note with no function word, whose language all three tell (a store in
-    English has some: each worker of bench/many_subjects.py loads them once, side by side,
-    which costs a run no more time than loading them here first). A web server loads
-    them as it starts (`languages`): a person's decision that judges a pair again must
-    not wait for them."""
+    dictionaries (2.3 s and 0.4 s to load whole) wait for a text in their language; a
+    note with no function word, whose language all three tell, loads their low-memory
+    form (1.4 s for the three: store.lexicon). A store in English has such notes: each
+    worker of bench/many_subjects.py loads them once, side by side, which costs a run no
+    more time than loading them here first. A web server loads them all as it starts
+    (`languages`): a person's decision that judges a pair again must not wait for them."""
     for language in languages:
         lemma("warm", language)
+    if set(languages) - {"en"}:
+        language_of("Raucht.")  # no function word: the dictionaries tell it
     read("Lives in Lyon and works 2 h a day.")
     quantities.read("1,5 km")
 

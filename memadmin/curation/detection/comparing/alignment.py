@@ -44,7 +44,7 @@ class _WordVectors:
             # (two short lists of words a pair, tens of thousands of pairs a run).
             return np.array([known[word] for word in words])
 
-    def encode_missing(self, words) -> None:
+    def encode_missing(self, words: Iterable[str]) -> None:
         """Encode the words not kept yet, in one call of the model (its batches of 64): a
         word's vector is the same whatever it is batched with."""
         with self._lock:

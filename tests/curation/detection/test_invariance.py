@@ -115,7 +115,10 @@ def test_a_store_written_in_other_words_and_languages_proposes_nothing_false(vec
     # synonyms), kept out of every fit. Without an LLM the readers are blind to most of
     # its paraphrases; what they propose must still be right (two Spanish sentences told
     # apart as two languages went to the multilingual bar for a pair across languages,
-    # proposed as one fact), and what they cannot read waits in the possible tier.
+    # proposed as one fact), and what they cannot read waits in the possible tier: as much
+    # of it as the rules before the model proposed on the store issue 48 scored (0.69 /
+    # 0.56; a false pair between two Spanish sentences, a bridge between two
+    # translations, kept both out of it until clusters were split at their bridges).
     rows, labels = calibration.load_set(EVERYDAY.parent / "held_out" / "conversational")
     outputs = calibration.plan_set(rows, Thresholds.from_settings(), vectors)
     proposed = calibration.score(labels, outputs)
@@ -123,4 +126,4 @@ def test_a_store_written_in_other_words_and_languages_proposes_nothing_false(vec
 
     assert proposed.false_pairs == [] and proposed.false_conflicts == []
     assert proposed.unsafe_auto_merges == []
-    assert reached.recall >= 0.6 and reached.conflict_recall >= 0.55
+    assert reached.recall >= 0.69 and reached.conflict_recall >= 0.56

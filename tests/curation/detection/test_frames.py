@@ -72,6 +72,15 @@ def relation(older: str, newer: str, **options) -> frames.Relation:
         ("Lin's team uses npm.", "Lin's team uses pnpm, not npm or yarn.", frames.OPPOSITE),
         ("Meets on Tuesday, not Thursday.", "Meets on Thursday.", frames.OPPOSITE),
         ("Prefers tea.", "Prefers tea, not coffee.", frames.SAME),
+        # What one denies after its clause the other's clause denies too: one statement.
+        (
+            "Drinks green tea, never coffee.",
+            "Doesn't drink coffee; has green tea instead.",
+            frames.REFINES,
+        ),
+        ("Uses pnpm, not npm.", "Doesn't use npm.", frames.REFINES),
+        ("Doesn't drink tea.", "Drinks tea, not coffee.", frames.OPPOSITE),
+        ("Uses pnpm, not npm.", "Doesn't use pnpm.", frames.OPPOSITE),
         # Across languages a stance reversed needs the same thing on both sides.
         ("Tom loves Python.", "Tom n'aime pas Python.", frames.OPPOSITE),
         ("Tom loves Python.", "Tom n'aime pas Java.", frames.OTHER_VALUE),

@@ -327,6 +327,16 @@ def _denied(reading: Reading, other: Reading) -> list[Token]:
     return _not_said_in(tuple(asserted), reading.objects)
 
 
+def _denied_by_both(older, newer, denied_a, denied_b, only_a, only_b) -> Relation | None:
+    """What one denies after its clause the other's clause denies too ("Drinks tea, never
+    coffee" / "Doesn't drink coffee"): one statement, the rest one side's detail."""
+    agreed = denied_a if newer.sign < 0 else denied_b if older.sign < 0 else []
+    if not agreed or older.sign == newer.sign:
+        return None
+    only_a, only_b = _not_said_in(tuple(only_a), agreed), _not_said_in(tuple(only_b), agreed)
+    return Relation(REFINES, spelled(only_a or only_b)) if only_a or only_b else Relation(SAME)
+
+
 def _both(only_a, older: Reading, only_b, newer: Reading) -> str:
     """ "42 cm / 45 cm": what each side has that the other lacks, as each writes it."""
     return f"{spelled(only_a, older.text)} / {spelled(only_b, newer.text)}"
@@ -360,13 +370,14 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
         said = spelled(denied_a or denied_b)
         detail = f"not {said} / {said}" if denied_a else f"{said} / not {said}"
         return Relation(OPPOSITE, detail, update=update)
+    if agreed := _denied_by_both(older, newer, denied_a, denied_b, only_a, only_b):
+        return agreed
     # One statement denied, unless each says it of something else ("Can't handle spicy
     # food" / "Loves Thai food").
     one_thing = shared or not (objects_a or objects_b)
     if older.sign != newer.sign and one_thing and not (only_a and only_b):
         return Relation(OPPOSITE, _sign_detail(older, newer), update=update)
-    swapped = _swapped(older, newer)
-    if swapped:
+    if swapped := _swapped(older, newer):
         return Relation(NEW_VALUE, swapped, update=update)
     replaced = _replaced(older, newer)
     if replaced:

@@ -157,14 +157,13 @@ def _splitting_edge(
         return distances[node]
 
     def separates(edge: Edge) -> int:
+        # Every member is reached (a component is connected): an edge is on a shortest
+        # path between a and b when going through it is as short as the path.
         count = 0
         for a, b in apart:
             from_a, from_b = distance_from(a), distance_from(b)
-            if b not in from_a:
-                continue
-            length = from_a[b]
             count += any(
-                from_a.get(u, length) + 1 + from_b.get(v, length) == length
+                from_a[u] + 1 + from_b[v] == from_a[b]
                 for u, v in ((edge.a, edge.b), (edge.b, edge.a))
             )
         return count

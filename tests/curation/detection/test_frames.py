@@ -60,6 +60,10 @@ def relation(older: str, newer: str, **options) -> frames.Relation:
         ),
         ("The spare mug weighs 250 g.", "The new mug weighs 120 g.", frames.OTHER_SUBJECT),
         ("Prefers the dark theme.", "Prefers the light theme.", frames.NEW_VALUE),
+        # A slot of several values, one word exchanged in place: another value beside it,
+        # not a rewording (which moves or adds words).
+        ("Plays tennis on Tuesdays.", "Plays chess on Tuesdays.", frames.OTHER_VALUE),
+        ("Plans a trip to Japan in April.", "Plans to visit Japan in April.", frames.UNREAD),
         # Days of each week: a rate with its days, the bare rate its shorter form.
         ("The team meets on Mondays.", "The team meets on Wednesdays.", frames.NEW_VALUE),
         ("The team meets weekly.", "The team meets every Monday.", frames.SAME),

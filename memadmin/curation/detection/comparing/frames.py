@@ -411,8 +411,7 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     if (
         slot != "one"
         and _shared_values(objects_a, only_a)
-        and all(t.kind == "word" for t in only_a + only_b)
-        and not slots.one_word_in_place(older, newer, only_a, only_b)
+        and slots.reworded(older, newer, only_a, only_b)
     ):
         # Names and values kept, other words changed ("a trip to Japan in April" / "to
         # visit Japan in April"): rewording, for the similarity to judge.

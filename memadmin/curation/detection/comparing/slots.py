@@ -44,18 +44,21 @@ def slot_of(older: Reading, newer: Reading, only_a, only_b) -> str:
     return "many"
 
 
-def one_word_in_place(older: Reading, newer: Reading, only_a, only_b) -> bool:
-    """One word exchanged for another, every other word of the two clauses the same and
-    in place ("Plays tennis on Tuesdays" / "Plays chess on Tuesdays"): no rewording, but
-    another value (the words are no synonyms: frames set those aside before)."""
-    if len(only_a) != 1 or len(only_b) != 1:
+def reworded(older: Reading, newer: Reading, only_a, only_b) -> bool:
+    """Whether only words differ (no name, no value), and not one word exchanged for
+    another with every other word of the two clauses the same and in place ("Plays tennis
+    on Tuesdays" / "Plays chess on Tuesdays": another value, not a rewording; the words
+    are no synonyms, frames set those aside before)."""
+    if not all(t.kind == "word" for t in only_a + only_b):
         return False
+    if len(only_a) != 1 or len(only_b) != 1:
+        return True
     clause_a = older.tokens[: older.clause_end]
     clause_b = newer.tokens[: newer.clause_end]
     if len(clause_a) != len(clause_b):
-        return False
+        return True
     differ = [(x, y) for x, y in zip(clause_a, clause_b, strict=True) if x.text != y.text]
-    return differ == [(only_a[0], only_b[0])]
+    return differ != [(only_a[0], only_b[0])]
 
 
 def _names_one_slot(reading: Reading) -> bool:

@@ -7,6 +7,10 @@ fact. With --oracle ERROR, the doubtful pairs are asked an oracle judge
 them. The README's tables are this output.
 
     .venv/bin/python bench/minimal_pairs.py [--details] [--suite NAME ...] [--oracle 0]
+    .venv/bin/python bench/minimal_pairs.py --file tests/data/held_out/probe_pairs.txt
+
+With --file, the suites are those files instead (in the same format): pairs kept out of
+every fit, such as tests/data/held_out/probe_pairs.txt.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ def main() -> None:
     parser.add_argument("--details", action="store_true", help="list every failed pair")
     parser.add_argument("--suite", action="append", default=[], help="only these suites")
     parser.add_argument("--oracle", type=float, help="ask an oracle wrong this share of the time")
+    parser.add_argument("--file", action="append", default=[], help="a suite kept out of the fit")
     args = parser.parse_args()
 
     import django
@@ -36,7 +41,7 @@ def main() -> None:
     from memadmin.curation.detection.thresholds import Thresholds
     from memadmin.curation.learning import calibration
 
-    paths = sorted(SUITES.glob("*.txt"))
+    paths = [Path(f) for f in args.file] or sorted(SUITES.glob("*.txt"))
     if args.suite:
         paths = [p for p in paths if p.stem in args.suite]
     pairs = [pair for path in paths for pair in calibration.read_suite(path)]

@@ -34,6 +34,9 @@ def main() -> None:
     parser.add_argument("--oracle", type=float, help="ask an oracle wrong this share of the time")
     parser.add_argument("--file", action="append", default=[], help="a suite kept out of the fit")
     args = parser.parse_args()
+    if args.file and args.oracle is not None:
+        # The oracle answers from the fitted suites' labels: it knows no other file's pairs.
+        parser.error("--oracle reads the suites' own labels; it cannot answer a --file")
 
     import django
 

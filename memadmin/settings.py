@@ -442,7 +442,7 @@ LLM_ACCURACY = env_float("MEMADMIN_LLM_ACCURACY", 0.85, low=0.34, high=1.0)
 LLM_PRIOR_FLOOR = env_float("MEMADMIN_LLM_PRIOR_FLOOR", 0.02, low=0.0, high=0.3)
 # An answer the (tempered) model gave under this chance overturns it: it is asked a second
 # time, the newer memory shown first, and decides only if both readings agree (asked
-# right after the first, within the same budget).
+# several a call once the groups are read, within the same budget).
 LLM_SECOND_READING_BELOW = env_float("MEMADMIN_LLM_SECOND_READING_BELOW", 0.3, low=0.0, high=1.0)
 # The same for an answer "conflict", which puts a pair before an admin: read twice unless
 # the (tempered) model already holds it likelier than not. Measured with the oracle wrong
@@ -470,10 +470,9 @@ LLM_THIRD_READING_BELOW = env_float("MEMADMIN_LLM_THIRD_READING_BELOW", 0.1, low
 LLM_THIRD_READING_WHERE_READINGS_DISAGREE = env_bool(
     "MEMADMIN_LLM_THIRD_READING_WHERE_READINGS_DISAGREE", True
 )
-# The second readings that wait for the calls the groups leave (an answer "duplicate"'s,
-# LLM_DUPLICATE_SECOND_READING_BELOW) go this many to a call (prompts.recheck_prompt, each
-# pair the newer first): a confirmation costs a share of a call. 1 asks each on its own.
-# Every second reading so was measured and not kept (docs/llm.md).
+# Second readings go this many to a call (prompts.recheck_prompt, each pair the newer
+# first), once a call's worth is owed or the groups are read: a confirmation costs a
+# share of a call, and the calls saved read more groups (docs/llm.md). 1 asks each alone.
 LLM_SECOND_READINGS_A_CALL = env_int("MEMADMIN_LLM_SECOND_READINGS_A_CALL", 8, minimum=1)
 # The share of each pass's LLM budget that audits it (curation/llm/audit.py): pairs drawn
 # at random from every band of what it said, sure pairs included, asked again to measure

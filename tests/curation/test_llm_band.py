@@ -88,6 +88,23 @@ def test_a_judge_wrong_15_percent_of_the_time_keeps_the_proposals_precise(
     assert score.unsafe_auto_merges == []
 
 
+def test_second_readings_wait_for_the_groups_and_go_several_a_call(
+    everyday2, oracle, run_command, settings
+):
+    # Wrong 15 % of the time, many answers overturn the model and owe a second reading.
+    # They wait while groups are read (the calls they and their thirds need kept back)
+    # and go LLM_SECOND_READINGS_A_CALL to a recheck call: a confirmation costs a share
+    # of a call, not a call a group could have read a memory's candidates with.
+    judge = oracle(0.15)
+
+    assert run_command("find_duplicates").error is None
+
+    assert judge.recheck_calls > 0
+    rechecked = len(versions_read(prompt_version=prompts.RECHECK_VERSION))
+    assert rechecked >= 2 * judge.recheck_calls
+    assert judge.recheck_calls * settings.LLM_SECOND_READINGS_A_CALL >= rechecked
+
+
 def test_a_run_audits_what_it_said_and_measures_the_store_corrected_for_the_judge(
     everyday2, oracle, run_command
 ):

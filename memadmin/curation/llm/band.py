@@ -56,6 +56,7 @@ from memadmin.curation.llm.asking import (
     ask_pairs,
     calls_for,
     form_of_next,
+    nth,
     read_again,
     readings_within,
     spent,
@@ -365,7 +366,15 @@ def _ask_now(
     several = settings.LLM_SECOND_READINGS_A_CALL
     while calls < allowed and (seconds or spare or new):
         room = allowed - calls - (len(new) if grouped else 0)
-        if not seconds and spare and (room > 0 or not new):
+        reserve = _reserve(judged, seconds, several)
+        if seconds and _due(seconds, new, allowed - calls - reserve, several):
+            wanted = readings_within(seconds, allowed - calls, several)
+            seconds = seconds[len(wanted) :]
+            if not wanted:
+                break
+            found, made = read_again(session, judged, namespace, options, wanted, report, several)
+            planned = calls_for(wanted, several)
+        elif spare and (room > 0 or not new):
             # Those that wait go several a call: where calls are short, more are confirmed.
             room = room if new else allowed - calls
             wanted = readings_within(spare, room, several)
@@ -374,12 +383,8 @@ def _ask_now(
                 break  # none fits the calls left
             found, made = read_again(session, judged, namespace, options, wanted, report, several)
             planned = calls_for(wanted, several)
-        elif seconds:
-            wanted, seconds = readings_within(seconds, allowed - calls, 1), []
-            found, made = read_again(session, judged, namespace, options, wanted, report, 1)
-            planned = calls_for(wanted, 1)
         else:
-            count = min(step, max(1, (allowed - calls) // 2))
+            count = min(step, max(1, (allowed - calls - reserve) // 2))
             wanted, new = new[:count], new[count:]
             planned = len(wanted)
             if grouped and any(len(group) > 1 for group in wanted):
@@ -409,6 +414,22 @@ def _ask_now(
     for name, value in session.usage().items():
         if hasattr(report, name):
             setattr(report, name, getattr(report, name) + value - before.get(name, 0))
+
+
+def _reserve(judged: Judged, seconds: list[Asked], several: int) -> int:
+    """The calls the further readings owed take, and the third readings they will owe
+    where the tempered model gave their answer under LLM_THIRD_READING_BELOW."""
+    thirds = sum(
+        agreeing_needed(band_prior(judged, judged.judge(a.older, a.newer)), a.earlier[0].label) > 2
+        for a in nth(seconds, 1)
+    )
+    return calls_for(seconds, several) + thirds
+
+
+def _due(seconds, new, spare_calls: int, several: int) -> bool:
+    """Whether the further readings owed are asked now: a call's worth of second
+    readings, any third, or no group left (or no call to spare for one)."""
+    return not new or len(nth(seconds, 1)) >= several or bool(nth(seconds, 2)) or spare_calls < 2
 
 
 def _waits_for_spare_calls(judged: Judged, i: int, j: int, readings) -> bool:

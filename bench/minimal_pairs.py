@@ -37,6 +37,9 @@ def main() -> None:
     if args.file and args.oracle is not None:
         # The oracle answers from the fitted suites' labels: it knows no other file's pairs.
         parser.error("--oracle reads the suites' own labels; it cannot answer a --file")
+    missing = [name for name in args.file if not Path(name).is_file()]
+    if missing:
+        parser.error(f"no such file: {', '.join(missing)}")
 
     import django
 

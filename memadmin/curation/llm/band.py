@@ -263,8 +263,8 @@ def ask_band(
     sure of): by earlier answers where they are cached (`cached()` gives the namespace's
     readings by (hash, hash), one query a batch; they hold on any pair they were given
     for), else by asking the run's LLM session, LLM_CONCURRENCY at a time, within
-    the namespace's budget: second readings an earlier pass left owed first, then new
-    pairs a few at a time, each few followed by the second readings they need. With
+    the namespace's budget: new pairs a few at a time, the further readings owed (an
+    earlier pass's too) several a call as they mount (`_ask_now`). With
     `options.llm_batch` the pairs to ask are collected for a Message Batch instead
     (their second readings are a second batch's); without `options.llm_band` only the
     cached answers decide (the pass after the batches). Side effects: records each new
@@ -349,11 +349,12 @@ def _ask_now(
     judged, namespace, options: Options, report: Report, allowed, new, owed, *, grouped=False
 ) -> None:
     """Ask the run's session, a few first readings at a time (in groups: a few calls of a
-    memory and its candidates), each few followed by the second readings they need: a
-    confirmation is worth more than one more doubtful pair, and must not find the budget
-    spent (so at most half of what is left goes to first readings each time). Second
-    readings owed only to the bar of an answer "duplicate" wait for the calls the groups
-    left to ask do not need (`_waits_for_spare_calls`): each near candidate is read."""
+    memory and its candidates); the second readings they need wait until a call's worth
+    is owed (or no group is left) and go several a call. A confirmation is worth more
+    than one more doubtful pair and must not find the budget spent: the calls it and the
+    third it may owe take are kept back (`_reserve`), and at most half of what is left
+    goes to first readings each time. Second readings owed only to the bar of an answer
+    "duplicate" wait for the calls the groups do not need (`_waits_for_spare_calls`)."""
     session = options.llm_session
     before = session.usage()
     calls = 0

@@ -368,20 +368,17 @@ def _ask_now(
     while calls < allowed and (seconds or spare or new):
         room = allowed - calls - (len(new) if grouped else 0)
         reserve = _reserve(judged, seconds, several)
+        pending = None  # the further readings this call goes to, and the calls they may take
         if seconds and _due(seconds, new, allowed - calls - reserve, several):
-            wanted = readings_within(seconds, allowed - calls, several)
-            seconds = seconds[len(wanted) :]
-            if not wanted:
-                break
-            found, made = read_again(session, judged, namespace, options, wanted, report, several)
-            planned = calls_for(wanted, several)
+            pending, room = seconds, allowed - calls
         elif spare and (room > 0 or not new):
-            # Those that wait go several a call: where calls are short, more are confirmed.
-            room = room if new else allowed - calls
-            wanted = readings_within(spare, room, several)
-            spare = spare[len(wanted) :]
+            # Those that wait go with the calls the groups leave (all that is left after).
+            pending, room = spare, room if new else allowed - calls
+        if pending is not None:
+            wanted = readings_within(pending, room, several)
             if not wanted:
                 break  # none fits the calls left
+            del pending[: len(wanted)]
             found, made = read_again(session, judged, namespace, options, wanted, report, several)
             planned = calls_for(wanted, several)
         else:

@@ -5,6 +5,7 @@ decides what to ask and what the answers do)."""
 from __future__ import annotations
 
 import heapq
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -30,38 +31,45 @@ class Asked:
     earlier: tuple[Reading, ...] = ()
 
 
-def in_groups(new: list[Asked], size: int) -> list[list[Asked]]:
+def in_groups(
+    new: list[Asked], size: int, doubt: Mapping[tuple[int, int], float] | None = None
+) -> list[list[Asked]]:
     """`new` (the most doubtful first) as calls of one memory and up to `size` of its
-    candidates, each pair in one call, in few calls: the memory with the most pairs left
-    anchors the next call (a greedy cover; of two, the one with the more doubtful pair),
-    with its pairs left, most doubtful first. The calls go most doubtful first."""
+    candidates, each pair in one call: a greedy cover of the doubt (`doubt` of each pair
+    by positions, none where it has none; 1 each without `doubt`). The next call is
+    anchored by the memory whose `size` most doubtful pairs left weigh the most (of two,
+    the one with the more doubtful pair) and carries those pairs; the calls go in that
+    order, so the first few a budget reaches read as much doubt as calls can (anchored
+    by the memory with the most pairs, a call held one doubtful pair and fifteen sure
+    ones, and the doubtful pairs of other memories waited behind it)."""
+    weight = [1.0 if doubt is None else doubt.get((a.older, a.newer), 0.0) for a in new]
     of_memory: dict[int, list[int]] = {}
     for rank, asked in enumerate(new):
         of_memory.setdefault(asked.older, []).append(rank)
         of_memory.setdefault(asked.newer, []).append(rank)
     taken: set[int] = set()
-    left = {memory: len(ranks) for memory, ranks in of_memory.items()}
-    heap = [(-count, of_memory[memory][0], memory) for memory, count in left.items()]
+
+    def worth(memory: int) -> tuple[float, list[int]]:
+        ranks = [r for r in of_memory[memory] if r not in taken][:size]
+        return sum(weight[r] for r in ranks), ranks
+
+    # Lazily (a memory's worth only falls as pairs are taken, as long as its pairs come
+    # the weightiest first): one re-weighed at its turn goes on only if it is still first.
+    heap = [(-worth(m)[0], ranks[0], m) for m, ranks in of_memory.items()]
     heapq.heapify(heap)
     groups = []
     while heap:
-        count, _, anchor = heapq.heappop(heap)
-        if -count != left[anchor]:  # pairs were taken since: back with what is left
-            if left[anchor]:
-                first = next(r for r in of_memory[anchor] if r not in taken)
-                heapq.heappush(heap, (-left[anchor], first, anchor))
+        _, _, memory = heapq.heappop(heap)
+        value, ranks = worth(memory)
+        if not ranks:
             continue
-        ranks = [r for r in of_memory[anchor] if r not in taken][:size]
+        if heap and (-value, ranks[0]) > heap[0][:2]:
+            heapq.heappush(heap, (-value, ranks[0], memory))
+            continue
         taken.update(ranks)
-        for rank in ranks:
-            left[new[rank].older] -= 1
-            left[new[rank].newer] -= 1
         groups.append([new[r] for r in ranks])
-        if left[anchor]:
-            first = next(r for r in of_memory[anchor] if r not in taken)
-            heapq.heappush(heap, (-left[anchor], first, anchor))
-    rank_of = {id(asked): rank for rank, asked in enumerate(new)}
-    return sorted(groups, key=lambda group: rank_of[id(group[0])])
+        heapq.heappush(heap, (-value, ranks[0], memory))  # re-weighed at its next turn
+    return groups
 
 
 def anchor(group: list[Asked]) -> int:

@@ -107,12 +107,13 @@ def doubtful_pairs(judged: Judged, room: int = 0) -> list[tuple[int, int]]:
     they leave some of `room` (the calls a pass may make), the pairs the model is sure
     of follow, the least sure first, to fill it: a model fit on other data can be sure
     and wrong, and only an answer shows it (the budget, not a bar, bounds the cost)."""
-    return list(_with_doubt(judged, room))
+    doubtful, sure_of = _doubtful_and_sure(judged, room)
+    return [*doubtful, *sure_of]
 
 
-def _with_doubt(judged: Judged, room: int) -> dict[tuple[int, int], float]:
-    """doubtful_pairs with each pair's doubt (the chance the tempered model is wrong),
-    in their order."""
+def _doubtful_and_sure(judged: Judged, room: int):
+    """doubtful_pairs as (the doubtful pairs with each one's doubt, the chance that the
+    tempered model is wrong; the pairs it is sure of that fill `room`), each in order."""
     undecided = [
         (key, judgement)
         for key, judgement in judged.judgements.items()
@@ -127,11 +128,9 @@ def _with_doubt(judged: Judged, room: int) -> dict[tuple[int, int], float]:
         elif room:
             sure_of.append((1.0 - sure, i, j))
     doubtful.sort(key=_most_doubtful_first)
-    found = doubtful
-    if len(found) < room:
-        sure_of.sort(key=_most_doubtful_first)
-        found.extend(itertools.islice(sure_of, room - len(found)))
-    return {(i, j): doubt for doubt, i, j in found}
+    sure_of.sort(key=_most_doubtful_first)
+    filling = itertools.islice(sure_of, max(0, room - len(doubtful)))
+    return {(i, j): doubt for doubt, i, j in doubtful}, [(i, j) for _, i, j in filling]
 
 
 def answered_before(judged: Judged, answers: dict, listed: set) -> list[tuple[int, int]]:
@@ -283,8 +282,8 @@ def ask_band(
     # In groups every near candidate is read (a call holds a memory and several of its
     # candidates): the budget bounds the calls, not the pairs.
     room = len(judged.judgements) if grouped else allowed if asking else 0
-    doubt = _with_doubt(judged, room)
-    pairs = list(doubt)
+    doubt, sure_of = _doubtful_and_sure(judged, room)
+    pairs = [*doubt, *sure_of]
     answers = cached()
     # An earlier pass's answer on a pair the model is sure of still holds where this
     # pass has no call to spare for it (or no LLM): what it overturned stays overturned.

@@ -35,40 +35,42 @@ def in_groups(
     new: list[Asked], size: int, doubt: Mapping[tuple[int, int], float] | None = None
 ) -> list[list[Asked]]:
     """`new` (the most doubtful first) as calls of one memory and up to `size` of its
-    candidates, each pair in one call: a greedy cover of the doubt (`doubt` of each pair
-    by positions, none where it has none; 1 each without `doubt`). The next call is
-    anchored by the memory whose `size` most doubtful pairs left weigh the most (of two,
-    the one with the more doubtful pair) and carries those pairs; the calls go in that
-    order, so the first few a budget reaches read as much doubt as calls can (anchored
-    by the memory with the most pairs, a call held one doubtful pair and fifteen sure
-    ones, and the doubtful pairs of other memories waited behind it)."""
-    weight = [1.0 if doubt is None else doubt.get((a.older, a.newer), 0.0) for a in new]
+    candidates, each pair in one call: a greedy cover of the doubtful pairs (`doubt`, by
+    positions: the chance the model is wrong of each). The next call is anchored by the
+    memory whose `size` first pairs left hold the most doubt, then the most pairs (of
+    two, the one with the more doubtful pair) and carries those pairs; the calls go in
+    that order, so the first few a budget reaches read as much doubt as calls can
+    (anchored by the memory with the most pairs, a call held one doubtful pair and
+    fifteen sure ones, and the doubtful pairs of other memories waited behind it)."""
+    doubt = doubt or {}
+    weight = [doubt.get((a.older, a.newer), 0.0) for a in new]
     of_memory: dict[int, list[int]] = {}
     for rank, asked in enumerate(new):
         of_memory.setdefault(asked.older, []).append(rank)
         of_memory.setdefault(asked.newer, []).append(rank)
     taken: set[int] = set()
 
-    def worth(memory: int) -> tuple[float, list[int]]:
+    def worth(memory: int) -> tuple[tuple[float, int, int], list[int]]:
+        """(what a call anchored here now carries, as a heap orders it; its pairs)."""
         ranks = [r for r in of_memory[memory] if r not in taken][:size]
-        return sum(weight[r] for r in ranks), ranks
+        return (-sum(weight[r] for r in ranks), -len(ranks), ranks[0] if ranks else 0), ranks
 
-    # Lazily (a memory's worth only falls as pairs are taken, as long as its pairs come
-    # the weightiest first): one re-weighed at its turn goes on only if it is still first.
-    heap = [(-worth(m)[0], ranks[0], m) for m, ranks in of_memory.items()]
+    # Lazily: a memory's worth only falls as pairs are taken (its pairs come the most
+    # doubtful first), so one worked out again at its turn goes if it is still first.
+    heap = [(worth(memory)[0], memory) for memory in of_memory]
     heapq.heapify(heap)
     groups = []
     while heap:
-        _, _, memory = heapq.heappop(heap)
+        _, memory = heapq.heappop(heap)
         value, ranks = worth(memory)
         if not ranks:
             continue
-        if heap and (-value, ranks[0]) > heap[0][:2]:
-            heapq.heappush(heap, (-value, ranks[0], memory))
+        if heap and value > heap[0][0]:
+            heapq.heappush(heap, (value, memory))
             continue
         taken.update(ranks)
         groups.append([new[r] for r in ranks])
-        heapq.heappush(heap, (-value, ranks[0], memory))  # re-weighed at its next turn
+        heapq.heappush(heap, (value, memory))  # worked out again at its next turn
     return groups
 
 

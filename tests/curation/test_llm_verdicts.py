@@ -367,13 +367,15 @@ def test_doubtful_pairs_are_asked_several_at_once(run_command, load, fake_llm, s
     fake_llm.delay = 0.3
     fake_llm.handler = lambda body, number: verdict("unrelated")
     load(*band_pairs(8))
-    started = time.perf_counter()
 
     result = run_command("find_duplicates")
 
     assert len(fake_llm.requests) == 8
     assert "8 verdicts" in result.stdout
-    assert time.perf_counter() - started < 8 * 0.3  # not one after another
+    # Not one after another: some calls were in flight together (by when each came in,
+    # not by the wall clock a loaded machine stretches).
+    starts = fake_llm.started
+    assert max(sum(s <= t < s + fake_llm.delay for s in starts) for t in starts) >= 2
 
 
 def test_the_budget_grows_with_the_memories_compared(run_command, load, fake_llm, settings):

@@ -107,13 +107,6 @@ def doubtful_pairs(judged: Judged, room: int = 0) -> list[tuple[int, int]]:
     they leave some of `room` (the calls a pass may make), the pairs the model is sure
     of follow, the least sure first, to fill it: a model fit on other data can be sure
     and wrong, and only an answer shows it (the budget, not a bar, bounds the cost)."""
-    doubtful, sure_of = _doubtful_and_sure(judged, room)
-    return [*doubtful, *sure_of]
-
-
-def _doubtful_and_sure(judged: Judged, room: int):
-    """doubtful_pairs as (the doubtful pairs with each one's doubt, the chance that the
-    tempered model is wrong; the pairs it is sure of that fill `room`), each in order."""
     undecided = [
         (key, judgement)
         for key, judgement in judged.judgements.items()
@@ -128,9 +121,12 @@ def _doubtful_and_sure(judged: Judged, room: int):
         elif room:
             sure_of.append((1.0 - sure, i, j))
     doubtful.sort(key=_most_doubtful_first)
-    sure_of.sort(key=_most_doubtful_first)
-    filling = itertools.islice(sure_of, max(0, room - len(doubtful)))
-    return {(i, j): doubt for doubt, i, j in doubtful}, [(i, j) for _, i, j in filling]
+    found = [(i, j) for _, i, j in doubtful]
+    if len(found) < room:
+        sure_of.sort(key=_most_doubtful_first)
+        spare = ((i, j) for _, i, j in sure_of)
+        found.extend(itertools.islice(spare, room - len(found)))
+    return found
 
 
 def answered_before(judged: Judged, answers: dict, listed: set) -> list[tuple[int, int]]:
@@ -282,8 +278,7 @@ def ask_band(
     # In groups every near candidate is read (a call holds a memory and several of its
     # candidates): the budget bounds the calls, not the pairs.
     room = len(judged.judgements) if grouped else allowed if asking else 0
-    doubt, sure_of = _doubtful_and_sure(judged, room)
-    pairs = [*doubt, *sure_of]
+    pairs = doubtful_pairs(judged, room)
     answers = cached()
     # An earlier pass's answer on a pair the model is sure of still holds where this
     # pass has no call to spare for it (or no LLM): what it overturned stays overturned.
@@ -295,9 +290,7 @@ def ask_band(
     if options.llm_batch is not None:
         _collect_for_batch(judged, namespace, options, allowed, new, owed)
     elif asking_now and owed + new:
-        # The first readings as calls: in groups each as much doubt as it can hold.
-        calls = in_groups(new, _group_size(), doubt) if grouped else [[a] for a in new]
-        _ask_now(judged, namespace, options, report, allowed, calls, owed, grouped=grouped)
+        _ask_now(judged, namespace, options, report, allowed, new, owed, grouped=grouped)
 
 
 def _apply_cached(judged: Judged, pairs, answers: dict, report: Report):
@@ -355,10 +348,9 @@ def _group_size() -> int:
 def _ask_now(
     judged, namespace, options: Options, report: Report, allowed, new, owed, *, grouped=False
 ) -> None:
-    """Ask the run's session, a few first readings at a time (`new`, as the calls that
-    carry them: in groups, of a memory and several of its candidates); the second
-    readings they need wait until a call's worth is owed (or no group is left) and go
-    several a call. A confirmation is worth more
+    """Ask the run's session, a few first readings at a time (in groups: a few calls of a
+    memory and its candidates); the second readings they need wait until a call's worth
+    is owed (or no group is left) and go several a call. A confirmation is worth more
     than one more doubtful pair and must not find the budget spent: the calls it and the
     third it may owe take are kept back (`_reserve`), and at most half of what is left
     goes to first readings each time. Second readings owed only to the bar of an answer
@@ -371,6 +363,7 @@ def _ask_now(
     spare = [a for a, waiting in zip(owed, waits, strict=True) if waiting]
     seconds = [a for a, waiting in zip(owed, waits, strict=True) if not waiting]
     step = max(1, settings.LLM_CONCURRENCY) * 4
+    new = in_groups(new, _group_size()) if grouped else [[asked] for asked in new]
     several = settings.LLM_SECOND_READINGS_A_CALL
     while calls < allowed and (seconds or spare or new):
         room = allowed - calls - (len(new) if grouped else 0)

@@ -5,7 +5,6 @@ decides what to ask and what the answers do)."""
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -31,47 +30,38 @@ class Asked:
     earlier: tuple[Reading, ...] = ()
 
 
-def in_groups(
-    new: list[Asked], size: int, doubt: Mapping[tuple[int, int], float] | None = None
-) -> list[list[Asked]]:
+def in_groups(new: list[Asked], size: int) -> list[list[Asked]]:
     """`new` (the most doubtful first) as calls of one memory and up to `size` of its
-    candidates, each pair in one call: a greedy cover of the doubtful pairs (`doubt`, by
-    positions: the chance the model is wrong of each). The next call is anchored by the
-    memory whose `size` first pairs left hold the most doubt, then the most pairs (of
-    two, the one with the more doubtful pair) and carries those pairs; the calls go in
-    that order, so the first few a budget reaches read as much doubt as calls can
-    (anchored by the memory with the most pairs, a call held one doubtful pair and
-    fifteen sure ones, and the doubtful pairs of other memories waited behind it)."""
-    doubt = doubt or {}
-    weight = [doubt.get((a.older, a.newer), 0.0) for a in new]
+    candidates, each pair in one call, in few calls: the memory with the most pairs left
+    anchors the next call (a greedy cover; of two, the one with the more doubtful pair),
+    with its pairs left, most doubtful first. The calls go most doubtful first."""
     of_memory: dict[int, list[int]] = {}
     for rank, asked in enumerate(new):
         of_memory.setdefault(asked.older, []).append(rank)
         of_memory.setdefault(asked.newer, []).append(rank)
     taken: set[int] = set()
-
-    def worth(memory: int) -> tuple[tuple[float, int, int], list[int]]:
-        """(what a call anchored here now carries, as a heap orders it; its pairs)."""
-        ranks = [r for r in of_memory[memory] if r not in taken][:size]
-        return (-sum(weight[r] for r in ranks), -len(ranks), ranks[0] if ranks else 0), ranks
-
-    # Lazily: a memory's worth only falls as pairs are taken (its pairs come the most
-    # doubtful first), so one worked out again at its turn goes if it is still first.
-    heap = [(worth(memory)[0], memory) for memory in of_memory]
+    left = {memory: len(ranks) for memory, ranks in of_memory.items()}
+    heap = [(-count, of_memory[memory][0], memory) for memory, count in left.items()]
     heapq.heapify(heap)
     groups = []
     while heap:
-        _, memory = heapq.heappop(heap)
-        value, ranks = worth(memory)
-        if not ranks:
+        count, _, anchor = heapq.heappop(heap)
+        if -count != left[anchor]:  # pairs were taken since: back with what is left
+            if left[anchor]:
+                first = next(r for r in of_memory[anchor] if r not in taken)
+                heapq.heappush(heap, (-left[anchor], first, anchor))
             continue
-        if heap and value > heap[0][0]:
-            heapq.heappush(heap, (value, memory))
-            continue
+        ranks = [r for r in of_memory[anchor] if r not in taken][:size]
         taken.update(ranks)
+        for rank in ranks:
+            left[new[rank].older] -= 1
+            left[new[rank].newer] -= 1
         groups.append([new[r] for r in ranks])
-        heapq.heappush(heap, (value, memory))  # worked out again at its next turn
-    return groups
+        if left[anchor]:
+            first = next(r for r in of_memory[anchor] if r not in taken)
+            heapq.heappush(heap, (-left[anchor], first, anchor))
+    rank_of = {id(asked): rank for rank, asked in enumerate(new)}
+    return sorted(groups, key=lambda group: rank_of[id(group[0])])
 
 
 def anchor(group: list[Asked]) -> int:

@@ -14,6 +14,7 @@ from memadmin.curation.learning.oracle import Oracle
 from memadmin.curation.llm import band as llm_band
 from memadmin.curation.llm import client as llm
 from memadmin.curation.llm.band import Asked, in_groups
+from memadmin.curation.llm.groups import packed, shared_memory
 from memadmin.curation.runs.options import NamespaceReport, Options
 from tests.conftest import DEV_DATA
 from tests.data.labelled_set import load_set
@@ -72,6 +73,38 @@ def test_groups_hold_each_pair_once_around_one_memory():
         shared = set.intersection(*({a.older, a.newer} for a in group))
         assert shared, group  # every pair of a call holds its anchor
     assert groups[0][0] == new[0]  # the most doubtful pair opens the first call
+
+
+def test_small_groups_share_calls_and_large_ones_keep_theirs():
+    def pairs(*held):
+        return [Asked(a, b, (str(a), str(b))) for a, b in held]
+
+    large = pairs(*((0, k) for k in range(1, 9)))  # half of 16: a call of its own
+    small = [pairs((10, 11), (10, 12)), pairs((20, 21)), pairs((30, 31), (30, 32), (30, 33))]
+    groups = [small[0], large, small[1], small[2]]
+
+    calls = packed(groups, 16)
+
+    assert calls == [small[0] + small[1] + small[2], large]  # each where its first pair was
+    assert shared_memory(calls[0]) is None and shared_memory(calls[1]) == 0
+    singles = [pairs((k, k + 100)) for k in range(5)]
+    four = [asked for single in singles[:4] for asked in single]
+    assert packed(singles, 4) == [four, singles[4]]  # calls of up to 4
+
+
+def test_pairs_from_small_groups_are_read_in_one_call_as_pairs(monkeypatch, settings):
+    """On a store of small namespaces, the memories with one or two candidates left share
+    calls (the pairs prompt, each pair alone): every near candidate is still read, in
+    fewer calls than a group each, and as right."""
+    found, oracle, _ = band_on("everyday", monkeypatch, settings, group_size=16)
+    monkeypatch.setattr(llm_band, "packed", lambda groups, size: groups)
+    unpacked, by_groups, _ = band_on("everyday", monkeypatch, settings, group_size=16)
+
+    assert oracle.pairs_calls > 0
+    assert oracle.calls < by_groups.calls and by_groups.pairs_calls == 0
+    assert read_right(found) >= read_right(unpacked)
+    candidates = [after for _, before, after in found if before.probabilities is not None]
+    assert all(after.llm_answer for after in candidates)
 
 
 class AlwaysOneFact(Oracle):

@@ -53,6 +53,12 @@ _RECHECK_PAIR = re.compile(
     rf"^(\d+)\. Newer: {_WHEN}(.*?)\n   Older: {_WHEN}(.*?)(?=\n\d+\. Newer: |\Z)",
     re.MULTILINE | re.DOTALL,
 )
+# First readings of several pairs (prompts.pairs_prompt): each the older first, dated.
+_PAIRS = re.compile(r"\APairs to compare:\n")
+_PAIRS_PAIR = re.compile(
+    rf"^(\d+)\. Older: {_WHEN}(.*?)\n   Newer: {_WHEN}(.*?)(?=\n\d+\. Older: |\Z)",
+    re.MULTILINE | re.DOTALL,
+)
 # About four characters a token, as the API counts English text.
 _CHARS_A_TOKEN = 4
 
@@ -77,6 +83,7 @@ class Oracle:
         self.audited: list[tuple[str, str]] = []  # pairs an audit asked about (A, B)
         self.calls = 0  # messages answered (a group's call answers several pairs)
         self.recheck_calls = 0  # calls of several second readings (prompts.recheck_prompt)
+        self.pairs_calls = 0  # calls of several first readings (prompts.pairs_prompt)
         self.batches_created: list[str] = []
         self.batch_polls = 2
         self._batches: dict[str, dict] = {}
@@ -196,6 +203,8 @@ class Oracle:
             tool, answered = "record_pair_verdicts", self._audit(text)
         elif _RECHECK.search(text):
             tool, answered = "record_pair_verdicts", self._recheck(text)
+        elif _PAIRS.search(text):
+            tool, answered = "record_pair_verdicts", self._pairs(text)
         elif group:
             tool, answered = "record_verdicts", self._group(group)
         else:
@@ -256,6 +265,21 @@ class Oracle:
             with self._lock:
                 self.asked.append((older, newer, True))
             label, kind = self.judge(older, newer, newer_first=True, shown="recheck")
+            verdicts.append({"pair": int(found.group(1)), "reasoning": "from the labels",
+                             "label": label, "conflict_kind": kind or "none"})  # fmt: skip
+        return {"verdicts": verdicts}
+
+    def _pairs(self, text: str) -> dict:
+        """Each numbered pair's first reading, wrong or right on its own (a presentation of
+        its own, as a group's is)."""
+        verdicts = []
+        with self._lock:
+            self.pairs_calls += 1
+        for found in _PAIRS_PAIR.finditer(text):
+            older, newer = found.group(2), found.group(3)
+            with self._lock:
+                self.asked.append((older, newer, False))
+            label, kind = self.judge(older, newer, shown="pairs")
             verdicts.append({"pair": int(found.group(1)), "reasoning": "from the labels",
                              "label": label, "conflict_kind": kind or "none"})  # fmt: skip
         return {"verdicts": verdicts}

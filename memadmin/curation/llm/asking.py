@@ -10,7 +10,7 @@ import logging
 from memadmin.curation import decisions
 from memadmin.curation.llm import client as llm
 from memadmin.curation.llm import prompts
-from memadmin.curation.llm.groups import Asked, Reading, anchor
+from memadmin.curation.llm.groups import Asked, Reading, anchor, shared_memory
 
 # The forms a reading of a pair alone takes, by the prompt version it is recorded under. A
 # third reading is asked in the first one its earlier readings did not take: a judge that
@@ -61,21 +61,28 @@ def ask_pairs(
 
 
 def ask_groups(session, judged, namespace, options, groups: list[list[Asked]], report):
-    """Ask these groups, one call each, within the calls the session grants: (each asked
-    pair and its reading, None where the LLM gave none; the calls made). Side effects:
-    records each verdict under the group prompt's version (not in a dry run)."""
+    """Ask these calls, one each, within the calls the session grants: a call whose pairs
+    share a memory as a group (that memory and its candidates), any other as pairs,
+    each on its own and the older first (groups.packed). (Each asked pair and its
+    reading, None where the LLM gave none; the calls made.) Side effects: records each
+    verdict under its prompt's version (not in a dry run)."""
     memories = judged.memories
     granted = session.reserve(len(groups))
     session.skip(len(groups) - granted)
     groups = groups[:granted]
     spent(options, granted)
+    anchored = [g for g in groups if shared_memory(g) is not None]
+    packed = [g for g in groups if shared_memory(g) is None]
     asked = []
-    for group in groups:
+    for group in anchored:
         held = anchor(group)
         others = [a.newer if a.older == held else a.older for a in group]
         asked.append((memories[held], [memories[other] for other in others]))
+    answered = session.groups(asked) if asked else []
+    pairs = [[(memories[a.older], memories[a.newer]) for a in call] for call in packed]
+    answered += session.pairs(pairs) if pairs else []
     found = []
-    for group, answers in zip(groups, session.groups(asked), strict=True):
+    for group, answers in zip(anchored + packed, answered, strict=True):
         for pair, answer in zip(group, answers, strict=True):
             found.append((pair, reading_of(namespace, options, report, memories, pair, answer)))
     return found, granted

@@ -61,7 +61,7 @@ from memadmin.curation.llm.asking import (
     readings_within,
     spent,
 )
-from memadmin.curation.llm.groups import Asked, Reading, in_groups
+from memadmin.curation.llm.groups import Asked, Reading, in_groups, packed
 from memadmin.store.models import Namespace
 
 logger = logging.getLogger("memadmin.curation")
@@ -363,7 +363,7 @@ def _ask_now(
     spare = [a for a, waiting in zip(owed, waits, strict=True) if waiting]
     seconds = [a for a, waiting in zip(owed, waits, strict=True) if not waiting]
     step = max(1, settings.LLM_CONCURRENCY) * 4
-    new = in_groups(new, _group_size()) if grouped else [[asked] for asked in new]
+    new = packed(in_groups(new, _group_size()), _group_size()) if grouped else [[a] for a in new]
     several = settings.LLM_SECOND_READINGS_A_CALL
     while calls < allowed and (seconds or spare or new):
         room = allowed - calls - (len(new) if grouped else 0)

@@ -347,6 +347,11 @@ class Session:
         first (a reserved call): each pair's verdict, or why there is none, in order."""
         return self._pair_verdicts(prompts.recheck_prompt(pairs), len(pairs))
 
+    def pair_verdicts(self, pairs: Sequence[tuple]) -> list[VerdictAnswer | LLMFailed]:
+        """One call reading several (older, newer) pairs a first time, each the older
+        first (a reserved call): each pair's verdict, or why there is none, in order."""
+        return self._pair_verdicts(prompts.pairs_prompt(pairs), len(pairs))
+
     def _pair_verdicts(self, prompt: prompts.Prompt, count: int) -> list[VerdictAnswer | LLMFailed]:
         """One call on a prompt of `count` numbered pairs, answered with PAIRS_TOOL."""
         try:
@@ -371,6 +376,10 @@ class Session:
     def rechecks(self, calls: Sequence[Sequence[tuple]]) -> list[list[VerdictAnswer | LLMFailed]]:
         """recheck_verdicts of each call's pairs, as `audits`."""
         return self._each(self.recheck_verdicts, calls)
+
+    def pairs(self, calls: Sequence[Sequence[tuple]]) -> list[list[VerdictAnswer | LLMFailed]]:
+        """pair_verdicts of each call's pairs, as `audits`."""
+        return self._each(self.pair_verdicts, calls)
 
     def _each(self, ask, calls: Sequence) -> list:
         if len(calls) <= 1 or settings.LLM_CONCURRENCY <= 1:

@@ -64,6 +64,33 @@ def in_groups(new: list[Asked], size: int) -> list[list[Asked]]:
     return sorted(groups, key=lambda group: rank_of[id(group[0])])
 
 
+def packed(groups: list[list[Asked]], size: int) -> list[list[Asked]]:
+    """`groups` (in_groups') with the small ones packed: the pairs of groups under half of
+    `size`, in order, fill calls of up to `size` pairs, each call where its first pair's
+    group was. A memory with one or two candidates left would otherwise take a whole call,
+    and on a store of small namespaces those calls were a third of the budget: the calls
+    they free go to the further readings the answers owe. A call whose pairs share no
+    memory is asked as pairs, each on its own (asking.ask_calls)."""
+    calls: list[list[Asked]] = []
+    filling: list[Asked] | None = None
+    for group in groups:
+        if len(group) * 2 >= size:
+            calls.append(group)
+            continue
+        for asked in group:
+            if filling is None or len(filling) >= size:
+                filling = []
+                calls.append(filling)
+            filling.append(asked)
+    return calls
+
+
+def shared_memory(call: list[Asked]) -> int | None:
+    """The memory every pair of a call holds (None where there is none)."""
+    shared = set.intersection(*({asked.older, asked.newer} for asked in call))
+    return min(shared) if shared else None
+
+
 def anchor(group: list[Asked]) -> int:
     """The memory every pair of a group holds (any of the two for a group of one)."""
     first = group[0]

@@ -162,6 +162,30 @@ def group_prompt(anchor, candidates: Sequence) -> Prompt:
     return Prompt(GROUP_SYSTEM, "\n".join(lines), GROUP_VERSION)
 
 
+# First readings of pairs from several small groups in one call (curation/llm/groups.py:
+# a memory with one or two candidates left would take a call of its own): each pair on its
+# own, the older memory first with its date, as a pair alone is shown. Its answers are
+# cached as first readings under this version.
+PAIRS_VERSION = "pairs-v1"
+
+PAIRS_SYSTEM = f"""You compare pairs of memories an AI agent stored, each pair on its own.
+Each pair shows the older memory first, then the newer, each with its date. For each
+numbered pair decide what its two memories are to each other:
+{_ONE_FACT}
+{_CONFLICT_KINDS}
+{_TWO_FACTS}
+{_EACH_PAIR_ALONE}"""
+
+
+def pairs_prompt(pairs: Sequence[tuple]) -> Prompt:
+    """The prompt of several (older, newer) pairs, numbered from 1 in the order given,
+    each the older memory first."""
+    lines = ["Pairs to compare:"]
+    for number, (older, newer) in enumerate(pairs, start=1):
+        lines += [f"{number}. Older: {_describe(older)}", f"   Newer: {_describe(newer)}"]
+    return Prompt(PAIRS_SYSTEM, "\n".join(lines), PAIRS_VERSION)
+
+
 # The audit of a detection pass (curation/llm/audit.py): pairs drawn at random, several a
 # call, each pair on its own and shown in no order and with no date, unlike the band's
 # prompts (a reading in another presentation errs on its own, and its answers measure the

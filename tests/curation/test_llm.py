@@ -242,13 +242,45 @@ def test_second_readings_of_several_pairs_show_each_pair_dated_the_newer_first(f
     assert answers[1].prompt_version == "recheck-v1"
 
 
+def test_first_readings_of_several_pairs_show_each_pair_dated_the_older_first(fake_llm):
+    fake_llm.queue.append(
+        tool_message(
+            {
+                "verdicts": [
+                    {"pair": 1, "reasoning": "r", "label": "unrelated", "conflict_kind": "none"},
+                    {"pair": 2, "reasoning": "same city", "label": "duplicate"},
+                ]
+            }
+        )
+    )
+    session = llm.Session()
+    session.reserve(1)
+
+    answers = session.pair_verdicts([(THREE[0], THREE[1]), (THREE[1], THREE[2])])
+
+    (request,) = fake_llm.requests
+    assert request["messages"][0]["content"].splitlines() == [
+        "Pairs to compare:",
+        "1. Older: (2026-01-03 00:00 [fact]) Alice lives in Lyon.",
+        "   Newer: (2026-01-09 00:00 [fact]) Her home is in Lyon, France, on the Croix-Rousse"
+        " hill.",
+        "2. Older: (2026-01-09 00:00 [fact]) Her home is in Lyon, France, on the Croix-Rousse"
+        " hill.",
+        "   Newer: (2026-01-05 00:00 [fact]) Alice est basée à Lyon, dans le 4e arrondissement.",
+    ]
+    assert request["tool_choice"] == {"type": "tool", "name": "record_pair_verdicts"}
+    assert [a.label for a in answers] == ["unrelated", "duplicate"]
+    assert answers[0].prompt_version == "pairs-v1"
+
+
 @pytest.mark.parametrize("answer", [{}, {"verdicts": "all duplicates"}])
-def test_a_second_readings_answer_with_no_list_of_verdicts_fails_each_pair(fake_llm, answer):
+@pytest.mark.parametrize("reading", ["recheck_verdicts", "pair_verdicts"])
+def test_a_several_pairs_answer_with_no_list_of_verdicts_fails_each_pair(fake_llm, answer, reading):
     fake_llm.queue.append(tool_message(answer))
     session = llm.Session()
     session.reserve(1)
 
-    answers = session.recheck_verdicts([(THREE[0], THREE[1]), (THREE[0], THREE[2])])
+    answers = getattr(session, reading)([(THREE[0], THREE[1]), (THREE[0], THREE[2])])
 
     assert len(answers) == 2 and all(isinstance(a, llm.LLMFailed) for a in answers)
     assert "malformed" in str(answers[0])

@@ -459,11 +459,24 @@ LLM_CONFLICT_SECOND_READING_BELOW = env_float(
 LLM_DUPLICATE_SECOND_READING_BELOW = env_float(
     "MEMADMIN_LLM_DUPLICATE_SECOND_READING_BELOW", 0.4, low=0.0, high=1.0
 )
+# The same for an answer "two facts" (related_distinct or unrelated), which sets a pair
+# apart: read twice where the (tempered) model gave it under this chance (at least
+# LLM_SECOND_READING_BELOW). One wrong such answer on a pair the model barely leaned
+# against lost most of the duplicates a judge wrong 15 % of the time missed (docs/llm.md).
+LLM_DISTINCT_SECOND_READING_BELOW = env_float(
+    "MEMADMIN_LLM_DISTINCT_SECOND_READING_BELOW", 0.6, low=0.0, high=1.0
+)
 # Two agreeing answers the (tempered) model gave under this chance are read a third time,
 # in a form neither took (curation.llm.asking.FORMS), and decide only if it agrees too: a
 # judge wrong independently on each reading agrees with itself on a wrong answer now and
 # then, and over every near candidate that made conflicts of pairs with nothing in common.
 LLM_THIRD_READING_BELOW = env_float("MEMADMIN_LLM_THIRD_READING_BELOW", 0.1, low=0.0, high=1.0)
+# The same for two answers "conflict" (at least LLM_THIRD_READING_BELOW): most false
+# conflicts a judge wrong 15 % of the time made were two wrong readings agreeing on a pair
+# the model gave 0.1-0.2, one pair in 180 of those read twice (docs/llm.md).
+LLM_CONFLICT_THIRD_READING_BELOW = env_float(
+    "MEMADMIN_LLM_CONFLICT_THIRD_READING_BELOW", 0.25, low=0.0, high=1.0
+)
 # Two readings that disagree are read a third time (in a form neither took), and two of
 # three agreeing decide as two agreeing readings do. Measured with the oracle wrong 15 %
 # of the time (bench/llm_band.py --loso --seed 7,8,9): see docs/llm.md.

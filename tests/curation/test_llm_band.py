@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import time
+from collections import Counter
 
 import pytest
 
@@ -64,10 +65,12 @@ def test_with_a_perfect_judge_every_labelled_pair_is_read_right(everyday2, oracl
     assert score.conflict_precision == 1.0 and score.conflict_recall >= 0.9
     assert score.unsafe_auto_merges == []
     # Within the budget: at most one call a memory (a call reads a memory and several of
-    # its candidates), each pair asked once at first (a second reading shows it again).
+    # its candidates), each pair asked once at first (a second reading shows it again,
+    # the newer memory first; a third, where one is owed, the older first once more).
     assert 0 < judge.calls <= len(rows)
-    firsts = [frozenset((a, b)) for a, b, newer_first in judge.asked if not newer_first]
-    assert len(set(firsts)) == len(firsts)
+    readings = Counter(frozenset((a, b)) for a, b, _ in judge.asked)
+    firsts = Counter(frozenset((a, b)) for a, b, newer_first in judge.asked if not newer_first)
+    assert all(n == 1 or (n == 2 and readings[pair] == 3) for pair, n in firsts.items())
     assert f"{len(judge.asked)} verdicts" in result.stdout
     per_thousand = round(1000 * judge.calls / len(rows))
     assert f"({per_thousand} calls and " in result.stdout

@@ -16,9 +16,14 @@ BAND = llm_band_pair()
 def pair_by_pair(settings):
     """The band one pair a call, within 0.6 calls a memory: the mechanics these tests
     hold (readings, budget, caps, failures) with the fake API's pair answers. Calls that
-    carry a memory and its candidates are tests/curation/test_llm_groups.py's."""
+    carry a memory and its candidates are tests/curation/test_llm_groups.py's. The bars
+    that read "two facts" twice and two "conflict" answers a third time are off: the
+    answers scripted here are counted against the general bars, and those two bars are
+    held by test_second_reading.py and the tests at the end of this file."""
     settings.LLM_GROUP_SIZE = 1
     settings.LLM_CALLS_PER_MEMORY = 0.6
+    settings.LLM_DISTINCT_SECOND_READING_BELOW = 0.0
+    settings.LLM_CONFLICT_THIRD_READING_BELOW = 0.0
 
 
 def test_without_an_llm_a_doubtful_pair_is_possible_not_proposed(run_command, load):
@@ -444,3 +449,23 @@ def test_a_possible_conflict_a_later_run_decides_is_raised_to_proposed(
     assert before.tier == "possible" and after.pk == before.pk
     assert (after.tier, after.detected_by) == ("proposed", "llm")
     assert after.reason == "LLM: conflict: the digest replaced it (read twice)"
+
+
+@pytest.mark.parametrize(("distinct_below", "calls"), [(0.6, 2), (0.0, 1)])
+def test_an_answer_two_facts_the_model_barely_leaned_to_is_read_twice(
+    run_command, load, fake_llm, settings, distinct_below, calls
+):
+    # The band pair is one preference said two ways; the model leans that way, so an
+    # answer "two facts" overturns it: one wrong such answer would set a duplicate apart
+    # alone, so under LLM_DISTINCT_SECOND_READING_BELOW it is read twice.
+    settings.LLM_CALLS_PER_MEMORY = 1.0
+    settings.LLM_DISTINCT_SECOND_READING_BELOW = distinct_below
+    load(*BAND)
+    fake_llm.handler = lambda body, number: verdict("related_distinct")
+
+    run_command("find_duplicates")
+
+    assert len(fake_llm.requests) == calls
+    assert not Cluster.objects.filter(tier="proposed").exists()
+    versions = sorted(PairVerdict.objects.values_list("prompt_version", flat=True))
+    assert versions == ["verdict-v1", "verdict-v1/newer-first"][:calls]

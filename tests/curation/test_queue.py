@@ -337,13 +337,14 @@ def test_the_llm_call_cap_is_one_runs_shared_by_its_batches_on_every_worker(
 ):
     for name in ("ns-a", "ns-b", "ns-c", "ns-d"):
         load(*llm_band_pair(name), name=f"{name}.jsonl")
-    # "two facts" agrees with the model's lean: one reading decides (an answer against it
-    # would wait for a second one, which a namespace of two memories has no budget for).
+    # One reading of "two facts" decides (the workers' own second-reading bar for it off:
+    # a second one would wait for a budget a namespace of two memories does not have).
     fake_llm.handler = lambda body, count: verdict("unrelated", reasoning="two digests")
+    one_reading = {"MEMADMIN_LLM_DISTINCT_SECOND_READING_BELOW": "0"}
     settings.DEDUP_BATCH_NAMESPACES = 1  # four batches, each asking about its pair
     settings.LLM_MAX_CALLS_PER_RUN = 2
 
-    with worker(), worker():
+    with worker(**one_reading), worker(**one_reading):
         result = run_command("find_duplicates", "--enqueue", "--wait")
 
     assert result.error is None, result.stderr

@@ -55,6 +55,7 @@ def vectors():
 
 def test_a_second_reading_that_agrees_lets_the_answer_decide(monkeypatch, vectors, settings):
     settings.LLM_THIRD_READING_BELOW = 0.0  # two readings always enough
+    settings.LLM_CONFLICT_THIRD_READING_BELOW = 0.0
     judgements, oracle = band(Oracle, monkeypatch, vectors)
 
     # A first reading may come in a group (the anchor first): pairs by their two texts.
@@ -71,6 +72,7 @@ def only_the_duplicate_bar(settings, bar: float) -> None:
     probability at 1.01)."""
     settings.LLM_SECOND_READING_BELOW = 0.0
     settings.LLM_CONFLICT_SECOND_READING_BELOW = 0.0
+    settings.LLM_DISTINCT_SECOND_READING_BELOW = 0.0
     settings.LLM_DUPLICATE_SECOND_READING_BELOW = bar
 
 
@@ -228,7 +230,7 @@ def test_two_readings_that_overturn_the_model_by_far_decide_once_a_third_agrees(
     monkeypatch, vectors, settings, bar
 ):
     # The bar at 1.0: every pair two readings overturned is read a third time; at 0.0 none.
-    settings.LLM_THIRD_READING_BELOW = bar
+    settings.LLM_THIRD_READING_BELOW = settings.LLM_CONFLICT_THIRD_READING_BELOW = bar
     judgements, oracle = band(Oracle, monkeypatch, vectors)
 
     seconds = {frozenset((a, b)) for a, b, newer_first in oracle.asked if newer_first}
@@ -260,7 +262,7 @@ def test_readings_that_disagree_are_read_a_third_time_and_two_of_three_decide(
 ):
     # Right on every reading but the second (the newer memory first); two agreeing
     # readings always enough, and calls for every reading.
-    settings.LLM_THIRD_READING_BELOW = 0.0
+    settings.LLM_THIRD_READING_BELOW = settings.LLM_CONFLICT_THIRD_READING_BELOW = 0.0
     settings.LLM_CALLS_PER_MEMORY = 10.0
     judgements, oracle = band(ContraryOnSecondReading, monkeypatch, vectors)
 
@@ -279,3 +281,22 @@ def test_readings_that_disagree_are_read_a_third_time_and_two_of_three_decide(
         else:  # the model sure enough that two of three do not overturn it
             assert "too unlikely by the evidence" in reason, reason
     assert decided > len(seconds) / 2
+
+
+def test_how_many_agreeing_readings_an_answer_needs_by_what_it_overturns(settings):
+    # (p one fact, p conflict, p two facts) as the tempered model gives them.
+    needed = llm_verdicts.agreeing_needed
+    # "Two facts" where the model barely leaned that way is read twice (one wrong such
+    # answer lost the duplicates the model half saw), where it leaned far, once.
+    assert needed((0.45, 0.17, 0.38), "related_distinct") == 2
+    assert needed((0.26, 0.09, 0.65), "unrelated") == 1
+    assert needed((0.6, 0.35, 0.05), "related_distinct") == 3
+    # Two answers "conflict" on a pair the model gave little are read a third time: two
+    # wrong readings agree one time in 180, and most pairs read are two facts.
+    assert needed((0.01, 0.17, 0.82), "conflict") == 3
+    assert needed((0.01, 0.3, 0.69), "conflict") == 2
+    assert needed((0.0, 0.6, 0.4), "conflict") == 1
+    # Each label's bar is at least the general ones.
+    settings.LLM_SECOND_READING_BELOW = settings.LLM_THIRD_READING_BELOW = 0.7
+    assert needed((0.26, 0.09, 0.65), "unrelated") == 3
+    assert needed((0.01, 0.3, 0.69), "conflict") == 3

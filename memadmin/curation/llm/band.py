@@ -19,10 +19,12 @@ An answer the tempered model gave under LLM_SECOND_READING_BELOW (it overturns t
 model) is asked a second time, the newer memory shown first, and decides only if both
 readings agree; an answer "conflict", which puts the pair before an admin, has its own
 bar (LLM_CONFLICT_SECOND_READING_BELOW: read twice unless the model holds it likelier
-than not), and so has an answer "duplicate", which proposes a merge
+than not), and so have an answer "duplicate", which proposes a merge
 (LLM_DUPLICATE_SECOND_READING_BELOW; those wait for the calls the groups leave and go
-LLM_SECOND_READINGS_A_CALL to a call). Two agreeing answers the model gave under
-LLM_THIRD_READING_BELOW are read a third time, and so are two that disagree
+LLM_SECOND_READINGS_A_CALL to a call), and an answer "two facts" the model barely leaned
+to (LLM_DISTINCT_SECOND_READING_BELOW). Two agreeing answers the model gave under
+LLM_THIRD_READING_BELOW (a conflict: LLM_CONFLICT_THIRD_READING_BELOW) are read a third
+time, and so are two that disagree
 (LLM_THIRD_READING_WHERE_READINGS_DISAGREE), each third in a form neither earlier
 reading took (asking.FORMS); of three, two agreeing decide as two agreeing readings do.
 Until then, or where no answer has the readings it needs, the model places the pair.
@@ -443,11 +445,14 @@ def _waits_for_spare_calls(judged: Judged, i: int, j: int, readings) -> bool:
 
 
 _CLASS_OF = {"duplicate": 0, "conflict": 1}
-# The setting below which an answer is read a second time: a merge proposed and a
-# conflict put before an admin each have their own.
+# The setting below which an answer is read a second time: a merge proposed, a conflict
+# put before an admin and two facts set apart each have their own (the last two at
+# least the general bar).
 _SECOND_READING_BAR = {
     "duplicate": "LLM_DUPLICATE_SECOND_READING_BELOW",
     "conflict": "LLM_CONFLICT_SECOND_READING_BELOW",
+    "related_distinct": "LLM_DISTINCT_SECOND_READING_BELOW",
+    "unrelated": "LLM_DISTINCT_SECOND_READING_BELOW",
 }
 _TIMES = {2: "twice", 3: "three times"}
 
@@ -503,18 +508,25 @@ def owes_reading(
 def agreeing_needed(prior, label: str, *, affordable: bool = True) -> int:
     """How many agreeing readings an answer `label` needs before it decides: one where the
     tempered model gave it its second-reading bar or more, two under that bar, three
-    under LLM_THIRD_READING_BELOW (two readings each wrong independently agree on one
-    wrong answer one time in 180 at 0.85: over every near candidate, a few pairs with
-    nothing in common became conflicts). Not `affordable` (no call is left for it, or a
+    under LLM_THIRD_READING_BELOW, or for an answer "conflict" under
+    LLM_CONFLICT_THIRD_READING_BELOW (two readings each wrong independently agree on one
+    wrong answer one time in 180 at 0.85: over every near candidate, pairs with nothing
+    in common became conflicts). Not `affordable` (no call is left for it, or a
     later pass applies a cached answer), an answer "duplicate" meets the general bar,
     not its own (_waits_for_spare_calls)."""
     given = prior[_CLASS_OF.get(label, 2)]
-    bar = _SECOND_READING_BAR.get(label, "LLM_SECOND_READING_BELOW")
-    if not affordable and label == "duplicate":
-        bar = "LLM_SECOND_READING_BELOW"  # no call left for it (_waits_for_spare_calls)
-    if given >= getattr(settings, bar):
+    bar = getattr(settings, _SECOND_READING_BAR.get(label, "LLM_SECOND_READING_BELOW"))
+    if label == "duplicate":
+        # No call left for it (_waits_for_spare_calls): the general bar.
+        bar = bar if affordable else settings.LLM_SECOND_READING_BELOW
+    else:
+        bar = max(bar, settings.LLM_SECOND_READING_BELOW)
+    if given >= bar:
         return 1
-    return 2 if given >= settings.LLM_THIRD_READING_BELOW else 3
+    third = settings.LLM_THIRD_READING_BELOW
+    if label == "conflict":
+        third = max(third, settings.LLM_CONFLICT_THIRD_READING_BELOW)
+    return 2 if given >= third else 3
 
 
 def override(

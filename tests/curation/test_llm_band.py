@@ -354,3 +354,20 @@ def test_namespaces_too_small_for_an_audit_call_run_and_measure_nothing(
     assert result.error is None, result.stderr
     assert judge.audited == []
     assert "pairs audited" not in result.stdout and "judge's error rate" not in result.stdout
+
+
+def test_a_later_pass_reads_every_answer_back_and_asks_no_pair_again(
+    everyday2, oracle, run_command
+):
+    # Read in groups, in packed pairs and again (a right judge leaves no reading owed):
+    # every answer is cached under its prompt's version and read back by a full pass.
+    judge = oracle(0.0)
+    assert run_command("find_duplicates").error is None
+    assert judge.grouped and judge.pairs_calls
+    asked = len(judge.asked)
+
+    again = run_command("find_duplicates", "--full")
+
+    assert again.error is None
+    assert len(judge.asked) == asked
+    assert f"0 verdicts, {len(versions_read())} cached" in again.stdout

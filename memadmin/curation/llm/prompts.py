@@ -241,3 +241,14 @@ def recheck_prompt(pairs: Sequence[tuple]) -> Prompt:
     for number, (older, newer) in enumerate(pairs, start=1):
         lines += [f"{number}. Newer: {_describe(newer)}", f"   Older: {_describe(older)}"]
     return Prompt(RECHECK_SYSTEM, "\n".join(lines), RECHECK_VERSION)
+
+
+# Every version a reading of a pair is recorded under (an audit's answers are kept apart):
+# a later pass reads each back as the reading it was, and asks it again in none of them.
+READING_VERSIONS = (
+    VERDICT_VERSION,
+    SECOND_READING_VERSION,
+    GROUP_VERSION,
+    PAIRS_VERSION,
+    RECHECK_VERSION,
+)

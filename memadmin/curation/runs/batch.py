@@ -321,17 +321,7 @@ def _detect(
 
     def cached(namespace_id: int) -> dict:
         if not llm_answers:  # read once for the batch, when a band first needs it
-            llm_answers.update(
-                cached_llm_verdicts(
-                    ids,
-                    (
-                        prompts.VERDICT_VERSION,
-                        prompts.SECOND_READING_VERSION,
-                        prompts.GROUP_VERSION,
-                        prompts.RECHECK_VERSION,
-                    ),
-                )
-            )
+            llm_answers.update(cached_llm_verdicts(ids, prompts.READING_VERSIONS))
         return llm_answers[namespace_id]
 
     for part in parts:

@@ -485,7 +485,9 @@ LLM_THIRD_READING_WHERE_READINGS_DISAGREE = env_bool(
 )
 # Second readings go this many to a call (prompts.recheck_prompt, each pair the newer
 # first), once a call's worth is owed or the groups are read: a confirmation costs a
-# share of a call, and the calls saved read more groups (docs/llm.md). 1 asks each alone.
+# share of a call, and the calls saved read more groups (docs/llm.md). Third readings go
+# as many to a call in prompts.pairs_prompt where no earlier reading of theirs took it
+# (one a call, they took a third of a spent budget). 1 asks each alone.
 LLM_SECOND_READINGS_A_CALL = env_int("MEMADMIN_LLM_SECOND_READINGS_A_CALL", 8, minimum=1)
 # The share of each pass's LLM budget that audits it (curation/llm/audit.py): pairs drawn
 # at random from every band of what it said, sure pairs included, asked again to measure

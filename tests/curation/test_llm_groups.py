@@ -101,7 +101,8 @@ def test_pairs_from_small_groups_are_read_in_one_call_as_pairs(monkeypatch, sett
     unpacked, by_groups, _ = band_on("everyday", monkeypatch, settings, group_size=16)
 
     assert oracle.pairs_calls > 0
-    assert oracle.calls < by_groups.calls and by_groups.pairs_calls == 0
+    # (Unpacked, the pairs prompt asks only the third readings owed, several a call.)
+    assert oracle.calls < by_groups.calls and by_groups.pairs_calls < oracle.pairs_calls
     assert read_right(found) >= read_right(unpacked)
     candidates = [after for _, before, after in found if before.probabilities is not None]
     assert all(after.llm_answer for after in candidates)

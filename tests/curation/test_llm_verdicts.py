@@ -104,16 +104,17 @@ def test_a_third_reading_breaks_two_that_disagree_shown_as_neither_was(
 
     (cluster,) = Cluster.objects.all()
     assert cluster.tier == "proposed" and [edge["method"] for edge in cluster.edges] == ["llm"]
-    # The pair alone older first, then newer first, then in the recheck prompt: three
-    # readings, each kept under its own version, never asked again.
+    # The pair alone older first, then newer first, then in the pairs prompt (where thirds
+    # go several a call): three readings, each kept under its own version, never asked
+    # again.
     first, second, third = (r["messages"][0]["content"] for r in fake_llm.requests)
     assert first.startswith("Older memory: ") and second.startswith("Newer memory: ")
-    assert third.startswith("Pairs to read again:\n1. Newer: ")
+    assert third.startswith("Pairs to compare:\n1. Older: ")
     stored = PairVerdict.objects.order_by("pk")
     assert [(v.verdict, v.prompt_version) for v in stored] == [
         ("duplicate", "verdict-v1"),
         ("unrelated", "verdict-v1/newer-first"),
-        ("duplicate", "recheck-v1"),
+        ("duplicate", "pairs-v1"),
     ]
     assert "3 verdicts, 0 cached, 3 calls" in result.stdout
     assert "0 verdicts, 1 cached, 0 calls" in again.stdout

@@ -88,39 +88,62 @@ def ask_groups(session, judged, namespace, options, groups: list[list[Asked]], r
     return found, granted
 
 
+def packs(asked: Asked, per_call: int) -> bool:
+    """Whether a third reading of this pair goes `per_call` a call (`pairs-v1`, each pair
+    on its own): where no earlier reading took that form, and not one a call."""
+    taken = {reading.version for reading in asked.earlier}
+    return per_call > 1 and prompts.PAIRS_VERSION not in taken
+
+
+def _kind(asked: Asked, per_call: int) -> int:
+    """0 a second reading, 1 a third that goes several a call, 2 a third alone."""
+    return 0 if len(asked.earlier) == 1 else 1 if packs(asked, per_call) else 2
+
+
+def _calls(counts: list[int], per_call: int) -> int:
+    return -(-counts[0] // per_call) + -(-counts[1] // per_call) + counts[2]
+
+
 def calls_for(readings: list[Asked], per_call: int) -> int:
     """The calls these further readings take: second readings `per_call` to a call, third
-    readings one each."""
-    return -(-len(nth(readings, 1)) // per_call) + len(nth(readings, 2))
+    readings too where they may go as pairs (`packs`), the others one each."""
+    counts = [0, 0, 0]
+    for reading in readings:
+        counts[_kind(reading, per_call)] += 1
+    return _calls(counts, per_call)
 
 
 def readings_within(readings: list[Asked], calls: int, per_call: int) -> list[Asked]:
-    """As many of these further readings, in order, as `calls` calls can ask (second
-    readings `per_call` to a call)."""
+    """As many of these further readings, in order, as `calls` calls can ask (calls_for)."""
     taken: list[Asked] = []
-    seconds = thirds = 0
+    counts = [0, 0, 0]
     for reading in readings:
-        second = len(reading.earlier) == 1
-        if -(-(seconds + second) // per_call) + thirds + (not second) > calls:
+        counts[_kind(reading, per_call)] += 1
+        if _calls(counts, per_call) > calls:
             break
-        seconds, thirds = seconds + second, thirds + (not second)
         taken.append(reading)
     return taken
 
 
 def read_again(session, judged, namespace, options, readings: list[Asked], report, per_call: int):
     """Ask these further readings: second readings `per_call` a call (one alone as a
-    pair), each the newer memory first, a third one a call in a form its pair's earlier
-    readings did not take (form_of_next). (Each asked pair and its reading, None where
-    the LLM gave none; the calls made.)"""
+    pair), each the newer memory first; a third `per_call` a call in `pairs-v1` where no
+    earlier reading took that form (`packs`), else one a call in a form its pair's
+    earlier readings did not take (form_of_next). (Each asked pair and its reading, None
+    where the LLM gave none; the calls made.)"""
     seconds, thirds = nth(readings, 1), nth(readings, 2)
-    found, made = [], 0
+
+    def several(ask, pairs: list[Asked], count: int):
+        # Spread evenly over the calls: none holds one pair while another holds eight.
+        calls = [pairs[k::count] for k in range(count)]
+        return _several(ask, session, judged, namespace, options, calls, report)
+
+    together = [a for a in thirds if packs(a, per_call)]
+    found, made = several(session.pairs, together, -(-len(together) // per_call))
     for form in FORMS:
-        these = [a for a in thirds if form_of_next(a) == form]
+        these = [a for a in thirds if form_of_next(a) == form and not packs(a, per_call)]
         if form == prompts.RECHECK_VERSION:
-            again, calls = _recheck(
-                session, judged, namespace, options, [[a] for a in these], report
-            )
+            again, calls = several(session.rechecks, these, len(these))
         else:
             newer_first = form == prompts.SECOND_READING_VERSION
             again = ask_pairs(
@@ -131,17 +154,14 @@ def read_again(session, judged, namespace, options, readings: list[Asked], repor
     if len(seconds) <= 1 or per_call == 1:
         again = ask_pairs(session, judged, namespace, options, seconds, report, newer_first=True)
         return [*found, *again], made + len(again)
-    count = -(-len(seconds) // per_call)
-    # Spread evenly over the calls: none holds one pair while another holds eight.
-    again, calls = _recheck(
-        session, judged, namespace, options, [seconds[k::count] for k in range(count)], report
-    )
+    again, calls = several(session.rechecks, seconds, -(-len(seconds) // per_call))
     return [*found, *again], made + calls
 
 
-def _recheck(session, judged, namespace, options, calls: list[list[Asked]], report):
-    """Ask each call's pairs in one recheck prompt (each the newer memory first), within
-    the calls the session grants: (each asked pair and its reading, the calls made)."""
+def _several(ask, session, judged, namespace, options, calls: list[list[Asked]], report):
+    """Ask each call's pairs in one prompt (`ask`: session.rechecks, each the newer memory
+    first, or session.pairs, each the older first), within the calls the session grants:
+    (each asked pair and its reading, the calls made)."""
     if not calls:
         return [], 0
     granted = session.reserve(len(calls))
@@ -151,7 +171,7 @@ def _recheck(session, judged, namespace, options, calls: list[list[Asked]], repo
     memories = judged.memories
     asked = [[(memories[a.older], memories[a.newer]) for a in call] for call in calls]
     found = []
-    for call, answers in zip(calls, session.rechecks(asked), strict=True):
+    for call, answers in zip(calls, ask(asked), strict=True):
         for pair, answer in zip(call, answers, strict=True):
             found.append((pair, reading_of(namespace, options, report, memories, pair, answer)))
     return found, granted

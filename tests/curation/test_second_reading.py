@@ -11,9 +11,10 @@ import pytest
 from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.learning import calibration
 from memadmin.curation.learning.oracle import Oracle
+from memadmin.curation.llm import asking, prompts
 from memadmin.curation.llm import band as llm_verdicts
 from memadmin.curation.llm import client as llm
-from memadmin.curation.llm import prompts
+from memadmin.curation.llm.groups import Asked, Reading
 from memadmin.curation.runs.options import NamespaceReport, Options
 from tests.data.labelled_set import load_set
 
@@ -300,3 +301,26 @@ def test_how_many_agreeing_readings_an_answer_needs_by_what_it_overturns(setting
     settings.LLM_SECOND_READING_BELOW = settings.LLM_THIRD_READING_BELOW = 0.7
     assert needed((0.26, 0.09, 0.65), "unrelated") == 3
     assert needed((0.01, 0.3, 0.69), "conflict") == 3
+
+
+def test_third_readings_go_several_a_call_where_no_earlier_reading_was_packed():
+    # Third readings took a third of a spent budget one a call; packed in the pairs prompt
+    # they cost a share of a call, but a pair already read in that form is shown another way,
+    # one a call: a judge that answers one prompt one way would only confirm itself.
+    def asked(k: int, *versions: str) -> Asked:
+        earlier = tuple(Reading("duplicate", "", "", version) for version in versions)
+        return Asked(k, k + 1, ("a", "b"), earlier)
+
+    alone, newer = prompts.VERDICT_VERSION, prompts.SECOND_READING_VERSION
+    second = [asked(k, alone) for k in range(3)]
+    packable = [asked(k, alone, newer) for k in range(10)]
+    packed_before = [asked(k, prompts.PAIRS_VERSION, newer) for k in range(2)]
+    assert all(asking.packs(a, 8) for a in packable)
+    assert not any(asking.packs(a, 8) or asking.packs(a, 1) for a in packed_before)
+    # Seconds 8 a call (1), packable thirds 8 a call (2), the others one each (2).
+    readings = second + packable + packed_before
+    assert asking.calls_for(readings, 8) == 5
+    assert asking.calls_for(readings, 1) == 15
+    # Within three calls the seconds and every packable third; within two, one call of them.
+    assert asking.readings_within(readings, 3, 8) == second + packable
+    assert asking.readings_within(readings, 2, 8) == second + packable[:8]

@@ -165,7 +165,8 @@ def group_prompt(anchor, candidates: Sequence) -> Prompt:
 # First readings of pairs from several small groups in one call (curation/llm/groups.py:
 # a memory with one or two candidates left would take a call of its own): each pair on its
 # own, the older memory first with its date, as a pair alone is shown. Its answers are
-# cached as first readings under this version.
+# cached as first readings under this version; third readings go several a call in it too
+# where no earlier reading of theirs did (asking.packs).
 PAIRS_VERSION = "pairs-v1"
 
 PAIRS_SYSTEM = f"""You compare pairs of memories an AI agent stored, each pair on its own.

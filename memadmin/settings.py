@@ -440,6 +440,11 @@ LLM_ACCURACY = env_float("MEMADMIN_LLM_ACCURACY", 0.85, low=0.34, high=1.0)
 # a pair its readers cannot see (another language, other words) is not sure beyond what
 # two agreeing answers can overturn.
 LLM_PRIOR_FLOOR = env_float("MEMADMIN_LLM_PRIOR_FLOOR", 0.02, low=0.0, high=0.3)
+# A merge or a conflict the LLM's readings leave under this chance (the model's tempered
+# probabilities updated by every reading, but likelier than not) is offered in the
+# possible tier, not proposed: two readings of three against a model that gave the answer
+# 0.1-0.2 are wrong more often than two of two (docs/llm.md). 0.5: every such answer proposes.
+LLM_ANSWER_PROPOSES_FROM = env_float("MEMADMIN_LLM_ANSWER_PROPOSES_FROM", 0.75, low=0.5, high=1.0)
 # An answer the (tempered) model gave under this chance overturns it: it is asked a second
 # time, the newer memory shown first, and decides only if both readings agree (asked
 # several a call once the groups are read, within the same budget).

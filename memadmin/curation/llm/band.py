@@ -24,13 +24,13 @@ than not), and so have an answer "duplicate", which proposes a merge
 LLM_SECOND_READINGS_A_CALL to a call), and an answer "two facts" the model barely leaned
 to (LLM_DISTINCT_SECOND_READING_BELOW). Two agreeing answers the model gave under
 LLM_THIRD_READING_BELOW (a conflict: LLM_CONFLICT_THIRD_READING_BELOW) are read a third
-time, and so are two that disagree
-(LLM_THIRD_READING_WHERE_READINGS_DISAGREE), each third in a form neither earlier
-reading took (asking.FORMS); of three, two agreeing decide as two agreeing readings do.
-Until then, or where no answer has the readings it needs, the model places the pair.
-An answer "one fact" makes a proposal;
-it merges with no review only where the rules' strict check passed and the model is as
-sure as an automatic merge needs.
+time, and so are two that disagree (LLM_THIRD_READING_WHERE_READINGS_DISAGREE), each
+third in a form neither earlier reading took (asking.FORMS); of three, two agreeing
+decide as two agreeing readings do. Until then, or where no answer has the readings it
+needs, the model places the pair. An answer "one fact" makes a proposal; it merges with
+no review only where the rules' strict check passed and the model is as sure as an
+automatic merge needs. A merge or a conflict the readings leave under
+LLM_ANSWER_PROPOSES_FROM (by `posterior`) is offered as possible only.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from memadmin.curation.detection import guards
 from memadmin.curation.detection.pipeline import Judged
 from memadmin.curation.detection.scoring.judgement import Judgement
 from memadmin.curation.detection.scoring.model import stored_model
-from memadmin.curation.detection.verdicts import PROPOSED, Verdict
+from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED, Verdict
 from memadmin.curation.llm import audit
 from memadmin.curation.llm import client as llm
 from memadmin.curation.llm.asking import (
@@ -455,6 +455,7 @@ _SECOND_READING_BAR = {
     "unrelated": "LLM_DISTINCT_SECOND_READING_BELOW",
 }
 _TIMES = {2: "twice", 3: "three times"}
+_DOUBTED = " (possible only: the evidence leaves it in doubt)"
 
 
 def _read(votes: int, readings: int) -> str:
@@ -537,9 +538,10 @@ def override(
     (`agreeing_needed`), and the model's tempered probabilities updated by every reading
     (`posterior`) leave the answer likelier than not, it decides: "duplicate" is a
     proposal (merged with no review only where the rules' strict check passed and P(one
-    fact) reaches the automatic threshold), "conflict" a proposed conflict, anything
-    else two facts. Otherwise the model places the pair as with no LLM, and the reason
-    says why the answer did not decide. `affordable`: as owes_reading's."""
+    fact) reaches the automatic threshold), "conflict" a proposed conflict (either only
+    possible while under LLM_ANSWER_PROPOSES_FROM), anything else two facts. Otherwise
+    the model places the pair as with no LLM, and the reason says why the answer did not
+    decide. `affordable`: as owes_reading's."""
     judgement = judged.judge(i, j)
     labels = [r.label for r in readings]
     votes = max(labels.count(label) for label in labels)
@@ -547,6 +549,8 @@ def override(
     prior = band_prior(judged, judgement)
     updated = posterior(prior, labels)
     said = f"LLM: {first.label}: {first.reason}".strip()
+    answer = _CLASS_OF.get(first.label, 2)
+    likely = 1.0 if updated is None else updated[answer]
     short = prior is not None and votes < agreeing_needed(prior, first.label, affordable=affordable)
     guard = guards.metadata_guard(judged.memories[i], judged.memories[j])
     if first.label == "duplicate" and guard:
@@ -555,7 +559,7 @@ def override(
         why = "the readings disagree: left to the evidence"
     elif short:
         why = "it overturns the evidence: it decides once another reading agrees"
-    elif updated is not None and updated[_CLASS_OF.get(first.label, 2)] < 0.5:
+    elif likely < 0.5:
         why = "too unlikely by the evidence to take alone"
     else:
         why = ""
@@ -564,18 +568,19 @@ def override(
         reasons = (*kept, f"{said} ({why})")
         judged.settle(i, j, replace(judgement, llm_answer=first.label, reasons=reasons))
         return
+    # Two readings of three against a model that gave the answer 0.1-0.2 are wrong more
+    # often than two of two: such a merge or conflict is offered in the doubtful tier.
+    doubt = answer < 2 and likely < settings.LLM_ANSWER_PROPOSES_FROM
     answered = replace(
         judgement,
         llm_answer=first.label,
         probabilities=updated,
         decided_by="llm",
-        reasons=(f"{said}{_read(votes, len(readings))}",),
-        tier=PROPOSED,
+        reasons=(f"{said}{_read(votes, len(readings))}" + (_DOUBTED if doubt else ""),),
+        tier=POSSIBLE if doubt else PROPOSED,
     )
-    label, kind = first.label, first.kind
-    if label == "duplicate":
-        older, newer = judged.memories[i], judged.memories[j]
-        protected = guards.is_protected(older) or guards.is_protected(newer)
+    if first.label == "duplicate":
+        protected = any(guards.is_protected(judged.memories[k]) for k in (i, j))
         automatic = (
             judgement.rules.verdict == Verdict.AUTO_MERGE
             and answered.p_one >= judged.thresholds.auto_confidence
@@ -588,12 +593,10 @@ def override(
             never_together=False,
             flags=("protected",) if protected else judgement.flags,
         )
-    elif label == "conflict":
+    elif first.label == "conflict":
+        kind = first.kind or "contradiction"
         answered = replace(
-            answered,
-            verdict=Verdict.CONFLICT,
-            conflict_kind=kind or "contradiction",
-            never_together=True,
+            answered, verdict=Verdict.CONFLICT, conflict_kind=kind, never_together=True
         )
     else:
         answered = replace(answered, verdict=Verdict.DISTINCT, tier="", never_together=True)

@@ -9,12 +9,14 @@ from types import SimpleNamespace
 import pytest
 
 from memadmin.curation.detection.thresholds import Thresholds
+from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED
 from memadmin.curation.learning import calibration
 from memadmin.curation.learning.oracle import Oracle
 from memadmin.curation.llm import asking, prompts
 from memadmin.curation.llm import band as llm_verdicts
 from memadmin.curation.llm import client as llm
 from memadmin.curation.llm.groups import Asked, Reading
+from memadmin.curation.runs import planning
 from memadmin.curation.runs.options import NamespaceReport, Options
 from tests.data.labelled_set import load_set
 
@@ -275,8 +277,11 @@ def test_readings_that_disagree_are_read_a_third_time_and_two_of_three_decide(
             continue
         reason = judgement.reasons[-1]
         if judgement.decided_by == "llm":
-            # The two readings shown older first agree, and they are right.
-            assert reason.endswith("(2 of 3 readings)"), reason
+            # The two readings shown older first agree, and they are right; where the
+            # evidence leaves them in doubt, the merge or conflict is possible only.
+            assert "(2 of 3 readings)" in reason, reason
+            doubted = judgement.tier == POSSIBLE
+            assert reason.endswith("(possible only: the evidence leaves it in doubt)") == doubted
             assert judgement.llm_answer == oracle.truth(older, newer)[0]
             decided += 1
         else:  # the model sure enough that two of three do not overturn it
@@ -324,3 +329,42 @@ def test_third_readings_go_several_a_call_where_no_earlier_reading_was_packed():
     # Within three calls the seconds and every packable third; within two, one call of them.
     assert asking.readings_within(readings, 3, 8) == second + packable
     assert asking.readings_within(readings, 2, 8) == second + packable[:8]
+
+
+HAMBURG = [
+    {"id": "en", "content": "Jonas lives in Hamburg.", "created_at": "2026-01-05T09:00:00Z"},
+    {"id": "de", "content": "Jonas wohnt in Hamburg.", "created_at": "2026-01-06T09:00:00Z"},
+]
+
+
+@pytest.mark.parametrize(
+    "lean, proposes_from, tier",
+    [
+        # Two of three against a model that gave one fact 0.15: 0.70 likely once read.
+        ((0.15, 0.05, 0.80), 0.75, POSSIBLE),
+        ((0.15, 0.05, 0.80), 0.5, PROPOSED),
+        # The same readings against a model that gave it 0.3: 0.84.
+        ((0.30, 0.05, 0.65), 0.75, PROPOSED),
+    ],
+)
+def test_a_merge_two_readings_of_three_leave_in_doubt_is_offered_as_possible(
+    monkeypatch, vectors, settings, lean, proposes_from, tier
+):
+    settings.LLM_ANSWER_PROPOSES_FROM = proposes_from
+    memories = [calibration.as_memory(dict(row, namespace="u")) for row in HAMBURG]
+    judged = calibration.judge_namespace(memories, Thresholds.from_settings(), vectors)
+    # What the tempered model gives the pair, as it gives pairs its readers are blind on.
+    monkeypatch.setattr(llm_verdicts, "band_prior", lambda judged, judgement: lean)
+    readings = [Reading(label, "", "read") for label in ("duplicate", "unrelated", "duplicate")]
+
+    llm_verdicts.override(judged, 0, 1, readings)
+
+    pair = judged.judge(0, 1)
+    assert (pair.decided_by, pair.llm_answer, pair.tier) == ("llm", "duplicate", tier)
+    assert pair.p_one == pytest.approx(llm_verdicts.posterior(lean, [r.label for r in readings])[0])
+    assert pair.reasons[0].endswith("(possible only: the evidence leaves it in doubt)") == (
+        tier == POSSIBLE
+    )
+    # The plan offers it in its tier: a curator still sees it, never as a proposal.
+    plan = planning.group(judged)
+    assert [(sorted(c.members), c.tier) for c in plan.clusters] == [([0, 1], tier)]

@@ -538,10 +538,9 @@ def override(
     (`agreeing_needed`), and the model's tempered probabilities updated by every reading
     (`posterior`) leave the answer likelier than not, it decides: "duplicate" is a
     proposal (merged with no review only where the rules' strict check passed and P(one
-    fact) reaches the automatic threshold), "conflict" a proposed conflict (either only
-    possible while under LLM_ANSWER_PROPOSES_FROM), anything else two facts. Otherwise
-    the model places the pair as with no LLM, and the reason says why the answer did not
-    decide. `affordable`: as owes_reading's."""
+    fact) reaches the automatic threshold), "conflict" a proposed conflict (each possible
+    only under LLM_ANSWER_PROPOSES_FROM), anything else two facts. Otherwise the model
+    places the pair as with no LLM, and the reason says why. `affordable`: as above."""
     judgement = judged.judge(i, j)
     labels = [r.label for r in readings]
     votes = max(labels.count(label) for label in labels)
@@ -568,8 +567,7 @@ def override(
         reasons = (*kept, f"{said} ({why})")
         judged.settle(i, j, replace(judgement, llm_answer=first.label, reasons=reasons))
         return
-    # Two readings of three against a model that gave the answer 0.1-0.2 are wrong more
-    # often than two of two: such a merge or conflict is offered in the doubtful tier.
+    # Two of three against a model that gave it 0.1-0.2 are wrong more often than two of two.
     doubt = answer < 2 and likely < settings.LLM_ANSWER_PROPOSES_FROM
     answered = replace(
         judgement,
@@ -578,6 +576,7 @@ def override(
         decided_by="llm",
         reasons=(f"{said}{_read(votes, len(readings))}" + (_DOUBTED if doubt else ""),),
         tier=POSSIBLE if doubt else PROPOSED,
+        never_together=True,  # but a merge's
     )
     if first.label == "duplicate":
         protected = any(guards.is_protected(judged.memories[k]) for k in (i, j))
@@ -595,9 +594,7 @@ def override(
         )
     elif first.label == "conflict":
         kind = first.kind or "contradiction"
-        answered = replace(
-            answered, verdict=Verdict.CONFLICT, conflict_kind=kind, never_together=True
-        )
+        answered = replace(answered, verdict=Verdict.CONFLICT, conflict_kind=kind)
     else:
-        answered = replace(answered, verdict=Verdict.DISTINCT, tier="", never_together=True)
+        answered = replace(answered, verdict=Verdict.DISTINCT, tier="")
     judged.settle(i, j, answered)

@@ -234,7 +234,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from memadmin.curation.learning import calibration
+    from memadmin.curation.learning import calibration, report
     from memadmin.curation.learning import fitting as model_fit
 
     sets = (
@@ -242,6 +242,8 @@ def main() -> None:
         if args.data
         else [(name, *model_fit.load(name)) for name in model_fit.available()]
     )
+    if args.loso and report.missing():
+        print(f"  not on this machine, left out: {', '.join(report.missing())}", file=sys.stderr)
     models = held_out_models([name for name, *_ in sets], args.committee) if args.loso else {}
     rates = [float(x) for x in args.error_rate.split(",")]
     seeds = [int(x) for x in args.seed.split(",")]

@@ -197,3 +197,15 @@ def test_a_reading_too_few_pairs_showed_is_doubtful_and_the_count_is_the_fit_s()
     assert read.probabilities(swapped)[model_fit.TWO] >= 0.8
     # The model without its doubts keeps no counts (`--no-committee`).
     assert all("shown" not in s for s in pair_model.undoubted(many)["stages"].values())
+
+
+def test_a_labelled_set_not_on_this_machine_is_named_not_left_out_silently(monkeypatch, tmp_path):
+    from memadmin.curation.learning import report
+
+    sets = {**model_fit.LABELLED_SETS, "elsewhere": tmp_path / "not_here"}
+    monkeypatch.setattr(model_fit, "LABELLED_SETS", sets)
+    assert "elsewhere" in report.missing()
+    assert "everyday" not in report.missing()  # in the repository, always here
+    (tmp_path / "not_here").mkdir()
+    (tmp_path / "not_here" / "memories.jsonl").write_text("")
+    assert "elsewhere" not in report.missing()

@@ -4,12 +4,13 @@ that overturn it by far are asked a third time, shown as the first was
 (curation/llm/band.py). Measured with the oracle judge (curation/learning/oracle.py)
 through the real SDK, in memory as bench/llm_band.py runs the band."""
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
 
 from memadmin.curation.detection.thresholds import Thresholds
-from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED
+from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED, Verdict
 from memadmin.curation.learning import calibration
 from memadmin.curation.learning.oracle import Oracle
 from memadmin.curation.llm import asking, prompts
@@ -368,3 +369,26 @@ def test_a_merge_two_readings_of_three_leave_in_doubt_is_offered_as_possible(
     # The plan offers it in its tier: a curator still sees it, never as a proposal.
     plan = planning.group(judged)
     assert [(sorted(c.members), c.tier) for c in plan.clusters] == [([0, 1], tier)]
+
+
+@pytest.mark.parametrize(
+    "lean, verdict",
+    [((0.15, 0.05, 0.80), Verdict.REVIEW), ((0.30, 0.05, 0.65), Verdict.AUTO_MERGE)],
+)
+def test_a_merge_in_doubt_is_never_made_without_review(monkeypatch, vectors, lean, verdict):
+    # The rules' strict check passed and the automatic threshold (0.6 shipped) is under
+    # the doubt bar: only the pair not in doubt merges with no review.
+    memories = [calibration.as_memory(dict(row, namespace="u")) for row in HAMBURG]
+    judged = calibration.judge_namespace(memories, Thresholds.from_settings(), vectors)
+    pair = judged.judge(0, 1)
+    judged.settle(0, 1, replace(pair, rules=replace(pair.rules, verdict=Verdict.AUTO_MERGE)))
+    monkeypatch.setattr(llm_verdicts, "band_prior", lambda judged, judgement: lean)
+    readings = [Reading(label, "", "read") for label in ("duplicate", "unrelated", "duplicate")]
+    assert (
+        judged.thresholds.auto_confidence
+        <= llm_verdicts.posterior(lean, [r.label for r in readings])[0]
+    )
+
+    llm_verdicts.override(judged, 0, 1, readings)
+
+    assert judged.judge(0, 1).verdict == verdict

@@ -576,14 +576,14 @@ def override(
         decided_by="llm",
         reasons=(f"{said}{_read(votes, len(readings))}" + (_DOUBTED if doubt else ""),),
         tier=POSSIBLE if doubt else PROPOSED,
-        never_together=True,  # but a merge's
+        never_together=True,  # set back for a merge below
     )
     if first.label == "duplicate":
         protected = any(guards.is_protected(judged.memories[k]) for k in (i, j))
         automatic = (
             judgement.rules.verdict == Verdict.AUTO_MERGE
             and answered.p_one >= judged.thresholds.auto_confidence
-            and not protected
+            and not (protected or doubt)  # a pair in doubt is never merged unseen
         )
         answered = replace(
             answered,

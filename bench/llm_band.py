@@ -174,8 +174,8 @@ def line(r: dict) -> str:
 
 def held_out_models(names: list[str], committee: bool = True) -> dict:
     """For each labelled set, the pair model fit on every other one (the shipped
-    thresholds: they were chosen leave one set out), with the band's temperature chosen
-    without it too (each other set held out of a fit on the rest)."""
+    thresholds: they were chosen leave one set out), with the band's temperature and the
+    apart temperature chosen without it too (each other set held out of a fit on the rest)."""
     from memadmin.curation.detection.scoring import model as pair_model
     from memadmin.curation.detection.thresholds import Thresholds
     from memadmin.curation.learning import calibration, held_out
@@ -196,14 +196,18 @@ def held_out_models(names: list[str], committee: bool = True) -> dict:
             others, c_related=1.0, c_disagree=1.0, committee=committee
         )
         temperature = held_out.band_temperature(others, inner)
-        print(f"  {table.name} held out: the band's temperature {temperature}", file=sys.stderr)
+        apart = held_out.apart_temperature(others, inner)
+        print(
+            f"  {table.name} held out: the band's temperature {temperature}, apart {apart}",
+            file=sys.stderr,
+        )
         stored = (
             pair_model.with_committee(fit(others), inner)
             if committee
             else pair_model.undoubted(fit(others))
         )
         found[table.name] = model_fit.with_thresholds(
-            {**stored, "llm_temperature": temperature}, shipped
+            {**stored, "llm_temperature": temperature, "apart_temperature": apart}, shipped
         )
     return found
 

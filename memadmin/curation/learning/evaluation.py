@@ -5,6 +5,7 @@ conflict recall by unordered pair, and the automatic merges that must never happ
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -210,3 +211,96 @@ def score_possible(labels: dict, outputs) -> str:
         f"{len(found)} duplicate pairs ({len(found & truth)} labelled one fact), "
         f"{len(possible)} conflicts ({len(possible & conflicts)} labelled conflicts)"
     )
+
+
+@dataclass
+class Figures:
+    """Counts of one or more held-out sets, as Score gives them (fitting sums them)."""
+
+    correct: int = 0
+    found: int = 0
+    labelled: int = 0
+    conflicts_right: int = 0
+    conflicts_proposed: int = 0
+    conflicts_labelled: int = 0
+    unsafe: int = 0
+    automatic: int = 0  # pairs merged with no review
+    automatic_right: int = 0
+    # Right pairs and conflicts with the possible tier counted too (what a curator who
+    # also works the possible filters reaches without an LLM).
+    reached_correct: int = 0
+    reached_conflicts: int = 0
+
+    @classmethod
+    def of(cls, score: Score, reached: Score | None = None) -> Figures:
+        return cls(
+            score.correct_pairs,
+            score.found_pairs,
+            score.true_pairs,
+            score.conflicts_found,
+            score.conflicts_proposed,
+            score.conflicts_labelled,
+            len(score.unsafe_auto_merges),
+            score.automatic_pairs,
+            score.automatic_correct,
+            (reached or score).correct_pairs,
+            (reached or score).conflicts_found,
+        )
+
+    def __add__(self, other: Figures) -> Figures:
+        return Figures(
+            *(
+                a + b
+                for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other), strict=True)
+            )
+        )
+
+    @property
+    def precision(self) -> float:
+        return self.correct / self.found if self.found else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.correct / self.labelled if self.labelled else 1.0
+
+    @property
+    def conflict_precision(self) -> float:
+        return self.conflicts_right / self.conflicts_proposed if self.conflicts_proposed else 1.0
+
+    @property
+    def conflict_recall(self) -> float:
+        return self.conflicts_right / self.conflicts_labelled if self.conflicts_labelled else 1.0
+
+    @property
+    def reached_recall(self) -> float:
+        return self.reached_correct / self.labelled if self.labelled else 1.0
+
+    @property
+    def reached_conflict_recall(self) -> float:
+        return self.reached_conflicts / self.conflicts_labelled if self.conflicts_labelled else 1.0
+
+    @property
+    def automatic_precision(self) -> float:
+        return self.automatic_right / self.automatic if self.automatic else 1.0
+
+    def line(self) -> str:
+        return (
+            f"duplicates P {self.precision:.3f} R {self.recall:.3f} "
+            f"({self.correct} of {self.found}, {self.labelled} labelled); conflicts P "
+            f"{self.conflict_precision:.3f} R {self.conflict_recall:.3f} ({self.conflicts_right}"
+            f" of {self.conflicts_proposed}, {self.conflicts_labelled} labelled); with the "
+            f"possible tier R {self.reached_recall:.3f} / {self.reached_conflict_recall:.3f}; "
+            f"automatic merges {self.automatic_right} of {self.automatic} right, "
+            f"{self.unsafe} unsafe"
+        )
+
+    def as_dict(self) -> dict:
+        return {
+            "duplicates": [round(self.precision, 3), round(self.recall, 3)],
+            "conflicts": [round(self.conflict_precision, 3), round(self.conflict_recall, 3)],
+            "with_possible_recall": [
+                round(self.reached_recall, 3),
+                round(self.reached_conflict_recall, 3),
+            ],
+            "counts": dataclasses.asdict(self),
+        }

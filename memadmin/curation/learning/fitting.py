@@ -33,9 +33,9 @@ from memadmin.curation.detection import pipeline
 from memadmin.curation.detection.comparing.evidence import FEATURES
 from memadmin.curation.detection.scoring import model as pair_model
 from memadmin.curation.detection.thresholds import Thresholds
-from memadmin.curation.learning import calibration, evaluation
-
-ONE, CONFLICT, TWO = 0, 1, 2
+from memadmin.curation.learning import calibration, evaluation, held_out
+from memadmin.curation.learning.evaluation import Figures
+from memadmin.curation.learning.held_out import CONFLICT, ONE, TWO
 
 _SHARED = Path(settings.BASE_DIR).parent / "shared" / "data"
 _TESTS = Path(settings.BASE_DIR) / "tests"
@@ -352,99 +352,6 @@ def replan(table: PairTable, model: pair_model.PairModel, thresholds: Thresholds
     return outputs
 
 
-@dataclass
-class Figures:
-    """Counts of one or more held-out sets, as evaluation.Score gives them."""
-
-    correct: int = 0
-    found: int = 0
-    labelled: int = 0
-    conflicts_right: int = 0
-    conflicts_proposed: int = 0
-    conflicts_labelled: int = 0
-    unsafe: int = 0
-    automatic: int = 0  # pairs merged with no review
-    automatic_right: int = 0
-    # Right pairs and conflicts with the possible tier counted too (what a curator who
-    # also works the possible filters reaches without an LLM).
-    reached_correct: int = 0
-    reached_conflicts: int = 0
-
-    @classmethod
-    def of(cls, score: evaluation.Score, reached: evaluation.Score | None = None) -> Figures:
-        return cls(
-            score.correct_pairs,
-            score.found_pairs,
-            score.true_pairs,
-            score.conflicts_found,
-            score.conflicts_proposed,
-            score.conflicts_labelled,
-            len(score.unsafe_auto_merges),
-            score.automatic_pairs,
-            score.automatic_correct,
-            (reached or score).correct_pairs,
-            (reached or score).conflicts_found,
-        )
-
-    def __add__(self, other: Figures) -> Figures:
-        return Figures(
-            *(
-                a + b
-                for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other), strict=True)
-            )
-        )
-
-    @property
-    def precision(self) -> float:
-        return self.correct / self.found if self.found else 1.0
-
-    @property
-    def recall(self) -> float:
-        return self.correct / self.labelled if self.labelled else 1.0
-
-    @property
-    def conflict_precision(self) -> float:
-        return self.conflicts_right / self.conflicts_proposed if self.conflicts_proposed else 1.0
-
-    @property
-    def conflict_recall(self) -> float:
-        return self.conflicts_right / self.conflicts_labelled if self.conflicts_labelled else 1.0
-
-    @property
-    def reached_recall(self) -> float:
-        return self.reached_correct / self.labelled if self.labelled else 1.0
-
-    @property
-    def reached_conflict_recall(self) -> float:
-        return self.reached_conflicts / self.conflicts_labelled if self.conflicts_labelled else 1.0
-
-    @property
-    def automatic_precision(self) -> float:
-        return self.automatic_right / self.automatic if self.automatic else 1.0
-
-    def line(self) -> str:
-        return (
-            f"duplicates P {self.precision:.3f} R {self.recall:.3f} "
-            f"({self.correct} of {self.found}, {self.labelled} labelled); conflicts P "
-            f"{self.conflict_precision:.3f} R {self.conflict_recall:.3f} ({self.conflicts_right}"
-            f" of {self.conflicts_proposed}, {self.conflicts_labelled} labelled); with the "
-            f"possible tier R {self.reached_recall:.3f} / {self.reached_conflict_recall:.3f}; "
-            f"automatic merges {self.automatic_right} of {self.automatic} right, "
-            f"{self.unsafe} unsafe"
-        )
-
-    def as_dict(self) -> dict:
-        return {
-            "duplicates": [round(self.precision, 3), round(self.recall, 3)],
-            "conflicts": [round(self.conflict_precision, 3), round(self.conflict_recall, 3)],
-            "with_possible_recall": [
-                round(self.reached_recall, 3),
-                round(self.reached_conflict_recall, 3),
-            ],
-            "counts": dataclasses.asdict(self),
-        }
-
-
 def score(table: PairTable, outputs) -> evaluation.Score:
     return calibration.score(table.labels, outputs)
 
@@ -457,6 +364,7 @@ class HeldOut:
     models: dict[str, dict]
     thresholds: dict[str, float]
     figures: dict[str, Figures]
+    apart_temperature: float  # held_out.apart_temperature
 
     @property
     def pooled(self) -> Figures:
@@ -475,8 +383,9 @@ def leave_one_set_out(
     committee: bool = True,
     on_progress: Callable[[str], None] | None = None,
 ) -> HeldOut:
-    """Fit without each set, choose the thresholds on the held-out figures (the lowest
-    that keeps the proposed tier's precision at the targets, pooled and on the sets'
+    """Fit without each set, hold back its readings of two facts as the held-out sets bear
+    out (held_out.apart_temperature), choose the thresholds on the held-out figures (the
+    lowest that keeps the proposed tier's precision at the targets, pooled and on the sets'
     mean, and an automatic threshold under which no held-out automatic merge was unsafe),
     and score each set under them.
 
@@ -488,6 +397,8 @@ def leave_one_set_out(
     models = fits_leaving_out(
         tables, c_related=c_related, c_disagree=c_disagree, committee=committee
     )
+    apart = held_out.apart_temperature(tables, models)
+    models = {name: {**stored, "apart_temperature": apart} for name, stored in models.items()}
     own = {name: pair_model.undoubted(stored) for name, stored in models.items()}
     # Every grid value is tried with the others at their floors.
     chosen = {
@@ -536,7 +447,7 @@ def leave_one_set_out(
     else:
         chosen["auto_confidence"] = 1.0
     chosen = {name: float(value) for name, value in chosen.items()}
-    return HeldOut(models, chosen, figures_under(chosen, models))
+    return HeldOut(models, chosen, figures_under(chosen, models), apart)
 
 
 def _reaches(found: dict[str, Figures], precision: str, target: float, floor: float) -> bool:
@@ -549,7 +460,7 @@ def _reaches(found: dict[str, Figures], precision: str, target: float, floor: fl
 
 def stored_form(
     tables: list[PairTable],
-    held_out: HeldOut,
+    found: HeldOut,
     *,
     c_related: float,
     c_disagree: float,
@@ -561,8 +472,8 @@ def stored_form(
     import scipy
 
     stored = fit(tables, c_related=c_related, c_disagree=c_disagree)
-    if any("committee" in model for model in held_out.models.values()):
-        stored = pair_model.with_committee(stored, held_out.models)
+    if any("committee" in model for model in found.models.values()):
+        stored = pair_model.with_committee(stored, found.models)
     else:
         stored = pair_model.undoubted(stored)
     return {
@@ -583,15 +494,16 @@ def stored_form(
         "features": stored["features"],
         "stages": stored["stages"],
         **({"committee": stored["committee"]} if "committee" in stored else {}),
-        "thresholds": held_out.thresholds,
+        "thresholds": found.thresholds,
+        "apart_temperature": found.apart_temperature,
         "llm_temperature": llm_temperature,
         "held_out": {
             "how": "leave one set out: each set planned by a model fit on the others, "
             "scored on its proposed tier; the thresholds are the lowest whose pooled "
             f"figures over {', '.join(CHOOSING_SETS)} reach the targets",
             "targets": {"one_fact_precision": TARGET_ONE, "conflict_precision": TARGET_CONFLICT},
-            "pooled": held_out.pooled.as_dict(),
-            "sets": {name: f.as_dict() for name, f in held_out.figures.items()},
+            "pooled": found.pooled.as_dict(),
+            "sets": {name: f.as_dict() for name, f in found.figures.items()},
         },
     }
 

@@ -1,13 +1,23 @@
 """What the labelled sets, each held out, say of the pair model's confidence
 (curation.learning.fitting fits it): how well each set's pairs are read by the model fit
 without it (log-loss, beside knowing only the set's own shares), and the temperature
-the LLM band tempers the model's probabilities by (band_temperature)."""
+the LLM band tempers the model's probabilities by (band_temperature), and the one its
+readings of two facts are held back by (apart_temperature). It reads fitting's tables
+and models, and fitting chooses a temperature with it: it imports nothing of fitting's."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from memadmin.curation.learning.fitting import CONFLICT, TWO, PairTable, with_thresholds
+from memadmin.curation.detection.scoring import model as pair_model
+
+if TYPE_CHECKING:
+    from memadmin.curation.learning.fitting import PairTable
+
+# A pair's label as fitting's tables hold it.
+ONE, CONFLICT, TWO = 0, 1, 2
 
 
 def held_out_log_loss(
@@ -35,7 +45,7 @@ def confident_errors(table: PairTable, stored: dict) -> tuple[int, int]:
     """How many of a set's candidate pairs the model `stored` reads at SURE or more as
     something the labels say they are not, of how many (a held-out model's count is what a
     store it never saw should expect: sure and wrong where its readers are blind)."""
-    model = with_thresholds(stored, dict.fromkeys(THRESHOLD_NAMES, 0.5))
+    model = _read(stored)
     wrong = model.probabilities(table.values).copy()
     wrong[np.arange(len(table.classes)), table.classes] = 0.0
     return int((wrong.max(axis=1) >= SURE).sum()) if len(wrong) else 0, len(table.classes)
@@ -61,8 +71,37 @@ def band_temperature(tables: list[PairTable], models: dict[str, dict]) -> float:
     return min(TEMPERATURES, key=worst)
 
 
+def apart_temperature(tables: list[PairTable], models: dict[str, dict]) -> float:
+    """What the related stage's log-odds below an even chance are divided by
+    (scoring.model.PairModel.apart_temperature): the least of TEMPERATURES under which,
+    on every set held out, the pairs read two facts at SURE or more are wrong at most
+    1 - SURE of the time ("sure" means right four times in five, on the least familiar
+    set too). No tier is chosen on that side, so nothing else holds it to account."""
+    read = [_stage_logits(table, models[table.name])["related"] for table in tables]
+
+    def surely_apart_and_wrong(logits: np.ndarray, related: np.ndarray, temperature: float):
+        held = np.where(logits < 0.0, logits / temperature, logits)
+        sure = 1.0 / (1.0 + np.exp(held)) >= SURE  # P(two facts) at SURE or more
+        return float(related[sure].mean()) if sure.any() else 0.0
+
+    return next(
+        (
+            t
+            for t in TEMPERATURES
+            if all(surely_apart_and_wrong(z, related, t) <= 1.0 - SURE for z, related in read)
+        ),
+        TEMPERATURES[-1],
+    )
+
+
+def _read(stored: dict) -> pair_model.PairModel:
+    return pair_model.from_dict({**stored, "thresholds": dict.fromkeys(THRESHOLD_NAMES, 0.5)})
+
+
 def _stage_logits(table: PairTable, stored: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    model = with_thresholds(stored, dict.fromkeys(THRESHOLD_NAMES, 0.5))
+    """Each stage's log-odds of the set's pairs (its committee's doubt in, no temperature)
+    and what the labels say of them."""
+    model = _read(stored)
     related = table.classes != TWO
     return {
         "related": (model.related.logit(table.values), related),

@@ -66,7 +66,12 @@ def leave_one_set_out(
 
 
 def _lines(tables, found, temperature: float) -> list[str]:
-    lines = [f"thresholds chosen on the held-out figures: {found.thresholds}"]
+    lines = [
+        f"readings of two facts held back by {found.apart_temperature} (the least under which "
+        f"a pair read two facts at {held_out.SURE} or more is wrong at most one time in five "
+        "on every set held out)",
+        f"thresholds chosen on the held-out figures: {found.thresholds}",
+    ]
     lines += [f"{name} (held out): {figures.line()}" for name, figures in found.figures.items()]
     lines.append(f"pooled, every set held out once: {found.pooled.line()}")
     lines.append("held-out log-loss by stage (knowing only the set's own shares in brackets):")

@@ -186,9 +186,11 @@ def test_probabilities_are_one_fact_conflict_two_facts_summing_to_one():
     assert found.shape == (50, 3)
     assert np.allclose(found.sum(axis=1), 1.0)
     assert (found >= 0).all() and (found <= 1).all()
-    # The two stages: P(two facts) = 1 - related, and the rest split by disagree.
-    related = 1 / (1 + np.exp(-model.related.logit(values)))
-    assert np.allclose(found[:, 2], 1 - related)
+    # The two stages: P(two facts) = 1 - related, and the rest split by disagree; the
+    # related stage's log-odds below an even chance held back by the apart temperature.
+    logit = model.related.logit(values)
+    held = np.where(logit < 0, logit / model.apart_temperature, logit)
+    assert np.allclose(found[:, 2], 1 - 1 / (1 + np.exp(-held)))
 
 
 def test_every_weight_reads_the_way_its_name_says():

@@ -9,10 +9,12 @@ import pytest
 
 from memadmin.curation.detection.comparing.evidence import FEATURES
 from memadmin.curation.detection.scoring import model as pair_model
-from memadmin.curation.detection.scoring.judgement import explain
+from memadmin.curation.detection.scoring.judgement import QUESTIONS, explain
 from memadmin.curation.learning import calibration
 from memadmin.review.charts import ROW, waterfall
 from tests.curation.detection.test_confidence import judged_pair
+
+QUESTION_STAGES = {question: stage for stage, question in QUESTIONS.items()}
 
 # Words no page may show: a feature's or reader's internal name.
 INTERNAL = re.compile(r"_|clause reading|hinge|cosine|containment|lexical|normalised")
@@ -29,6 +31,7 @@ def vectors() -> calibration.Vectors:
         ("The staging target is Azure.", "The staging target is Fly.io."),
         ("Yuki A. lives in Osaka.", "Yuki R. lives in Osaka."),
         ("Alice prefers tea in the morning.", "In the morning Alice likes to drink tea."),
+        ("Hana's older brother lives in Osaka.", "Hana's younger brother lives in Kyoto."),
     ],
 )
 def test_each_stage_adds_up_to_the_probability_the_model_gives(older, newer, vectors):
@@ -41,7 +44,13 @@ def test_each_stage_adds_up_to_the_probability_the_model_gives(older, newer, vec
         moved = stage["prior"] + sum(bar["share"] for bar in stage["bars"])
         assert moved == pytest.approx(stage["total"], abs=0.01 * (len(stage["bars"]) + 1))
         assert stage["probability"] == pytest.approx(1 / (1 + math.exp(-stage["total"])), abs=1e-3)
-        assert len(stage["bars"]) <= 9  # seven, the rest, the committee's doubt
+        assert len(stage["bars"]) <= 10  # seven, the rest, the committee's doubt, held back
+        # A reading of two facts is held back towards an even chance, a bar of its own.
+        if QUESTION_STAGES[stage["question"]] == "related" and stage["total"] < -0.05:
+            assert model.apart_temperature > 1.0
+            assert stage["bars"][-1]["words"] == pair_model.said("held_back")
+            held = stage["total"] - stage["bars"][-1]["share"]
+            assert stage["total"] == pytest.approx(held / model.apart_temperature, abs=0.02)
         for bar in stage["bars"]:
             assert not INTERNAL.search(bar["words"]), bar["words"]
     expected = model.probabilities(judgement.evidence.values)

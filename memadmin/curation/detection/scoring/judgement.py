@@ -262,6 +262,12 @@ def explain(judgement: Judgement, model: PairModel) -> dict:
         if doubt:
             bars.append({"words": said("doubt"), "share": round(doubt, 2)})
         total = prior + sum(share for _, share in ranked) + doubt
+        # How much less sure of two facts the model is than its stage (PairModel.
+        # held_back), the last bar, so that the bars still add up to the total.
+        held_back = float(model.held_back(total)) if stage is model.related else 0.0
+        if round(held_back, 2):
+            bars.append({"words": said("held_back"), "share": round(held_back, 2)})
+            total += held_back
         stages.append(
             {
                 "question": QUESTIONS[stage.name],

@@ -5,6 +5,7 @@ holding a role, and clusters opened through curation.decisions."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 
@@ -235,6 +236,20 @@ def run_state(prefix: str = "") -> dict:
     def space(row):
         return row.namespace.name.removeprefix(prefix)
 
+    # A reason names a conflict by its row id ("conflict 21 overtaken: ..."): by its two
+    # memories instead.
+    conflict_names = {
+        c.pk: f"{name[c.memory_a_id]}~{name[c.memory_b_id]}"
+        for c in Conflict.objects.filter(namespace__name__startswith=prefix)
+    }
+
+    def reason(text: str) -> str:
+        return re.sub(
+            r"conflict (\d+)",
+            lambda m: f"conflict {conflict_names.get(int(m[1]), m[1])}",
+            text,
+        )
+
     return {
         "memories": sorted(
             (
@@ -275,7 +290,7 @@ def run_state(prefix: str = "") -> dict:
                 e.action,
                 name.get(e.memory_id),
                 e.actor,
-                e.reason,
+                reason(e.reason),
                 repr(named(e.before)),
                 repr(named(e.after)),
                 sorted(name[i] for i in e.related_memory_ids),

@@ -274,7 +274,12 @@ def _cluster(plan: Plan, judged: Judged, review: list, already_judged) -> None:
         edges = [
             judged.edge(i, j)
             for i, j, jd in review
-            if not {i, j} & taken and (tier == POSSIBLE or jd.tier == PROPOSED)
+            # A pair the model's own reading holds apart (never_together) is no edge,
+            # though held back it may be possible (scoring.judgement.place): it shows
+            # its doubt in its probabilities, and clusters do not chain through it.
+            if not {i, j} & taken
+            and (tier == POSSIBLE or jd.tier == PROPOSED)
+            and not jd.never_together
         ]
         components = clustering.clusters(
             edges,

@@ -1,6 +1,7 @@
 """The calibrated pair model (curation.detection.scoring): what it reads, the
 probabilities it gives, the tiers, and the vetoes only an operator controls."""
 
+import itertools
 import json
 
 import numpy as np
@@ -405,3 +406,33 @@ def test_the_multilingual_reading_says_whether_the_languages_differ(vectors):
     assert any(r.startswith("alike in meaning in other words") for r in english.reasons)
     assert not any("across languages" in r for r in english.reasons)
     assert any(r.startswith("alike in meaning across languages") for r in across.reasons)
+
+
+def test_readings_of_two_facts_held_back_show_doubt_but_never_chain_a_cluster(vectors):
+    # Held back hard (apart temperature 4), many pairs the model reads apart come up to
+    # the possible tier (their probabilities show the doubt); two memories its own
+    # reading puts under the possible floor still never share a cluster, proposed or
+    # possible, as an edge or through others.
+    from memadmin.curation.learning import fitting
+    from memadmin.curation.runs import planning
+
+    stored = json.loads(pair_model.MODEL_PATH.read_text())
+    held = pair_model.from_dict({**stored, "apart_temperature": 4.0})
+    thresholds = Thresholds.from_settings()
+    rows, _ = fitting.load("everyday")
+    lifted = chained = 0
+    for memories in calibration.by_namespace(rows).values():
+        judged = calibration.judge_namespace(memories, thresholds, vectors, model=held)
+        for judgement in judged.judgements.values():
+            if judgement.evidence is not None:
+                own = held.probabilities(judgement.evidence.values, 1.0)[0]
+                lifted += own < thresholds.possible_one <= judgement.p_one
+        for cluster in planning.group(judged).clusters:
+            for i, j in itertools.combinations(cluster.members, 2):
+                found = judged.judge(i, j)
+                if found.evidence is not None and found.decided_by == "rule":
+                    own = held.probabilities(found.evidence.values, 1.0)[0]
+                    chained += own < thresholds.possible_one
+
+    assert lifted > 10  # the held-back readings reach the possible tier
+    assert chained == 0

@@ -112,7 +112,8 @@ def listed_only(rules: RuleReading) -> Judgement:
 def score(rules, evidence, a, b, model: PairModel, thresholds: Thresholds) -> Judgement:
     """What a pair becomes (`a` the older memory) from its evidence, weighed by `model`."""
     probabilities = model.probabilities(evidence.values)
-    return place(rules, evidence, probabilities, a, b, model, thresholds)
+    own = model.probabilities(evidence.values, 1.0)
+    return place(rules, evidence, probabilities, a, b, model, thresholds, own_p_one=own[0])
 
 
 def score_together(pairs: dict, model: PairModel, thresholds: Thresholds) -> dict:
@@ -129,19 +130,25 @@ def score_together(pairs: dict, model: PairModel, thresholds: Thresholds) -> dic
         return {}
     # Every pair at once: one product for the namespace (a pair at a time cost more in
     # numpy's calls than in the arithmetic).
-    probabilities = model.probabilities(np.stack([e.values for _, e, _, _ in placed.values()]))
+    values = np.stack([e.values for _, e, _, _ in placed.values()])
+    probabilities, own = model.probabilities(values), model.probabilities(values, 1.0)
     return {
-        key: place(rules, evidence, found, older, newer, model, thresholds)
-        for (key, (rules, evidence, older, newer)), found in zip(
-            placed.items(), probabilities, strict=True
+        key: place(rules, evidence, found, older, newer, model, thresholds, own_p_one=mine[0])
+        for (key, (rules, evidence, older, newer)), found, mine in zip(
+            placed.items(), probabilities, own, strict=True
         )
     }
 
 
-def place(rules, evidence, probabilities, a, b, model, thresholds) -> Judgement:
+def place(rules, evidence, probabilities, a, b, model, thresholds, *, own_p_one) -> Judgement:
     """A pair's verdict and tier from its probabilities and the thresholds. An automatic
     merge needs the rules' strict check (every word in its role, nothing any reader sees
     differ, every guard passing) and P(one fact) >= the automatic threshold.
+
+    Two memories whose P(one fact) is under the possible tier's floor never share a
+    cluster; that floor reads the model's own P(one fact) (`own_p_one`, not held back:
+    PairModel.apart_temperature), so that holding back its readings of two facts shows
+    more doubt without letting clusters chain through pairs it reads apart.
 
     Hard vetoes are the operator's only: a metadata guard keeps the pair out of every
     cluster (a conflict may still be proposed across it), and a protected memory is
@@ -176,7 +183,7 @@ def place(rules, evidence, probabilities, a, b, model, thresholds) -> Judgement:
         conflict_kind=conflict_kind,
         differing_tokens=differing,
         never_together=bool(
-            verdict == Verdict.CONFLICT or guard or p_one < thresholds.possible_one
+            verdict == Verdict.CONFLICT or guard or own_p_one < thresholds.possible_one
         ),
         findings=findings,
     )

@@ -7,14 +7,21 @@ and models, and fitting chooses a temperature with it: it imports nothing of fit
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from memadmin.curation.detection.scoring import model as pair_model
 
-if TYPE_CHECKING:
-    from memadmin.curation.learning.fitting import PairTable
+
+class PairTable(Protocol):
+    """What this module reads of a set's table (fitting.PairTable): its name, its pairs'
+    evidence values and their labels."""
+
+    name: str
+    values: np.ndarray
+    classes: np.ndarray
+
 
 # A pair's label as fitting's tables hold it.
 ONE, CONFLICT, TWO = 0, 1, 2

@@ -310,6 +310,7 @@ def test_a_metadata_guard_keeps_a_pair_out_of_every_cluster(vectors, mine, their
         newer,
         pair_model.stored_model(),
         Thresholds.from_settings(),
+        own_p_one=judgement.p_one,
     )
 
     assert judgement.verdict == Verdict.DISTINCT and judgement.never_together

@@ -13,6 +13,18 @@ from memadmin.curation.learning import calibration, held_out
 from memadmin.curation.learning import fitting as model_fit
 
 
+def synthetic(name: str, classes: np.ndarray, **columns) -> model_fit.PairTable:
+    """A made-up labelled set: pairs labelled `classes`, each evidence feature named in
+    `columns` set to its values (one a pair, or one for all), bias 1, the rest 0."""
+    from memadmin.curation.detection.comparing.evidence import FEATURES, INDEX
+
+    values = np.zeros((len(classes), len(FEATURES)))
+    values[:, INDEX["bias"]] = 1.0
+    for feature, column in columns.items():
+        values[:, INDEX[feature]] = column
+    return model_fit.PairTable(name, [], {}, values, classes, [])
+
+
 def test_a_weight_the_data_would_turn_against_its_meaning_stays_at_zero():
     # y follows x; the first feature is x plus some noise, the second that noise alone:
     # the data wants the second weighed against its sign (to take the noise out).
@@ -71,21 +83,19 @@ def test_a_threshold_is_reached_only_where_every_set_keeps_the_floor():
 
 
 def test_held_out_log_loss_tells_a_set_the_evidence_carries_to_from_one_it_does_not():
-    from memadmin.curation.detection.comparing.evidence import FEATURES, INDEX
 
     rng = np.random.default_rng(5)
 
     def table(name: str, *, carries: bool) -> model_fit.PairTable:
         classes = rng.choice([model_fit.ONE, model_fit.CONFLICT, model_fit.TWO], size=300)
-        values = np.zeros((300, len(FEATURES)))
-        values[:, INDEX["bias"]] = 1.0
         related = classes != model_fit.TWO
         # Where the evidence carries, similarity follows the answer; elsewhere it is noise.
-        values[:, INDEX["similarity"]] = (
-            np.where(related, 0.9, 0.1) if carries else rng.uniform(0, 1, 300)
+        return synthetic(
+            name,
+            classes,
+            similarity=np.where(related, 0.9, 0.1) if carries else rng.uniform(0, 1, 300),
+            opposed=classes == model_fit.CONFLICT if carries else 0.0,
         )
-        values[:, INDEX["opposed"]] = classes == model_fit.CONFLICT if carries else 0.0
-        return model_fit.PairTable(name, [], {}, values, classes, [])
 
     tables = [table("a", carries=True), table("b", carries=True), table("c", carries=False)]
     models = {
@@ -117,18 +127,13 @@ def test_readings_of_two_facts_are_held_back_until_sure_is_right_four_times_in_f
     # of two facts at 0.8 or more is wrong at most one time in five: held back so, fewer
     # of c's pairs are read surely wrong, and where the stage reads one fact (the side the
     # tiers are chosen on) nothing changes.
-    from memadmin.curation.detection.comparing.evidence import FEATURES, INDEX
-
     rng = np.random.default_rng(13)
 
     def table(name: str, *, flipped: float) -> model_fit.PairTable:
         classes = rng.choice([model_fit.ONE, model_fit.TWO], size=400)
-        values = np.zeros((400, len(FEATURES)))
-        values[:, INDEX["bias"]] = 1.0
         apart = classes == model_fit.TWO
         said = np.where(rng.uniform(size=400) < flipped, ~apart, apart)
-        values[:, INDEX["similarity"]] = np.where(said, 0.05, 0.95)
-        return model_fit.PairTable(name, [], {}, values, classes, [])
+        return synthetic(name, classes, similarity=np.where(said, 0.05, 0.95))
 
     tables = [table("a", flipped=0.0), table("b", flipped=0.0), table("c", flipped=0.3)]
     models = {
@@ -140,12 +145,11 @@ def test_readings_of_two_facts_are_held_back_until_sure_is_right_four_times_in_f
 
     assert chosen > 1.0
     sure_before = held_out.confident_errors(tables[2], models["c"])[0]
-    sure_after = held_out.confident_errors(tables[2], {**models["c"], "apart_temperature": chosen})[
-        0
-    ]
+    held_back = {**models["c"], "apart_temperature": chosen}
+    sure_after = held_out.confident_errors(tables[2], held_back)[0]
     assert 0 <= sure_after < sure_before
     alone = pair_model.from_dict({**models["c"], "thresholds": {}})
-    held = pair_model.from_dict({**models["c"], "apart_temperature": chosen, "thresholds": {}})
+    held = pair_model.from_dict({**held_back, "thresholds": {}})
     values = tables[2].values
     before, after = alone.probabilities(values), held.probabilities(values)
     one_side = alone.related.logit(values) >= 0
@@ -167,12 +171,13 @@ def test_a_reading_one_set_alone_taught_is_doubtful_to_the_committee():
 
     def table(name: str, *, habit: bool) -> model_fit.PairTable:
         classes = rng.choice([model_fit.ONE, model_fit.TWO], size=300)
-        values = np.zeros((300, len(FEATURES)))
-        values[:, INDEX["bias"]] = 1.0
         alike = (classes == model_fit.ONE) | (habit & (rng.uniform(size=300) < 0.5))
-        values[:, INDEX["similarity"]] = np.where(alike, 0.9, 0.1)
-        values[:, INDEX["different_subjects"]] = habit & (classes == model_fit.TWO)
-        return model_fit.PairTable(name, [], {}, values, classes, [])
+        return synthetic(
+            name,
+            classes,
+            similarity=np.where(alike, 0.9, 0.1),
+            different_subjects=habit & (classes == model_fit.TWO),
+        )
 
     tables = [table("a", habit=False), table("b", habit=False), table("habit", habit=True)]
     fits = model_fit.fits_leaving_out(tables, c_related=1.0, c_disagree=1.0)
@@ -213,12 +218,11 @@ def test_a_reading_too_few_pairs_showed_is_doubtful_and_the_count_is_the_fit_s()
         classes[:swaps] = model_fit.TWO
         if mixed:
             classes[: swaps // 2] = model_fit.ONE
-        values = np.zeros((300, len(FEATURES)))
-        values[:, INDEX["bias"]] = 1.0
-        values[:, INDEX["similarity"]] = np.where(classes == model_fit.ONE, 0.9, 0.1)
-        values[:swaps, INDEX["similarity"]] = 0.9
-        values[:swaps, INDEX["same_words_other_roles"]] = 1.0
-        return model_fit.PairTable(name, [], {}, values, classes, [])
+        similarity = np.where(classes == model_fit.ONE, 0.9, 0.1)
+        similarity[:swaps] = 0.9
+        swapped = np.zeros(300)
+        swapped[:swaps] = 1.0
+        return synthetic(name, classes, similarity=similarity, same_words_other_roles=swapped)
 
     swapped = np.zeros(len(FEATURES))
     swapped[[INDEX["bias"], INDEX["similarity"], INDEX["same_words_other_roles"]]] = 1, 0.9, 1

@@ -13,7 +13,7 @@ from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED, Verdict
 from memadmin.curation.learning import calibration
 from memadmin.curation.learning.oracle import Oracle
-from memadmin.curation.llm import asking, prompts
+from memadmin.curation.llm import asking, prompts, weighing
 from memadmin.curation.llm import band as llm_verdicts
 from memadmin.curation.llm import client as llm
 from memadmin.curation.llm.groups import Asked, Reading
@@ -292,7 +292,7 @@ def test_readings_that_disagree_are_read_a_third_time_and_two_of_three_decide(
 
 def test_how_many_agreeing_readings_an_answer_needs_by_what_it_overturns(settings):
     # (p one fact, p conflict, p two facts) as the tempered model gives them.
-    needed = llm_verdicts.agreeing_needed
+    needed = weighing.agreeing_needed
     # "Two facts" where the model barely leaned that way is read twice (one wrong such
     # answer lost the duplicates the model half saw), where it leaned far, once.
     assert needed((0.45, 0.17, 0.38), "related_distinct") == 2

@@ -11,7 +11,7 @@ from memadmin.curation.detection.comparing.evidence import INDEX
 from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED, Verdict
 from memadmin.curation.learning import calibration
-from memadmin.curation.llm import band
+from memadmin.curation.llm import band, weighing
 from memadmin.curation.llm.groups import Reading
 from memadmin.curation.models import Cluster, Conflict
 from memadmin.curation.runs import planning
@@ -144,7 +144,7 @@ def test_an_llm_answer_that_did_not_decide_alone_leaves_the_shared_conflict_poss
     assert unanswered >= judged.thresholds.propose_conflict  # proposed, were it not answered
     assert shared.tier == POSSIBLE
     assert shared.probabilities[1] == pytest.approx(
-        band.posterior((0.0, unanswered, 1.0 - unanswered), ["duplicate"])[1]
+        weighing.posterior((0.0, unanswered, 1.0 - unanswered), ["duplicate"])[1]
     )
     # The reason says both: the conflict shared, and the answer that weighed against it.
     assert shared.reasons[0].startswith(f"\u201c{WOHNT}\u201d says what \u201c{HAMBURG}\u201d")

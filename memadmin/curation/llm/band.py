@@ -30,7 +30,8 @@ decide as two agreeing readings do. Until then, or where no answer has the readi
 needs, the model places the pair. An answer "one fact" makes a proposal; it merges with
 no review only where the rules' strict check passed and the model is as sure as an
 automatic merge needs. A merge or a conflict the readings leave under
-LLM_ANSWER_PROPOSES_FROM (by `posterior`) is offered as possible only.
+LLM_ANSWER_PROPOSES_FROM (by `posterior`) is offered as possible only. How readings
+weigh against the model is curation.llm.weighing's.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ from memadmin.curation.llm.asking import (
     spent,
 )
 from memadmin.curation.llm.groups import Asked, Reading, in_groups, packed
+from memadmin.curation.llm.weighing import CLASS_OF, agreeing_needed, posterior
 from memadmin.store.models import Namespace
 
 logger = logging.getLogger("memadmin.curation")
@@ -444,16 +446,6 @@ def _waits_for_spare_calls(judged: Judged, i: int, j: int, readings) -> bool:
     return band_prior(judged, judged.judge(i, j))[0] >= settings.LLM_SECOND_READING_BELOW
 
 
-_CLASS_OF = {"duplicate": 0, "conflict": 1}
-# The setting below which an answer is read a second time: a merge proposed, a conflict
-# put before an admin and two facts set apart each have their own (the last two at
-# least the general bar).
-_SECOND_READING_BAR = {
-    "duplicate": "LLM_DUPLICATE_SECOND_READING_BELOW",
-    "conflict": "LLM_CONFLICT_SECOND_READING_BELOW",
-    "related_distinct": "LLM_DISTINCT_SECOND_READING_BELOW",
-    "unrelated": "LLM_DISTINCT_SECOND_READING_BELOW",
-}
 _TIMES = {2: "twice", 3: "three times"}
 _DOUBTED = " (possible only: the evidence leaves it in doubt)"
 
@@ -465,24 +457,6 @@ def _read(votes: int, readings: int) -> str:
     if votes == readings:
         return f" (read {_TIMES[readings]})"
     return f" ({votes} of {readings} readings)"
-
-
-def posterior(prior, labels) -> tuple[float, float, float] | None:
-    """How sure the pair is once the LLM answered, for the confidence shown: `prior`
-    updated by each answer, each right LLM_ACCURACY of the time (its errors split evenly
-    between the two other readings)."""
-    if prior is None:
-        return None
-    right, wrong = settings.LLM_ACCURACY, (1.0 - settings.LLM_ACCURACY) / 2
-    # The model claims no reading less likely than the floor: held out it is sure and
-    # wrong where its readers are blind, and a sure prior would outvote every answer.
-    floor = settings.LLM_PRIOR_FLOOR
-    weighted = [floor + (1.0 - 3.0 * floor) * p for p in prior]
-    for label in labels:
-        answered = _CLASS_OF.get(label, 2)
-        weighted = [p * (right if k == answered else wrong) for k, p in enumerate(weighted)]
-    total = sum(weighted) or 1.0
-    return tuple(w / total for w in weighted)
 
 
 def owes_reading(
@@ -506,30 +480,6 @@ def owes_reading(
     )
 
 
-def agreeing_needed(prior, label: str, *, affordable: bool = True) -> int:
-    """How many agreeing readings an answer `label` needs before it decides: one where the
-    tempered model gave it its second-reading bar or more, two under that bar, three
-    under LLM_THIRD_READING_BELOW, or for an answer "conflict" under
-    LLM_CONFLICT_THIRD_READING_BELOW (two readings each wrong independently agree on one
-    wrong answer one time in 180 at 0.85: over every near candidate, pairs with nothing
-    in common became conflicts). Not `affordable` (no call is left for it, or a
-    later pass applies a cached answer), an answer "duplicate" meets the general bar,
-    not its own (_waits_for_spare_calls)."""
-    given = prior[_CLASS_OF.get(label, 2)]
-    bar = getattr(settings, _SECOND_READING_BAR.get(label, "LLM_SECOND_READING_BELOW"))
-    if label == "duplicate":
-        # No call left for it (_waits_for_spare_calls): the general bar.
-        bar = bar if affordable else settings.LLM_SECOND_READING_BELOW
-    else:
-        bar = max(bar, settings.LLM_SECOND_READING_BELOW)
-    if given >= bar:
-        return 1
-    third = settings.LLM_THIRD_READING_BELOW
-    if label == "conflict":
-        third = max(third, settings.LLM_CONFLICT_THIRD_READING_BELOW)
-    return 2 if given >= third else 3
-
-
 def override(
     judged: Judged, i: int, j: int, readings: list[Reading], *, affordable: bool = True
 ) -> None:
@@ -548,7 +498,7 @@ def override(
     prior = band_prior(judged, judgement)
     updated = posterior(prior, labels)
     said = f"LLM: {first.label}: {first.reason}".strip()
-    answer = _CLASS_OF.get(first.label, 2)
+    answer = CLASS_OF.get(first.label, 2)
     likely = 1.0 if updated is None else updated[answer]
     short = prior is not None and votes < agreeing_needed(prior, first.label, affordable=affordable)
     guard = guards.metadata_guard(judged.memories[i], judged.memories[j])

@@ -20,7 +20,7 @@ from memadmin.curation.detection.scoring.model import PairModel, stored_model
 from memadmin.curation.detection.scoring.representative import representative
 from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED, Verdict
-from memadmin.curation.llm.band import posterior
+from memadmin.curation.llm.weighing import posterior
 from memadmin.store.text import clipped
 
 

@@ -52,7 +52,7 @@ from memadmin.curation.detection.pipeline import Judged
 from memadmin.curation.detection.scoring.judgement import Judgement
 from memadmin.curation.detection.scoring.model import stored_model
 from memadmin.curation.detection.verdicts import POSSIBLE, PROPOSED, Verdict
-from memadmin.curation.llm import audit
+from memadmin.curation.llm import audit, joined
 from memadmin.curation.llm import client as llm
 from memadmin.curation.llm.asking import (
     ask_groups,
@@ -65,7 +65,7 @@ from memadmin.curation.llm.asking import (
     spent,
 )
 from memadmin.curation.llm.groups import Asked, Reading, in_groups, packed
-from memadmin.curation.llm.weighing import CLASS_OF, agreeing_needed, posterior
+from memadmin.curation.llm.weighing import CLASS_OF, agreeing_needed, lifted, posterior
 from memadmin.store.models import Namespace
 
 logger = logging.getLogger("memadmin.curation")
@@ -102,7 +102,7 @@ def band_prior(judged: Judged, judgement: Judgement):
         return judgement.probabilities
     model = judged.model or stored_model()
     tempered = model.probabilities(judgement.evidence.values, model.llm_temperature)
-    return tuple(float(p) for p in tempered)
+    return lifted(tuple(float(p) for p in tempered), judgement.implied_one)
 
 
 def doubtful_pairs(judged: Judged, room: int = 0) -> list[tuple[int, int]]:
@@ -168,7 +168,9 @@ def _band_priors(judged: Judged, undecided: list) -> list:
         else []
     )
     return [
-        next(tempered) if judgement.evidence is not None else judgement.probabilities
+        lifted(tuple(next(tempered)), judgement.implied_one)
+        if judgement.evidence is not None
+        else judgement.probabilities
         for _, judgement in undecided
     ]
 
@@ -289,20 +291,22 @@ def ask_band(
     pairs += answered_before(judged, answers, set(pairs))
     if not pairs:
         return
-    new, owed = _apply_cached(judged, pairs, answers, report)
+    new, owed, answered = _apply_cached(judged, pairs, answers, report)
+    owed += _rejoin(judged, answered, {(a.older, a.newer) for a in owed}, affordable=False)
     owed = owed[:allowed]
     if options.llm_batch is not None:
         _collect_for_batch(judged, namespace, options, allowed, new, owed)
     elif asking_now and owed + new:
-        _ask_now(judged, namespace, options, report, allowed, new, owed, grouped=grouped)
+        _ask_now(judged, namespace, options, report, (allowed, answered), new, owed, grouped)
 
 
 def _apply_cached(judged: Judged, pairs, answers: dict, report: Report):
     """Apply the earlier answers cached for `pairs`: (the pairs never asked, the further
-    readings earlier answers left owed)."""
+    readings earlier answers left owed, the answered pairs: `_rejoin`)."""
     memories = judged.memories
     new: list[Asked] = []
     owed: list[Asked] = []
+    answered: dict = {}
     for i, j in pairs:
         older, newer = judged.ordered(i, j)
         hashes = tuple(sorted((memories[older].content_hash, memories[newer].content_hash)))
@@ -314,12 +318,29 @@ def _apply_cached(judged: Judged, pairs, answers: dict, report: Report):
             new.append(Asked(older, newer, hashes))
             continue
         report.llm_cached += 1
+        answered[(older, newer)] = (judged.judge(older, newer), readings, hashes)
         # An answer whose confirmation only waits for spare calls decides until it comes
         # (as it did in the pass that asked it, when none was left).
         override(judged, older, newer, readings, affordable=False)
         if owes_reading(judged, older, newer, readings):
             owed.append(Asked(older, newer, hashes, tuple(readings)))
-    return new, owed
+    return new, owed, answered
+
+
+def _rejoin(judged: Judged, answered: dict, pending: set, *, affordable=True) -> list[Asked]:
+    """The answered pairs (by (older, newer): the model's judgement before any answer,
+    the readings, the hashes) that proposed one-fact pairs join through a third memory
+    (curation.llm.joined), not `pending` another reading already: each weighed again
+    from the model's judgement lifted to what the joining pairs imply. The further
+    readings that leaves owed."""
+    owed = []
+    for (older, newer), implied in joined.implied_through_a_third(judged, answered).items():
+        before, readings, hashes = answered[(older, newer)]
+        judged.settle(older, newer, replace(before, implied_one=implied))
+        override(judged, older, newer, readings, affordable=affordable)
+        if (older, newer) not in pending and owes_reading(judged, older, newer, readings):
+            owed.append(Asked(older, newer, hashes, tuple(readings)))
+    return owed
 
 
 def _collect_for_batch(judged, namespace, options: Options, allowed: int, new, owed) -> None:
@@ -349,16 +370,18 @@ def _group_size() -> int:
     return settings.LLM_GROUP_SIZE
 
 
-def _ask_now(
-    judged, namespace, options: Options, report: Report, allowed, new, owed, *, grouped=False
-) -> None:
+def _ask_now(judged, namespace, options: Options, report: Report, within, new, owed, grouped):
     """Ask the run's session, a few first readings at a time (in groups: a few calls of a
     memory and its candidates); the second readings they need wait until a call's worth
     is owed (or no group is left) and go several a call. A confirmation is worth more
     than one more doubtful pair and must not find the budget spent: the calls it and the
     third it may owe take are kept back (`_reserve`), and at most half of what is left
     goes to first readings each time. Second readings owed only to the bar of an answer
-    "duplicate" wait for the calls the groups do not need (`_waits_for_spare_calls`)."""
+    "duplicate" wait for the calls the groups do not need (`_waits_for_spare_calls`).
+    Each time every reading owed is in, the answered pairs joined through a third
+    memory are weighed again and owe what that leaves (`_rejoin`). `within`: the calls
+    allowed, and the pairs answered before (by cached answers)."""
+    allowed, answered = within
     session = options.llm_session
     before = session.usage()
     calls = 0
@@ -400,11 +423,14 @@ def _ask_now(
             if answer is None:
                 continue
             readings = [*asked.earlier, answer]
+            _record(judged, answered, asked, readings)
             override(judged, asked.older, asked.newer, readings)
             if owes_reading(judged, asked.older, asked.newer, readings):
                 later = Asked(asked.older, asked.newer, asked.hashes, tuple(readings))
                 waits = _waits_for_spare_calls(judged, asked.older, asked.newer, readings)
                 (spare if waits else seconds).append(later)
+        if not (new or seconds or spare):  # all read that was owed: what it joins
+            seconds += _rejoin(judged, answered, set())
         if made < planned:
             # A cap stopped the run's calls: what the budget had left is skipped too (the
             # calls refused here are counted already).
@@ -416,6 +442,19 @@ def _ask_now(
     for name, value in session.usage().items():
         if hasattr(report, name):
             setattr(report, name, getattr(report, name) + value - before.get(name, 0))
+
+
+def _record(judged: Judged, answered: dict, asked: Asked, readings: list[Reading]) -> None:
+    """Record a pair's readings with the model's judgement before any answer (`_rejoin`),
+    and where it was answered before, put that judgement back (lifted as it is): every
+    reading is weighed from the model's, not from what one answer made of it."""
+    key = (asked.older, asked.newer)
+    if key in answered:
+        before = answered[key][0]
+        judged.settle(*key, replace(before, implied_one=judged.judge(*key).implied_one))
+    else:
+        before = judged.judge(*key)
+    answered[key] = (before, readings, asked.hashes)
 
 
 def _reserve(judged: Judged, seconds: list[Asked], several: int) -> int:
@@ -524,7 +563,10 @@ def override(
         llm_answer=first.label,
         probabilities=updated,
         decided_by="llm",
-        reasons=(f"{said}{_read(votes, len(readings))}" + (_DOUBTED if doubt else ""),),
+        reasons=(
+            f"{said}{_read(votes, len(readings))}" + (_DOUBTED if doubt else ""),
+            *joined.reason(judgement),
+        ),
         tier=POSSIBLE if doubt else PROPOSED,
         never_together=True,  # set back for a merge below
     )

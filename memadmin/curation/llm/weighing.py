@@ -60,3 +60,13 @@ def agreeing_needed(prior, label: str, *, affordable: bool = True) -> int:
     if label == "conflict":
         third = max(third, settings.LLM_CONFLICT_THIRD_READING_BELOW)
     return 2 if given >= third else 3
+
+
+def lifted(prior: tuple[float, ...], implied_one: float) -> tuple[float, ...]:
+    """`prior` with P(one fact) raised to `implied_one` where that is more (the pairs that
+    join it through a third memory: curation.llm.joined), the other two scaled down."""
+    if implied_one <= prior[0]:
+        return prior
+    rest = 1.0 - prior[0]
+    scale = (1.0 - implied_one) / rest if rest > 0 else 0.0
+    return (implied_one, prior[1] * scale, prior[2] * scale)

@@ -48,6 +48,9 @@ class Judgement:
     findings: tuple[str, ...] = ()  # the readers' findings, as a reviewer reads them
     decided_by: str = "rule"  # rule | llm
     llm_answer: str = ""  # what the LLM answered of the pair, when it was asked
+    # What the answers joining the pair through a third memory imply of its being one
+    # fact (curation.llm.joined): the least the band takes its P(one fact) to be.
+    implied_one: float = 0.0
 
     @property
     def similarity(self) -> float:

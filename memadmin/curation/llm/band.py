@@ -297,7 +297,7 @@ def ask_band(
     if options.llm_batch is not None:
         _collect_for_batch(judged, namespace, options, allowed, new, owed)
     elif asking_now and owed + new:
-        _ask_now(judged, namespace, options, report, (allowed, answered), new, owed, grouped)
+        _ask_now(judged, namespace, options, report, allowed, new, owed, answered)
 
 
 def _apply_cached(judged: Judged, pairs, answers: dict, report: Report):
@@ -370,7 +370,7 @@ def _group_size() -> int:
     return settings.LLM_GROUP_SIZE
 
 
-def _ask_now(judged, namespace, options: Options, report: Report, within, new, owed, grouped):
+def _ask_now(judged, namespace, options: Options, report: Report, allowed, new, owed, answered):
     """Ask the run's session, a few first readings at a time (in groups: a few calls of a
     memory and its candidates); the second readings they need wait until a call's worth
     is owed (or no group is left) and go several a call. A confirmation is worth more
@@ -379,9 +379,9 @@ def _ask_now(judged, namespace, options: Options, report: Report, within, new, o
     goes to first readings each time. Second readings owed only to the bar of an answer
     "duplicate" wait for the calls the groups do not need (`_waits_for_spare_calls`).
     Each time every reading owed is in, the answered pairs joined through a third
-    memory are weighed again and owe what that leaves (`_rejoin`). `within`: the calls
-    allowed, and the pairs answered before (by cached answers)."""
-    allowed, answered = within
+    memory are weighed again and owe what that leaves (`_rejoin`); `answered`: the
+    pairs answered already (by cached answers)."""
+    grouped = _group_size() > 1  # (a pass asking now, not collecting for a batch)
     session = options.llm_session
     before = session.usage()
     calls = 0
@@ -558,15 +558,13 @@ def override(
         return
     # Two of three against a model that gave it 0.1-0.2 are wrong more often than two of two.
     doubt = answer < 2 and likely < settings.LLM_ANSWER_PROPOSES_FROM
+    doubted = _DOUBTED if doubt else ""
     answered = replace(
         judgement,
         llm_answer=first.label,
         probabilities=updated,
         decided_by="llm",
-        reasons=(
-            f"{said}{_read(votes, len(readings))}" + (_DOUBTED if doubt else ""),
-            *joined.reason(judgement),
-        ),
+        reasons=(f"{said}{joined.reason(judgement)}{_read(votes, len(readings))}{doubted}",),
         tier=POSSIBLE if doubt else PROPOSED,
         never_together=True,  # set back for a merge below
     )

@@ -26,6 +26,8 @@ def implied_through_a_third(judged: Judged, pairs) -> dict[tuple[int, int], floa
     """For each of `pairs` (older, newer) that is not one fact now: what the proposed
     one-fact pairs joining it through a third memory imply (LEAST_IMPLIED or more),
     where that is more than what the pair holds already."""
+    if not pairs:
+        return {}  # (no answer: a pass with no LLM and nothing cached)
     one_with: dict[int, dict[int, float]] = {}
     for (i, j), judgement in judged.judgements.items():
         if _one_fact(judgement):
@@ -45,13 +47,13 @@ def implied_through_a_third(judged: Judged, pairs) -> dict[tuple[int, int], floa
     return found
 
 
-def reason(judgement) -> tuple[str, ...]:
+def reason(judgement) -> str:
     """Why the answers on a pair were weighed against more than the model, for the
-    reasons a curator reads (none where nothing was implied)."""
+    reason a curator reads ("" where nothing was implied)."""
     if not judgement.implied_one:
-        return ()
+        return ""
     implied = f"{judgement.implied_one:.2f}"
-    return (f"each is one fact with a third memory: one fact at {implied} before the answers",)
+    return f" (each is one fact with a third memory: one fact at {implied} before the answers)"
 
 
 def _one_fact(judgement) -> bool:

@@ -35,9 +35,12 @@ VERSIONS = (prompts.GROUP_VERSION, prompts.RECHECK_VERSION, prompts.PAIRS_VERSIO
 
 
 class WrongOnceOn(Oracle):
-    """Right, but for the first reading of one pair, answered two facts."""
+    """Right, but for the first reading of one pair (`pair`, its two texts), answered
+    two facts."""
 
-    pair = frozenset()
+    def __init__(self, *args, pair: frozenset, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.pair, self.wrong_given = pair, False
 
     def judge(self, older, newer, *, newer_first=False, shown=""):
         with self._lock:
@@ -72,8 +75,7 @@ def asked_with(monkeypatch, settings, vectors, pair: frozenset):
     judgement by its two texts, how often the oracle read `pair`)."""
     settings.LLM_AUDIT_SHARE = 0.0
     settings.LLM_CALLS_PER_MEMORY = 1.0
-    oracle_class = type("Wrong", (WrongOnceOn,), {"pair": pair, "wrong_given": False})
-    with oracle_class(ROWS, LABELS, error_rate=0.0) as oracle:
+    with WrongOnceOn(ROWS, LABELS, error_rate=0.0, pair=pair) as oracle:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", oracle.url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "oracle-not-secret")
         judged = judged_namespace(vectors)

@@ -130,10 +130,13 @@ class TfIdf:
         text's every term (by IDF weight) is in the other. A paraphrase that adds detail
         still contains the shorter one; two facts about one subject share only it."""
         a, b = set(terms(text_a)) - ignore, set(terms(text_b)) - ignore
-        weight_a = sum(map(self.weight, a))
-        weight_b = sum(map(self.weight, b))
+        # fsum: a set's order follows Python's string hashes, and a plain sum's rounding
+        # its order, so a text wholly inside the other came out 1.0 under some hash
+        # seeds and 0.9999999999999999 under others (a frame read identical or not).
+        weight_a = math.fsum(map(self.weight, a))
+        weight_b = math.fsum(map(self.weight, b))
         lighter = min(weight_a, weight_b)
-        return sum(map(self.weight, a & b)) / lighter if lighter else 0.0
+        return math.fsum(map(self.weight, a & b)) / lighter if lighter else 0.0
 
     def similarity(self, text_a: str, text_b: str) -> float:
         a, b = self.vector(text_a), self.vector(text_b)

@@ -490,3 +490,37 @@ def test_a_short_weekday_counts_only_written_as_one(text, weekdays):
     # "sun", "sat" and "wed" are words too: as with months ("may", "mar"), the short form
     # is a weekday where it is written as a name.
     assert {t.value for t in keytokens.key_tokens(text) if t.kind == "weekday"} == weekdays
+
+
+def names(text):
+    return {t.value for t in keytokens.key_tokens(text) if t.kind == "name"}
+
+
+@pytest.mark.parametrize(
+    ("text", "nouns", "kept"),
+    [
+        # German capitalises every noun: a bare one, with no article before it, is no name.
+        ("Jonas möchte Antworten auf Deutsch.", {"antworten", "deutsch"}, set()),
+        ("Lukas trinkt morgens Kaffee.", {"kaffee"}, set()),
+        ("Mag Katzen.", {"katzen"}, set()),
+        ("Jonas ist vor Kurzem nach München gezogen.", {"kurzem"}, {"münchen"}),
+        # Names stay names, though a dictionary knows them ("Hamburg", "Siemens").
+        ("Anna arbeitet bei Siemens in Hamburg.", set(), {"siemens", "hamburg"}),
+        # A word no German dictionary knows stays a name, whatever the tagger guesses.
+        ("Das Backend läuft auf Azure.", set(), {"azure"}),
+        ("Als Datenbank nutzen wir SQLite.", {"datenbank"}, {"sqlite"}),
+        # Capitals throughout stay a name.
+        ("Die TU München ist gut.", set(), {"tu", "münchen"}),
+    ],
+)
+def test_a_german_noun_is_no_name_and_a_german_name_is_one(text, nouns, kept):
+    found = names(text)
+    assert not nouns & found
+    assert kept <= found
+
+
+def test_a_german_noun_is_no_different_name_from_its_english_counterpart():
+    # "Deutsch" read as a name made the two a sure "different values".
+    assert "name" not in kinds(
+        "Jonas prefers replies in German.", "Jonas möchte Antworten auf Deutsch."
+    )

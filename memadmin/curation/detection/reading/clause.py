@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import cache, cached_property
 
-from memadmin.curation.detection.reading import polarity, quantities
+from memadmin.curation.detection.reading import german, polarity, quantities
 from memadmin.curation.detection.reading.bounds import clause_break, set_apart, strip_preamble
 from memadmin.curation.detection.reading.words import (
     CHINESE_VERBS,
@@ -144,6 +144,8 @@ def warm_up(languages: tuple[str, ...] = ("en",)) -> None:
     (`languages`): a person's decision that judges a pair again must not wait for them."""
     for language in languages:
         lemma("warm", language)
+    if "de" in languages:
+        german.no_names(("Kaffee",))  # the tagger's model
     if set(languages) - {"en"}:
         language_of("Raucht.")  # no function word: the dictionaries tell it
     read("Lives in Lyon and works 2 h a day.")

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from cleanco.termdata import terms_by_type
 
-from memadmin.curation.detection.reading import quantities, tokens
+from memadmin.curation.detection.reading import german, quantities, tokens
 from memadmin.curation.detection.reading.tokens import content_words
 from memadmin.store.lexicon import CJK_CHARACTERS, fold, language_of, lexicon, stop_words, words
 from memadmin.store.text import text_cache
@@ -185,7 +185,7 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
     def inside(word: _Word, spans) -> bool:
         return any(start <= word.start < end for start, end in spans)
 
-    nouns = _german_nouns(words_) if language_of(text) == "de" else frozenset()
+    nouns = _german_common_words(words_) if language_of(text) == "de" else frozenset()
     index = 0
     while index < len(words_):
         if _plain(words_[index].raw):
@@ -309,24 +309,14 @@ def _date_at(words_: list[_Word], index: int) -> tuple[str | None, int]:
     return (f"{year}-{month}-{day:02d}" if day else f"{year}-{month}"), used
 
 
-def _german_nouns(words_: tuple[_Word, ...]) -> frozenset[int]:
-    """The indices of a German text's capitalised words that are nouns, not names: after
-    a determiner or an owner ("Jonas' Team", as "sein Team"), or after a determiner and a
-    word in lower case ("für die Arbeit", "wegen eines neuen Jobs"). A word in capitals
-    ("die TU München") stays a name."""
-    determiners = words("german_determiners")
-    found = set()
-    for index, word in enumerate(words_):
-        if not word.raw[:1].isupper() or word.raw.isupper() or index == 0:
-            continue
-        before = words_[index - 1]
-        if (
-            before.lower in determiners
-            or before.lower.endswith("'s")
-            or (index >= 2 and before.raw[:1].islower() and words_[index - 2].lower in determiners)
-        ):
-            found.add(index)
-    return frozenset(found)
+def _german_common_words(words_: tuple[_Word, ...]) -> frozenset[int]:
+    """The indices of a German text's capitalised words that are no names, as the tagger
+    reads them ("Antworten auf Deutsch", "Jonas' Team", "vor Kurzem"). A word in
+    capitals ("die TU München") stays a name."""
+    tagged = german.no_names(tuple(word.raw.removesuffix("'s") for word in words_))
+    return frozenset(
+        i for i in tagged if words_[i].raw[:1].isupper() and not words_[i].raw.isupper()
+    )
 
 
 def _initialled_name_at(words_: list[_Word], index: int, text: str) -> str | None:

@@ -407,13 +407,11 @@ def tokens(body: str, language: str) -> tuple[Token, ...]:
     """The body's tokens, each with its kind; the words of one value are one token."""
     spans = _value_spans(body)
     text_words = keytokens.words_of(body)
-    names, name_spans, initialled = {}, [], set()
+    names, name_spans = {}, []
     for token in keytokens.key_tokens(body):
         if token.kind in ("name", "host", "ip") and token.position < len(text_words):
             start = text_words[token.position].start
             names[start] = token.value
-            if token.words > 1:  # "Anna K.": a name, though German capitalises nouns
-                initialled.add(start)
             if token.written:  # a label of two words ("Joint 4"): its number is no value
                 name_spans.append((start, start + len(token.written)))
     spans = [s for s in spans if not any(a <= s[0] < b for a, b in name_spans)]
@@ -446,11 +444,7 @@ def tokens(body: str, language: str) -> tuple[Token, ...]:
         if language == "zh" and (when := _chinese_time(piece)):
             found.append(Token(piece, piece, start, "value", when))  # "星期四", "周二"
             continue
-        if (
-            start in names
-            and kind in ("word", "function", "verb")
-            and (start in initialled or not (language == "de" and _german_word(written)))
-        ):
+        if start in names and kind in ("word", "function", "verb"):
             # Before the classes: "the Proxmox VE cluster" has no verb "ve".
             name = names[start]
             found.append(Token(piece, name, start, "name", f"name:{name}", True, caps))
@@ -547,10 +541,3 @@ def _ne_plus(before: list[Token], piece: str) -> bool:
     if piece == "plus":
         return any(t.text == "ne" for t in before[-3:])
     return piece == "mehr" and any(t.kind == "negator" for t in before[-4:])
-
-
-def _german_word(written: str) -> bool:
-    """A capitalised German word the dictionary knows is a noun, not a name ("Kaffee")."""
-    import simplemma
-
-    return simplemma.is_known(written, lang="de")

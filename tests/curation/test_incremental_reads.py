@@ -6,6 +6,7 @@ last run and brought up to date. All must leave exactly what reading everything 
 
 import json
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -168,6 +169,15 @@ def test_counts_made_under_other_rules_are_counted_again(run_command, load):
     assert counting.kept_for([namespace.pk]) == {}
     found = counting.counts_for(read_whole(namespace), counting.kept_for([namespace.pk]))
     assert found[namespace.pk].counts == active_counts(namespace)
+
+
+def test_the_rules_version_covers_every_reader_of_the_kept_frames():
+    # The frames are read by the readers (keytokens' frame words): a change to a reader
+    # must count the kept frames again.
+    from memadmin.curation.detection.reading import german, keytokens
+
+    files = counting.rule_files()
+    assert Path(keytokens.__file__) in files and Path(german.__file__) in files
 
 
 def test_a_kept_count_that_cannot_be_read_is_counted_again(load):

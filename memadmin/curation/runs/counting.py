@@ -44,20 +44,26 @@ class Counted:
         return [self.frames.get(key) for key in keys.tolist()]
 
 
-@cache
-def rules_version() -> str:
-    """A digest of what decides what is kept: the detection package's code, the lexicon,
-    the versions of the libraries it reads words with, which memories are short and which
-    get the multilingual vector (store.text, store.multilingual: a namespace read whole
-    gives the vector to those that lack it, which a narrow read takes as given). Kept
-    counts and frames made under other rules are read again whole."""
-    digest = hashlib.sha256()
-    package = Path(detect.__file__).parent
+def rule_files() -> list[Path]:
+    """The files whose code decides what is kept: every module of the detection package
+    (the frames are read by its readers: curation.detection.reading), and the store's
+    lexicon, its short memories and which get the multilingual vector."""
+    detection = Path(detect.__file__).parent.parent
     store = Path(store_queries.__file__).parent
     rules = ["lexicon.py", "lexicon.toml", "multilingual.py", "text.py"]
-    for path in [*sorted(package.glob("*.py")), *(store / name for name in rules)]:
+    return [*sorted(detection.rglob("*.py")), *(store / name for name in rules)]
+
+
+@cache
+def rules_version() -> str:
+    """A digest of what decides what is kept: `rule_files`, and the versions of the
+    libraries it reads words with (a namespace read whole gives the multilingual vector
+    to those that lack it, which a narrow read takes as given). Kept counts and frames
+    made under other rules are read again whole."""
+    digest = hashlib.sha256()
+    for path in rule_files():
         digest.update(path.read_bytes())
-    for library in ("simplemma", "jieba"):
+    for library in ("simplemma", "jieba", "HanTa"):
         digest.update(metadata.version(library).encode())
     return digest.hexdigest()[:16]
 

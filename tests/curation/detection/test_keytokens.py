@@ -524,3 +524,11 @@ def test_a_german_noun_is_no_different_name_from_its_english_counterpart():
     assert "name" not in kinds(
         "Jonas prefers replies in German.", "Jonas möchte Antworten auf Deutsch."
     )
+
+
+def test_the_german_tagger_takes_any_words_it_is_given():
+    from memadmin.curation.detection.reading import german
+
+    # An empty word, a NUL byte, an emoji: no error, and no name taken for a noun.
+    assert german.no_names(("", "Jonas", "trinkt", "Kaffee", "\x00", "🙂")) == {2, 3}
+    assert german.no_names(()) == frozenset()

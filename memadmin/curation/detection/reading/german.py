@@ -37,5 +37,5 @@ def no_names(words: tuple[str, ...]) -> frozenset[int]:
     return frozenset(
         index
         for index, (word, tag) in enumerate(zip(words, tags, strict=True))
-        if tag not in NAME_TAGS and simplemma.is_known(word, lang="de")
+        if word and tag not in NAME_TAGS and simplemma.is_known(word, lang="de")
     )

@@ -89,9 +89,23 @@ def main() -> None:
             print(f"  held out: {result.summary()}")
         print(f"leave-one-namespace-out, pooled: {pooled.summary()}")
         return
-    result = calibration.score(labels, calibration.plan_set(rows, thresholds, vectors))
+    score_the_set(args, rows, labels, thresholds, vectors)
+
+
+def score_the_set(args, rows, labels, thresholds, vectors) -> None:
+    """The set's figures with no LLM, its confident errors and (--details) every false
+    and missed pair."""
+    from memadmin.curation.learning import calibration
+
+    outputs = calibration.plan_set(rows, thresholds, vectors)
+    result = calibration.score(labels, outputs)
     print(thresholds)
     print(result.summary())
+    from memadmin.curation.learning.evaluation import Figures
+
+    # The acceptance's no-LLM recall counts what the possible tier reaches too.
+    reached = calibration.score(labels, calibration.with_possible(outputs))
+    print(Figures.of(result, reached).line())
     from memadmin.curation.detection.scoring.model import MODEL_PATH
     from memadmin.curation.learning import fitting, held_out
 

@@ -100,6 +100,7 @@ RELATED_FEATURES = {
     "subject_swapped": -1,
     "value_swapped": +1,
     "value_and_thing_differ": -1,
+    "value_in_other_words": +1,
     "alignment": +1,
     "one_adds_nothing": +1,
     "one_word_each": +1,
@@ -127,6 +128,7 @@ DISAGREE_FEATURES = {
     "span_closes": +1,
     "value_swapped": +1,
     "value_and_thing_differ": -1,
+    "value_in_other_words": -1,
     "no_difference_read": -1,
     "relation_same": -1,
     "relation_refines": -1,
@@ -307,8 +309,10 @@ def fit(tables: Iterable[PairTable], *, c_related: float, c_disagree: float) -> 
             "features": features,
             "weights": [round(float(v), 6) for v in weights_fit],
             "intercept": round(float(intercept), 6),
-            # How many pairs showed each feature (scoring.model.UNSEEN_BELOW).
+            # How many pairs showed each feature (scoring.model.UNSEEN_BELOW), and the
+            # side each speaks for.
             "shown": [int(v) for v in (x_all[:, columns] != 0.0).sum(axis=0)],
+            "signs": [signs[f] for f in features],
         }
     return {"features": list(FEATURES), "stages": stages}
 

@@ -112,8 +112,9 @@ def test_a_pair_showing_a_feature_too_few_pairs_showed_is_at_an_even_chance_on_r
     related = stored["stages"]["related"]
     rare = related["features"].index("same_words_other_roles")
     shown = [pair_model.UNSEEN_BELOW] * len(related["features"])
+    signs = [0] * len(related["features"])  # no side known: doubted whichever is read
     stored = {**stored, "committee": []}
-    stored["stages"] = {**stored["stages"], "related": {**related, "shown": shown}}
+    stored["stages"] = {**stored["stages"], "related": {**related, "shown": shown, "signs": signs}}
     stored["stages"]["disagree"] = {
         **stored["stages"]["disagree"],
         "shown": [0] * len(stored["stages"]["disagree"]["features"]),
@@ -135,6 +136,20 @@ def test_a_pair_showing_a_feature_too_few_pairs_showed_is_at_an_even_chance_on_r
     # Whether two memories disagree stays the model's own say (DOUBTED_STAGES), however
     # few pairs showed its features.
     assert np.allclose(too_few.disagree.logit(values), undoubted.disagree.logit(values))
+
+    # A feature whose meaning speaks for one side ("the same words in other roles": two
+    # facts) doubts only a reading of the other: it would make a reading of two facts
+    # surer, whatever weight more pairs would give it.
+    signs[rare] = -1
+    # Half of the pairs showing it read as one subject and slot, half apart.
+    stored["stages"]["related"]["intercept"] -= float(np.median(mine[10:]))
+    sided = pair_model.from_dict(stored)
+    mine = pair_model.from_dict(pair_model.undoubted(stored)).related.logit(values)
+    read_apart = mine[10:] < 0
+    assert read_apart.any() and (~read_apart).any()
+    assert np.allclose(sided.related.logit(values[10:])[read_apart], mine[10:][read_apart])
+    assert np.allclose(sided.related.logit(values[10:])[~read_apart], 0.0)
+    assert np.allclose(sided.related.logit(values[:10]), mine[:10])
 
 
 def test_the_shipped_model_doubts_with_a_committee_of_its_leave_one_set_out_fits():

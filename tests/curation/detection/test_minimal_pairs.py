@@ -128,7 +128,7 @@ def test_a_bad_suite_line_is_named_by_its_number(tmp_path):
 
 def test_pairs_kept_out_of_every_fit_are_proposed_wrong_in_one_of_ten_at_most(vectors):
     # tests/data/held_out/probe_pairs.txt: pairs written as an outside probe writes them,
-    # in styles no fitted set has (docs/detection.md); 3 of 70 proposed wrong now.
+    # in styles no fitted set has (docs/detection.md); 3 of 98 proposed wrong now.
     held_out = Path(__file__).parents[2] / "data" / "held_out" / "probe_pairs.txt"
     found = calibration.judge_pairs(
         calibration.read_suite(held_out), Thresholds.from_settings(), vectors

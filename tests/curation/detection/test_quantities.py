@@ -14,6 +14,8 @@ from memadmin.curation.detection.reading import quantities
         ("a 90-minute meeting", "the meeting lasts 1.5 h"),
         ("roughly 2 m of cable", "about 200 cm of cable"),
         ("the parcel weighs 2 kg", "das Paket wiegt 2000 g"),
+        ("Das Paket wiegt 2,5 kg.", "Das Paket hat 2500 Gramm."),
+        ("Le colis pèse 2,5 kg.", "Le paquet fait 2500 grammes."),
         ("five replicas", "五个副本"),
         ("the disk is 80% full", "Die Platte ist zu 80 % voll"),
         ("keeps 1.5 TB of logs", "keeps 1500 GB of logs"),
@@ -244,3 +246,26 @@ def test_one_weekday_is_a_date_not_a_rate():
     assert quantities.read("The review is on Tuesday.") == ()
     for each in ("The review is on Tuesdays.", "The review is every Tuesday.", "Review dienstags."):
         assert quantities.keys(each) == {("rate", "0.14")}
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "found"),
+    [
+        ("Her marathon best is 3 h 45 min.", "Ana ran her best marathon in 225 minutes.", True),
+        ("His desk is set to 110 cm.", "He keeps his desk at 1.1 m.", True),
+        ("Mia was born on 3 March 2019.", "Mia's birthday is March 3, 2019.", True),
+        ("Die Fahrt dauert 1 h 15 min.", "Sie pendelt 75 Minuten.", True),
+        # Written the same way: the words in common say it already.
+        ("The hike took 6 h.", "Hiking the ridge took 6 h.", False),
+        # Another value; a value many facts of one subject share ("nightly" / "daily").
+        ("The review takes 1 h 30 min.", "Reviews now run for 60 minutes.", False),
+        ("Backups run nightly.", "Reports are sent daily.", False),
+        ("Prod DB: Postgres 16.", "cems-api runs 2 replicas in production.", False),
+    ],
+)
+def test_one_value_in_other_words_is_found_in_a_pair(a, b, found):
+    from memadmin.curation.detection.comparing.matching import value_in_other_words
+    from memadmin.curation.detection.reading.clause import read
+
+    assert value_in_other_words(read(a), read(b)) is found
+    assert value_in_other_words(read(b), read(a)) is found

@@ -101,6 +101,7 @@ FEATURES = (
     "new_value_same_frame",
     "new_value_other_frame",
     "value_and_thing_differ",
+    "value_in_other_words",
     "nearest_of_one",
     "nearest_of_both",
     "nearest_of_none_else",
@@ -263,6 +264,8 @@ def _values(pair: _Pair, tfidf, found: dict, findings: list) -> tuple[tuple, tup
         said = contrast.as_written(difference, body_a, body_b).split(": ", 1)[-1]
         differing.append(said)
         findings.append(f"different values: {said}")
+    if matching.value_in_other_words(pair.reading_a, pair.reading_b):
+        found["value_in_other_words"] = 1.0  # "3 h 45 min" / "225 minutes"
     found["differs_count"] = min(len(differences), 3)
     found["differs_x_cosine"] = pair.cosine if differences else 0.0
     if differences:

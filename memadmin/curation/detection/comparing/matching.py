@@ -381,3 +381,26 @@ def values_only(tokens) -> bool:
 
 def measures(tokens) -> set[str]:
     return {t.value.split(":")[0] for t in tokens if t.kind == "value"} - {"number"}
+
+
+# Values a memory shares with many others of its subject, in one spelling or another
+# ("nightly" / "daily", "prod" / "production", "Monday" / "Montag"): no sign of one fact.
+# Plain numbers count things of every kind; a version or an address is an identifier.
+_COMMON_MEASURES = frozenset({"number", "rate", "env", "version", "weekday", "month", "season"})
+
+
+def value_in_other_words(older: Reading, newer: Reading) -> bool:
+    """Whether the two give one value, a quantity with its unit, a date or a time, each in
+    its own words ("3 h 45 min" / "225 minutes", "110 cm" / "1.1 m", "March 3" / "3
+    March"): what two facts seldom share, and what no word of the two texts has in
+    common."""
+    written = {
+        t.key: fold(t.text)
+        for t in older.tokens
+        if t.kind == "value" and t.key.split(":")[0] not in _COMMON_MEASURES
+    }
+    return any(
+        t.key in written and written[t.key] != fold(t.text)
+        for t in newer.tokens
+        if t.kind == "value"
+    )

@@ -16,7 +16,8 @@ one labelled set out each, and where one of them reads a pair on the other side 
 even chance, the stage stands at an even chance. A pair whose reading rests on one
 set's habits (one set taught that a reader outweighs the embeddings) is doubtful, not
 sure. So is a pair showing a feature that too few of the pairs the stage was fit on
-showed (UNSEEN_BELOW). Held out, they take the pairs read surely wrong from 93 to 65.
+showed (UNSEEN_BELOW) against the side the stage reads. Held out, they take the pairs
+read surely wrong from 93 to 65.
 
 Where the related stage reads the two as apart (its log-odds below an even chance), they
 are divided by the model's `apart_temperature` before they are read as a probability.
@@ -64,6 +65,9 @@ class Stage:
     # The features fewer than UNSEEN_BELOW of the pairs it was fit on showed (none where
     # the stored model keeps no counts): their weights say nothing the data taught.
     unseen: np.ndarray
+    # The side each feature speaks for by its meaning (+1 related, -1 apart; 0 where the
+    # stored model does not say): an unseen feature doubts only a reading it speaks against.
+    signs: np.ndarray
 
     def own_logit(self, values: np.ndarray) -> np.ndarray:
         """The log-odds of the model fit on every set alone."""
@@ -72,7 +76,9 @@ class Stage:
     def logit(self, values: np.ndarray) -> np.ndarray:
         """The model's own log-odds where every member of its committee reads the pair on
         the same side of an even chance, an even chance (0) where one reads the other
-        way or the pair shows a feature too few of the fit's pairs showed (`unseen`).
+        way or the pair shows a feature too few of the fit's pairs showed (`unseen`)
+        against the side the model reads: "one value in other words" (rare in the sets)
+        doubts a reading of two facts, not one of one fact it would only make surer.
         Held out, taking the least sure member's log-odds instead took 20 more errors
         away but its proposals needed lower thresholds, where paraphrases of one value
         ("Relocated to Madrid for work." / "Moved to Madrid for a new job.") were
@@ -80,7 +86,10 @@ class Stage:
         own = self.own_logit(values)
         read = values[..., self.positions]
         if len(self.unseen):
-            own = np.where(np.any(read[..., self.unseen] != 0.0, axis=-1), 0.0, own)
+            # Shown, and speaking for the other side (or for neither it is known to).
+            against = read * self.signs * np.sign(own)[..., None] <= 0.0
+            doubted = (read != 0.0) & against & self.unseen
+            own = np.where(np.any(doubted, axis=-1), 0.0, own)
         if not len(self.committee_intercepts):
             return own
         members = read @ self.committee_weights.T + self.committee_intercepts
@@ -168,6 +177,7 @@ def from_dict(data: dict) -> PairModel:
             np.array(stored["shown"], dtype=np.int64) < UNSEEN_BELOW
             if "shown" in stored and name in DOUBTED_STAGES
             else np.zeros(0, dtype=bool),
+            np.array(stored.get("signs", [0] * len(names)), dtype=np.float64),
         )
 
     return PairModel(
@@ -296,6 +306,7 @@ _SAID = {
     "span_closes": "the sentences differ at their end",
     "subject_swapped": "the sentences differ in who they are about",
     "value_swapped": "the sentences differ in their last value",
+    "value_in_other_words": "one value in other words",
     "nearest_of_one": "the closest memory of one side",
     "nearest_of_both": "each other's closest memory",
     "nearest_of_none_else": "no other memory near either",

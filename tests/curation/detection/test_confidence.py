@@ -183,6 +183,15 @@ def test_a_committee_member_fit_on_other_features_is_refused():
         pair_model.from_dict({**stored, "committee": [member]})
 
 
+def test_a_stage_whose_signs_are_not_its_features_is_refused():
+    stored = json.loads(pair_model.MODEL_PATH.read_text())
+    related = stored["stages"]["related"]
+    stored["stages"]["related"] = {**related, "signs": related["signs"][:-1]}
+
+    with pytest.raises(ImproperlyConfigured, match="signs"):
+        pair_model.from_dict(stored)
+
+
 def test_the_thresholds_are_settings_defaulting_to_the_fit(settings):
     fitted = pair_model.stored_model().thresholds
 

@@ -164,6 +164,10 @@ def from_dict(data: dict) -> PairModel:
             raise ImproperlyConfigured(
                 f"{MODEL_PATH.name}: a committee member's {name} stage reads other features"
             )
+        if len(stored.get("signs", names)) != len(names):
+            raise ImproperlyConfigured(
+                f"{MODEL_PATH.name}: the {name} stage's signs are not its features'"
+            )
         return Stage(
             name,
             names,

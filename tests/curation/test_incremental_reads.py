@@ -79,7 +79,12 @@ def test_an_incremental_run_in_the_database_leaves_what_reading_every_vector_lea
     assert all(memories < every for memories, every in read_narrow), read_narrow
     matrix, database = run_state("matrix-"), run_state("database-")
     assert len(matrix["clusters"]) > 10 and len(matrix["conflicts"]) > 10
-    assert database == matrix
+    # Each part alone, and what differs in full: a difference was seen once in a full run
+    # and never again, and pytest cuts long lists short.
+    for part in matrix:
+        only_database = [item for item in database[part] if item not in matrix[part]]
+        only_matrix = [item for item in matrix[part] if item not in database[part]]
+        assert database[part] == matrix[part], (part, only_database, only_matrix)
 
 
 def active_counts(namespace: Namespace) -> Counts:

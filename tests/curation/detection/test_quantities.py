@@ -211,6 +211,9 @@ def test_a_time_of_day_is_no_rate():
         ("The budget is $1,500.", "The budget is 1500 dollars."),
         ("The budget is €20.", "The budget is 20 euros."),
         ("The budget is $1.5k.", "The budget is 1500 dollars."),
+        # A letter after the amount is no unit of it ("a" is no ampere here).
+        ("Rent is €1,200 a month.", "Rent is 1200 euros a month."),
+        ("Costs $20 USD.", "Costs 20 dollars."),
         ("They raised 1.2 million.", "They raised 1,200,000."),
         ("They raised 2 million euros.", "They raised 2000000 euros."),
         # The half of the day with its stops, noon and midnight.
@@ -232,6 +235,25 @@ def test_a_k_is_a_thousand_only_glued_to_its_number():
 
 def test_the_afternoon_is_no_noon():
     assert not quantities.read("Il travaille l'après-midi.")
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # 个 a classifier before 小时 or 半, 半 a half of the unit after it, or half past.
+        ("每天通勤一个半小时。", "Commutes 90 minutes a day."),
+        ("开会要两个小时。", "The meeting takes 2 hours."),
+        ("等了半小时。", "Waited 30 minutes."),
+        ("下午三点半开会。", "The meeting is at 15:30."),
+    ],
+)
+def test_chinese_halves_and_classifiers(a, b):
+    assert quantities.keys(a) and quantities.keys(a) & quantities.keys(b)
+
+
+def test_a_chinese_half_without_a_unit_adds_nothing():
+    assert quantities.keys("我吃了一半。") == {("number", "1")}
+    assert quantities.keys("三个月") == {("calendar", "3")}
 
 
 def test_a_chinese_weekday_is_no_number():

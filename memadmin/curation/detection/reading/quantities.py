@@ -288,10 +288,10 @@ def _read_latin(folded: str, language: str):
             number *= _scale(following, folded, end)
             written, end, position = canonical_number(number), following[3], position + 1
             following = tokens[position + 1] if position + 1 < len(tokens) else None
-        if sign is not None and (
-            following is None or _unit_of(following, folded, end, token) is None
-        ):
-            # "$1,500", "€20": the currency its sign writes, as "1500 dollars" does.
+        after_sign = _unit_of(following, folded, end, token) if sign and following else None
+        if sign is not None and (after_sign is None or after_sign[0] != _units()[sign[1]][0]):
+            # "$1,500", "€20": the currency its sign writes, as "1500 dollars" does; a
+            # unit after it is another currency's word or none ("€1,200 a month": no ampere).
             measure, factor = _units()[sign[1]]
             yield Value(measure, canonical_number(number * factor), sign[2], end, factor, sign[1])
             position += 1
@@ -528,28 +528,37 @@ def _dotted_half_of_day(tokens, position: int) -> str | None:
     return f"{tokens[position][1]}m" if following[1] == "m" and adjacent else None
 
 
-# Chinese: a number (digits or numerals) and the unit after it, with 点 for o'clock and
-# 上午/下午 before for the half of the day.
+# Chinese: a number (digits or numerals) and the unit after it, with 点 for o'clock,
+# 上午/下午 before for the half of the day and 半 after for half past ("三点半"). 个 is a
+# classifier before 小时 or 半 ("两个小时"); 半 before a unit is a half more ("一个半小时":
+# an hour and a half), or with no number a half ("半小时").
 _CHINESE_VALUE = re.compile(
-    r"(?P<half>上午|下午|凌晨|早上|晚上)?(?P<number>[零〇一二两三四五六七八九十百千万]+|\d+(?:\.\d+)?)"
+    r"(?P<half>上午|下午|凌晨|早上|晚上)?"
+    r"(?:(?P<number>[零〇一二两三四五六七八九十百千万]+|\d+(?:\.\d+)?)\s*(?:个(?=半|小时))?"
+    r"|(?<![零〇一二两三四五六七八九十百千万\d])(?=半(?:个月|小时|天|年)))"
+    r"(?P<and_half>半)?"
     r"\s*(?P<unit>个月|分钟|小时|公里|公斤|千克|厘米|点|秒|天|周|年|岁|米|克|元|个|%)?"
+    r"(?P<half_past>(?<=点)半)?"
 )
 
 
 def _read_chinese(folded: str):
     weekdays = {found.end() - 1 for found in CHINESE_WEEKDAY.finditer(folded)}  # their days
     for match in _CHINESE_VALUE.finditer(folded):
-        if HAN.search(match.group()) is None:
+        if not match.group() or HAN.search(match.group()) is None:
             continue  # digits alone are read by the Latin reader
-        number = parse_chinese_number(match.group("number"))
-        day = len(match.group("number")) == 1 and match.start("number") in weekdays
+        written = match.group("number") or "0"  # "半小时": no whole, a half
+        number = parse_chinese_number(written)
+        day = len(written) == 1 and match.start("number") in weekdays
         if number is None or day:
             continue  # "周三" is Wednesday, no three
         unit, half = match.group("unit"), match.group("half")
+        number += 0.5 if match.group("and_half") and unit else 0  # "一半" is a half, no 1.5
         start, end = match.start(), match.end()
         if unit == "点" and number <= 24:
             hours = int(number) + (12 if half in ("下午", "晚上") and number < 12 else 0)
-            yield Value("time", f"{hours:02d}:00", start, end)
+            minutes = 30 if match.group("half_past") else 0  # "三点半": half past three
+            yield Value("time", f"{hours:02d}:{minutes:02d}", start, end)
         elif unit:
             measure, factor = _units()[fold(unit)]
             yield Value(measure, canonical_number(number * factor), start, end)

@@ -29,6 +29,13 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+def plain(text: str) -> str:
+    """Letters without their accents ("é" -> "e", "München" -> "Munchen")."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 @cache
 def lexicon() -> dict:
     """lexicon.toml, every word folded (keys of the units and number tables too)."""

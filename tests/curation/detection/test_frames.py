@@ -39,6 +39,16 @@ def relation(older: str, newer: str, **options) -> frames.Relation:
         ("I like tea", "I like cocoa", frames.OTHER_VALUE),
         ("Tom works at Initech", "Lena works at Initech", frames.OTHER_SUBJECT),
         ("Has a dog named Rex", "Took Rex camping last summer", frames.OTHER_PREDICATE),
+        # One name with two legal forms is two companies, whatever else differs.
+        (
+            "Our contact at Acme GmbH is Jana.",
+            "Our contact at Acme AG is Petra.",
+            frames.OTHER_SUBJECT,
+        ),
+        # A verb whose class holds with its prepositions only, on one side with another.
+        ("I work at Spotify.", "I work from Barcelona.", frames.OTHER_PREDICATE),
+        ("I work at Google", "I work remotely", frames.OTHER_PREDICATE),
+        ("Works at Acme", "Works for Acme as a nurse", frames.REFINES),
         ("Ana swam 2 km on Monday", "Ana swam 1 km on Friday", frames.EVENTS),
         # Two people told apart by an initial; two things by the name after their noun.
         ("Anna K. wohnt in Bremen.", "Anna M. wohnt in Leipzig.", frames.OTHER_SUBJECT),

@@ -30,7 +30,7 @@ from memadmin.curation.detection.reading.polarity import (
     stance_stems,
 )
 from memadmin.curation.detection.reading.tokens import text_words
-from memadmin.store.lexicon import HAN, language_of, lexicon, stop_words
+from memadmin.store.lexicon import HAN, language_of, lexicon, plain, stop_words
 from memadmin.store.text import text_cache
 
 # What a label adds to a name ("Company A", "Joint 4", "Postgres 16"): the
@@ -105,9 +105,10 @@ def same_name(name_a: str, name_b: str, *, across: bool = False) -> bool:
 
 
 def _compatible_across(kind: str, value: str, others: set[str]) -> bool:
-    """_compatible, or a spelling of the name in another language (a close one)."""
+    """_compatible, or a spelling of the name in another language (a close one, its
+    accents aside: "München" / "Munich" 0.77)."""
     return _compatible(kind, value, others) or any(
-        SequenceMatcher(None, value, other).ratio() >= NAME_ACROSS_LANGUAGES
+        SequenceMatcher(None, plain(value), plain(other)).ratio() >= NAME_ACROSS_LANGUAGES
         for other in others
         if len(other) >= 4
     )

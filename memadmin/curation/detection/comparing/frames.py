@@ -48,7 +48,6 @@ from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.words import (
     PredicateClass,
     Token,
-    class_of,
     relation_word,
     same_class,
 )
@@ -209,6 +208,10 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
         # older's after "from", sets it whatever the slot (the words decide).
         return None
     verb_a, verb_b = older.tokens[older.predicate_at], newer.tokens[newer.predicate_at]
+    if verb_a.lemma == verb_b.lemma and slots.held_on_one_side(older, newer):
+        # "I work at Spotify" / "I work from Barcelona", "I work remotely": the verb's
+        # class holds with its prepositions only, and the other side says another thing.
+        return Relation(OTHER_PREDICATE, f"{slots.verb_phrase(older)} / {slots.verb_phrase(newer)}")
     if verb_a.lemma == verb_b.lemma and not (
         class_a is not None
         and class_b is not None
@@ -219,7 +222,7 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
         return None
     if older.event != newer.event and not (newer.change or older.change):
         return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}: an event and a state")
-    if _state_and_other_verb(class_a, class_b, verb_a, verb_b):
+    if slots.state_and_other_verb(class_a, class_b, verb_a, verb_b):
         # "Works at Amazon" / "Orders groceries from Amazon", "Lives in Lyon" / "Supports
         # Olympique Lyonnais": what one's state is, and something else done with its value.
         return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}")
@@ -247,22 +250,6 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
         # "Loves dogs" / "Has a dog": a liking and something else.
         return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}")
     return Relation(UNREAD)
-
-
-def _state_and_other_verb(class_a, class_b, verb_a: Token, verb_b: Token) -> bool:
-    """One side says a state that holds one value (where one lives or works), the other
-    a verb of no class, not a synonym of the first."""
-    if (class_a is None) == (class_b is None):
-        return False
-    known = class_a or class_b
-    if known.slot != "one" or known.name == "be" or known.stance or known.sets:
-        return False
-    if verb_a.kind != "word" or verb_b.kind != "word":
-        return False  # a copula or a colon: it says too little to tell
-    other = verb_b if class_a is not None else verb_a
-    if class_of(other) is not None:
-        return False  # a word of a class its context did not allow ("deploys with ...")
-    return not alignment.synonyms(verb_a.lemma, verb_b.lemma)
 
 
 def _valued(older: Reading, newer: Reading) -> Relation | None:

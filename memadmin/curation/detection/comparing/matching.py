@@ -9,14 +9,13 @@ these; the automatic merge asks words_in_order.
 from __future__ import annotations
 
 import re
-import unicodedata
 from itertools import pairwise
 
 from memadmin.curation.detection.comparing import alignment, contrast
 from memadmin.curation.detection.reading import keytokens, quantities
 from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.words import Token, class_of, same_class
-from memadmin.store.lexicon import fold
+from memadmin.store.lexicon import fold, plain
 
 # The most words that may differ on a side for the difference to be one slot's value
 # ("a data analyst" / "a product manager"); more is rewording, for the similarity.
@@ -164,11 +163,6 @@ def _part_of(word: str, compound: str) -> bool:
     )
 
 
-def _plain(text: str) -> str:
-    """Letters without their accents ("é" -> "e")."""
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-
-
 def same_stem(lemma_a: str, lemma_b: str) -> bool:
     short, long = sorted((lemma_a, lemma_b), key=len)
     return len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 3
@@ -310,12 +304,12 @@ def without_acronyms(only_a: list[Token], only_b: list[Token]):
 def expansion(acronym: str, tokens: list[Token]) -> list[Token]:
     """The run of tokens whose initials spell the acronym (hyphenated words give one
     initial a part; "École" gives "e"), or []."""
-    acronym = _plain(acronym)
+    acronym = plain(acronym)
     for start in range(len(tokens)):
         initials, run = "", []
         for token in tokens[start:]:
             parts = [p for p in re.split(r"[-_]", token.text) if p]
-            initials += "".join(_plain(p[0]) for p in parts)
+            initials += "".join(plain(p[0]) for p in parts)
             run.append(token)
             if len(initials) >= len(acronym):
                 break

@@ -14,7 +14,13 @@ from memadmin.curation.detection.comparing.matching import (
     values_only,
 )
 from memadmin.curation.detection.reading.clause import Reading
-from memadmin.curation.detection.reading.words import Token, class_of_word, classes, slot_nouns
+from memadmin.curation.detection.reading.words import (
+    Token,
+    class_of,
+    class_of_word,
+    classes,
+    slot_nouns,
+)
 from memadmin.store.lexicon import HAN, words
 
 
@@ -353,3 +359,43 @@ def said_alike(older: Reading, newer: Reading, only_a, only_b) -> bool:
 def _opening(reading: Reading) -> str:
     """The preposition right after the predicate ("is on shelf B4": on), or ""."""
     return _preposition(reading, reading.predicate_at + 1)
+
+
+# --- One verb, two senses ------------------------------------------------------------------
+
+
+def held_on_one_side(older: Reading, newer: Reading) -> bool:
+    """One verb whose class holds only with its prepositions ("works at", "lives in"):
+    one side has it, the other none, where another preposition or a word of manner comes
+    after the verb instead, and no value (a value keeps the class away for its own
+    reason: "runs 2 replicas in production")."""
+    held = [r for r in (older, newer) if r.predicate is not None]
+    if len(held) != 1 or not held[0].predicate.preps:
+        return False
+    other = newer if held[0] is older else older
+    if class_of(other.tokens[other.predicate_at]) is not held[0].predicate:
+        return False
+    after = other.tokens[other.predicate_at + 1 : other.clause_end]
+    return bool(after) and not any(t.kind == "value" for t in after)
+
+
+def verb_phrase(reading: Reading) -> str:
+    """The verb and the word after it ("work at", "work remotely")."""
+    at = reading.predicate_at
+    return " ".join(t.text for t in reading.tokens[at : min(at + 2, reading.clause_end)])
+
+
+def state_and_other_verb(class_a, class_b, verb_a: Token, verb_b: Token) -> bool:
+    """One side says a state that holds one value (where one lives or works), the other
+    a verb of no class, not a synonym of the first."""
+    if (class_a is None) == (class_b is None):
+        return False
+    known = class_a or class_b
+    if known.slot != "one" or known.name == "be" or known.stance or known.sets:
+        return False
+    if verb_a.kind != "word" or verb_b.kind != "word":
+        return False  # a copula or a colon: it says too little to tell
+    other = verb_b if class_a is not None else verb_a
+    if class_of(other) is not None:
+        return False  # a word of a class its context did not allow ("deploys with ...")
+    return not alignment.synonyms(verb_a.lemma, verb_b.lemma)

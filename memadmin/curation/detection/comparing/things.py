@@ -5,6 +5,8 @@ weighs 400 g" / "The weight of the new gripper pad is 400 g", built otherwise.""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from memadmin.curation.detection.comparing import alignment
 from memadmin.curation.detection.reading import keytokens
 from memadmin.curation.detection.reading.keytokens import KeyToken, key_tokens, words_of
@@ -183,12 +185,34 @@ def companies_of_one_name(text_a: str, text_b: str) -> str | None:
     text alone has is a legal form, two different ones, the texts speak of two companies
     of one name (told apart as "Sara Ltd." / "Zoe Ltd." are): a description, or None."""
     only_a, only_b = alignment.unshared(text_a, text_b)
-    if len(only_a) != 1 or len(only_b) != 1 or not legal_forms_differ(*only_a, *only_b):
-        return None
-    form_a, form_b = _capitalised(*only_a, text_a), _capitalised(*only_b, text_b)
-    if not (form_a and form_b):
-        return None  # "a limited plan" / "an incorporated body": no company's form
-    return f"two companies ({form_a} / {form_b})"
+    if len(only_a) == 1 and len(only_b) == 1 and legal_forms_differ(*only_a, *only_b):
+        form_a, form_b = _capitalised(*only_a, text_a), _capitalised(*only_b, text_b)
+        if form_a and form_b:  # not "a limited plan" / "an incorporated body"
+            return f"two companies ({form_a} / {form_b})"
+    return _one_name_two_forms(text_a, text_b)
+
+
+def _one_name_two_forms(text_a: str, text_b: str) -> str | None:
+    """ "Our contact at Acme GmbH is Jana" / "Our contact at Acme AG is Petra": one name
+    with two legal forms after it, whatever else differs, is two companies (what is said
+    of each is no change of the other's)."""
+    forms_a, forms_b = _named_forms(text_a), _named_forms(text_b)
+    for name, form_a in forms_a.items():
+        form_b = forms_b.get(name)
+        if form_b is not None and legal_forms_differ(form_a.lower, form_b.lower):
+            return f"two companies ({form_a.raw} / {form_b.raw})"
+    return None
+
+
+def _named_forms(text: str) -> dict[str, tuple]:
+    """A capitalised legal form by the capitalised name right before it ("Acme GmbH")."""
+    found = words_of(text)
+    forms = keytokens.legal_forms()
+    return {
+        before.lower: word
+        for before, word in pairwise(found)
+        if word.lower in forms and word.raw[:1].isupper() and before.raw[:1].isupper()
+    }
 
 
 def _capitalised(word: str, text: str) -> str:

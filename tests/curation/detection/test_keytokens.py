@@ -260,6 +260,16 @@ def test_a_modifier_is_the_value_where_no_other_value_is_said():
     assert things.otherwise_modified("Has the 12V motor.", "The 24V motor is what he has.") is None
 
 
+def test_the_verb_after_a_subject_is_no_noun_its_subject_modifies():
+    # "the hike | took", "the ridge | took": two subjects' words before one verb.
+    assert (
+        things.otherwise_modified("The hike took six hours.", "Hiking the ridge took 6 h.") is None
+    )
+    assert things.otherwise_modified(
+        "The steel gripper pad weighs 400 g.", "The weight of the new gripper pad is 400 g."
+    )
+
+
 @given(st.text(alphabet=st.sampled_from("ab1 .!?:;。)\"'-#%\t\u00a0\n"), max_size=40))
 def test_a_word_starts_a_sentence_when_first_or_after_a_mark_that_ends_one(text):
     sentence_ends = ".!?。！？:;"

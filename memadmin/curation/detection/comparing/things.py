@@ -8,7 +8,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 from memadmin.curation.detection.comparing import alignment
-from memadmin.curation.detection.reading import keytokens
+from memadmin.curation.detection.reading import clause, keytokens
 from memadmin.curation.detection.reading.keytokens import KeyToken, key_tokens, words_of
 from memadmin.store.lexicon import stop_words
 from memadmin.store.text import text_cache
@@ -19,9 +19,19 @@ def otherwise_modified(text_a: str, text_b: str) -> str | None:
     them: a description, or None. Where no value is said ("prefers the dark theme" /
     "... the light theme") the phrase is what fills the slot, two ways: not two things."""
     (words_a, values_a), (words_b, values_b) = _placeholders(text_a), _placeholders(text_b)
+    verbs = _verb_of(text_a) | _verb_of(text_b)
     return _parallel_things(words_a, values_a, words_b, values_b) or _one_noun_two_modifiers(
-        words_a, values_a, words_b, values_b
+        words_a, values_a, words_b, values_b, verbs
     )
+
+
+def _verb_of(text: str) -> frozenset[str]:
+    """The word the clause reader reads as the text's predicate: no noun of a phrase
+    ("The hike took six hours." / "Hiking the ridge took 6 h.": "took" names nothing)."""
+    reading = clause.read(text)
+    if reading.predicate_at < 0:
+        return frozenset()
+    return frozenset({reading.tokens[reading.predicate_at].text})
 
 
 def _parallel_things(words_a, values_a, words_b, values_b) -> str | None:
@@ -50,7 +60,7 @@ def _parallel_things(words_a, values_a, words_b, values_b) -> str | None:
     return f"{_written(part_a, values_a, start)} / {_written(part_b, values_b, start)}"
 
 
-def _one_noun_two_modifiers(words_a, values_a, words_b, values_b) -> str | None:
+def _one_noun_two_modifiers(words_a, values_a, words_b, values_b, verbs) -> str | None:
     """One noun after a determiner, a modifier of its own in each text (a word the other
     text does not have, or a value), and a value said outside it in both, however the
     sentences are built: "The steel gripper pad weighs 400 g" / "The weight of the new
@@ -61,6 +71,7 @@ def _one_noun_two_modifiers(words_a, values_a, words_b, values_b) -> str | None:
         modifier_b, at_b = modified_b.get(noun, ("", 0))
         if (
             modifier_b
+            and noun not in verbs
             and _parts_of_two_things((modifier_a,), (modifier_b,), words_a, words_b)
             and _values_outside(values_a, at_a, at_a + 1)
             and _values_outside(values_b, at_b, at_b + 1)

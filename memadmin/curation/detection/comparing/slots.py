@@ -19,6 +19,7 @@ from memadmin.curation.detection.reading.words import (
     class_of,
     class_of_word,
     classes,
+    same_class,
     slot_nouns,
 )
 from memadmin.store.lexicon import HAN, words
@@ -373,7 +374,9 @@ def held_on_one_side(older: Reading, newer: Reading) -> bool:
     if len(held) != 1 or not held[0].predicate.preps:
         return False
     other = newer if held[0] is older else older
-    if class_of(other.tokens[other.predicate_at]) is not held[0].predicate:
+    if other.predicate_at < 0 or not same_class(
+        class_of(other.tokens[other.predicate_at]), held[0].predicate
+    ):
         return False
     after = other.tokens[other.predicate_at + 1 : other.clause_end]
     return bool(after) and not any(t.kind == "value" for t in after)

@@ -70,6 +70,7 @@ RELATED_FEATURES = {
     "across_multi_above_0.85": +1,
     "across_multi_above_0.9": +1,
     "across_languages": +1,
+    "across_scripts": 0,  # only doubts (scoring.model.BLIND): its weight stays 0
     "lexical_only": +1,
     "words_in_order": +1,
     "same_words_same_roles": +1,
@@ -246,7 +247,8 @@ def table_of(name: str, thresholds: Thresholds, vectors: calibration.Vectors) ->
 def signed_logistic(x, y, sample_weight, signs, c: float) -> tuple[np.ndarray, float]:
     """L2-regularised logistic regression (scikit-learn's objective: C times the weighted
     log-loss, plus half the squared weights) whose every weight keeps the sign its
-    feature's meaning gives it (0 where the data would have it the other way). Fit with
+    feature's meaning gives it (0 where the data would have it the other way; a sign of 0
+    holds it at 0). Fit with
     scipy's L-BFGS-B, which takes the signs as bounds; scikit-learn's
     LogisticRegression, which does not, gave weights against their meaning where
     features overlap (the frame of two attributes read as evidence of one slot)."""
@@ -268,7 +270,9 @@ def signed_logistic(x, y, sample_weight, signs, c: float) -> tuple[np.ndarray, f
         )
         return value, gradient
 
-    bounds = [(0.0, None) if sign > 0 else (None, 0.0) for sign in signs] + [(None, None)]
+    bounds = [
+        (0.0, None) if sign > 0 else (None, 0.0) if sign < 0 else (0.0, 0.0) for sign in signs
+    ] + [(None, None)]
     found = minimize(loss, np.zeros(count + 1), jac=True, method="L-BFGS-B", bounds=bounds,
                      options={"maxiter": 5000})  # fmt: skip
     return found.x[:count], float(found.x[count])

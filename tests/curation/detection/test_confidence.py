@@ -71,9 +71,17 @@ def scaled_member(stored: dict, factor: float) -> dict:
     return {"left_out": f"times {factor}", "stages": stages}
 
 
+def evidence_in_one_script(seed: int, pairs: int) -> np.ndarray:
+    """Made-up evidence values of pairs a reader reads both sides of (none shows a
+    feature scoring.model.BLIND always doubts)."""
+    values = np.random.default_rng(seed).uniform(0, 1, size=(pairs, len(FEATURES)))
+    values[:, [INDEX[feature] for feature in pair_model.BLIND]] = 0.0
+    return values
+
+
 def test_a_stage_stands_at_an_even_chance_where_a_member_of_its_committee_reads_the_other_way():
     stored = json.loads(pair_model.MODEL_PATH.read_text())
-    values = np.random.default_rng(3).uniform(0, 1, size=(40, len(FEATURES)))
+    values = evidence_in_one_script(3, 40)
     own = pair_model.from_dict({**stored, "committee": []})
 
     agreeing = pair_model.from_dict(
@@ -119,7 +127,7 @@ def test_a_pair_showing_a_feature_too_few_pairs_showed_is_at_an_even_chance_on_r
         **stored["stages"]["disagree"],
         "shown": [0] * len(stored["stages"]["disagree"]["features"]),
     }
-    values = np.random.default_rng(7).uniform(0, 1, size=(20, len(FEATURES)))
+    values = evidence_in_one_script(7, 20)
     values[:10, INDEX["same_words_other_roles"]] = 0.0
     values[10:, INDEX["same_words_other_roles"]] = 1.0
 
@@ -261,6 +269,37 @@ def test_the_same_words_in_swapped_roles_are_never_merged_without_review(vectors
     assert "the same words in other roles" in judgement.findings
 
 
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Léa remplace Hugo le lundi.", "Hugo remplace Léa le lundi."),  # read one slot, two values
+        (
+            "Der Server in Köln spiegelt den in Berlin.",
+            "Der Server in Berlin spiegelt den in Köln.",
+        ),
+    ],
+)
+def test_what_the_clause_reader_reads_of_the_same_words_in_other_roles_is_no_finding(
+    vectors, older, newer
+):
+    # Each word is found in the other text, so the clause reader reads the same statement
+    # or one slot's two values; the roles say it is neither.
+    values = judged_pair(older, newer, vectors).evidence.values
+
+    assert values[INDEX["same_words_other_roles"]] == 1.0
+    assert values[INDEX["relation_unread"]] == 1.0
+    assert values[INDEX["relation_same"]] == values[INDEX["relation_new_value"]] == 0.0
+
+
+def test_a_value_in_other_words_is_a_rewording_not_words_in_other_roles(vectors):
+    # Chinese puts the unit's word elsewhere when the unit changes ("宽1.2米" / "有120厘米宽").
+    judgement = judged_pair("她的书桌宽1.2米。", "她的书桌有120厘米宽。", vectors)
+
+    assert judgement.evidence.values[INDEX["value_in_other_words"]] == 1.0
+    assert judgement.evidence.values[INDEX["same_words_other_roles"]] == 0.0
+    assert judgement.probabilities[2] < 0.5
+
+
 def test_two_things_named_by_one_noun_with_modifiers_of_their_own_are_told_apart(vectors):
     # The modifier is one word on one side and a value on the other: still two objects.
     judgement = judged_pair(
@@ -367,12 +406,15 @@ def test_the_evidence_that_moved_a_pair_is_named():
 
 def test_words_of_two_scripts_are_no_evidence_of_two_subjects(vectors):
     # Chinese characters and letters cannot be compared word by word ("王伟" / "Wei"):
-    # the pair is left doubtful, for the LLM or a person, not read as two people.
+    # the pair is not read as two people.
     judgement = judged_pair(
         "王伟每周三晚上打羽毛球。", "Wei plays badminton every Wednesday evening.", vectors
     )
 
     assert not any("different subjects" in reason for reason in judgement.reasons)
+    # Romanised, 王伟 is Wang Wei: the subjects agree (Li Na's would not). No reader reads
+    # both scripts: the pair stays doubtful, for the LLM or a person.
+    assert judgement.evidence.values[INDEX["subjects_agree"]] == 1.0
     assert max(judgement.probabilities) < 0.8
 
 
@@ -461,3 +503,16 @@ def test_readings_of_two_facts_held_back_show_doubt_but_never_chain_a_cluster(ve
 
     assert lifted > 10  # the held-back readings reach the possible tier
     assert chained == 0
+
+
+def test_a_pair_across_two_scripts_stands_at_an_even_chance_on_related():
+    model = pair_model.stored_model()
+    values = evidence_in_one_script(11, 20)
+    across = values.copy()
+    across[:, INDEX["across_scripts"]] = 1.0
+
+    assert not np.allclose(model.related.logit(values), 0.0)
+    assert np.allclose(model.related.logit(across), 0.0)
+    # Its weight is held at 0: it doubts, and says nothing of either side.
+    related = json.loads(pair_model.MODEL_PATH.read_text())["stages"]["related"]
+    assert related["weights"][related["features"].index("across_scripts")] == 0.0

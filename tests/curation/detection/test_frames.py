@@ -294,3 +294,19 @@ def test_a_chinese_weekly_day_is_a_value_of_its_own():
     # "每周三" is a rate with its day, as "every Wednesday" is: not "每周五".
     assert relation("每周三开会。", "每周五开会。").kind != frames.SAME
     assert relation("王伟每周三晚上打羽毛球。", "王伟每周五晚上打羽毛球。").kind != frames.SAME
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # One limit in two words: one slot, two values (the word models set "top" and
+        # "max" apart, and the two read as two modifiers, two things).
+        ("The robot's top speed is 1.5 m/s.", "The robot's max speed is 2 m/s.", "new_value"),
+        ("Top speed is 30 km/h.", "Maximum speed is 40 km/h.", "new_value"),
+        ("Der höchste Preis ist 40 Euro.", "Der maximale Preis ist 50 Euro.", "new_value"),
+        # The most and the least of one quantity are two things.
+        ("The robot's top speed is 1.5 m/s.", "The robot's min speed is 0.2 m/s.", "other_subject"),
+    ],
+)
+def test_two_words_of_one_limit_are_one_modifier(older, newer, kind):
+    assert relation(older, newer).kind == kind

@@ -12,12 +12,14 @@ and the score tells a reworded fact from another fact (calibrated in bench/calib
 
 from __future__ import annotations
 
+import difflib
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 
 import numpy as np
 
+from memadmin.curation.detection.reading import tokens
 from memadmin.curation.detection.reading.tokens import STEM_LENGTH, content_words
 from memadmin.store import embeddings, multilingual
 from memadmin.store.lexicon import fold
@@ -143,3 +145,15 @@ def across_languages(word_a: str, word_b: str) -> float:
     0.80-0.90 (its scale is compressed: judge with care)."""
     vectors = _multilingual_vectors.of([word_a, word_b])
     return float(vectors[0] @ vectors[1])
+
+
+def differing_spans(text_a: str, text_b: str) -> list[tuple[str, int, int, int]]:
+    """Where two texts' words differ, as the spans of the older's words a diff replaces,
+    inserts or deletes: (operation, start, end, number of the older's words) each."""
+    tokens_a, tokens_b = tokens.sentence_tokens(text_a), tokens.sentence_tokens(text_b)
+    matcher = difflib.SequenceMatcher(None, tokens_a, tokens_b, autojunk=False)
+    return [
+        (operation, start, end, len(tokens_a))
+        for operation, start, end, _, _ in matcher.get_opcodes()
+        if operation != "equal"
+    ]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from memadmin.curation.detection.comparing import things
-from memadmin.curation.detection.reading import clause, keytokens, lexical
+from memadmin.curation.detection.reading import clause, keytokens, lexical, places
 from memadmin.curation.detection.reading.keytokens import (
     compounds,
     frame_stems,
@@ -46,9 +46,10 @@ def _longer_form(longer: str, shorter: str) -> bool:
 
 def _compatible(kind: str, value: str, others: set[str]) -> bool:
     """A name is kept by the other text when it appears there (an initial with or without
-    its stop: "K." / "K.'s"), a longer or shorter form (Postgres / PostgreSQL, but not a
-    label's word alone: "Company" keeps no "Company A"), its short form ("Joint 4" /
-    "J4"); a date when a fuller or partial form of it does."""
+    its stop: "K." / "K.'s"), another name of one city ("Wien" / "Vienna"), a longer or
+    shorter form (Postgres / PostgreSQL, but not a label's word alone: "Company" keeps no
+    "Company A"), its short form ("Joint 4" / "J4"); a date when a fuller or partial form
+    of it does."""
     if kind == "date":
         return any(
             value == o
@@ -60,6 +61,8 @@ def _compatible(kind: str, value: str, others: set[str]) -> bool:
         )
     if value in others or value.rstrip(".") in {o.rstrip(".") for o in others}:
         return True
+    if any(places.one_place(value, other) for other in others):
+        return True  # "Köln" / "Cologne": one city in two languages
     letters, number = name_parts(value)
     for other in others:
         if value == other:

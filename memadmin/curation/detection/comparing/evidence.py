@@ -15,15 +15,21 @@ pair (store.text.text_cache), and the rules already asked most of them.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from memadmin.curation.detection.comparing import alignment, contrast, frames, matching, relations
+from memadmin.curation.detection.comparing import (
+    alignment,
+    contrast,
+    frames,
+    matching,
+    relations,
+    things,
+)
 from memadmin.curation.detection.comparing.rules import RuleReading
 from memadmin.curation.detection.comparing.things import legal_forms_differ, one_form_two_ways
-from memadmin.curation.detection.reading import clause, keytokens, polarity, tokens
+from memadmin.curation.detection.reading import clause, keytokens, polarity
 from memadmin.curation.detection.reading.tokens import content_words
 from memadmin.store.lexicon import HAN, languages_differ
 from memadmin.store.text import short
@@ -70,6 +76,7 @@ FEATURES = (
     "same_words_same_roles",
     "same_words_other_roles",
     "across_languages",
+    "across_scripts",
     "lexical_only",
     "both_short",
     "length_ratio",
@@ -206,6 +213,11 @@ def read_pair(
     differences, differing = _values(pair, tfidf, found, findings)
     opposed = _stances(pair, relation, differences, found, findings)
     same_names = _words(pair, found, findings)
+    if found.get("same_words_other_roles") and relation.kind != relations.UNREAD:
+        # "Léa remplace Hugo le lundi." / "Hugo remplace Léa le lundi.": the clause reader
+        # finds each word in the other and reads the same, or one slot's two values.
+        del found[f"relation_{relation.kind}"]
+        found["relation_unread"] = 1.0
     only_a, only_b = _added_words(pair, relation, differences, found)
     _frames_and_spans(pair, relation, same_names, found)
     aligned = _alignment(only_a, only_b, a.content, b.content)
@@ -324,7 +336,10 @@ def _words(pair: _Pair, found: dict, findings: list) -> bool:
             found["same_words_same_roles"] = 1.0
     elif (
         pair.both_short
-        and same_words(reading_a, reading_b)
+        # A value in other words is a rewording, whose order tells no roles ("宽1.2米" /
+        # "有120厘米宽": the unit's word stands elsewhere in each).
+        and not found.get("value_in_other_words")
+        and matching.same_words(reading_a, reading_b)
         and not matching.roles_kept(reading_a, reading_b)
     ):
         # "A is our champion at B" / "B is our champion at A": every word, two facts.
@@ -332,6 +347,8 @@ def _words(pair: _Pair, found: dict, findings: list) -> bool:
         findings.append("the same words in other roles")
     if pair.across:
         found["across_languages"] = 1.0
+    if _scripts_differ(pair):
+        found["across_scripts"] = 1.0
     if pair.rules.method == "lexical":
         found["lexical_only"] = 1.0
     if pair.both_short:
@@ -340,12 +357,12 @@ def _words(pair: _Pair, found: dict, findings: list) -> bool:
     found["length_ratio"] = min(length_a, length_b) / max(length_a, length_b)
     if reading_a.about_user and reading_b.about_user:
         found["both_about_user"] = 1.0
-    elif reading_a.about_user != reading_b.about_user:
+    elif reading_a.about_user != reading_b.about_user and not _named_across_scripts(pair):
         found["one_names_a_subject"] = 1.0
-    elif not _scripts_differ(pair):
-        # Across languages only names can be compared, and not between Chinese
-        # characters and letters ("王伟" / "Wei"): the words of two languages differ
-        # whoever they are about.
+    else:
+        # Across languages only names can be compared (the words of two languages differ
+        # whoever they are about); between Chinese characters and letters, the names in
+        # letters against the other side romanised ("王伟" / "Wei").
         subject_a, subject_b = (
             _comparable(reading_a.subject_words, pair),
             _comparable(reading_b.subject_words, pair),
@@ -392,7 +409,7 @@ def _added_words(pair: _Pair, relation, differences, found: dict) -> tuple[list,
             legal_forms_differ(*only_a, *only_b) and found.get("names_swapped_in")
         ):
             found["modifier_differs"] = 1.0  # "the small gripper pad" / "the glass gripper pad"
-    if _other_modifier_of_one_noun(pair.reading_a, pair.reading_b):
+    if things.other_modifier_of_one_noun(pair.reading_a, pair.reading_b):
         found["modifier_differs"] = 1.0  # "on the blue motor" / "on the 12V motor"
     if relation.kind == relations.NEW_VALUE:
         found["new_value_x_added"] = min(min(len(only_a), len(only_b)), 4)
@@ -432,11 +449,13 @@ def _frames_and_spans(pair: _Pair, relation, same_names: bool, found: dict) -> N
     # One subject is what both name alike (or neither names); one slot what both say of it
     # in the same frame. Either alone is weak in a store of many subjects: two customers
     # share every frame, one customer's plan and diet share a name.
-    if same_names:
+    if same_names and not _scripts_differ(pair):
+        # Between Chinese characters and letters no frame is shared whatever they say:
+        # the same names there (romanised) tell one subject, not another fact of it.
         found["frame_x_same_names"] = overlap
         if overlap < 0.5:
             found["other_frame_same_names"] = 1.0
-    spans = differing_spans(a.content, b.content) if pair.both_short else []
+    spans = alignment.differing_spans(a.content, b.content) if pair.both_short else []
     found["spans_differ"] = min(len(spans), 3)
     if len(spans) == 1 and spans[0][0] == "replace":
         # The texts are one sentence with one part said two ways: at its start, two
@@ -515,6 +534,21 @@ def _scripts_differ(pair: _Pair) -> bool:
     )
 
 
+def _named_across_scripts(pair: _Pair) -> bool:
+    """Whether the subject one side names is in the other, in Chinese characters or kana
+    (romanised): a reader of those finds no subject in "健太は福岡から..." and takes it for
+    the user's, where "Kenta works remotely from Fukuoka." names Kenta."""
+    if not _scripts_differ(pair):
+        return False
+    named, other = (
+        (pair.reading_b, pair.reading_a)
+        if pair.reading_a.about_user
+        else (pair.reading_a, pair.reading_b)
+    )
+    names = [t for t in named.subject_words if t.kind == "name" or t.upper]
+    return bool(names) and all(matching.found_in(t, other) for t in names)
+
+
 def _comparable(subject_words, pair: _Pair) -> list:
     return [t for t in subject_words if t.kind == "name"] if pair.across else list(subject_words)
 
@@ -533,18 +567,6 @@ def _missing(found, other) -> list:
 # Unshared words beyond this many a side are a rewording or another fact altogether: the
 # word vectors are not asked (each new word costs a MiniLM call).
 _ALIGN_WORDS = 6
-
-
-def differing_spans(text_a: str, text_b: str) -> list[tuple[str, int, int, int]]:
-    """Where two texts' words differ, as the spans of the older's words a diff replaces,
-    inserts or deletes: (operation, start, end, number of the older's words) each."""
-    tokens_a, tokens_b = tokens.sentence_tokens(text_a), tokens.sentence_tokens(text_b)
-    matcher = difflib.SequenceMatcher(None, tokens_a, tokens_b, autojunk=False)
-    return [
-        (operation, start, end, len(tokens_a))
-        for operation, start, end, _, _ in matcher.get_opcodes()
-        if operation != "equal"
-    ]
 
 
 def _next_word(word: str, words: list[str]) -> str:
@@ -570,29 +592,3 @@ def _alignment(only_a: list[str], only_b: list[str], text_a: str, text_b: str) -
     if len(only_a) > _ALIGN_WORDS or len(only_b) > _ALIGN_WORDS:
         return None
     return alignment.word_alignment(text_a, text_b)
-
-
-def same_words(older, newer) -> bool:
-    """Every content word of each side has a counterpart on the other, in any order."""
-    words_a, words_b = older.content, newer.content
-    if not words_a or not words_b:
-        return False
-    return all(matching.counterparts(older, newer)) and all(matching.counterparts(newer, older))
-
-
-def _other_modifier_of_one_noun(reading_a, reading_b) -> bool:
-    """Whether both name one noun after an article or preposition, each with a modifier
-    of its own ("on the blue motor" / "on the 12V motor", "the old tray" / "the steel
-    tray"): in a namespace of many things, two of them, whatever else both say alike."""
-
-    def modified(read) -> dict[str, str]:
-        return {
-            read[i].lemma: read[i - 1].lemma
-            for i in range(2, len(read))
-            if read[i].kind == "word"
-            and read[i - 1].kind in ("word", "value")
-            and read[i - 2].kind == "function"
-        }
-
-    in_a, in_b = modified(reading_a.tokens), modified(reading_b.tokens)
-    return any(noun in in_b and in_b[noun] != modifier for noun, modifier in in_a.items())

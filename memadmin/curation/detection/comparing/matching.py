@@ -12,9 +12,9 @@ import re
 from itertools import pairwise
 
 from memadmin.curation.detection.comparing import alignment, contrast
-from memadmin.curation.detection.reading import keytokens, quantities
+from memadmin.curation.detection.reading import keytokens, places, quantities, romanised
 from memadmin.curation.detection.reading.clause import Reading
-from memadmin.curation.detection.reading.words import Token, class_of, same_class
+from memadmin.curation.detection.reading.words import Token, class_of, same_class, same_limit
 from memadmin.store.lexicon import fold, plain
 
 # The most words that may differ on a side for the difference to be one slot's value
@@ -135,6 +135,8 @@ def same_word(a: Token, b: Token) -> bool:
         return True  # "meeting" / "meet", "scripting" / "script": lemmas disagree at times
     if a.kind == b.kind == "word" and same_word_class(a, b):
         return True  # "a cat called Miso" / "named Miso": words of one class of predicate
+    if a.kind == b.kind == "word" and same_limit(a, b):
+        return True  # "top speed" / "Max speed": one limit of one quantity
     if _part_of(b.text, a.text) or _part_of(a.text, b.text):
         return True  # "cems-ingest" / "the ingest service"
     if (a.caps and abbreviates(a.text, b.text)) or (b.caps and abbreviates(b.text, a.text)):
@@ -346,9 +348,18 @@ def _found_in(token: Token, reading: Reading) -> bool:
     content = reading.content
     if token.key in reading.content_keys or any(same_word(token, other) for other in content):
         return True
-    return token.caps and (
-        bool(expansion(token.text, list(content)))
+    if token.caps and (
+        expansion(token.text, list(content))
         or any(abbreviates(token.text, other.text) for other in content)
+    ):
+        return True
+    # A name in letters, written in Chinese characters or kana on the other side.
+    return (
+        token.upper
+        and reading.language in ("zh", "ja")
+        and (
+            romanised.spells(token.text, reading.text) or places.named_in(token.text, reading.text)
+        )
     )
 
 
@@ -398,3 +409,11 @@ def value_in_other_words(older: Reading, newer: Reading) -> bool:
         for t in newer.tokens
         if t.kind == "value"
     )
+
+
+def same_words(older, newer) -> bool:
+    """Every content word of each side has a counterpart on the other, in any order."""
+    words_a, words_b = older.content, newer.content
+    if not words_a or not words_b:
+        return False
+    return all(counterparts(older, newer)) and all(counterparts(newer, older))

@@ -10,6 +10,7 @@ from itertools import pairwise
 from memadmin.curation.detection.comparing import alignment
 from memadmin.curation.detection.reading import clause, keytokens
 from memadmin.curation.detection.reading.keytokens import KeyToken, key_tokens, words_of
+from memadmin.curation.detection.reading.words import same_limit_words
 from memadmin.store.lexicon import stop_words
 from memadmin.store.text import text_cache
 
@@ -146,7 +147,7 @@ def _determiner_before(words: tuple[str, ...], at: int) -> int | None:
 def _parts_of_two_things(part_a, part_b, words_a, words_b) -> bool:
     """Whether two differing parts name two things: a few words each, a word among them,
     none a stop word, none in the other text, none a short form of the other's ("prod" /
-    "production")."""
+    "production"), not one limit in two words ("top speed" / "max speed")."""
     plain_a = [word for word in part_a if word != _VALUE]
     plain_b = [word for word in part_b if word != _VALUE]
     return (
@@ -157,6 +158,7 @@ def _parts_of_two_things(part_a, part_b, words_a, words_b) -> bool:
         and not set(plain_a) & set(words_b)
         and not set(plain_b) & set(words_a)
         and not any(x.startswith(y) or y.startswith(x) for x in plain_a for y in plain_b)
+        and not (len(plain_a) == len(plain_b) == 1 and same_limit_words(*plain_a, *plain_b))
     )
 
 
@@ -229,3 +231,21 @@ def _named_forms(text: str) -> dict[str, tuple]:
 def _capitalised(word: str, text: str) -> str:
     """`word` as `text` writes it where it is capitalised, as a form is, or ""."""
     return next((w.raw for w in words_of(text) if w.lower == word and w.raw[:1].isupper()), "")
+
+
+def other_modifier_of_one_noun(reading_a, reading_b) -> bool:
+    """Whether both name one noun after an article or preposition, each with a modifier
+    of its own ("on the blue motor" / "on the 12V motor", "the old tray" / "the steel
+    tray"): in a namespace of many things, two of them, whatever else both say alike."""
+
+    def modified(read) -> dict[str, str]:
+        return {
+            read[i].lemma: read[i - 1].lemma
+            for i in range(2, len(read))
+            if read[i].kind == "word"
+            and read[i - 1].kind in ("word", "value")
+            and read[i - 2].kind == "function"
+        }
+
+    in_a, in_b = modified(reading_a.tokens), modified(reading_b.tokens)
+    return any(noun in in_b and in_b[noun] != modifier for noun, modifier in in_a.items())

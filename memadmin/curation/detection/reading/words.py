@@ -91,6 +91,22 @@ def slot_nouns() -> dict[str, PredicateClass]:
     return classes()[1]
 
 
+@cache
+def _limits() -> dict[str, str]:
+    """Word -> the limit it makes its noun's quantity: "most" or "least" (lexicon.toml)."""
+    return {word: limit for limit, listed in lexicon()["limits"].items() for word in listed}
+
+
+def same_limit_words(word_a: str, word_b: str) -> bool:
+    """Two words (folded) that make a quantity the same limit of its noun ("top" / "max")."""
+    limit = _limits().get(word_a)
+    return limit is not None and limit == _limits().get(word_b)
+
+
+def same_limit(a: Token, b: Token) -> bool:
+    return same_limit_words(a.text, b.text) or same_limit_words(a.lemma, b.lemma)
+
+
 def same_class(a: PredicateClass | None, b: PredicateClass | None) -> bool:
     """Two classes of one name ("run on" is a way to say "deploy")."""
     return a is not None and b is not None and a.name == b.name

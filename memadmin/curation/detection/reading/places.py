@@ -17,7 +17,7 @@ import re
 from functools import cache, lru_cache
 from pathlib import Path
 
-from memadmin.store.lexicon import fold, plain
+from memadmin.store.lexicon import CJK, CJK_CHARACTERS, fold, plain
 
 PLACES_PATH = Path(__file__).with_name("places.txt.gz")
 # Smaller towns add names that are also words or people's names ("Bath", "Colonia"), for
@@ -26,8 +26,7 @@ MIN_POPULATION = 100_000
 # Shorter names are codes and fragments ("CGN", "bin", "Ko"): letters or characters.
 MIN_LETTERS = 4
 MIN_CHARACTERS = 2
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-_NOT_A_LETTER = re.compile(r"[^a-z\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_NOT_A_LETTER = re.compile(f"[^a-z{CJK_CHARACTERS}]")
 
 
 @lru_cache(maxsize=1 << 16)  # asked of every name against every word of the other text
@@ -35,7 +34,7 @@ def key(name: str) -> str:
     """A name as the table holds it: folded, without accents, spaces or marks ("Den
     Haag" -> denhaag); empty when it is too short to tell one city."""
     folded = _NOT_A_LETTER.sub("", plain(fold(name)))
-    least = MIN_CHARACTERS if _CJK.search(folded) else MIN_LETTERS
+    least = MIN_CHARACTERS if CJK.search(folded) else MIN_LETTERS
     return folded if len(folded) >= least else ""
 
 
@@ -92,5 +91,5 @@ def named_in(name: str, text: str) -> bool:
         other in text
         for number in _cities_by_name().get(key(name), ())
         for other in cities[number]
-        if _CJK.search(other)
+        if CJK.search(other)
     )

@@ -123,3 +123,12 @@ def test_between_two_scripts_the_pair_stays_doubtful(vectors, latin):
     assert judged.evidence.values[INDEX["across_scripts"]] == 1.0
     assert max(judged.probabilities) < 0.8
     assert judged.tier != "proposed" or judged.verdict == "conflict"
+
+
+def test_korean_beside_letters_is_across_scripts_too(vectors):
+    judged = judged_pair(
+        "민준은 매주 수요일에 배드민턴을 친다.", "Minjun plays badminton every Wednesday.", vectors
+    )
+
+    assert judged.evidence.values[INDEX["across_scripts"]] == 1.0
+    assert max(judged.probabilities) < 0.8

@@ -31,7 +31,7 @@ from memadmin.curation.detection.comparing.rules import RuleReading
 from memadmin.curation.detection.comparing.things import legal_forms_differ, one_form_two_ways
 from memadmin.curation.detection.reading import clause, keytokens, polarity
 from memadmin.curation.detection.reading.tokens import content_words
-from memadmin.store.lexicon import HAN, languages_differ
+from memadmin.store.lexicon import CJK, languages_differ
 from memadmin.store.text import short
 
 # Kinds of key token, as the features group them.
@@ -529,8 +529,10 @@ def neighbourhoods(pairs: dict) -> dict:
 
 
 def _scripts_differ(pair: _Pair) -> bool:
-    return pair.across and (HAN.search(pair.a.content) is None) != (
-        HAN.search(pair.b.content) is None
+    """Chinese, Japanese or Korean characters on one side only (Hangul too: no reader
+    reads it beside letters either)."""
+    return pair.across and (CJK.search(pair.a.content) is None) != (
+        CJK.search(pair.b.content) is None
     )
 
 

@@ -378,26 +378,31 @@ def settle_many(ids: Sequence[int], action: str, user) -> Outcome:
     settlement above it in the same action took (a shared memory, a copy) is said as
     expected, not as a refusal."""
     outcome = Outcome()
+    # The conflicts this action settled, with the copies each settled along with it (a
+    # copy's settlement overtakes others as its own: "when conflict 14 was settled").
+    settled_here: set[int] = set()
     for conflict in Conflict.objects.filter(pk__in=ids).order_by("id"):
         conflict.refresh_from_db()
-        taken_here = _taken_by(conflict, outcome.done)
+        taken_here = _taken_by(conflict, outcome.done, settled_here)
         if taken_here:
             outcome.expected.append(f"#{conflict.pk}: {taken_here}")
             continue
         try:
             decisions.resolve_conflict(conflict=conflict, resolution=action, user=user)
             outcome.done.append(conflict.pk)
+            settled_here |= {conflict.pk, *conflict.copies.values_list("pk", flat=True)}
         except decisions.DecisionError as problem:
             outcome.refused.append(f"#{conflict.pk} was left alone: {problem}.")
     return outcome
 
 
-def _taken_by(conflict: Conflict, settled: list[int]) -> str:
-    """How a settlement of this same action (`settled`) already took `conflict`, or ""."""
-    if conflict.copy_of_id in settled and conflict.status != ConflictStatus.COPY:
+def _taken_by(conflict: Conflict, done: list[int], settled_here: set[int]) -> str:
+    """How a settlement of this same action (`done`, and with them `settled_here`) already
+    took `conflict`, or ""."""
+    if conflict.copy_of_id in done and conflict.status != ConflictStatus.COPY:
         return f"settled with #{conflict.copy_of_id}, the same two texts"
     if conflict.status == ConflictStatus.OVERTAKEN and any(
-        f"conflict {pk} was settled" in conflict.overtaken_note for pk in settled
+        f"conflict {pk} was settled" in conflict.overtaken_note for pk in settled_here
     ):
         return f"already settled by the decision above ({conflict.overtaken_note})"
     return ""

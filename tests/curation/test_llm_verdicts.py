@@ -373,6 +373,9 @@ def test_with_calls_in_flight_at_once_the_circuit_opens_within_one_round(
 def test_doubtful_pairs_are_asked_several_at_once(run_command, load, fake_llm, settings):
     settings.LLM_CONCURRENCY = 4
     settings.LLM_CALLS_PER_MEMORY = 0.5  # one call a doubtful pair, none to spare
+    # Every call a pair's, as the fake answers: the pairs' numbers ("(5)" / "(7)") make
+    # conflicts of the copies too, whose second readings would go several a call.
+    settings.LLM_SECOND_READINGS_A_CALL = 1
     fake_llm.delay = 0.3
     fake_llm.handler = lambda body, number: verdict("unrelated")
     load(*band_pairs(8))

@@ -321,3 +321,41 @@ def test_a_proposed_conflict_under_its_bar_says_an_llm_put_it_there(client, conf
     content = client.get(f"/conflicts/{conflict.pk}/").content.decode()
 
     assert re.search(r'tier-note">Proposed under the bar of 0\.\d\d: an LLM read the two', content)
+
+
+def test_a_conflict_overtaken_by_a_copy_settled_in_the_same_action_is_said_as_expected(client):
+    """A settlement settles its copies (the same two texts) with it; a conflict one of
+    those copies overtook is the action's own outcome, information and not a refusal."""
+    from tests.curation.decisions.test_overlaps import conflict
+    from tests.factories import line, store, unit
+
+    older, copy_older, newer, copy_newer, other = store(
+        line("g-1", "The gripper force is 12 N.", unit(1), created_at="2026-01-01T00:00:00Z"),
+        line(
+            "g-2",
+            "The gripper force is 12 N.",
+            unit(1),
+            created_at="2026-01-02T00:00:00Z",
+            source_ref="chat",
+        ),
+        line("g-3", "The gripper force is 8 N.", unit(2), created_at="2026-01-03T00:00:00Z"),
+        line(
+            "g-4",
+            "The gripper force is 8 N.",
+            unit(2),
+            created_at="2026-01-04T00:00:00Z",
+            source_ref="chat",
+        ),
+        line("g-5", "The gripper force is 10 N.", unit(3), created_at="2026-01-05T00:00:00Z"),
+    )
+    first = conflict(older, newer)
+    copy = conflict(copy_older, copy_newer)
+    assert copy.copy_of_id == first.pk
+    third = conflict(copy_older, other)
+    client.force_login(person("ada", "admin"))
+    chosen = {"selected": [first.pk, third.pk], "action": "b_supersedes_a"}
+
+    done = client.post("/conflicts/selected", chosen, follow=True).content.decode()
+
+    assert f'<li class="info">#{third.pk}: already settled by the decision above' in done
+    assert '<li class="error">' not in done

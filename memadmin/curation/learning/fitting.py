@@ -248,8 +248,7 @@ def signed_logistic(x, y, sample_weight, signs, c: float) -> tuple[np.ndarray, f
     """L2-regularised logistic regression (scikit-learn's objective: C times the weighted
     log-loss, plus half the squared weights) whose every weight keeps the sign its
     feature's meaning gives it (0 where the data would have it the other way; a sign of 0
-    holds it at 0). Fit with
-    scipy's L-BFGS-B, which takes the signs as bounds; scikit-learn's
+    holds it at 0). Fit with scipy's L-BFGS-B, which takes the signs as bounds; scikit-learn's
     LogisticRegression, which does not, gave weights against their meaning where
     features overlap (the frame of two attributes read as evidence of one slot)."""
     from scipy.optimize import minimize

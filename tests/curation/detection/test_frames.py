@@ -306,6 +306,8 @@ def test_a_chinese_weekly_day_is_a_value_of_its_own():
         ("Der höchste Preis ist 40 Euro.", "Der maximale Preis ist 50 Euro.", "new_value"),
         # The most and the least of one quantity are two things.
         ("The robot's top speed is 1.5 m/s.", "The robot's min speed is 0.2 m/s.", "other_subject"),
+        # A limit word alone is no modifier: "Max" is someone's name.
+        ("Max is our tech lead.", "Top is our tech lead.", "other_subject"),
     ],
 )
 def test_two_words_of_one_limit_are_one_modifier(older, newer, kind):

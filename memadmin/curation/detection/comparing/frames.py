@@ -50,6 +50,7 @@ from memadmin.curation.detection.reading.words import (
     Token,
     relation_word,
     same_class,
+    same_limit,
 )
 from memadmin.store.lexicon import HAN, languages_differ, words
 
@@ -113,7 +114,7 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
             and only_b
             and _same_predicate(older, newer)
             and not _crossed(older, newer)
-            and not _one_word_for_another(only_a, only_b)
+            and not _one_word_for_another(only_a, only_b, subject_a, subject_b)
         ):
             return f"{spelled(only_a, older.body)} / {spelled(only_b, newer.body)}"
         # One subject the other's with a word of kinship or role added ("Kenta's manager
@@ -159,13 +160,17 @@ def _moved_thing(holder: Reading, other: Reading) -> bool:
     return "live" in found.sets and other.predicate is not None and other.predicate.name == "live"
 
 
-def _one_word_for_another(only_a: list[Token], only_b: list[Token]) -> bool:
+def _one_word_for_another(only_a: list[Token], only_b: list[Token], said_a, said_b) -> bool:
     """ "Favourite movie is Inception" / "His favorite film is Inception": the subjects
-    differ by one word that is a synonym of the other's, not by two things."""
+    differ by one word that is a synonym of the other's, not by two things; or by one
+    limit for another of a noun both name ("The robot's top speed" / "... max speed": the
+    word models set "top" / "max" apart; "Max" alone is someone's name)."""
     if len(only_a) != 1 or len(only_b) != 1:
         return False
     if only_a[0].kind != "word" or only_b[0].kind != "word":
         return False
+    if same_limit(only_a[0], only_b[0]):
+        return len(said_a) > 1 and len(said_b) > 1  # `said`: the phrases they stand in
     if HAN.search(only_a[0].text + only_b[0].text):
         return False  # MiniLM cannot read Chinese words: any two look alike to it
     return alignment.synonyms(only_a[0].text, only_b[0].text)
@@ -340,7 +345,7 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     only_a = _not_said_in(objects_a, objects_b)
     only_b = _not_said_in(objects_b, objects_a)
     only_a, only_b = without_acronyms(only_a, only_b)
-    if _one_word_for_another(only_a, only_b):
+    if _one_word_for_another(only_a, only_b, objects_a, objects_b):
         only_a, only_b = [], []  # "couch" / "sofa": one thing in two words
     shared = len(objects_a) - len(only_a)
     update = newer.change

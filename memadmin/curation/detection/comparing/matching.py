@@ -14,7 +14,7 @@ from itertools import pairwise
 from memadmin.curation.detection.comparing import alignment, contrast
 from memadmin.curation.detection.reading import keytokens, places, quantities, romanised
 from memadmin.curation.detection.reading.clause import Reading
-from memadmin.curation.detection.reading.words import Token, class_of, same_class, same_limit
+from memadmin.curation.detection.reading.words import Token, class_of, same_class
 from memadmin.store.lexicon import fold, plain
 
 # The most words that may differ on a side for the difference to be one slot's value
@@ -135,8 +135,6 @@ def same_word(a: Token, b: Token) -> bool:
         return True  # "meeting" / "meet", "scripting" / "script": lemmas disagree at times
     if a.kind == b.kind == "word" and same_word_class(a, b):
         return True  # "a cat called Miso" / "named Miso": words of one class of predicate
-    if a.kind == b.kind == "word" and same_limit(a, b):
-        return True  # "top speed" / "Max speed": one limit of one quantity
     if _part_of(b.text, a.text) or _part_of(a.text, b.text):
         return True  # "cems-ingest" / "the ingest service"
     if (a.caps and abbreviates(a.text, b.text)) or (b.caps and abbreviates(b.text, a.text)):

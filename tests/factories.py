@@ -244,6 +244,9 @@ def run_state(prefix: str = "") -> dict:
     }
 
     def reason(text: str) -> str:
+        # ... and says when ("merged into d0203 by ... at 2026-12-05 12:57"): two runs
+        # a minute apart write two minutes.
+        text = re.sub(r" at \d{4}-\d\d-\d\d \d\d:\d\d", " at (when)", text)
         return re.sub(
             r"conflict (\d+)",
             lambda m: f"conflict {conflict_names.get(int(m[1]), m[1])}",

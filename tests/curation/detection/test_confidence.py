@@ -259,6 +259,25 @@ def test_two_attributes_of_one_subject_are_not_a_proposed_conflict(vectors):
     assert judgement.probabilities[1] < Thresholds.from_settings().propose_conflict
 
 
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # "Max" and "limit", "velocity" and "speed" beside m/s: one limit, one slot. Both
+        # were two subjects, sure (0.86 and 0.94 two facts).
+        ("Max upload size is 10 MB.", "Upload limit increased to 25 MB."),
+        (
+            "Max linear velocity in shared aisles is 1.2 m/s.",
+            "Speed cap in shared aisles lowered to 0.8 m/s after the near-miss.",
+        ),
+    ],
+)
+def test_one_limit_named_two_ways_is_no_pair_of_subjects(older, newer, vectors):
+    judgement = judged_pair(older, newer, vectors)
+
+    assert judgement.probabilities[2] < 0.8
+    assert not any("different subjects" in finding for finding in judgement.findings)
+
+
 def test_the_same_words_in_swapped_roles_are_never_merged_without_review(vectors):
     judgement = judged_pair(
         "Nina is our champion at Hugo Ltd.", "Hugo is our champion at Nina Ltd.", vectors

@@ -308,7 +308,18 @@ def test_a_chinese_weekly_day_is_a_value_of_its_own():
         ("The robot's top speed is 1.5 m/s.", "The robot's min speed is 0.2 m/s.", "other_subject"),
         # A limit word alone is no modifier: "Max" is someone's name.
         ("Max is our tech lead.", "Top is our tech lead.", "other_subject"),
+        # A noun that names the limit says what "max" says of the noun beside it.
+        ("Max upload size is 10 MB.", "Upload limit increased to 25 MB.", "new_value"),
+        ("The speed limit on the ramp is 5 km/h.", "Max speed on the ramp is 8 km/h.", "new_value"),
+        # ... but the noun it limits still tells two limits apart.
+        ("Max upload size is 10 MB.", "Download limit is 25 MB.", "other_subject"),
+        # Two names of the measure both values are of name one slot.
+        ("The crate's weight is 20 kg.", "The crate's mass is 25 kg.", "new_value"),
+        ("Das Gewicht der Kiste ist 20 kg.", "Die Masse der Kiste ist 25 kg.", "new_value"),
+        ("The robot's velocity is 1.2 m/s.", "The robot's speed is 2 m/s.", "new_value"),
+        # ... not where the modifiers differ too.
+        ("The linear velocity is 1.2 m/s.", "The angular velocity is 2 m/s.", "other_subject"),
     ],
 )
-def test_two_words_of_one_limit_are_one_modifier(older, newer, kind):
+def test_two_words_of_one_limit_or_one_measure_name_one_slot(older, newer, kind):
     assert relation(older, newer).kind == kind

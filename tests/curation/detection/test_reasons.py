@@ -49,8 +49,20 @@ def test_two_subjects_are_named_as_written():
         ),
         ("Backups run at 3 am.", "Backups run at 04:00.", "time: 3 am / 04:00"),
         ("The meeting is on Tuesday", "The meeting is on Thursday", "weekday: Tuesday / Thursday"),
+        # A span in weeks against one in calendar years: each as written, not in seconds.
+        (
+            "Sprints are two weeks long.",
+            "Raw readings are retained for 2 years.",
+            "quantity (duration): two weeks / 2 years",
+        ),
     ],
 )
 def test_a_key_token_difference_reads_as_written(older, newer, said):
     (difference,) = contrast.key_token_differences(older, newer)
     assert as_written(difference, older, newer) == said
+
+
+def test_two_things_are_named_by_their_words_not_their_stems():
+    said = contrast.different_things("Max upload size is 10 MB.", "Max download size is 25 MB.")
+
+    assert said == "upload / download"

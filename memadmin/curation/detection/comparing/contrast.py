@@ -360,7 +360,7 @@ def _other_values_differ(text_a: str, text_b: str) -> bool:
 
 
 def _diverging_objects(
-    frame_a: list[tuple[str, bool]], frame_b: list[tuple[str, bool]]
+    frame_a: list[tuple[str, bool, str]], frame_b: list[tuple[str, bool, str]]
 ) -> str | None:
     """The two qualifiers when the texts part after a shared start and join again on a
     shared word before any value: "the plastic water bottle is 8 N" / "the glass bottle
@@ -375,17 +375,17 @@ def _diverging_objects(
     rest_a, rest_b = frame_a[shared:], frame_b[shared:]
     if rest_a[0][1] or rest_b[0][1]:
         return None  # the texts part at a value: one thing, changed
-    before_value_a = [stem for stem, _ in _until_value(rest_a)]
-    before_value_b = [stem for stem, _ in _until_value(rest_b)]
+    before_value_a = [stem for stem, *_ in _until_value(rest_a)]
+    before_value_b = [stem for stem, *_ in _until_value(rest_b)]
     if rest_a[0][0] in before_value_b or rest_b[0][0] in before_value_a:
         return None  # the same words, reordered
     if not set(before_value_a[1:]) & set(before_value_b[1:]):
         return None
-    return f"{rest_a[0][0]} / {rest_b[0][0]}"
+    return f"{rest_a[0][2]} / {rest_b[0][2]}"  # the words, not their stems
 
 
-def _until_value(frame: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
-    for index, (_, value) in enumerate(frame):
+def _until_value(frame: list[tuple[str, bool, str]]) -> list[tuple[str, bool, str]]:
+    for index, (_, value, _) in enumerate(frame):
         if value:
             return frame[:index]
     return frame
@@ -454,7 +454,9 @@ def as_written(difference: KeyTokenDifference, text_a: str, text_b: str) -> str:
         tokens, words = keytokens.key_tokens(text), keytokens.words_of(text)
         said = []
         for value in values:
-            wanted = f"{measure}={value}" if kind == "quantity" else value
+            # A value of another measure read as this one's keeps its own ("two weeks" /
+            # "2 years": a duration and a calendar span).
+            wanted = f"{measure}={value}" if kind == "quantity" and "=" not in value else value
             found = next((t for t in tokens if t.kind == kind and t.value == wanted), None)
             if found is None or found.position >= len(words):
                 said.append(value)

@@ -367,8 +367,10 @@ def _words(pair: _Pair, found: dict, findings: list) -> bool:
             _comparable(reading_a.subject_words, pair),
             _comparable(reading_b.subject_words, pair),
         )
-        only_a = _missing(subject_a, reading_b)
-        only_b = _missing(subject_b, reading_a)
+        only_a, only_b = matching.one_name_aside(
+            _missing(subject_a, reading_b), _missing(subject_b, reading_a), reading_a, reading_b,
+            subject_a, subject_b,
+        )  # fmt: skip
         if only_a and only_b:
             found["subjects_differ"] = 1.0
             findings.append(

@@ -23,6 +23,7 @@ from memadmin.curation.detection.comparing.matching import (
     changed_values,
     found_in,
     nothing_shared_across,
+    one_name_aside,
     other_word_across,
     phrase,
     same_objects_across,
@@ -107,14 +108,20 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     if subject_a and subject_b:
         # Two subjects when each has a word the other text lacks and the rest is said
         # the same way ("the unit-test job takes..." / "the integration job takes...").
-        only_a = [t for t in subject_a if not found_in(t, newer)]
-        only_b = [t for t in subject_b if not found_in(t, older)]
+        only_a, only_b = one_name_aside(
+            [t for t in subject_a if not found_in(t, newer)],
+            [t for t in subject_b if not found_in(t, older)],
+            older,
+            newer,
+            subject_a,
+            subject_b,
+        )
         if (
             only_a
             and only_b
             and _same_predicate(older, newer)
             and not _crossed(older, newer)
-            and not _one_word_for_another(only_a, only_b, subject_a, subject_b)
+            and not _one_word_for_another(only_a, only_b)
         ):
             return f"{spelled(only_a, older.body)} / {spelled(only_b, newer.body)}"
         # One subject the other's with a word of kinship or role added ("Kenta's manager
@@ -160,17 +167,15 @@ def _moved_thing(holder: Reading, other: Reading) -> bool:
     return "live" in found.sets and other.predicate is not None and other.predicate.name == "live"
 
 
-def _one_word_for_another(only_a: list[Token], only_b: list[Token], said_a, said_b) -> bool:
+def _one_word_for_another(only_a: list[Token], only_b: list[Token]) -> bool:
     """ "Favourite movie is Inception" / "His favorite film is Inception": the subjects
-    differ by one word that is a synonym of the other's, not by two things; or by one
-    limit for another of a noun both name ("The robot's top speed" / "... max speed": the
-    word models set "top" / "max" apart; "Max" alone is someone's name)."""
+    differ by one word that is a synonym of the other's, not by two things. (One limit
+    for another, "top speed" / "max speed", words.limits_aside has set aside: the word
+    models set "top" / "max" apart.)"""
     if len(only_a) != 1 or len(only_b) != 1:
         return False
-    if only_a[0].kind != "word" or only_b[0].kind != "word":
-        return False
-    if same_limit(only_a[0], only_b[0]):
-        return len(said_a) > 1 and len(said_b) > 1  # `said`: the phrases they stand in
+    if only_a[0].kind != "word" or only_b[0].kind != "word" or same_limit(*only_a, *only_b):
+        return False  # a limit alone ("Max" / "Top"): two people's names
     if HAN.search(only_a[0].text + only_b[0].text):
         return False  # MiniLM cannot read Chinese words: any two look alike to it
     return alignment.synonyms(only_a[0].text, only_b[0].text)
@@ -344,8 +349,10 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
         objects_b = newer.subject_words + objects_b
     only_a = _not_said_in(objects_a, objects_b)
     only_b = _not_said_in(objects_b, objects_a)
-    only_a, only_b = without_acronyms(only_a, only_b)
-    if _one_word_for_another(only_a, only_b, objects_a, objects_b):
+    only_a, only_b = one_name_aside(
+        *without_acronyms(only_a, only_b), older, newer, objects_a, objects_b
+    )
+    if _one_word_for_another(only_a, only_b):
         only_a, only_b = [], []  # "couch" / "sofa": one thing in two words
     shared = len(objects_a) - len(only_a)
     update = newer.change

@@ -14,7 +14,13 @@ from itertools import pairwise
 from memadmin.curation.detection.comparing import alignment, contrast
 from memadmin.curation.detection.reading import keytokens, places, quantities, romanised
 from memadmin.curation.detection.reading.clause import Reading
-from memadmin.curation.detection.reading.words import Token, class_of, same_class
+from memadmin.curation.detection.reading.words import (
+    Token,
+    class_of,
+    limits_aside,
+    measure_named,
+    same_class,
+)
 from memadmin.store.lexicon import fold, plain
 
 # The most words that may differ on a side for the difference to be one slot's value
@@ -384,6 +390,22 @@ def values_only(tokens) -> bool:
 
 def measures(tokens) -> set[str]:
     return {t.value.split(":")[0] for t in tokens if t.kind == "value"} - {"number"}
+
+
+def one_name_aside(only_a: list[Token], only_b: list[Token], older: Reading, newer: Reading,
+                   said_a, said_b) -> tuple[list, list]:  # fmt: skip
+    """The words each of two phrases adds (`only_a`, `only_b`: of `said_a` in `older`,
+    `said_b` in `newer`), less what names one thing two ways: a limit (words.limits_aside:
+    "Max upload size" / "Upload limit"), and the measure of a value both state ("Max
+    linear velocity ... 1.2 m/s" / "Speed cap ... 0.8 m/s": "linear" and nothing)."""
+    only_a, only_b = limits_aside(only_a, only_b, said_a, said_b)
+    stated = measures(older.tokens) & measures(newer.tokens)
+    for a in only_a:
+        for b in only_b:
+            measure = measure_named(a)
+            if measure in stated and measure == measure_named(b):
+                return [t for t in only_a if t is not a], [t for t in only_b if t is not b]
+    return only_a, only_b
 
 
 # Values a memory shares with many others of its subject, in one spelling or another

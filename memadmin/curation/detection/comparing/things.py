@@ -10,7 +10,7 @@ from itertools import pairwise
 from memadmin.curation.detection.comparing import alignment
 from memadmin.curation.detection.reading import clause, keytokens
 from memadmin.curation.detection.reading.keytokens import KeyToken, key_tokens, words_of
-from memadmin.curation.detection.reading.words import same_limit_words
+from memadmin.curation.detection.reading.words import one_measure_words, same_limit_words
 from memadmin.store.lexicon import stop_words
 from memadmin.store.text import text_cache
 
@@ -147,7 +147,8 @@ def _determiner_before(words: tuple[str, ...], at: int) -> int | None:
 def _parts_of_two_things(part_a, part_b, words_a, words_b) -> bool:
     """Whether two differing parts name two things: a few words each, a word among them,
     none a stop word, none in the other text, none a short form of the other's ("prod" /
-    "production"), not one limit in two words ("top speed" / "max speed")."""
+    "production"), not one limit or one measure in two words ("top speed" / "max speed",
+    "weight" / "mass")."""
     plain_a = [word for word in part_a if word != _VALUE]
     plain_b = [word for word in part_b if word != _VALUE]
     return (
@@ -158,7 +159,10 @@ def _parts_of_two_things(part_a, part_b, words_a, words_b) -> bool:
         and not set(plain_a) & set(words_b)
         and not set(plain_b) & set(words_a)
         and not any(x.startswith(y) or y.startswith(x) for x in plain_a for y in plain_b)
-        and not (len(plain_a) == len(plain_b) == 1 and same_limit_words(*plain_a, *plain_b))
+        and not (
+            len(plain_a) == len(plain_b) == 1
+            and (same_limit_words(*plain_a, *plain_b) or one_measure_words(*plain_a, *plain_b))
+        )
     )
 
 

@@ -556,10 +556,10 @@ def qualified_things(text: str) -> dict[tuple[str, str], str]:
     return found
 
 
-def frame_stems(text: str) -> list[tuple[str, bool]]:
-    """The words of a text that can name a thing, as (stem, is a value): no stop words,
-    no change cues (they say when, not what). A name is a value: "deployed on Hetzner"
-    / "on Railway" fill one slot two ways."""
+def frame_stems(text: str) -> list[tuple[str, bool, str]]:
+    """The words of a text that can name a thing, as (stem, is a value, the word): no
+    stop words, no change cues (they say when, not what). A name is a value: "deployed
+    on Hetzner" / "on Railway" fill one slot two ways."""
     values = {
         token.position + offset for token in key_tokens(text) for offset in range(token.words)
     }
@@ -568,7 +568,7 @@ def frame_stems(text: str) -> list[tuple[str, bool]]:
     for index, word in enumerate(words_of(text)):
         if word.lower in stop_words() or word.lower in cues:
             continue
-        frame.append((word.lower[:5], index in values or word.lower[0].isdigit()))
+        frame.append((word.lower[:5], index in values or word.lower[0].isdigit(), word.lower))
     return frame
 
 

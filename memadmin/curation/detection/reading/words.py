@@ -107,6 +107,39 @@ def same_limit(a: Token, b: Token) -> bool:
     return same_limit_words(a.text, b.text) or same_limit_words(a.lemma, b.lemma)
 
 
+@cache
+def _measure_names() -> dict[str, str]:
+    """Word -> the measure it names ("velocity": speed; lexicon.toml [measure_names])."""
+    listed = lexicon()["measure_names"]
+    return {fold(word): measure for measure, names in listed.items() for word in names}
+
+
+def measure_named(token: Token) -> str | None:
+    """The measure a word names ("weight": mass), or None."""
+    names = _measure_names()
+    return names.get(token.text) or names.get(token.lemma)
+
+
+def one_measure_words(word_a: str, word_b: str) -> bool:
+    """Two words (folded) that name one measure ("weight" / "mass")."""
+    measure = _measure_names().get(word_a)
+    return measure is not None and measure == _measure_names().get(word_b)
+
+
+def limits_aside(only_a: list[Token], only_b: list[Token], said_a, said_b) -> tuple[list, list]:
+    """The words each of two phrases adds (`only_a`, `only_b`: of `said_a`, `said_b`), with
+    one limit said two ways set aside: "Max upload size" / "Upload limit" add "size" and
+    nothing, "top speed" / "max speed" nothing. Only where both phrases say more than
+    the limit: "Max" alone is someone's name."""
+    if len(said_a) < 2 or len(said_b) < 2:
+        return only_a, only_b
+    for a in only_a:
+        for b in only_b:
+            if a.kind == b.kind == "word" and same_limit(a, b):
+                return [t for t in only_a if t is not a], [t for t in only_b if t is not b]
+    return only_a, only_b
+
+
 def same_class(a: PredicateClass | None, b: PredicateClass | None) -> bool:
     """Two classes of one name ("run on" is a way to say "deploy")."""
     return a is not None and b is not None and a.name == b.name

@@ -133,3 +133,31 @@ def test_the_waterfall_runs_from_the_prior_to_the_total():
     assert second.x + second.width == pytest.approx(third.x + third.width)
     assert total.x == pytest.approx(chart.zero) and total.width > 0
     assert np.allclose([s.y for s in chart.steps], [0, ROW, 2 * ROW, 3 * ROW, 4 * ROW])
+
+
+# What a reader's internal vocabulary leaves in a finding: a kind's label ("polarity:",
+# "negation:", "withdrawn:"), a canonical value ("duration=1209600"), a stem.
+INTERNAL_FINDING = re.compile(r"polarity:|negation:|withdrawn:|=\d|\b(uploa|downl)\b")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Likes cilantro in everything.", "Alice hates cilantro."),
+        ("The build does not use Docker; it uses Podman.", "The build uses Docker."),
+        ("Prefers the light theme.", "Actually I changed my mind, the light theme is too bright."),
+        ("Sprints are two weeks long.", "Raw readings are retained for 2 years."),
+        ("Max upload size is 10 MB.", "Max download size is 25 MB."),
+        (
+            "Router is an OPNsense box at 192.168.10.1.",
+            "The gateway is the ISP router at 192.168.1.1 and it also serves DHCP.",
+        ),
+    ],
+)
+def test_findings_and_reasons_are_in_the_texts_words(older, newer, vectors):
+    judgement = judged_pair(older, newer, vectors)
+    said = [*judgement.findings, *judgement.reasons]
+
+    assert not any(INTERNAL_FINDING.search(line) for line in said), said
+    # A value read two ways (an address, also a version) is named once.
+    assert sum(line.count("192.168.10.1") for line in judgement.reasons) <= 1, said

@@ -401,7 +401,7 @@ def polarity_difference(text_a: str, text_b: str) -> str | None:
     pos_a, neg_a = stance(text_a)
     pos_b, neg_b = stance(text_b)
     if (pos_a and neg_b and not neg_a) or (pos_b and neg_a and not neg_b):
-        return f"polarity: {', '.join(sorted(pos_a | neg_a))} vs {', '.join(sorted(pos_b | neg_b))}"
+        return f"{', '.join(sorted(pos_a | neg_a))} / {', '.join(sorted(pos_b | neg_b))}"
     words_a, words_b = text_words(text_a), text_words(text_b)
     for one, other in lexicon()["polarity"]["opposite_states"]:
         one, other = set(one), set(other)
@@ -410,10 +410,10 @@ def polarity_difference(text_a: str, text_b: str) -> str | None:
         ):
             side_a = sorted(words_a & (one | other))
             side_b = sorted(words_b & (one | other))
-            return f"polarity: {', '.join(side_a)} vs {', '.join(side_b)}"
+            return f"{', '.join(side_a)} / {', '.join(side_b)}"
     negated = _negation_clash(text_a, text_b)
     if negated:
-        return f"negation: {negated}"
+        return f"{negated}, said by one and denied by the other"
     return None
 
 

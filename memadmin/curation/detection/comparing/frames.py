@@ -543,7 +543,7 @@ def _withdrawn(older: Reading, newer: Reading) -> Relation | None:
     objects = [t for t in older.objects if t.kind != "value"]
     found = [t for t in objects if found_in(t, newer)]
     if found and 2 * len(found) >= len(objects):
-        return Relation(OPPOSITE, f"withdrawn: {spelled(found)}", update=True)
+        return Relation(OPPOSITE, f"taken back: {spelled(found, older.body)}", update=True)
     return None
 
 

@@ -223,13 +223,15 @@ def weighed_most(model: PairModel, values: np.ndarray, count: int = 3) -> str:
 
 def _said_once(reasons: list[str]) -> list[str]:
     """Reasons without repeats: two readers naming the same values ("one slot, two
-    values: hetzner / railway", "different values: hetzner / railway") say it once."""
+    values: hetzner / railway", "different values: hetzner / railway"; "different
+    values: ip: 192.168.10.1 / 192.168.1.1; name: ..." and "different values:
+    192.168.10.1 / 192.168.1.1") say them once."""
     said_, kept = set(), []
     for reason in reasons:
-        detail = reason.split(": ", 1)[-1].casefold()
-        if detail in said_:
+        details = {part.rsplit(": ", 1)[-1].casefold() for part in reason.split("; ")}
+        if details <= said_:
             continue
-        said_.add(detail)
+        said_ |= details
         kept.append(reason)
     return kept
 

@@ -125,6 +125,23 @@ def test_a_value_changed_with_a_cue_is_an_update():
     assert found.update or reading.read("Switched from Vim to Helix").change
 
 
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # How long a thing is kept, said as a noun and as a verb: one slot, a new value.
+        ("Artifact retention is 90 days.", "Build artifacts are now deleted after 30 days."),
+        ("Log retention: 14 days.", "Logs are now purged after 7 days."),
+    ],
+)
+def test_a_retention_and_what_is_deleted_after_it_are_one_slot(older, newer):
+    found = relation(older, newer)
+    assert found.kind == frames.NEW_VALUE and found.update
+
+
+def test_what_is_kept_somewhere_is_no_retention():
+    assert reading.read("The blue cable is kept in bin 7.").predicate is None
+
+
 def test_a_shared_preamble_is_no_shared_subject():
     found = relation(
         "On 3 May the user said that Tom works at Siemens",

@@ -21,6 +21,10 @@ def read(text: str) -> reading.Reading:
         ("Ich wohne in Berlin", "live"),
         ("Elle travaille chez Airbus", "work"),
         ("用户住在大阪", "live"),
+        # A preposition the tokens count as a word ("near", "after") still licenses.
+        ("Lives near Lyon.", "live"),
+        ("Build artifacts are now deleted after 30 days.", "retain"),
+        ("Artifact retention is 90 days.", "retain"),
     ],
 )
 def test_the_predicate_is_found_with_or_without_a_subject(text, predicate):
@@ -35,6 +39,8 @@ def test_the_predicate_is_found_with_or_without_a_subject(text, predicate):
         ("The meetup was held in Berlin.", "held"),
         ("The service is written in Rust.", "written"),
         ("The docs are hosted on Netlify.", "hosted"),  # a regular one, as before
+        # After a modal, its copula gives way in turn.
+        ("Raw readings must be deleted after 5 years.", "deleted"),
     ],
 )
 def test_a_participle_after_a_copula_is_the_predicate_of_a_passive(text, verb):
@@ -53,6 +59,19 @@ def test_a_participle_after_a_copula_is_the_predicate_of_a_passive(text, verb):
 def test_a_comparative_a_plural_or_a_noun_after_a_copula_is_no_participle(text):
     found = read(text)
     assert found.tokens[found.predicate_at].lemma == "be"
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        # A first word capitalised as the first, a plural before a copula: one subject.
+        ("Build artifacts are now deleted after 30 days.", ["build", "artifact"]),
+        ("Raw readings are retained for 2 years.", ["raw", "reading"]),
+        ("Tom works at Acme.", ["tom"]),  # a name and its verb, as before
+    ],
+)
+def test_a_plural_before_a_copula_is_part_of_the_subject(text, subject):
+    assert [t.lemma for t in read(text).subject_words] == subject
 
 
 @pytest.mark.parametrize(

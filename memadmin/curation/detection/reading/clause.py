@@ -21,6 +21,12 @@ from functools import cache, cached_property
 
 from memadmin.curation.detection.reading import german, polarity, quantities
 from memadmin.curation.detection.reading.bounds import clause_break, set_apart, strip_preamble
+from memadmin.curation.detection.reading.verbs import (
+    german_past,
+    participle,
+    verb_after,
+    verb_form,
+)
 from memadmin.curation.detection.reading.words import (
     CHINESE_VERBS,
     QUANTITY_BOUND,
@@ -352,7 +358,10 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
         found = class_of(token)
         if token.kind == "verb":
             copula_here = found is not None
-            main_verb = _verb_after(main, index, language, any_word=not copula_here)
+            main_verb = verb_after(main, index, language, any_word=not copula_here)
+            if main_verb is not None and is_copula(main[main_verb]):
+                # "must be kept for 5 years": the modal's copula gives way in turn.
+                main_verb = verb_after(main, main_verb, language, any_word=False) or main_verb
             if main_verb is not None:
                 later = class_of(main[main_verb])
                 if later is not None and later.needs_subject and not any(t.content for t in seen):
@@ -402,11 +411,11 @@ def _with_preposition(found: PredicateClass, main, index: int, language: str):
             return None  # "runs 2 replicas in production", "ran 10 km": no place
         if found.needs_subject and token.kind == "name" and position == index + 2:
             return found  # "the database runs PostgreSQL 15": what it runs on
-        if token.content or token.text in _ARTICLES:
-            continue  # the verb's object ("host the docs on ...")
-        if token.text in found.preps:
+        if token.text in found.preps:  # before objects: "near", "after" read as words
             following = next((t for t in main[position:] if t.content), None)
             return None if following is not None and _timely(following) else found
+        if token.content or token.text in _ARTICLES:
+            continue  # the verb's object ("host the docs on ...")
         if token.kind == "function" and token.text in words("change"):
             continue  # "wohnt jetzt in München", "works now at Bosch": a "now" on the way
         if token.kind in ("function", "marker"):
@@ -450,16 +459,19 @@ def _starts_predicate(main, index: int, seen: list[Token], language: str) -> boo
         # "Took Rex camping"; not "Ana swam", not "Alerts are routed").
         # A copula just after ("Preferred meeting slot is ...") makes it part of the subject.
         copula_soon = any(t.kind == "verb" for t in main[index + 1 : index + 4])
-        return _verb_form(token, language) and not copula_soon
+        return verb_form(token, language) and not copula_soon
     if seen and seen[-1].kind in ("user", "pronoun"):
         return True  # "I collect", "she wants"
     if language == "zh" and token.text in CHINESE_VERBS:
         return True  # "前端测试需要5分钟": a verb, wherever it stands
+    following = main[index + 1] if index + 1 < len(main) else None
     if len(content_before) == 1 and (seen[-1].kind == "name" or seen[-1].upper):
-        return _verb_form(token, language) or language == "zh"  # "Ana swam", "Tom works"
+        # "Ana swam", "Tom works"; not a plural before a copula, after a word capitalised
+        # only as the first ("Build artifacts are now deleted", "Raw readings are").
+        plural_noun = following is not None and following.kind == "verb"
+        return (verb_form(token, language) and not plural_noun) or language == "zh"
     # After a noun phrase, an English verb by its ending: "the unit-test job takes"; not
     # a plural before a colon or a copula ("the NAS datasets: ...", "gateways are").
-    following = main[index + 1] if index + 1 < len(main) else None
     irregular_past = not token.text.endswith(("s", "ing"))  # "the broker ran out of disk"
     return (
         language == "en"
@@ -469,94 +481,6 @@ def _starts_predicate(main, index: int, seen: list[Token], language: str) -> boo
         and token.lemma != token.text
         and not (following is not None and following.kind == "verb")
     )
-
-
-def _verb_after(main, index: int, language: str, *, any_word: bool) -> int | None:
-    """The main verb after an auxiliary ("does not smoke", "can swim": any word) or a
-    copula ("is now training", "was lowered": a participle or a class word), within two
-    words; in German at the end of the clause ("ist nach Dresden gezogen"); or None."""
-    if language == "de":
-        for position in range(len(main) - 1, index, -1):
-            token = main[position]
-            if token.kind == "word" and (_participle(token, language) or class_of(token)):
-                return position
-            if token.content:
-                break  # the last content word is no verb: no participle at the end
-    skipped = 0
-    for position in range(index + 1, len(main)):
-        token = main[position]
-        if token.kind == "negator" or token.text in (
-            "now",
-            "still",
-            "also",
-            "no",
-            "longer",
-            "never",
-        ):
-            continue
-        if token.kind not in ("word", "verb") or skipped >= 2:
-            return None
-        found = class_of(token)
-        if any_word or (found is not None and found.name != "be") or _participle(token, language):
-            return position
-        if _irregular_participle(main, position, language):
-            return position
-        skipped += 1
-    return None
-
-
-def _irregular_participle(main, position: int, language: str) -> bool:
-    """ "is built on", "was held in", "is written in": an English participle with no -ed,
-    its preposition right after, is the predicate of a passive, as "is hosted on" is; not
-    a plural ("are tools for") nor a comparative ("is older than")."""
-    token = main[position]
-    following = main[position + 1] if position + 1 < len(main) else None
-    return (
-        language == "en"
-        and token.lemma != token.text
-        and not token.text.endswith(("s", "er", "est"))
-        and following is not None
-        and following.kind == "function"
-    )
-
-
-def _participle(token: Token, language: str) -> bool:
-    text = token.text
-    if language == "en":
-        return text.endswith(("ing", "ed")) and token.lemma != text
-    if language == "de":
-        return text.startswith("ge") and text.endswith(("t", "en")) and token.lemma != text
-    if language == "fr":
-        return text.endswith(("é", "ée", "és", "ées", "i", "u", "is", "it")) and token.lemma != text
-    return False
-
-
-def _verb_form(token: Token, language: str) -> bool:
-    """A word that reads as a conjugated verb by its form: "plays", "took", "visited",
-    "wohnt", "habite" (its lemma differs), a class word or a verb of cessation ("quit"),
-    never "hiking" (a gerund)."""
-    if token.kind != "word" or token.text.endswith("ing"):
-        return False
-    cessation = words("cessation")
-    return (
-        token.lemma != token.text
-        or class_of(token) is not None
-        or token.text in cessation
-        or token.lemma in cessation
-    )
-
-
-# German verbs in the present whose form is not their lemma's nor ends like a present.
-_GERMAN_MODALS = frozenset({"mag", "kann", "will", "muss", "darf", "soll", "weiß"})
-
-
-def _german_past(verb: Token) -> bool:
-    """ "lief", "schwamm", "wohnte", "spielten": a German simple past (the present ends
-    in -t, -st, -e or -en)."""
-    text = verb.text
-    if verb.lemma == text or text in _GERMAN_MODALS:
-        return False
-    return text.endswith(("te", "ten")) or not text.endswith(("t", "st", "e", "en"))
 
 
 def _event_of(predicate: PredicateClass | None, main) -> bool:
@@ -584,15 +508,15 @@ def _is_event(main, predicate_at: int, predicate, language: str, folded: str) ->
         return False
     past_auxiliaries = per_language("past_auxiliaries", language)
     if language in ("de", "fr"):
-        participles = [t for t in main[predicate_at:] if _participle(t, language)]
+        participles = [t for t in main[predicate_at:] if participle(t, language)]
         has_auxiliary = bool(before & past_auxiliaries) or any(
             t.text in past_auxiliaries for t in main[:predicate_at]
         )
         if language == "fr" and not has_auxiliary and verb.lemma in words("markers", "movement_fr"):
             has_auxiliary = bool(before & {"est", "sont", "suis", "es"})  # "s'est installée"
-        if language == "de" and _german_past(verb):
+        if language == "de" and german_past(verb):
             return True
-        return has_auxiliary and bool(participles or _participle(verb, language))
+        return has_auxiliary and bool(participles or participle(verb, language))
     if language == "zh":
         return "了" in folded or "过" in folded
     return False

@@ -1,0 +1,97 @@
+"""What a word is as a verb, read from its form and place: a conjugated verb ("plays",
+"took", "wohnt"), a participle ("lowered", "gezogen", "déménagé"), the main verb after an
+auxiliary or a copula, a German simple past. The clause reader (reading.clause) asks
+these to find a memory's predicate."""
+
+from __future__ import annotations
+
+from memadmin.curation.detection.reading.words import Token, class_of
+from memadmin.store.lexicon import words
+
+
+def verb_after(main, index: int, language: str, *, any_word: bool) -> int | None:
+    """The main verb after an auxiliary ("does not smoke", "can swim": any word) or a
+    copula ("is now training", "was lowered": a participle or a class word), within two
+    words; in German at the end of the clause ("ist nach Dresden gezogen"); or None."""
+    if language == "de":
+        for position in range(len(main) - 1, index, -1):
+            token = main[position]
+            if token.kind == "word" and (participle(token, language) or class_of(token)):
+                return position
+            if token.content:
+                break  # the last content word is no verb: no participle at the end
+    skipped = 0
+    for position in range(index + 1, len(main)):
+        token = main[position]
+        if token.kind == "negator" or token.text in (
+            "now",
+            "still",
+            "also",
+            "no",
+            "longer",
+            "never",
+        ):
+            continue
+        if token.kind not in ("word", "verb") or skipped >= 2:
+            return None
+        found = class_of(token)
+        if any_word or (found is not None and found.name != "be") or participle(token, language):
+            return position
+        if irregular_participle(main, position, language):
+            return position
+        skipped += 1
+    return None
+
+
+def irregular_participle(main, position: int, language: str) -> bool:
+    """ "is built on", "was held in", "is written in": an English participle with no -ed,
+    its preposition right after, is the predicate of a passive, as "is hosted on" is; not
+    a plural ("are tools for") nor a comparative ("is older than")."""
+    token = main[position]
+    following = main[position + 1] if position + 1 < len(main) else None
+    return (
+        language == "en"
+        and token.lemma != token.text
+        and not token.text.endswith(("s", "er", "est"))
+        and following is not None
+        and following.kind == "function"
+    )
+
+
+def participle(token: Token, language: str) -> bool:
+    text = token.text
+    if language == "en":
+        return text.endswith(("ing", "ed")) and token.lemma != text
+    if language == "de":
+        return text.startswith("ge") and text.endswith(("t", "en")) and token.lemma != text
+    if language == "fr":
+        return text.endswith(("é", "ée", "és", "ées", "i", "u", "is", "it")) and token.lemma != text
+    return False
+
+
+def verb_form(token: Token, language: str) -> bool:
+    """A word that reads as a conjugated verb by its form: "plays", "took", "visited",
+    "wohnt", "habite" (its lemma differs), a class word or a verb of cessation ("quit"),
+    never "hiking" (a gerund)."""
+    if token.kind != "word" or token.text.endswith("ing"):
+        return False
+    cessation = words("cessation")
+    return (
+        token.lemma != token.text
+        or class_of(token) is not None
+        or token.text in cessation
+        or token.lemma in cessation
+    )
+
+
+# German verbs in the present whose form is not their lemma's nor ends like a present.
+GERMAN_MODALS = frozenset({"mag", "kann", "will", "muss", "darf", "soll", "weiß"})
+
+
+def german_past(verb: Token) -> bool:
+    """ "lief", "schwamm", "wohnte", "spielten": a German simple past (the present ends
+    in -t, -st, -e or -en)."""
+    text = verb.text
+    if verb.lemma == text or text in GERMAN_MODALS:
+        return False
+    return text.endswith(("te", "ten")) or not text.endswith(("t", "st", "e", "en"))

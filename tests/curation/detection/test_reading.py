@@ -62,6 +62,21 @@ def test_a_comparative_a_plural_or_a_noun_after_a_copula_is_no_participle(text):
 
 
 @pytest.mark.parametrize(
+    ("text", "predicate"),
+    [
+        # An -ing word after a preposition names an activity: no predicate of its class.
+        ("Battery lasts about 6.5 hours of mixed driving.", None),
+        ("Is keen on hiking.", "like"),
+        # ... where it follows a verb, it is the verb's object, as before.
+        ("Loves hiking in the Alps.", "like"),
+    ],
+)
+def test_an_activity_after_a_preposition_is_no_predicate(text, predicate):
+    found = read(text).predicate
+    assert (found and found.name) == predicate
+
+
+@pytest.mark.parametrize(
     ("text", "subject"),
     [
         # A first word capitalised as the first, a plural before a copula: one subject.

@@ -370,7 +370,7 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
             if copula_here:
                 return index, _subject_noun_class(seen, by_noun) or found
             continue  # a modal whose verb was not found
-        if token.kind == "word" and found is not None and _gerund_subject(main, index, language):
+        if token.kind == "word" and found is not None and _gerund(main, index, language):
             seen.append(token)  # "Upgrading tank's pool features breaks...": a subject
             continue
         if token.kind == "word" and found is not None:
@@ -427,14 +427,22 @@ def _timely(token: Token) -> bool:
     return token.value.split(":")[0] in ("date", "weekday", "month", "time", "season")
 
 
+_PREPOSITIONS = frozenset("of in on for at about with by from into".split())
 _ARTICLES = frozenset("the a an der die das den dem ein eine einen le la les un une l".split())
 
 
-def _gerund_subject(main, index: int, language: str) -> bool:
-    """An English -ing word that opens a clause whose own verb comes later ("Upgrading
-    the pool breaks replication"), unlike "Planning a trip to Japan"."""
+def _gerund(main, index: int, language: str) -> bool:
+    """An English -ing word that names an activity, no predicate: after a preposition and
+    its adjectives ("6.5 hours of mixed driving", "keen on hiking"), or opening a clause
+    whose own verb comes later ("Upgrading the pool breaks replication"), unlike
+    "Planning a trip to Japan"."""
     token = main[index]
-    if language != "en" or index or not token.text.endswith("ing"):
+    if language != "en" or not token.text.endswith("ing"):
+        return False
+    before = [t for t in main[max(0, index - 3) : index] if t.kind != "word"]
+    if index and before and before[-1].kind in ("function", "marker"):
+        return before[-1].text in _PREPOSITIONS
+    if index:
         return False
     return any(
         t.kind == "verb" or (t.kind == "word" and t.text.endswith("s") and t.lemma + "s" == t.text)

@@ -19,6 +19,7 @@ from memadmin.curation.detection.reading.words import (
     class_of,
     limits_aside,
     measure_named,
+    pair_aside,
     same_class,
 )
 from memadmin.store.lexicon import fold, plain
@@ -400,12 +401,11 @@ def one_name_aside(only_a: list[Token], only_b: list[Token], older: Reading, new
     linear velocity ... 1.2 m/s" / "Speed cap ... 0.8 m/s": "linear" and nothing)."""
     only_a, only_b = limits_aside(only_a, only_b, said_a, said_b)
     stated = measures(older.tokens) & measures(newer.tokens)
-    for a in only_a:
-        for b in only_b:
-            measure = measure_named(a)
-            if measure in stated and measure == measure_named(b):
-                return [t for t in only_a if t is not a], [t for t in only_b if t is not b]
-    return only_a, only_b
+
+    def one_measure(a: Token, b: Token) -> bool:
+        return measure_named(a) in stated and measure_named(a) == measure_named(b)
+
+    return pair_aside(only_a, only_b, one_measure)
 
 
 # Values a memory shares with many others of its subject, in one spelling or another

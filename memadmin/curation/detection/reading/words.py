@@ -92,38 +92,44 @@ def slot_nouns() -> dict[str, PredicateClass]:
 
 
 @cache
-def _limits() -> dict[str, str]:
-    """Word -> the limit it makes its noun's quantity: "most" or "least" (lexicon.toml)."""
-    return {word: limit for limit, listed in lexicon()["limits"].items() for word in listed}
+def _word_lists(section: str) -> dict[str, str]:
+    """Word (folded) -> the list of a lexicon section it stands in: [limits] ("max": most),
+    [measure_names] ("velocity": speed)."""
+    return {fold(word): name for name, listed in lexicon()[section].items() for word in listed}
+
+
+def _one_list(section: str, word_a: str, word_b: str) -> bool:
+    found = _word_lists(section).get(word_a)
+    return found is not None and found == _word_lists(section).get(word_b)
 
 
 def same_limit_words(word_a: str, word_b: str) -> bool:
     """Two words (folded) that make a quantity the same limit of its noun ("top" / "max")."""
-    limit = _limits().get(word_a)
-    return limit is not None and limit == _limits().get(word_b)
+    return _one_list("limits", word_a, word_b)
 
 
 def same_limit(a: Token, b: Token) -> bool:
     return same_limit_words(a.text, b.text) or same_limit_words(a.lemma, b.lemma)
 
 
-@cache
-def _measure_names() -> dict[str, str]:
-    """Word -> the measure it names ("velocity": speed; lexicon.toml [measure_names])."""
-    listed = lexicon()["measure_names"]
-    return {fold(word): measure for measure, names in listed.items() for word in names}
+def one_measure_words(word_a: str, word_b: str) -> bool:
+    """Two words (folded) that name one measure ("weight" / "mass")."""
+    return _one_list("measure_names", word_a, word_b)
 
 
 def measure_named(token: Token) -> str | None:
     """The measure a word names ("weight": mass), or None."""
-    names = _measure_names()
+    names = _word_lists("measure_names")
     return names.get(token.text) or names.get(token.lemma)
 
 
-def one_measure_words(word_a: str, word_b: str) -> bool:
-    """Two words (folded) that name one measure ("weight" / "mass")."""
-    measure = _measure_names().get(word_a)
-    return measure is not None and measure == _measure_names().get(word_b)
+def pair_aside(only_a: list[Token], only_b: list[Token], same) -> tuple[list, list]:
+    """Both lists less the first pair across them, one of each, that `same` holds of."""
+    for a in only_a:
+        for b in only_b:
+            if same(a, b):
+                return [t for t in only_a if t is not a], [t for t in only_b if t is not b]
+    return only_a, only_b
 
 
 def limits_aside(only_a: list[Token], only_b: list[Token], said_a, said_b) -> tuple[list, list]:
@@ -133,11 +139,7 @@ def limits_aside(only_a: list[Token], only_b: list[Token], said_a, said_b) -> tu
     the limit: "Max" alone is someone's name."""
     if len(said_a) < 2 or len(said_b) < 2:
         return only_a, only_b
-    for a in only_a:
-        for b in only_b:
-            if a.kind == b.kind == "word" and same_limit(a, b):
-                return [t for t in only_a if t is not a], [t for t in only_b if t is not b]
-    return only_a, only_b
+    return pair_aside(only_a, only_b, lambda a, b: a.kind == b.kind == "word" and same_limit(a, b))
 
 
 def same_class(a: PredicateClass | None, b: PredicateClass | None) -> bool:

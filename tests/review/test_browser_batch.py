@@ -92,7 +92,7 @@ def test_the_queues_find_words_and_group_conflicts(browser, live_server, javascr
         line("city-1", "Ana was born in Lyon.", unit(5), created_at="2026-01-05T00:00:00Z"),
         line("city-2", "Ana was born in Lille.", unit(6), created_at="2026-01-06T00:00:00Z"),
     )
-    born = conflict(city_a, city_b)
+    born = conflict(city_a, city_b, reason="Lyon / Lille")
     make_people()
     page = new_page(browser, live_server, javascript=javascript)
     log_in(page, "ada")

@@ -267,7 +267,7 @@ def test_the_conflict_queue_finds_words_sorts_and_groups_by_what_they_disagree_a
         line("city-1", "Ana was born in Lyon.", unit(5), created_at="2026-01-05T00:00:00Z"),
         line("city-2", "Ana was born in Lille.", unit(6), created_at="2026-01-06T00:00:00Z"),
     )
-    born = conflict(city_a, city_b)
+    born = conflict(city_a, city_b, reason="Lyon / Lille")
     assert born.topic == "ana born" and gripper_a.topic == "gripper force"
     client.force_login(person("ada", "admin"))
 

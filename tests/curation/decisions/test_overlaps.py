@@ -33,9 +33,9 @@ def kit() -> list[Memory]:
     )
 
 
-def conflict(a: Memory, b: Memory) -> Conflict:
+def conflict(a: Memory, b: Memory, reason: str = "12 N / 8 N") -> Conflict:
     opened, _ = decisions.open_conflict(
-        older=a, newer=b, kind="contradiction", reason="12 N / 8 N", differing_tokens=[]
+        older=a, newer=b, kind="contradiction", reason=reason, differing_tokens=[]
     )
     return opened
 

@@ -53,3 +53,19 @@ class Relation:
         Fly.io")."""
         words = WORDS.get(self.kind, self.kind)
         return f"{words}: {self.detail}" if self.detail else words
+
+
+def said_once(lines) -> list[str]:
+    """Findings without repeats: a line whose values (after its last ": ", each of its
+    "; " parts) were all said already is left out. Two readers naming the same values
+    ("one slot, two values: hetzner / railway", "different values: hetzner / railway"),
+    and one value read two ways ("ip: 192.168.10.1 / 192.168.1.1", "version:
+    192.168.10.1 / 192.168.1.1") say them once."""
+    said_, kept = set(), []
+    for line in lines:
+        values = {part.rsplit(": ", 1)[-1].casefold() for part in line.split("; ")}
+        if values <= said_:
+            continue
+        said_ |= values
+        kept.append(line)
+    return kept

@@ -272,9 +272,9 @@ def _by_signals(found, body_a, body_b, tfidf, thresholds, multi, cross):
         # 8 N" / "... for the glass bottle is 20 N"): no conflict, and never one fact.
         return found.saying(f"different things: {things}", never_together=True), True
     if same_subject and ((differences and (same_slot or opposed)) or opposed or changed):
-        differing = _each_once(contrast.as_written(d, body_a, body_b) for d in differences) + (
-            (opposed,) if opposed else ()
-        )
+        differing = tuple(
+            relations.said_once(contrast.as_written(d, body_a, body_b) for d in differences)
+        ) + ((opposed,) if opposed else ())
         conflict = found.saying(
             "; ".join(differing) or "the newer memory announces a change",
             verdict=Verdict.CONFLICT,
@@ -289,18 +289,6 @@ def _by_signals(found, body_a, body_b, tfidf, thresholds, multi, cross):
         said = f"different values: {contrast.as_written(differences[0], body_a, body_b)}"
         return found.saying(said, never_together=True), True
     return found, False
-
-
-def _each_once(said) -> tuple[str, ...]:
-    """Differences as written, each pair of values once: an address also read as a
-    version ("ip: 192.168.10.1 / 192.168.1.1", not again as "version: ...")."""
-    kept, seen = [], set()
-    for difference in said:
-        values = difference.split(": ", 1)[-1]
-        if values not in seen:
-            seen.add(values)
-            kept.append(difference)
-    return tuple(kept)
 
 
 def _exact(a, b) -> RuleReading:

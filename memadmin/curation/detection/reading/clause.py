@@ -360,7 +360,7 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
             copula_here = found is not None
             main_verb = verb_after(main, index, language, any_word=not copula_here)
             if main_verb is not None and is_copula(main[main_verb]):
-                # "must be kept for 5 years": the modal's copula gives way in turn.
+                # "must be deleted after 5 years": the modal's copula gives way in turn.
                 main_verb = verb_after(main, main_verb, language, any_word=False) or main_verb
             if main_verb is not None:
                 later = class_of(main[main_verb])
@@ -439,11 +439,9 @@ def _gerund(main, index: int, language: str) -> bool:
     token = main[index]
     if language != "en" or not token.text.endswith("ing"):
         return False
-    before = [t for t in main[max(0, index - 3) : index] if t.kind != "word"]
-    if index and before and before[-1].kind in ("function", "marker"):
-        return before[-1].text in _PREPOSITIONS
-    if index:
-        return False
+    if index:  # the nearest word before it, past up to two adjectives
+        before = [t for t in main[max(0, index - 3) : index] if t.kind != "word"]
+        return bool(before) and before[-1].text in _PREPOSITIONS
     return any(
         t.kind == "verb" or (t.kind == "word" and t.text.endswith("s") and t.lemma + "s" == t.text)
         for t in main[index + 2 :]

@@ -168,12 +168,12 @@ def place(rules, evidence, probabilities, a, b, model, thresholds, *, own_p_one)
         changed = values[INDEX["relation_update"]] or values[INDEX["newer_announces_change"]]
         conflict_kind = rules.conflict_kind or ("update" if changed else "contradiction")
         differing = tuple(dict.fromkeys(evidence.differing))
-    reasons = _said_once([*rules.reasons, *([guard] if guard else []), *evidence.findings])
+    reasons = relations.said_once([*rules.reasons, *([guard] if guard else []), *evidence.findings])
     findings = evidence.findings
     if tier and verdict != Verdict.AUTO_MERGE:
         weighed = weighed_most(model, evidence.values)
         findings = (*findings, weighed)
-        reasons = _said_once([*reasons, weighed])
+        reasons = relations.said_once([*reasons, weighed])
     return Judgement(
         rules,
         evidence,
@@ -219,21 +219,6 @@ def weighed_most(model: PairModel, values: np.ndarray, count: int = 3) -> str:
                 shares[name] = shares.get(name, 0.0) + share
     top = sorted(shares.items(), key=lambda item: -abs(item[1]))[:count]
     return "weighed most: " + ", ".join(f"{name} {share:+.1f}" for name, share in top)
-
-
-def _said_once(reasons: list[str]) -> list[str]:
-    """Reasons without repeats: two readers naming the same values ("one slot, two
-    values: hetzner / railway", "different values: hetzner / railway"; "different
-    values: ip: 192.168.10.1 / 192.168.1.1; name: ..." and "different values:
-    192.168.10.1 / 192.168.1.1") say them once."""
-    said_, kept = set(), []
-    for reason in reasons:
-        details = {part.rsplit(": ", 1)[-1].casefold() for part in reason.split("; ")}
-        if details <= said_:
-            continue
-        said_ |= details
-        kept.append(reason)
-    return kept
 
 
 # The two questions the model asks of a pair, as a curator reads them.

@@ -340,3 +340,23 @@ def test_a_chinese_weekly_day_is_a_value_of_its_own():
 )
 def test_two_words_of_one_limit_or_one_measure_name_one_slot(older, newer, kind):
     assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # Two nouns of one role (store/lexicon.toml [roles]) name one slot; an acronym
+        # after a possessive is a role, not a name.
+        ("Her doctor is Dr. Weber.", "Her GP is Dr. Klein.", "new_value"),
+        ("His lawyer is Ana Roy.", "His attorney is Ben Katz.", "new_value"),
+        ("My boss is Tom Lee.", "My manager is Ana Roy.", "new_value"),
+        # "Her" may be Priya: the owner's name is set aside against a possessive.
+        ("Her PI is Dr. Marguerite Lavoie.", "Priya's supervisor is Marguerite Lavoie.", "refines"),
+        # ... but two roles are two slots, and two owners two subjects.
+        ("Her PI is Dr. Lavoie.", "Her mentor is Dr. Lavoie.", "other_subject"),
+        ("My mentor is Tom Lee.", "My manager is Ana Roy.", "other_subject"),
+        ("Priya's supervisor is Ana Roy.", "Tom's supervisor is Ana Roy.", "other_subject"),
+    ],
+)
+def test_two_nouns_of_one_role_name_one_slot(older, newer, kind):
+    assert relation(older, newer).kind == kind

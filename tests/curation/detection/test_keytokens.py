@@ -325,6 +325,11 @@ def test_an_initial_does_not_end_a_sentence():
         ("Her supervisor is Dr. Marguerite Lavoie.", {"marguerite", "lavoie"}),
         ("Prof. Okafor chairs the committee.", {"okafor"}),
         ("Mme Dubois enseigne le piano.", {"dubois"}),
+        # A word in capitals after a possessive is a role, as "her supervisor" is...
+        ("Her PI is Dr. Marguerite Lavoie.", {"marguerite", "lavoie"}),
+        ("Unser CTO heißt Jana.", {"jana"}),
+        # ... and elsewhere still a name.
+        ("She studies at UCL.", {"ucl"}),
     ],
 )
 def test_a_title_is_no_name_and_its_stop_ends_no_sentence(text, names):

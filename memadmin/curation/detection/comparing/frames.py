@@ -25,6 +25,7 @@ from memadmin.curation.detection.comparing.matching import (
     nothing_shared_across,
     one_name_aside,
     other_word_across,
+    owners_aside,
     phrase,
     same_objects_across,
     same_word,
@@ -91,8 +92,7 @@ def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = froz
 
 def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     """A description of the two subjects when they are two things or people, else ""."""
-    subject_a = [t for t in older.subject_words if t.lemma not in user_names]
-    subject_b = [t for t in newer.subject_words if t.lemma not in user_names]
+    subject_a, subject_b = owners_aside(older, newer, user_names)
     if across:
         if (HAN.search(older.text) is None) != (HAN.search(newer.text) is None):
             # "王伟" / "Wei": a name in Chinese characters and one in letters cannot be

@@ -19,6 +19,7 @@ from memadmin.curation.detection.reading.words import (
     class_of,
     limits_aside,
     measure_named,
+    one_role,
     pair_aside,
     same_class,
 )
@@ -393,13 +394,36 @@ def measures(tokens) -> set[str]:
     return {t.value.split(":")[0] for t in tokens if t.kind == "value"} - {"number"}
 
 
+def owners_aside(older: Reading, newer: Reading, user_names) -> tuple[list, list]:
+    """Both subjects' words less the user's names, and less the name that owns one where
+    the other's owner is a possessive: "Priya's supervisor" / "Her PI" compare
+    "supervisor" with "PI" ("her" may be Priya)."""
+    subjects = [[t for t in r.subject_words if t.lemma not in user_names] for r in (older, newer)]
+    for side, (reading, other) in enumerate(((older, newer), (newer, older))):
+        owner = _named_owner(reading)
+        if owner is not None and other.subject[:1] and other.subject[0].kind == "possessive":
+            subjects[side] = [t for t in subjects[side] if t is not owner]
+    return subjects[0], subjects[1]
+
+
+def _named_owner(reading: Reading) -> Token | None:
+    """The name a subject opens with as its owner ("Priya's supervisor": Priya), or None."""
+    opening = reading.tokens[: reading.subject_end]
+    for at, token in enumerate(opening[:-1]):
+        if token.kind not in ("function", "marker"):
+            return token if token.kind == "name" and opening[at + 1].text in ("'s", "’s") else None
+    return None
+
+
 def one_name_aside(only_a: list[Token], only_b: list[Token], older: Reading, newer: Reading,
                    said_a, said_b) -> tuple[list, list]:  # fmt: skip
     """The words each of two phrases adds (`only_a`, `only_b`: of `said_a` in `older`,
     `said_b` in `newer`), less what names one thing two ways: a limit (words.limits_aside:
-    "Max upload size" / "Upload limit"), and the measure of a value both state ("Max
-    linear velocity ... 1.2 m/s" / "Speed cap ... 0.8 m/s": "linear" and nothing)."""
+    "Max upload size" / "Upload limit"), a role ("Her PI" / "Her supervisor"), and the
+    measure of a value both state ("Max linear velocity ... 1.2 m/s" / "Speed cap ...
+    0.8 m/s": "linear" and nothing)."""
     only_a, only_b = limits_aside(only_a, only_b, said_a, said_b)
+    only_a, only_b = pair_aside(only_a, only_b, one_role)
     stated = measures(older.tokens) & measures(newer.tokens)
 
     def one_measure(a: Token, b: Token) -> bool:

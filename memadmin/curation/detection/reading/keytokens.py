@@ -185,7 +185,7 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
     def inside(word: _Word, spans) -> bool:
         return any(start <= word.start < end for start, end in spans)
 
-    nouns = _german_common_words(words_) if language_of(text) == "de" else frozenset()
+    nouns = _common_words(words_, language_of(text))
     index = 0
     while index < len(words_):
         if _plain(words_[index].raw):
@@ -309,14 +309,24 @@ def _date_at(words_: list[_Word], index: int) -> tuple[str | None, int]:
     return (f"{year}-{month}-{day:02d}" if day else f"{year}-{month}"), used
 
 
-def _german_common_words(words_: tuple[_Word, ...]) -> frozenset[int]:
-    """The indices of a German text's capitalised words that are no names, as the tagger
-    reads them ("Antworten auf Deutsch", "Jonas' Team", "vor Kurzem"). A word in
-    capitals ("die TU München") stays a name."""
+def _common_words(words_: tuple[_Word, ...], language: str) -> frozenset[int]:
+    """The indices of capitalised words that are no names: a word in capitals after a
+    possessive names a role, as "her supervisor" does ("her PI", "my GP", "unser CTO"),
+    and in German the tagger's nouns ("Antworten auf Deutsch", "Jonas' Team", "vor
+    Kurzem"), though a word in capitals there ("die TU München") stays a name."""
+    owned = {i for i in range(1, len(words_)) if words_[i - 1].lower in _possessives()
+             and words_[i].raw.isupper() and words_[i].raw.isalpha()}  # fmt: skip
+    if language != "de":
+        return frozenset(owned)
     tagged = german.no_names(tuple(word.raw.removesuffix("'s") for word in words_))
-    return frozenset(
+    return frozenset(owned).union(
         i for i in tagged if words_[i].raw[:1].isupper() and not words_[i].raw.isupper()
     )
+
+
+@cache
+def _possessives() -> frozenset[str]:
+    return frozenset(w for found in lexicon()["user"].values() for w in found["possessives"])
 
 
 def _initialled_name_at(words_: list[_Word], index: int, text: str) -> str | None:

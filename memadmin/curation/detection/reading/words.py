@@ -94,7 +94,7 @@ def slot_nouns() -> dict[str, PredicateClass]:
 @cache
 def _word_lists(section: str) -> dict[str, str]:
     """Word (folded) -> the list of a lexicon section it stands in: [limits] ("max": most),
-    [measure_names] ("velocity": speed)."""
+    [measure_names] ("velocity": speed), [roles] ("pi": supervisor)."""
     return {fold(word): name for name, listed in lexicon()[section].items() for word in listed}
 
 
@@ -115,6 +115,11 @@ def same_limit(a: Token, b: Token) -> bool:
 def one_measure_words(word_a: str, word_b: str) -> bool:
     """Two words (folded) that name one measure ("weight" / "mass")."""
     return _one_list("measure_names", word_a, word_b)
+
+
+def one_role(a: Token, b: Token) -> bool:
+    """Two nouns of one role ("PI" / "supervisor", "boss" / "manager")."""
+    return a.text != b.text and _one_list("roles", a.lemma, b.lemma)
 
 
 def measure_named(token: Token) -> str | None:

@@ -71,6 +71,7 @@ RELATED_FEATURES = {
     "across_multi_above_0.9": +1,
     "across_languages": +1,
     "across_scripts": 0,  # only doubts (scoring.model.BLIND): its weight stays 0
+    "unread_across": 0,  # the same
     "lexical_only": +1,
     "words_in_order": +1,
     "same_words_same_roles": +1,

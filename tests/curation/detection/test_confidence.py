@@ -536,14 +536,42 @@ def test_readings_of_two_facts_held_back_show_doubt_but_never_chain_a_cluster(ve
     assert chained == 0
 
 
-def test_a_pair_across_two_scripts_stands_at_an_even_chance_on_related():
+@pytest.mark.parametrize("blind", ["across_scripts", "unread_across"])
+def test_a_pair_no_reader_reads_stands_at_an_even_chance_on_related(blind):
     model = pair_model.stored_model()
     values = evidence_in_one_script(11, 20)
     across = values.copy()
-    across[:, INDEX["across_scripts"]] = 1.0
+    across[:, INDEX[blind]] = 1.0
 
     assert not np.allclose(model.related.logit(values), 0.0)
     assert np.allclose(model.related.logit(across), 0.0)
     # Its weight is held at 0: it doubts, and says nothing of either side.
     related = json.loads(pair_model.MODEL_PATH.read_text())["stages"]["related"]
-    assert related["weights"][related["features"].index("across_scripts")] == 0.0
+    assert related["weights"][related["features"].index(blind)] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "blind"),
+    [
+        # Two languages, no word compared, and the multilingual model not sure alone.
+        ("Joue du violon.", "Plays the cello.", True),
+        ("Sammelt alte Briefmarken.", "Collects vinyl records.", True),
+        # A sure translation of each word, or a name both write, is compared.
+        ("Hat einen Hund.", "Has a dog.", False),
+        ("Wohnt in München.", "Lives in Munich.", False),
+        # ... and so is a value both write.
+        (
+            "The team meets every Monday at 10 am.",
+            "Das Team trifft sich jeden Montag um 10 Uhr.",
+            False,
+        ),
+        # One language: the readers read both.
+        ("Plays the violin.", "Plays the cello.", False),
+    ],
+)
+def test_two_languages_with_nothing_compared_are_blind(older, newer, blind, vectors):
+    found = judged_pair(older, newer, vectors)
+
+    assert (found.evidence.values[INDEX["unread_across"]] == 1.0) == blind
+    if blind:
+        assert found.p_one < Thresholds.from_settings().propose_one  # the LLM's, a person's

@@ -100,6 +100,15 @@ def relation(older: str, newer: str, **options) -> frames.Relation:
             frames.REFINES,
         ),
         ("Uses pnpm, not npm.", "Doesn't use npm.", frames.REFINES),
+        # A start date added to a state: detail, not another fact.
+        ("Is vegetarian.", "Has been vegetarian since 2019.", frames.REFINES),
+        ("Lives in Berlin.", "Has been living in Berlin since 2020.", frames.REFINES),
+        # How often one thing runs, in two ways of saying it: a new value.
+        (
+            "Database backups run nightly at 02:00 UTC.",
+            "Backups now run every six hours.",
+            frames.NEW_VALUE,
+        ),
         ("Doesn't drink tea.", "Drinks tea, not coffee.", frames.OPPOSITE),
         ("Uses pnpm, not npm.", "Doesn't use pnpm.", frames.OPPOSITE),
         # Across languages a stance reversed needs the same thing on both sides.
@@ -111,6 +120,14 @@ def relation(older: str, newer: str, **options) -> frames.Relation:
         # statement; another name: a new value ("jetzt", a "now", stands before its place).
         ("Jonas lives in Hamburg.", "Jonas wohnt jetzt in Hamburg.", frames.SAME),
         ("Tom plays tennis.", "Tom spielt Tennis.", frames.SAME),
+        ("Has a dog.", "Hat einen Hund.", frames.SAME),
+        # Two things of one kind score as high as some translations ("tennis" / "golf"
+        # 0.91, "Schach" / "chess" 0.90): unread, for the sentences' cosines to weigh.
+        ("Plays tennis.", "Joue au golf.", frames.UNREAD),
+        ("Plays the guitar.", "Joue du piano.", frames.UNREAD),
+        # A day said as a weekday ("le samedi") or as a weekly rate ("on Sundays").
+        ("Plays tennis on Sundays.", "Joue au tennis le samedi.", frames.OTHER_VALUE),
+        ("Plays tennis on Saturdays.", "Joue au tennis le samedi.", frames.SAME),
         ("Jonas lives in Hamburg.", "Jonas wohnt jetzt in München.", frames.NEW_VALUE),
         ("Wohnt in Hamburg.", "Wohnt jetzt in München.", frames.NEW_VALUE),
     ],

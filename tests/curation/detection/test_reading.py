@@ -25,6 +25,11 @@ def read(text: str) -> reading.Reading:
         ("Lives near Lyon.", "live"),
         ("Build artifacts are now deleted after 30 days.", "retain"),
         ("Artifact retention is 90 days.", "retain"),
+        # The perfect's "has" gives way to its copula, and the copula to a verb after it.
+        ("Has been vegetarian since 2019.", "be"),
+        ("She has been living in Berlin since 2020.", "live"),
+        ("Has been using Vim for years.", "use"),
+        ("Has lived in Berlin since 2020.", "live"),
     ],
 )
 def test_the_predicate_is_found_with_or_without_a_subject(text, predicate):
@@ -83,9 +88,13 @@ def test_an_activity_after_a_preposition_is_no_predicate(text, predicate):
         ("Build artifacts are now deleted after 30 days.", ["build", "artifact"]),
         ("Raw readings are retained for 2 years.", ["raw", "reading"]),
         ("Tom works at Acme.", ["tom"]),  # a name and its verb, as before
+        # ... and a plural before a verb in its plain form, past an adverb.
+        ("Backups now run every six hours.", ["backup"]),
+        ("Database backups run nightly at 02:00 UTC.", ["database", "backup"]),
+        ("Plays chess every Sunday.", []),  # a verb first, as before
     ],
 )
-def test_a_plural_before_a_copula_is_part_of_the_subject(text, subject):
+def test_a_plural_before_a_copula_or_a_verb_is_part_of_the_subject(text, subject):
     assert [t.lemma for t in read(text).subject_words] == subject
 
 

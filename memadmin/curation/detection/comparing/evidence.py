@@ -31,7 +31,7 @@ from memadmin.curation.detection.comparing.rules import RuleReading
 from memadmin.curation.detection.comparing.things import legal_forms_differ, one_form_two_ways
 from memadmin.curation.detection.reading import clause, keytokens, polarity
 from memadmin.curation.detection.reading.tokens import content_words
-from memadmin.store.lexicon import CJK, languages_differ
+from memadmin.store.lexicon import languages_differ
 from memadmin.store.text import short
 
 # Kinds of key token, as the features group them.
@@ -77,6 +77,7 @@ FEATURES = (
     "same_words_other_roles",
     "across_languages",
     "across_scripts",
+    "unread_across",
     "lexical_only",
     "both_short",
     "length_ratio",
@@ -158,6 +159,21 @@ _MULTI_HINGES = [(t, f"multi_above_{t}") for t in (0.85, 0.9, 0.95)]
 _ACROSS_HINGES = [(t, f"across_multi_above_{t}") for t in (0.85, 0.9)]
 
 
+# The multilingual cosine of two sentences of two languages from which the model alone is
+# sure they say one thing: translations score 0.86-0.98, but two facts of one kind too up
+# to 0.91 ("Joue du violon." / "Plays the cello." 0.90), where no reader compares a word.
+SURE_ACROSS = 0.93
+
+
+def _blind_across(pair: _Pair, multi: float | None) -> bool:
+    """Two languages, the clauses unread, no value or name both write ("Montag um 10 Uhr"
+    / "Monday at 10 am" share two) and the multilingual model not sure alone: what the
+    evidence says of one subject is the embeddings' guess."""
+    if not pair.across or (multi or 0.0) >= SURE_ACROSS:
+        return False
+    return not keytokens.key_tokens(pair.reading_a.body) & keytokens.key_tokens(pair.reading_b.body)
+
+
 def _above(value: float, threshold: float) -> float:
     """How far a cosine is above a threshold, as a share of the way to 1 (0 to 1, like
     every feature: the fit's penalty on weights then treats them alike)."""
@@ -210,6 +226,8 @@ def read_pair(
         found["relation_update"] = 1.0
     if relation.kind not in (relations.UNREAD, relations.SAME):
         findings.append(relation.said())
+    elif relation.kind == relations.UNREAD and _blind_across(pair, multi):
+        found["unread_across"] = 1.0  # only doubts (scoring.model.BLIND)
     differences, differing = _values(pair, tfidf, found, findings)
     opposed = _stances(pair, relation, differences, found, findings)
     same_names = _words(pair, found, findings)
@@ -347,7 +365,7 @@ def _words(pair: _Pair, found: dict, findings: list) -> bool:
         findings.append("the same words in other roles")
     if pair.across:
         found["across_languages"] = 1.0
-    if _scripts_differ(pair):
+    if matching.scripts_differ(pair.reading_a, pair.reading_b):
         found["across_scripts"] = 1.0
     if pair.rules.method == "lexical":
         found["lexical_only"] = 1.0
@@ -357,7 +375,9 @@ def _words(pair: _Pair, found: dict, findings: list) -> bool:
     found["length_ratio"] = min(length_a, length_b) / max(length_a, length_b)
     if reading_a.about_user and reading_b.about_user:
         found["both_about_user"] = 1.0
-    elif reading_a.about_user != reading_b.about_user and not _named_across_scripts(pair):
+    elif reading_a.about_user != reading_b.about_user and not matching.named_across_scripts(
+        reading_a, reading_b
+    ):
         found["one_names_a_subject"] = 1.0
     else:
         # Across languages only names can be compared (the words of two languages differ
@@ -451,7 +471,7 @@ def _frames_and_spans(pair: _Pair, relation, same_names: bool, found: dict) -> N
     # One subject is what both name alike (or neither names); one slot what both say of it
     # in the same frame. Either alone is weak in a store of many subjects: two customers
     # share every frame, one customer's plan and diet share a name.
-    if same_names and not _scripts_differ(pair):
+    if same_names and not matching.scripts_differ(pair.reading_a, pair.reading_b):
         # Between Chinese characters and letters no frame is shared whatever they say:
         # the same names there (romanised) tell one subject, not another fact of it.
         found["frame_x_same_names"] = overlap
@@ -528,29 +548,6 @@ def neighbourhoods(pairs: dict) -> dict:
         )
         for key in pairs
     }
-
-
-def _scripts_differ(pair: _Pair) -> bool:
-    """Chinese, Japanese or Korean characters on one side only (Hangul too: no reader
-    reads it beside letters either)."""
-    return pair.across and (CJK.search(pair.a.content) is None) != (
-        CJK.search(pair.b.content) is None
-    )
-
-
-def _named_across_scripts(pair: _Pair) -> bool:
-    """Whether the subject one side names is in the other, in Chinese characters or kana
-    (romanised): a reader of those finds no subject in "健太は福岡から..." and takes it for
-    the user's, where "Kenta works remotely from Fukuoka." names Kenta."""
-    if not _scripts_differ(pair):
-        return False
-    named, other = (
-        (pair.reading_b, pair.reading_a)
-        if pair.reading_a.about_user
-        else (pair.reading_a, pair.reading_b)
-    )
-    names = [t for t in named.subject_words if t.kind == "name" or t.upper]
-    return bool(names) and all(matching.found_in(t, other) for t in names)
 
 
 def _comparable(subject_words, pair: _Pair) -> list:

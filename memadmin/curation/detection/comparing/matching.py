@@ -23,7 +23,7 @@ from memadmin.curation.detection.reading.words import (
     pair_aside,
     same_class,
 )
-from memadmin.store.lexicon import fold, plain
+from memadmin.store.lexicon import CJK, fold, languages_differ, plain
 
 # The most words that may differ on a side for the difference to be one slot's value
 # ("a data analyst" / "a product manager"); more is rewording, for the similarity.
@@ -63,18 +63,27 @@ def other_word_across(older: Reading, newer: Reading) -> str:
     return ""
 
 
+# The multilingual model's cosine of two words of two languages from which they are one
+# word, for the same statement: a word and its translation score 0.90-0.96 ("Schach" /
+# "chess" 0.90, "Hund" / "dog" 0.94), but so do two of one kind ("tennis" / "golf" 0.91,
+# "piano" / "guitar" 0.91, "Kaffee" / "tea" 0.91): only the top of that range is sure.
+# Under it a pair is unread, and the sentences' cosines say more ("Joue au golf." /
+# "Plays tennis." 0.85, "Joue au tennis." / "Plays tennis." 0.94).
+SURE_TRANSLATION = 0.93
+
+
 def same_objects_across(older: Reading, newer: Reading) -> bool:
     """ "Lives in Hamburg" / "Wohnt jetzt in Hamburg": objects on both sides across
-    languages, each a name or a translation (the multilingual model's 0.9, as
-    other_word_across asks) of one on the other: of one predicate, the same statement."""
+    languages, each a name or a sure translation (SURE_TRANSLATION) of one on the other:
+    of one predicate, the same statement."""
     objects_a = [t for t in older.objects if t.kind in ("word", "name")]
     objects_b = [t for t in newer.objects if t.kind in ("word", "name")]
     if not objects_a or not objects_b or max(len(objects_a), len(objects_b)) > RESIDUE_WORDS:
         return False
 
-    return all(any(_one_word_across(a, b, 0.9) for b in objects_b) for a in objects_a) and all(
-        any(_one_word_across(a, b, 0.9) for a in objects_a) for b in objects_b
-    )
+    return all(
+        any(_one_word_across(a, b, SURE_TRANSLATION) for b in objects_b) for a in objects_a
+    ) and all(any(_one_word_across(a, b, SURE_TRANSLATION) for a in objects_a) for b in objects_b)
 
 
 def _one_word_across(a: Token, b: Token, translation: float) -> bool:
@@ -83,6 +92,25 @@ def _one_word_across(a: Token, b: Token, translation: float) -> bool:
     if a.key == b.key or contrast.same_name(a.text, b.text, across=True):
         return True
     return alignment.across_languages(a.text, b.text) >= translation
+
+
+def scripts_differ(older: Reading, newer: Reading) -> bool:
+    """Chinese, Japanese or Korean characters on one side only (Hangul too: no reader
+    reads it beside letters either)."""
+    return languages_differ(older.text, newer.text) and (CJK.search(older.text) is None) != (
+        CJK.search(newer.text) is None
+    )
+
+
+def named_across_scripts(older: Reading, newer: Reading) -> bool:
+    """Whether the subject one side names is in the other, in Chinese characters or kana
+    (romanised): a reader of those finds no subject in "健太は福岡から..." and takes it for
+    the user's, where "Kenta works remotely from Fukuoka." names Kenta."""
+    if not scripts_differ(older, newer):
+        return False
+    named, other = (newer, older) if older.about_user else (older, newer)
+    names = [t for t in named.subject_words if t.kind == "name" or t.upper]
+    return bool(names) and all(found_in(t, other) for t in names)
 
 
 def nothing_shared_across(older: Reading, newer: Reading) -> str:
@@ -111,7 +139,9 @@ def numbers_differ(names_a: set[str], names_b: set[str]) -> bool:
 
 def changed_values(values_a: set[str], values_b: set[str], text_b: str, text_a: str) -> str:
     """A kind of value both sides give, with no value of it in common (names compared in
-    any spelling of the other language)."""
+    any spelling of the other language). A rate's days are weekdays too: French "le
+    samedi" reads as a weekday, "on Sundays" as a weekly rate, and both say the day."""
+    values_a, values_b = _days_of_rates(values_a), _days_of_rates(values_b)
     for kind in sorted({v.split(":")[0] for v in values_a} & {v.split(":")[0] for v in values_b}):
         of_a = {v.split(":", 1)[1] for v in values_a if v.startswith(kind + ":")}
         of_b = {v.split(":", 1)[1] for v in values_b if v.startswith(kind + ":")}
@@ -130,6 +160,11 @@ def changed_values(values_a: set[str], values_b: set[str], text_b: str, text_a: 
             continue
         return f"{kind}: {', '.join(sorted(of_a))} / {', '.join(sorted(of_b))}"
     return ""
+
+
+def _days_of_rates(values: set[str]) -> set[str]:
+    days = (v.partition("@")[2] for v in values if v.startswith("rate:"))
+    return values | {f"weekday:{day}" for found in days if found for day in found.split(",")}
 
 
 def same_word(a: Token, b: Token) -> bool:

@@ -356,6 +356,10 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
         if token.kind in ("function", "negator", "marker"):
             continue
         found = class_of(token)
+        if token.kind == "verb" and found is not None and found.name == "have":
+            after = next((t for t in main[index + 1 : index + 3] if t.kind != "negator"), None)
+            if after is not None and is_copula(after):
+                continue  # "has been vegetarian", "has been living": the copula is the verb
         if token.kind == "verb":
             copula_here = found is not None
             main_verb = verb_after(main, index, language, any_word=not copula_here)
@@ -465,7 +469,7 @@ def _starts_predicate(main, index: int, seen: list[Token], language: str) -> boo
         # "Took Rex camping"; not "Ana swam", not "Alerts are routed").
         # A copula just after ("Preferred meeting slot is ...") makes it part of the subject.
         copula_soon = any(t.kind == "verb" for t in main[index + 1 : index + 4])
-        return verb_form(token, language) and not copula_soon
+        return verb_form(token, language) and not copula_soon and not _verb_next(main, index)
     if seen and seen[-1].kind in ("user", "pronoun"):
         return True  # "I collect", "she wants"
     if language == "zh" and token.text in CHINESE_VERBS:
@@ -474,7 +478,9 @@ def _starts_predicate(main, index: int, seen: list[Token], language: str) -> boo
     if len(content_before) == 1 and (seen[-1].kind == "name" or seen[-1].upper):
         # "Ana swam", "Tom works"; not a plural before a copula, after a word capitalised
         # only as the first ("Build artifacts are now deleted", "Raw readings are").
-        plural_noun = following is not None and following.kind == "verb"
+        plural_noun = (following is not None and following.kind == "verb") or _verb_next(
+            main, index
+        )
         return (verb_form(token, language) and not plural_noun) or language == "zh"
     # After a noun phrase, an English verb by its ending: "the unit-test job takes"; not
     # a plural before a colon or a copula ("the NAS datasets: ...", "gateways are").
@@ -486,6 +492,27 @@ def _starts_predicate(main, index: int, seen: list[Token], language: str) -> boo
         and (token.text.endswith(("s", "ed")) or irregular_past)
         and token.lemma != token.text
         and not (following is not None and following.kind == "verb")
+        and not _verb_next(main, index)
+    )
+
+
+_ADVERBS = frozenset({"now", "still", "also", "usually", "often", "always", "never", "only"})
+
+
+def _verb_next(main, index: int) -> bool:
+    """Whether a word in -s is a plural noun, the subject of a verb of the lexicon in its
+    plain form right after it or after an adverb ("Backups now run every six hours",
+    "Database backups run nightly"), not a verb ("Plays chess", "Dropped the plan to
+    run")."""
+    after = main[index + 1 : index + 3]
+    if after and after[0].text in _ADVERBS:
+        after = after[1:]
+    return (
+        main[index].text.endswith("s")
+        and bool(after)
+        and after[0].kind == "word"
+        and class_of(after[0]) is not None
+        and after[0].text == after[0].lemma
     )
 
 

@@ -224,8 +224,10 @@ DOUBTED_STAGES = ("related",)
 # says of one subject and slot is the embeddings' guess and the readers' blindness
 # ("neither could be read" weighed -2.8 towards two facts; without it, "Yuki works
 # remotely from Fukuoka." / "健太は福岡からリモートで働いている。" was one fact at 0.80).
-# Its weight is held at 0.
-BLIND = ("across_scripts",)
+# Nor where two languages' clauses were read and nothing in them compared
+# (evidence.SURE_ACROSS: "Joue du violon." / "Plays the cello." was one fact at 0.80, on
+# the multilingual model's say alone). Their weights are held at 0.
+BLIND = ("across_scripts", "unread_across")
 
 
 def with_committee(stored: dict, members: dict[str, dict]) -> dict:
@@ -287,6 +289,7 @@ _SAID = {
     "same_words_other_roles": "the same words in other roles",
     "across_languages": "two languages",
     "across_scripts": "Chinese, Japanese or Korean on one side only: no reader reads both",
+    "unread_across": "two languages, and no word the readers could compare",
     "lexical_only": "text the embeddings cannot read, compared word by word",
     "both_short": "both short",
     "length_ratio": "of a like length",

@@ -27,6 +27,7 @@ from memadmin.curation.detection.comparing.matching import (
     other_word_across,
     owners_aside,
     phrase,
+    role_named,
     same_objects_across,
     same_word,
     scoped_in_time,
@@ -136,7 +137,7 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     # ("Ada lives in Chicago" / "Lives in Denver"; "Lin's sister lives in Chengdu" /
     # "Lin moved to Futian"), unless that name is the user's (`user_names`).
     named, holder, other = (subject_a, older, newer) if subject_a else (subject_b, newer, older)
-    if not named:
+    if not named or role_named(holder, other):
         return ""
     # Named, and by no name the other text says: someone else, whatever else both say
     # ("Has two daughters" / "His daughter Ana is 8": Ana is 8, not the user; but
@@ -146,9 +147,8 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
         return f"{phrase(named, holder.body)} / the user"
     if any(found_in(t, other) for t in named):
         return ""
-    someone = any(
-        t.kind == "name" or relation_word(t, holder.language) for t in named
-    )  # "Tom", "her son", "Lin's sister"
+    # "Tom", "her son", "Lin's sister"
+    someone = any(t.kind == "name" or relation_word(t, holder.language) for t in named)
     parallel = named[0].upper and _same_predicate(older, newer)  # "Ada lives" / "Lives"
     if someone or parallel or _moved_thing(holder, other):
         return f"{phrase(named, holder.body)} / the user"

@@ -21,6 +21,7 @@ from memadmin.curation.detection.reading.words import (
     measure_named,
     one_role,
     pair_aside,
+    relation_word,
     same_class,
 )
 from memadmin.store.lexicon import CJK, fold, languages_differ, plain
@@ -448,6 +449,21 @@ def _named_owner(reading: Reading) -> Token | None:
         if token.kind not in ("function", "marker"):
             return token if token.kind == "name" and opening[at + 1].text in ("'s", "’s") else None
     return None
+
+
+def role_named(holder: Reading, other: Reading) -> bool:
+    """ "Mira's manager is Daniel Osei" / "She reports to Daniel Osei": a role named by a
+    copula, of a name the other writes too, is a slot of the role's owner (whom the other
+    may say "she" of), not someone else's fact."""
+    found = holder.predicate
+    names = [t for t in holder.objects if t.kind == "name"]
+    return (
+        found is not None
+        and found.name == "be"
+        and any(relation_word(t, holder.language) for t in holder.subject_words)
+        and bool(names)
+        and all(found_in(t, other) for t in names)
+    )
 
 
 def one_name_aside(only_a: list[Token], only_b: list[Token], older: Reading, newer: Reading,

@@ -372,6 +372,7 @@ def test_two_words_of_one_limit_or_one_measure_name_one_slot(older, newer, kind)
         # ... but two roles are two slots, and two owners two subjects.
         ("Her PI is Dr. Lavoie.", "Her mentor is Dr. Lavoie.", "other_subject"),
         ("My mentor is Tom Lee.", "My manager is Ana Roy.", "other_subject"),
+        ("My chef is Tom Lee.", "My boss is Ana Roy.", "other_subject"),
         ("Priya's supervisor is Ana Roy.", "Tom's supervisor is Ana Roy.", "other_subject"),
         # A role named by a copula is its owner's slot: "she" may be Mira.
         ("Mira's manager is Daniel Osei.", "She reports to Daniel Osei.", "unread"),

@@ -322,6 +322,21 @@ def test_what_the_clause_reader_reads_of_the_same_words_in_other_roles_is_no_fin
     assert values[INDEX["relation_same"]] == values[INDEX["relation_new_value"]] == 0.0
 
 
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Spielt jeden Sonntag Tennis.", "Plays tennis every Sunday."),
+        ("Plays tennis every Sunday.", "Every Sunday, plays tennis."),
+    ],
+)
+def test_a_time_holds_no_role_wherever_it_stands(vectors, older, newer):
+    # German puts the time before the object; English may open with it.
+    judgement = judged_pair(older, newer, vectors)
+
+    assert judgement.evidence.values[INDEX["same_words_other_roles"]] == 0.0
+    assert judgement.p_one >= Thresholds.from_settings().propose_one
+
+
 def test_a_value_in_other_words_is_a_rewording_not_words_in_other_roles(vectors):
     # Chinese puts the unit's word elsewhere when the unit changes ("宽1.2米" / "有120厘米宽").
     judgement = judged_pair("她的书桌宽1.2米。", "她的书桌有120厘米宽。", vectors)
@@ -565,6 +580,7 @@ def test_a_pair_no_reader_reads_stands_at_an_even_chance_on_related(blind):
             "Das Team trifft sich jeden Montag um 10 Uhr.",
             False,
         ),
+        ("Spielt jeden Sonntag Tennis.", "Plays tennis every Sunday.", False),
         # One language: the readers read both.
         ("Plays the violin.", "Plays the cello.", False),
     ],

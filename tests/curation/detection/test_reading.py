@@ -111,6 +111,38 @@ def test_a_memory_with_no_subject_or_the_user_is_about_the_user(text):
     assert read(text).about_user
 
 
+@pytest.mark.parametrize(
+    ("text", "objects"),
+    [
+        ("Allergic to cats, prefers dogs", ["dog"]),
+        ("Vegetarian, lives in Lyon.", ["lyon"]),
+        ("Vegan since 2020, plays golf.", ["golf"]),
+    ],
+)
+def test_a_fragment_with_no_verb_before_a_comma_is_no_subject(text, objects):
+    """A comma never stands alone between a subject and its verb: what stands before it
+    is a fragment of its own, and the verb's subject is the user."""
+    found = read(text)
+    assert found.about_user
+    assert [t.lemma for t in found.objects] == objects
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Tom, my brother, lives in Lyon.", ["tom", "brother"]),  # an apposition closes
+        ("My sister lives in Lyon.", ["sister"]),
+    ],
+)
+def test_a_subject_before_an_apposition_is_still_the_subject(text, subject):
+    assert [t.lemma for t in read(text).subject_words] == subject
+
+
+def test_a_plural_after_a_preposition_is_a_noun_not_a_verb():
+    found = read("Allergic to cats, prefers dogs")
+    assert found.tokens[found.predicate_at].lemma == "prefer"
+
+
 def test_a_named_subject_is_the_subject():
     found = read("Tom works at Siemens")
     assert [t.key for t in found.subject_words] == ["tom"]
@@ -196,6 +228,15 @@ def test_a_withdrawal_is_read_as_ceased(text):
     ],
 )
 def test_a_change_cue_marks_a_change(text):
+    assert read(text).change
+
+
+@pytest.mark.parametrize(
+    "text", ["Has lived in Munich since 2021.", "Wohnt seit März in Köln", "自从2020年住在上海"]
+)
+def test_a_state_said_to_have_begun_was_set_then(text):
+    """The clause's reading keeps "since" (a value set then, against another value); the
+    evidence's change cue does not (curation.detection.reading.polarity)."""
     assert read(text).change
 
 

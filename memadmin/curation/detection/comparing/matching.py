@@ -291,14 +291,23 @@ def _orders(reading: Reading) -> list[tuple[Token, ...]]:
     predicate; a copula's clause also with what follows the copula first."""
     at = reading.predicate_at
     predicate = reading.tokens[at] if at >= 0 else None
-    written = tuple(t for t in reading.content if t is not predicate)
+    written = tuple(t for t in reading.content if t is not predicate and not _when(t))
     if predicate is None or reading.predicate is None or reading.predicate.name != "be":
         return [written]
     main = reading.tokens[: reading.clause_end]
-    before = tuple(t for t in main[:at] if t.content)
-    after = tuple(t for t in main[at + 1 :] if t.content)
-    rest = tuple(t for t in reading.tokens[reading.clause_end :] if t.content)
+    before = tuple(t for t in main[:at] if t.content and not _when(t))
+    after = tuple(t for t in main[at + 1 :] if t.content and not _when(t))
+    rest = tuple(t for t in reading.tokens[reading.clause_end :] if t.content and not _when(t))
     return [written, after + before + rest]
+
+
+def _when(token: Token) -> bool:
+    """A time ("every Sunday", "at 10:00", "in May"): it holds no role, and stands where a
+    language puts it ("Spielt jeden Sonntag Tennis." / "Plays tennis every Sunday.")."""
+    return token.kind == "value" and token.value.split(":")[0] in _TIMES
+
+
+_TIMES = frozenset({"rate", "time", "date", "weekday", "month"})
 
 
 def _rising(words_a: tuple[Token, ...], words_b: tuple[Token, ...]) -> bool:
@@ -444,7 +453,7 @@ def owners_aside(older: Reading, newer: Reading, user_names) -> tuple[list, list
 
 def _named_owner(reading: Reading) -> Token | None:
     """The name a subject opens with as its owner ("Priya's supervisor": Priya), or None."""
-    opening = reading.tokens[: reading.subject_end]
+    opening = reading.tokens[reading.subject_start : reading.subject_end]
     for at, token in enumerate(opening[:-1]):
         if token.kind not in ("function", "marker"):
             return token if token.kind == "name" and opening[at + 1].text in ("'s", "’s") else None

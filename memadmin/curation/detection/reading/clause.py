@@ -68,6 +68,9 @@ class Reading:
     opening: bool  # the clause opens with a preposition ("After 40 min, ..."): no subject first
     # What a negation set apart after the clause denies ("uses pnpm, not npm": npm).
     denied: tuple[Token, ...] = ()
+    # tokens[:subject_start] are a fragment with no verb set apart before the clause
+    # ("Allergic to cats, prefers dogs"): neither its subject nor what it says.
+    subject_start: int = 0
     # The parts below are worked out once a reading (cached_property writes past the
     # frozen dataclass): a run compares each reading with several others.
 
@@ -87,7 +90,9 @@ class Reading:
     def subject(self) -> tuple[Token, ...]:
         """The tokens before the predicate (none when no predicate was found)."""
         return tuple(
-            t for t in self.tokens[: self.subject_end] if t.kind not in ("function", "marker")
+            t
+            for t in self.tokens[self.subject_start : self.subject_end]
+            if t.kind not in ("function", "marker")
         )
 
     @cached_property
@@ -199,11 +204,15 @@ def read(text: str) -> Reading:
     )
     change = (
         polarity.announces_change(clause)
+        # A state said to have begun ("since 2021") was set then: the values tell whether
+        # it changes the other's (the evidence's change cue leaves it out).
+        or any(t.text in words("change", "durations") for t in main)
         or ceased
         or any(t.text in words("markers", "new") for t in main[: max(predicate_at, 0)])
         or bool(predicate and predicate.sets)
         or bool(_NO_LONGER_FRENCH.search(folded))
     )
+    subject_end = _subject_end(main, predicate_at, language, said)
     return Reading(
         text=text,
         language=language,
@@ -213,7 +222,7 @@ def read(text: str) -> Reading:
         tokens=found,
         predicate_at=predicate_at,
         predicate=predicate,
-        subject_end=_subject_end(main, predicate_at, language, said),
+        subject_end=subject_end,
         stance=stance,
         negated=negated,
         ceased=ceased,
@@ -224,6 +233,24 @@ def read(text: str) -> Reading:
         clause_end=clause_end,
         opening=bool(main) and (main[0].text in words("markers", "openings")),
         denied=denied,
+        subject_start=subject_end if _fragment_before(main, clause, subject_end) else 0,
+    )
+
+
+def _fragment_before(main, clause: str, subject_end: int) -> bool:
+    """ "Allergic to cats, prefers dogs", "Vegetarian, lives in Lyon": what stands before
+    a verb right after a comma, opening with a plain word (no person, article or
+    preposition), is a fragment of its own, not the verb's subject (a comma never stands
+    between a subject and its verb alone): the verb's subject is the user's, as in a
+    memory with no subject. "Tom, my brother, lives in Lyon" closes an apposition."""
+    if subject_end <= 0 or subject_end >= len(main):
+        return False
+    before = clause[: main[subject_end].start]
+    return (
+        main[0].kind == "word"
+        and main[subject_end].kind == "word"
+        and before.rstrip().endswith(",")
+        and before.count(",") == 1
     )
 
 
@@ -475,6 +502,8 @@ def _starts_predicate(main, index: int, seen: list[Token], language: str) -> boo
     if language == "zh" and token.text in CHINESE_VERBS:
         return True  # "前端测试需要5分钟": a verb, wherever it stands
     following = main[index + 1] if index + 1 < len(main) else None
+    if language == "en" and main[index - 1].text in per_language("nouns_after", language):
+        return False  # "Allergic to cats, prefers dogs": a noun, whatever its ending
     if len(content_before) == 1 and (seen[-1].kind == "name" or seen[-1].upper):
         # "Ana swam", "Tom works"; not a plural before a copula, after a word capitalised
         # only as the first ("Build artifacts are now deleted", "Raw readings are").

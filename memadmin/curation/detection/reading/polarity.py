@@ -129,11 +129,16 @@ def _change_phrases() -> tuple[frozenset[str], re.Pattern]:
 
 @text_cache
 def announces_change(text: str) -> bool:
-    """Whether a text reads as a change of an earlier fact ("now", "moved to", "since",
-    "nicht mehr", "désormais", "现在"). Cached: the reading of each text and the evidence
-    of each of its pairs ask it."""
+    """Whether a text reads as a change of an earlier fact ("now", "moved to", "has been
+    removed", "nicht mehr", "désormais", "现在"; not "since": a state goes on). Cached:
+    the reading of each text and the evidence of each of its pairs ask it."""
     folded = fold(text)
     cue_words, phrases = _change_phrases()
-    if text_words(folded) & cue_words or phrases.search(folded):
+    if text_words(folded) & cue_words or phrases.search(folded) or _PASSIVE_PERFECT.search(folded):
         return True
     return bool(cjk_words(folded, cue_words))
+
+
+# "has been moved", "have been cancelled": something was done to it, a change; not "has
+# been vegetarian" (a state that goes on: the lexicon's [change] durations).
+_PASSIVE_PERFECT = re.compile(r"\b(?:has|have|had) been \w+(?:ed|en|wn)\b")

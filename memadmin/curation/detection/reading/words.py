@@ -182,7 +182,7 @@ def _function_words(language: str) -> frozenset[str]:
     """Words of a language that carry no fact: its stop words, intensifiers, and the
     adverbs of change ("now", "actually", "jetzt", "désormais", "已经": read apart)."""
     language = language if language in _EXTRA_FUNCTION_WORDS else "en"
-    change = lexicon()["change"]["words"]
+    change = [*lexicon()["change"]["words"], *lexicon()["change"]["durations"]]
     adverbs = {w for w in change if w not in classes()[0]} - set(lexicon()["cessation"]["words"])
     stop = lexicon()["stop_words"].get(language, "").split()
     found = set(stop) | adverbs | set(_EXTRA_FUNCTION_WORDS[language].split())

@@ -337,6 +337,37 @@ def test_a_time_holds_no_role_wherever_it_stands(vectors, older, newer):
     assert judgement.p_one >= Thresholds.from_settings().propose_one
 
 
+@pytest.mark.parametrize(
+    ("older", "newer", "cue"),
+    [
+        # The newer's change is to the value the older gives already.
+        (
+            "We have 5 units of the green fixture in stock.",
+            "Stock of the green fixture is now 5 units.",
+            0,
+        ),
+        ("The spare cable is kept in drawer 3.", "The spare cable moved to drawer 3.", 0),
+        # A change both tell is told twice.
+        ("Relocated to Madrid for work.", "Moved to Madrid for a new job.", 0),
+        # A change to another value, or of nothing the older gives, says the older is past.
+        ("The spare cable is kept in drawer 3.", "The spare cable moved to drawer 5.", 1),
+        ("Lives in Berlin.", "Now lives in Munich.", 1),
+        ("Ana drinks coffee.", "Ana now drinks tea.", 1),
+        # ... and so does a value the newer adds.
+        ("Die Fotos liegen in Dropbox.", "Hat die Fotos von Dropbox nach iCloud umgezogen.", 1),
+        (
+            "Grace Liu is the VP of Engineering.",
+            "Grace Liu left; the new VP of Engineering is Omar Said.",
+            1,
+        ),
+    ],
+)
+def test_a_change_cue_says_the_older_is_past_only_where_it_could_be(vectors, older, newer, cue):
+    values = judged_pair(older, newer, vectors).evidence.values
+
+    assert values[INDEX["newer_announces_change"]] == cue
+
+
 def test_a_value_in_other_words_is_a_rewording_not_words_in_other_roles(vectors):
     # Chinese puts the unit's word elsewhere when the unit changes ("宽1.2米" / "有120厘米宽").
     judgement = judged_pair("她的书桌宽1.2米。", "她的书桌有120厘米宽。", vectors)

@@ -130,6 +130,19 @@ def relation(older: str, newer: str, **options) -> frames.Relation:
         ("Plays tennis on Saturdays.", "Joue au tennis le samedi.", frames.SAME),
         ("Jonas lives in Hamburg.", "Jonas wohnt jetzt in München.", frames.NEW_VALUE),
         ("Wohnt in Hamburg.", "Wohnt jetzt in München.", frames.NEW_VALUE),
+        # One thing serves several uses; what serves one use is one slot.
+        (
+            "The spare camera is for field tests.",
+            "The spare camera is for the demo rig.",
+            frames.OTHER_VALUE,
+        ),
+        (
+            "Uses Docker for local development.",
+            "Uses Podman for local development.",
+            frames.NEW_VALUE,
+        ),
+        # A fragment with no verb before a comma is no subject: the user's liking.
+        ("Prefers cats", "Allergic to cats, prefers dogs", frames.NEW_VALUE),
     ],
 )
 def test_minimal_pairs_read_as_their_class(older, newer, kind):

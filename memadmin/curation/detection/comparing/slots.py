@@ -36,6 +36,11 @@ def slot_of(older: Reading, newer: Reading, only_a, only_b) -> str:
     for reading, only in ((older, only_a), (newer, only_b)):
         if _after_role_marker(reading, only[0]):
             return "one"
+    if all(_after_marker(r, t, "purpose") for r, only in ((older, only_a), (newer, only_b))
+           for t in only):  # fmt: skip
+        # "The spare camera is for field tests." / "... is for the demo rig.": one thing
+        # serves several uses.
+        return "many"
     if _only(older) or _only(newer):
         return "one"  # "I only work day shifts now", "uses Postgres as the only datastore"
     if any(_before_shared_purpose(older, newer, t) for t in only_a):
@@ -141,11 +146,16 @@ def _phrase(tokens) -> list[Token]:
 def _after_role_marker(reading: Reading, token: Token) -> bool:
     """ "works at Acme as a data analyst": the words of the phrase after "as" fill the
     role."""
-    role = words("markers", "role")
+    return _after_marker(reading, token, "role")
+
+
+def _after_marker(reading: Reading, token: Token, key: str) -> bool:
+    """Whether the token stands in the phrase after one of the [markers] `key` words."""
+    marking = words("markers", key)
     index = reading.tokens.index(token)
     for before in reversed(reading.tokens[:index]):
         if before.kind == "marker":
-            return before.text in role
+            return before.text in marking
         if not (before.content or before.kind == "function"):
             return False
     return False

@@ -165,7 +165,12 @@ def place(rules, evidence, probabilities, a, b, model, thresholds, *, own_p_one)
     conflict_kind, differing = "", ()
     if verdict == Verdict.CONFLICT:
         values = evidence.values
-        changed = values[INDEX["relation_update"]] or values[INDEX["newer_announces_change"]]
+        changed = (
+            values[INDEX["relation_update"]]
+            or values[INDEX["newer_announces_change"]]
+            # A change both tell (evidence: one change told twice) still says one is past.
+            or values[INDEX["older_announces_change"]]
+        )
         conflict_kind = rules.conflict_kind or ("update" if changed else "contradiction")
         differing = tuple(dict.fromkeys(evidence.differing))
     reasons = relations.said_once([*rules.reasons, *([guard] if guard else []), *evidence.findings])

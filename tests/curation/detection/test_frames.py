@@ -141,6 +141,7 @@ def relation(older: str, newer: str, **options) -> frames.Relation:
             "Uses Podman for local development.",
             frames.NEW_VALUE,
         ),
+        ("Works for Airbus.", "Works for Boeing.", frames.NEW_VALUE),  # "for" an employer
         # A fragment with no verb before a comma is no subject: the user's liking.
         ("Prefers cats", "Allergic to cats, prefers dogs", frames.NEW_VALUE),
     ],

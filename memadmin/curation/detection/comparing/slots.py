@@ -36,8 +36,7 @@ def slot_of(older: Reading, newer: Reading, only_a, only_b) -> str:
     for reading, only in ((older, only_a), (newer, only_b)):
         if _after_role_marker(reading, only[0]):
             return "one"
-    if all(_after_marker(r, t, "purpose") for r, only in ((older, only_a), (newer, only_b))
-           for t in only):  # fmt: skip
+    if all(_for_a_use(r, t) for r, only in ((older, only_a), (newer, only_b)) for t in only):
         # "The spare camera is for field tests." / "... is for the demo rig.": one thing
         # serves several uses.
         return "many"
@@ -147,6 +146,13 @@ def _after_role_marker(reading: Reading, token: Token) -> bool:
     """ "works at Acme as a data analyst": the words of the phrase after "as" fill the
     role."""
     return _after_marker(reading, token, "role")
+
+
+def _for_a_use(reading: Reading, token: Token) -> bool:
+    """The token says what something is for ("is for field tests"), not the object of a
+    verb that takes "for" ("works for Airbus": an employer)."""
+    takes = reading.predicate.preps if reading.predicate is not None else frozenset()
+    return _after_marker(reading, token, "purpose") and not takes & words("markers", "purpose")
 
 
 def _after_marker(reading: Reading, token: Token, key: str) -> bool:

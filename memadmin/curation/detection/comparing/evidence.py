@@ -321,7 +321,9 @@ def _stances(pair: _Pair, relation, differences, found: dict, findings: list) ->
     older_changes = polarity.announces_change(body_a)
     if older_changes:
         found["older_announces_change"] = 1.0
-    elif polarity.announces_change(body_b) and not _restated(pair, differences):
+    elif polarity.announces_change(body_b) and not (
+        not differences and matching.restated(pair.reading_a, pair.reading_b)
+    ):
         # A change both tell is one change told twice ("Relocated to Madrid for work." /
         # "Moved to Madrid for a new job."): only the newer's own says the older is past.
         found["newer_announces_change"] = 1.0
@@ -342,23 +344,6 @@ def _stances(pair: _Pair, relation, differences, found: dict, findings: list) ->
     if relation.kind in (relations.NEW_VALUE, relations.OPPOSITE):
         found["conflict_reading_x_cosine"] = pair.cosine
     return opposed
-
-
-def _restated(pair: _Pair, differences) -> bool:
-    """The newer's change is to what the older says: a value both write, none that
-    differs, both asserted, and every word of the newer but its verb the older's too
-    ("Stock of the fixture is now 5 units." / "We have 5 units of the fixture in stock.",
-    "The spare cable moved to drawer 3." / "... is kept in drawer 3."). Its change cue
-    says nothing of the older, which was already so; not "Grace Liu left; the new VP is
-    Omar Said." after "Grace Liu is the VP." nor "Hat die Fotos von Dropbox nach iCloud
-    umgezogen." after "Die Fotos liegen in Dropbox.": what the newer adds is the change."""
-    reading_a, reading_b = pair.reading_a, pair.reading_b
-    if differences or reading_a.sign != reading_b.sign:
-        return False
-    if not keytokens.key_tokens(reading_a.body) & keytokens.key_tokens(reading_b.body):
-        return False
-    verb = reading_b.tokens[reading_b.predicate_at] if reading_b.predicate_at >= 0 else None
-    return all(matching.found_in(t, reading_a) for t in reading_b.content if t is not verb)
 
 
 def _words(pair: _Pair, found: dict, findings: list) -> bool:

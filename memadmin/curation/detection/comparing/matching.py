@@ -521,3 +521,19 @@ def same_words(older, newer) -> bool:
     if not words_a or not words_b:
         return False
     return all(counterparts(older, newer)) and all(counterparts(newer, older))
+
+
+def restated(older: Reading, newer: Reading) -> bool:
+    """The newer's change is to what the older says (where no value differs): a value
+    both write, both asserted, and every word of the newer but its verb the older's too
+    ("Stock of the fixture is now 5 units." / "We have 5 units of the fixture in stock.",
+    "The spare cable moved to drawer 3." / "... is kept in drawer 3."). Its change cue
+    says nothing of the older, which was already so; not "Grace Liu left; the new VP is
+    Omar Said." after "Grace Liu is the VP." nor "Hat die Fotos von Dropbox nach iCloud
+    umgezogen." after "Die Fotos liegen in Dropbox.": what the newer adds is the change."""
+    if older.sign != newer.sign:
+        return False
+    if not keytokens.key_tokens(older.body) & keytokens.key_tokens(newer.body):
+        return False
+    verb = newer.tokens[newer.predicate_at] if newer.predicate_at >= 0 else None
+    return all(found_in(t, older) for t in newer.content if t is not verb)

@@ -318,11 +318,10 @@ def _stances(pair: _Pair, relation, differences, found: dict, findings: list) ->
     if opposed:
         found["opposed"] = 1.0
         findings.append(f"one denies or reverses the other: {opposed}")
-    older_changes = polarity.announces_change(body_a)
-    if older_changes:
+    if polarity.announces_change(body_a):
         found["older_announces_change"] = 1.0
-    elif polarity.announces_change(body_b) and not (
-        not differences and matching.restated(pair.reading_a, pair.reading_b)
+    elif polarity.announces_change(body_b) and (
+        differences or not matching.restated(pair.reading_a, pair.reading_b)
     ):
         # A change both tell is one change told twice ("Relocated to Madrid for work." /
         # "Moved to Madrid for a new job."): only the newer's own says the older is past.

@@ -395,3 +395,103 @@ def test_two_words_of_one_limit_or_one_measure_name_one_slot(older, newer, kind)
 )
 def test_two_nouns_of_one_role_name_one_slot(older, newer, kind):
     assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A measured value beside another thing each side names measures two things, each
+        # its own time (a plan for two races, not one plan moved).
+        (
+            "Plans to run the Boston marathon in April.",
+            "Plans to run the Chicago marathon in October.",
+            "other_value",
+        ),
+        ("Visits the Lisbon office in May.", "Visits the Porto office in June.", "other_value"),
+        # ... but the measure alone changed is one slot's new value,
+        (
+            "Plans to run the Boston marathon in April.",
+            "Plans to run the Boston marathon in May.",
+            "new_value",
+        ),
+        # ... and so is a slot that holds one value, whatever else differs.
+        ("Lives in Berlin since 2019.", "Lives in Munich since 2021.", "new_value"),
+    ],
+)
+def test_a_measured_value_beside_another_thing_measures_two_things(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A verb done again gives the same predicate's slot a new value.
+        ("The frontend is written in React.", "The frontend was rewritten in Svelte.", "new_value"),
+        ("The app is built with Flutter.", "The app was rebuilt in React Native.", "new_value"),
+        # ... of its own subject only.
+        (
+            "The frontend is written in React.",
+            "The docs were rewritten last week.",
+            "other_subject",
+        ),
+    ],
+)
+def test_a_verb_done_again_gives_its_slot_a_new_value(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A change the newer announces, to a value of the older's kind, in a slot that
+        # may hold several: one changed or one added, for the similarity and the LLM.
+        ("Search-api stages on Azure.", "Search-api now stages on Fly.io.", "unread"),
+        ("Likes jazz.", "Now likes techno.", "unread"),
+        # ... but a change of something else is no change of the older's value.
+        ("User lives in Denver.", "User switched from VS Code to Neovim.", "other_value"),
+    ],
+)
+def test_a_change_to_a_value_of_the_same_kind_is_not_read_as_two_facts(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+def test_a_subject_said_after_the_others_verb_is_no_relation_of_it():
+    # "Kenta's manager" is someone else than Kenta; "the team" and "tickets" are not
+    # told apart by "team" being a word of relation: "tickets" is what the team tracks.
+    assert relation("Kenta's manager lives in Osaka.", "Kenta lives in Osaka.").kind == (
+        "other_subject"
+    )
+    assert relation("The team uses Jira for tickets.", "Tickets are tracked in Linear.").kind != (
+        "other_subject"
+    )
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A quantity's verb of change before "to" gives the quantity a new value.
+        ("The team has five engineers.", "Team grew to eight engineers.", "new_value"),
+        ("Headcount is 200.", "Headcount rose to 250.", "new_value"),
+        ("Latency is 200 ms.", "Latency dropped to 80 ms.", "new_value"),
+        # ... but growing things and growing up set nothing.
+        ("Grows tomatoes.", "Grows basil.", "other_value"),
+        ("Grew up in Lyon.", "Lives in Paris.", "other_predicate"),
+    ],
+)
+def test_a_quantity_that_grew_or_fell_to_a_value_has_a_new_value(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # "depuis" says when a state began, as "since" and "seit" do: against another
+        # value of a slot that holds one, the value it began with is a new one;
+        ("Il travaille chez Renault.", "Il travaille chez Peugeot depuis mars.", "new_value"),
+        ("Habite à Lyon.", "Habite à Nantes depuis 2021.", "new_value"),
+        # ... against the same value, detail.
+        ("Est végétarien.", "Est végétarien depuis 2019.", "refines"),
+    ],
+)
+def test_a_state_begun_depuis_a_time_is_read_as_since(older, newer, kind):
+    assert relation(older, newer).kind == kind

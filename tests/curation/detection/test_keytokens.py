@@ -161,6 +161,7 @@ def test_a_plain_statement_announces_no_change(text):
         "Has been vegetarian since 2019.",
         "Has played the violin since childhood.",
         "Ist seit 2019 Vegetarierin.",
+        "Joue du violon depuis l'enfance.",
         "She has been at Quarry Labs for a year.",
     ],
 )

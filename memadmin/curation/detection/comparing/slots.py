@@ -27,7 +27,7 @@ from memadmin.store.lexicon import HAN, words
 
 def slot_of(older: Reading, newer: Reading, only_a, only_b) -> str:
     """Whether the slot where the texts differ holds one value or several."""
-    if measures(only_a) & measures(only_b):
+    if measures(only_a) & measures(only_b) and not _things_differ_too(only_a, only_b):
         return "one"  # a measured value: the same measure of one thing has one value
     if values_only(only_a) and values_only(only_b):
         # Numbers, dates, times of a thing both name ("meetings on Tuesday" / "meetings
@@ -53,6 +53,13 @@ def slot_of(older: Reading, newer: Reading, only_a, only_b) -> str:
         if found is not None and found.slot and _first_after_predicate(reading, only_a + only_b):
             return found.slot
     return "many"
+
+
+def _things_differ_too(only_a, only_b) -> bool:
+    """Whether each side names something else beside its measured value: "the Boston
+    marathon in April" / "the Chicago marathon in October", "the 8:15 train to work" /
+    "the 17:40 train home" measure two things, each its own time."""
+    return all(any(t.kind != "value" for t in only) for only in (only_a, only_b))
 
 
 def reworded(older: Reading, newer: Reading, only_a, only_b) -> bool:

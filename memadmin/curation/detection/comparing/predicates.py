@@ -1,0 +1,71 @@
+"""Whether two readings of memories (curation.detection.reading.clause) say one predicate:
+one class of the lexicon (or an event that sets the other's: "moved to" sets where one
+lives), one verb (or the verb done again: "written" / "rewritten"), a copula on both
+sides. Read by frames."""
+
+from __future__ import annotations
+
+from memadmin.curation.detection.reading.clause import Reading
+from memadmin.curation.detection.reading.words import PredicateClass, same_class
+
+
+def same_predicate(older: Reading, newer: Reading) -> bool:
+    """One predicate: one class (or one sets the other), one verb, or a stance the newer
+    restates as a change ("wants a window seat" / "now prefers an aisle seat")."""
+    if one_class(older.predicate, newer.predicate):
+        return True
+    if (
+        newer.change
+        and stance_class(older.predicate)
+        and stance_class(newer.predicate)
+        and older.predicate.stance == newer.predicate.stance
+    ):
+        return True
+    if older.predicate_at < 0 or newer.predicate_at < 0:
+        return False
+    verb_a, verb_b = older.tokens[older.predicate_at], newer.tokens[newer.predicate_at]
+    return verb_a.lemma == verb_b.lemma or done_again(older, newer)
+
+
+def one_class(class_a: PredicateClass | None, class_b: PredicateClass | None) -> bool:
+    """One predicate: the same class, or an event that sets the other ("moved to" sets
+    where one lives)."""
+    if class_a is None or class_b is None:
+        return False
+    if same_class(class_a, class_b):
+        return True
+    return _sets(class_a, class_b) or _sets(class_b, class_a)
+
+
+def _sets(event: PredicateClass, state: PredicateClass) -> bool:
+    """Whether an event of class `event` gives `state` a new value: "moved to" where one
+    lives; "switched", "rescheduled" anything but what is fixed (a name, a birthday)."""
+    return state.name in event.sets or ("*" in event.sets and not state.fixed)
+
+
+def stance_class(found: PredicateClass | None) -> bool:
+    return found is not None and found.stance != 0
+
+
+def done_again(older: Reading, newer: Reading) -> bool:
+    """Whether the newer's verb is the older's done again ("written" / "rewritten", "built"
+    / "rebuilt"): the same predicate, given a new value."""
+    if older.predicate_at < 0 or newer.predicate_at < 0:
+        return False
+    done = older.tokens[older.predicate_at].lemma
+    again = newer.tokens[newer.predicate_at].lemma
+    return len(done) > 2 and again in (f"re{done}", f"re-{done}")
+
+
+def content_verbs(older: Reading, newer: Reading) -> bool:
+    """Both predicates are content words of a class (no copula, no "have")."""
+    return all(
+        r.predicate is not None
+        and r.predicate.name not in ("be", "have")
+        and r.tokens[r.predicate_at].kind != "verb"
+        for r in (older, newer)
+    )
+
+
+def copulas(older: Reading, newer: Reading) -> bool:
+    return all(r.predicate is not None and r.predicate.name == "be" for r in (older, newer))

@@ -495,3 +495,33 @@ def test_a_quantity_that_grew_or_fell_to_a_value_has_a_new_value(older, newer, k
 )
 def test_a_state_begun_depuis_a_time_is_read_as_since(older, newer, kind):
     assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A value for each of two recurring times is two settings, each for its time;
+        (
+            "Keeps the thermostat at 21 degrees in winter.",
+            "Keeps the thermostat at 24 degrees in summer.",
+            "other_value",
+        ),
+        ("Standup is at 9:30 on Mondays.", "Standup is at 10:00 on Fridays.", "other_value"),
+        # ... the value for one time changed is one slot's new value,
+        (
+            "Keeps the thermostat at 21 degrees in winter.",
+            "Keeps the thermostat at 23 degrees in winter.",
+            "new_value",
+        ),
+        # ... and so is a time that is itself the value.
+        ("Meetings are on Tuesdays.", "Meetings are on Thursdays.", "new_value"),
+    ],
+)
+def test_a_value_for_each_of_two_recurring_times_is_two_settings(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+def test_a_time_with_its_half_of_the_day_is_the_same_time_on_a_24_hour_clock():
+    assert relation("The meeting is on Tuesday at 3 pm.", "Meeting: Tuesday 15:00.").kind == (
+        "same"
+    )

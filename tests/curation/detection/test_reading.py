@@ -327,3 +327,14 @@ def test_an_abbreviation_is_read_where_its_stop_stands(text, end):
     # the whole text before it), the word's start included.
     assert clause_break(text) == end
     assert clause_break("x " * 5000 + text) == (None if end is None else 10000 + end)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Standup is at 9 am.", "Walks the dog at 7 am.", "Flight leaves at 9 p.m.", "Um 15 Uhr."],
+)
+def test_a_time_of_day_is_one_token_with_its_am_pm_or_uhr(text):
+    # "am" in "9 am" is no verb (it read as "be"), "pm" no word of its own.
+    tokens = read(text).tokens
+    assert not any(t.text in ("am", "pm", "p", "m", "uhr") for t in tokens)
+    assert [t.value for t in tokens if t.value.startswith("time:")]

@@ -27,6 +27,8 @@ from memadmin.store.lexicon import HAN, words
 
 def slot_of(older: Reading, newer: Reading, only_a, only_b) -> str:
     """Whether the slot where the texts differ holds one value or several."""
+    if _each_for_its_time(only_a, only_b):
+        return "many"  # "21 degrees in winter" / "24 degrees in summer"
     if measures(only_a) & measures(only_b) and not _things_differ_too(only_a, only_b):
         return "one"  # a measured value: the same measure of one thing has one value
     if values_only(only_a) and values_only(only_b):
@@ -53,6 +55,23 @@ def slot_of(older: Reading, newer: Reading, only_a, only_b) -> str:
         if found is not None and found.slot and _first_after_predicate(reading, only_a + only_b):
             return found.slot
     return "many"
+
+
+def _each_for_its_time(only_a, only_b) -> bool:
+    """Whether each side gives a value (a number, a time, a quantity) for another
+    recurring time (a season, a day of the week): "Keeps the thermostat at 21 degrees in
+    winter." / "... at 24 degrees in summer." are two settings, each for its time, not
+    one changed."""
+    times_a = {t.value for t in only_a if _recurring(t)}
+    times_b = {t.value for t in only_b if _recurring(t)}
+    return bool(times_a and times_b and times_a != times_b) and all(
+        any(t.kind == "value" and not _recurring(t) for t in only) for only in (only_a, only_b)
+    )
+
+
+def _recurring(token: Token) -> bool:
+    kind, _, value = token.value.partition(":")
+    return kind in ("season", "weekday") or (kind == "rate" and "@" in value)
 
 
 def _things_differ_too(only_a, only_b) -> bool:

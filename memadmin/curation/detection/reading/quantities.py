@@ -311,8 +311,9 @@ def _read_latin(folded: str, language: str):
             continue
         time = _clock_time(number, tokens, position + taken, language)
         if time:
-            yield Value("time", time, start, end)
             dotted = _dotted_half_of_day(tokens, position + taken) is not None
+            # The span takes its "am", "pm" or "Uhr" in: one token, not a verb "am".
+            yield Value("time", time, start, tokens[position + taken + dotted][3])
             position += taken + 1 + dotted
             continue
         if unit is not None:

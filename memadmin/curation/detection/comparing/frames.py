@@ -418,10 +418,10 @@ def _values_differ(older, newer, only_a, only_b, objects_a, shared: int, update:
         and not _old_value_elsewhere(older, newer)
     ):
         # "Search-api stages on Azure" / "... now stages on Fly.io", "Likes jazz" / "Now
-        # likes techno": the newer says the value changed, in a slot the lexicon reads as
-        # holding several. One replaced or one added: for the similarity and the LLM to
-        # judge, not sure two facts. Not where something else changed ("Lives in Denver"
-        # / "Switched from VS Code to Neovim").
+        # likes techno": the newer says the value changed, where no reading above made
+        # it one slot's new value. One replaced or one added: for the similarity and the
+        # LLM to judge, not sure two facts. Not where something else changed ("Lives in
+        # Denver" / "Switched from VS Code to Neovim").
         return Relation(UNREAD)
     return Relation(OTHER_VALUE, detail)
 

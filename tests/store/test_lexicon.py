@@ -46,6 +46,25 @@ def test_one_loan_word_does_not_make_english_german():
 @pytest.mark.parametrize(
     ("text", "language"),
     [
+        # One word another language writes too, in a note the dictionaries know as English.
+        ("User's son plays violin.", "en"),
+        ("Her son plays cello.", "en"),
+        # The same word in a note of its own language, and short notes of one word each.
+        ("Son frère s'appelle Paul.", "fr"),
+        ("Hat Asthma.", "de"),
+        ("Mag Jazz.", "de"),
+        # A Spanish note by its verbs: its numbers are read as Spanish ("dos", "tres").
+        ("Tiene dos hijos.", "es"),
+        ("Tiene dos gatos.", "es"),
+    ],
+)
+def test_a_word_english_writes_too_tells_a_language_only_with_the_dictionaries(text, language):
+    assert language_of(text) == language
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
         # Function words several languages share misread these: "a" is English, "de",
         # "en" and "es" French.
         ("Ana tiene alergia a los cacahuetes.", "es"),

@@ -273,6 +273,8 @@ def test_words_in_order_allow_function_words_and_words_of_one_class_only():
     assert in_order("Prefers dark mode", "Prefers the dark mode")
     assert not in_order("Prefers dark mode", "Prefers light mode")
     assert not in_order("Works at Globex as a backend engineer", "Works at Globex as a tech lead")
+    # The same words in the same order, one a passive: the roles swapped.
+    assert not in_order("Nina is managed by Tom.", "Nina manages Tom.")
 
 
 @pytest.mark.parametrize(
@@ -288,6 +290,11 @@ def test_words_in_order_allow_function_words_and_words_of_one_class_only():
         ("Alice pays Bob.", "Bob pays Alice.", False),
         ("Anna's boss is Tom.", "Tom's boss is Anna.", False),
         ("Moved from Berlin to Paris.", "Moved from Paris to Berlin.", False),
+        # A passive with its agent reads in the order of its active.
+        ("The Berlin office is run by Sven.", "Sven runs the Berlin office.", True),
+        ("Nina is managed by Tom.", "Tom manages Nina.", True),
+        ("Nina is managed by Tom.", "Nina manages Tom.", False),
+        ("Le bureau est dirigé par Sven.", "Sven dirige le bureau.", True),
     ],
 )
 def test_roles_are_kept_through_a_copula_turned_round_not_through_names_swapped(older, newer, kept):
@@ -525,3 +532,104 @@ def test_a_time_with_its_half_of_the_day_is_the_same_time_on_a_24_hour_clock():
     assert relation("The meeting is on Tuesday at 3 pm.", "Meeting: Tuesday 15:00.").kind == (
         "same"
     )
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A verb that moves anything, with a span or a new date: the older's date moved.
+        ("The launch is on March 3.", "The launch slipped a week.", frames.NEW_VALUE),
+        ("The launch is on March 3.", "The launch was delayed by two weeks.", frames.NEW_VALUE),
+        ("The project deadline is June 30.", "The deadline slipped to July 15.", frames.NEW_VALUE),
+        ("The lease ends in May.", "Extended the lease until December.", frames.NEW_VALUE),
+        # A time of its own beside a value that changed stays set aside.
+        ("Lives in Porto", "Moved to Lyon in 2024", frames.NEW_VALUE),
+        ("The launch is on March 3.", "The launch team meets on Fridays.", frames.OTHER_SUBJECT),
+    ],
+)
+def test_a_date_moved_by_a_span_has_a_new_value(older, newer, kind):
+    found = relation(older, newer)
+    assert found.kind == kind
+    assert found.update or kind != frames.NEW_VALUE
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A schedule beside a role: two attributes of the work, not one value changed.
+        (
+            "Works night shifts at the hospital.",
+            "Works nights as a hospital nurse.",
+            frames.OTHER_VALUE,
+        ),
+        # Each side's word in the role: one role, a new value.
+        (
+            "Works at Acme as a data analyst.",
+            "Works at Acme as a data engineer.",
+            frames.NEW_VALUE,
+        ),
+    ],
+)
+def test_a_role_beside_another_attribute_is_not_its_new_value(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # The role's name against another name the other gives: the owner's slot, which
+        # the similarity and the LLM weigh, not someone else's fact.
+        ("User's manager is Priya.", "User now reports to Daniel.", frames.UNREAD),
+        ("Mira's manager is Daniel Osei.", "She reports to Daniel Osei.", frames.UNREAD),
+        # Someone else's fact where the other names nobody.
+        ("Kenta's manager lives in Osaka.", "Kenta lives in Osaka.", frames.OTHER_SUBJECT),
+        ("Her sister is a nurse.", "Works as a teacher.", frames.OTHER_SUBJECT),
+    ],
+)
+def test_a_role_named_by_a_copula_is_a_slot_of_its_owner(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        ("Is 34 years old.", "Is thirty-four.", frames.REFINES),  # "old" and nothing else
+        ("Her son is ten.", "Her son is 10 years old.", frames.REFINES),
+        ("Is 34 years old.", "Is 35.", frames.NEW_VALUE),
+        ("Her son is ten.", "Her son is eleven.", frames.NEW_VALUE),
+        ("Her son is ten.", "Her daughter is ten.", frames.OTHER_SUBJECT),
+        ("Il a 34 ans.", "He is 29 years old.", frames.NEW_VALUE),
+    ],
+)
+def test_a_person_said_to_be_a_number_is_an_age(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        ("她的女儿住在北京。", "她的儿子住在北京。", frames.OTHER_SUBJECT),
+        ("Her daughter is called Mia.", "她的女儿叫Mia。", frames.SAME),
+        ("Her daughter is 7 years old.", "她的女儿8岁。", frames.NEW_VALUE),
+        ("Tiene dos hijos.", "Tiene tres hijos.", frames.NEW_VALUE),
+        ("User's son plays violin.", "User's daughter plays violin.", frames.OTHER_SUBJECT),
+    ],
+)
+def test_a_possessive_and_a_number_word_read_in_their_own_language(older, newer, kind):
+    # "她的女儿": "的" after a pronoun makes a possessive (the daughter was read as the
+    # verb); "dos" / "tres" are numbers in a Spanish note; "son" is English in "User's son".
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        ("The Berlin office is run by Sven.", "Sven runs the Berlin office.", frames.SAME),
+        ("Le bureau est dirigé par Sven.", "Sven dirige le bureau.", frames.SAME),
+        # Not a passive: a means after an infinitive, a time after "by".
+        ("Luca likes to be reached by SMS.", "Luca prefers SMS for replies.", frames.REFINES),
+    ],
+)
+def test_a_passive_with_its_agent_says_what_its_active_says(older, newer, kind):
+    assert relation(older, newer).kind == kind
+

@@ -338,3 +338,36 @@ def test_a_time_of_day_is_one_token_with_its_am_pm_or_uhr(text):
     tokens = read(text).tokens
     assert not any(t.text in ("am", "pm", "p", "m", "uhr") for t in tokens)
     assert [t.value for t in tokens if t.value.startswith("time:")]
+
+
+@pytest.mark.parametrize(
+    ("text", "age"),
+    [
+        ("Is 34 years old.", "calendar:408"),
+        ("Is thirty-four years old.", "calendar:408"),
+        ("Is 34.", "calendar:408"),  # a person said to be a number: years
+        ("Her son is ten.", "calendar:120"),
+        ("Ist vierunddreißig Jahre alt.", "calendar:408"),
+        ("Il a 34 ans.", "calendar:408"),  # French says an age with "avoir"
+        ("她的女儿8岁。", "calendar:96"),
+    ],
+)
+def test_an_age_reads_as_one_value_however_it_is_written(text, age):
+    found = read(text)
+    assert found.predicate.name == "age"
+    assert [t.value for t in found.objects if t.kind == "value"] == [age]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The build is 8.",
+        "The build is 8 minutes.",
+        "Port is 8080.",
+        "Il a 3 ans d'expérience en Python.",
+        "Has a 5-year-old car.",
+    ],
+)
+def test_a_thing_said_to_be_a_number_is_no_age(text):
+    found = read(text)
+    assert found.predicate is None or found.predicate.name != "age"

@@ -20,6 +20,7 @@ from __future__ import annotations
 from memadmin.curation.detection.comparing import alignment, contrast, slots, things
 from memadmin.curation.detection.comparing.matching import (
     RESIDUE_WORDS,
+    agent_first,
     changed_values,
     found_in,
     nothing_shared_across,
@@ -331,10 +332,12 @@ def _both(only_a, older: Reading, only_b, newer: Reading) -> str:
 
 def _compare_objects(older: Reading, newer: Reading) -> Relation:
     objects_a, objects_b = older.objects, newer.objects
-    if copulas(older, newer) or _subject_said_after(older, newer):
+    passive = bool(agent_first(older)) != bool(agent_first(newer))
+    if copulas(older, newer) or _subject_said_after(older, newer) or passive:
         # "PO of the CEMS project: Jana Vogel" / "Jana Vogel is the product owner";
-        # "Grasp planner uses X" / "Switched the grasp planner to Y": what one says as
-        # its subject the other says after its verb. Compare all that is said.
+        # "Grasp planner uses X" / "Switched the grasp planner to Y"; "The office is run
+        # by Sven" / "Sven runs the office": what one says as its subject the other says
+        # after its verb. Compare all that is said.
         objects_a = older.subject_words + objects_a
         objects_b = newer.subject_words + objects_b
     only_a = _not_said_in(objects_a, objects_b)
@@ -381,6 +384,9 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     if not update and scoped_in_time(only_a) != scoped_in_time(only_b):
         # "a backend developer" / "the on-call lead for January": a role for a time.
         return Relation(OTHER_VALUE, _both(only_a, older, only_b, newer))
+    if update and slots.time_shifted(older, newer, only_a):
+        # "The launch is on March 3" / "The launch slipped a week": the date moved.
+        return Relation(NEW_VALUE, _both(only_a, older, only_b, newer), update=True)
     only_a, only_b = slots.without_lone_times(only_a, only_b)
     only_a = [t for t in only_a if not slots.manner(t, older)]
     only_b = [t for t in only_b if not slots.manner(t, newer)]

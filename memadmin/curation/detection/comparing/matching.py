@@ -17,6 +17,7 @@ from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.words import (
     Token,
     class_of,
+    is_copula,
     limits_aside,
     measure_named,
     one_role,
@@ -266,6 +267,8 @@ def words_in_order(older: Reading, newer: Reading) -> bool:
     words_a, words_b = older.content, newer.content
     if len(words_a) != len(words_b) or not words_a:
         return False
+    if bool(agent_first(older)) != bool(agent_first(newer)):
+        return False  # "Nina is managed by Tom" / "Nina manages Tom": the roles swapped
     return all(
         same_word(a, b) or same_word_class(a, b) for a, b in zip(words_a, words_b, strict=True)
     )
@@ -291,6 +294,9 @@ def _orders(reading: Reading) -> list[tuple[Token, ...]]:
     predicate; a copula's clause also with what follows the copula first."""
     at = reading.predicate_at
     predicate = reading.tokens[at] if at >= 0 else None
+    passive = agent_first(reading)
+    if passive:
+        return [passive]
     written = tuple(t for t in reading.content if t is not predicate and not _when(t))
     if predicate is None or reading.predicate is None or reading.predicate.name != "be":
         return [written]
@@ -299,6 +305,27 @@ def _orders(reading: Reading) -> list[tuple[Token, ...]]:
     after = tuple(t for t in main[at + 1 :] if t.content and not _when(t))
     rest = tuple(t for t in reading.tokens[reading.clause_end :] if t.content and not _when(t))
     return [written, after + before + rest]
+
+
+def agent_first(reading: Reading) -> tuple[Token, ...]:
+    """A passive with its agent ("The Berlin office is run by Sven", "Le bureau est
+    dirigé par Sven") in the order of its active ("Sven runs the Berlin office"): the
+    agent, then the subject; () for any other clause."""
+    at, main = reading.predicate_at, reading.tokens[: reading.clause_end]
+    if at < 1 or at + 1 >= len(main) or main[at + 1].text not in _AGENT_MARKERS:
+        return ()
+    copula = next((i for i in (at - 1, at - 2) if i >= 0 and is_copula(main[i])), None)
+    if copula is None or (copula > 0 and main[copula - 1].text == "to"):
+        return ()  # no passive, or one after another verb ("likes to be reached by SMS")
+    agent = tuple(t for t in main[at + 2 :] if t.content and not _when(t))
+    if not agent:
+        return ()  # "is due by Friday": a time
+    subject = tuple(t for t in main[:at] if t.content and not _when(t))
+    rest = tuple(t for t in reading.tokens[reading.clause_end :] if t.content and not _when(t))
+    return agent + subject + rest
+
+
+_AGENT_MARKERS = frozenset({"by", "par"})
 
 
 def _when(token: Token) -> bool:
@@ -463,7 +490,9 @@ def _named_owner(reading: Reading) -> Token | None:
 def role_named(holder: Reading, other: Reading) -> bool:
     """ "Mira's manager is Daniel Osei" / "She reports to Daniel Osei": a role named by a
     copula, of a name the other writes too, is a slot of the role's owner (whom the other
-    may say "she" of), not someone else's fact."""
+    may say "she" of), not someone else's fact. So is one whose name the other gives
+    another name in place of ("User's manager is Priya" / "User now reports to Daniel"):
+    the owner's slot may have a new value, which the similarity and the LLM weigh."""
     found = holder.predicate
     names = [t for t in holder.objects if t.kind == "name"]
     return (
@@ -471,7 +500,7 @@ def role_named(holder: Reading, other: Reading) -> bool:
         and found.name == "be"
         and any(relation_word(t, holder.language) for t in holder.subject_words)
         and bool(names)
-        and all(found_in(t, other) for t in names)
+        and (all(found_in(t, other) for t in names) or any(t.kind == "name" for t in other.objects))
     )
 
 

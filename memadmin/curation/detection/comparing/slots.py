@@ -35,8 +35,11 @@ def slot_of(older: Reading, newer: Reading, only_a, only_b) -> str:
         # Numbers, dates, times of a thing both name ("meetings on Tuesday" / "meetings
         # on Thursday", "port 8080" / "port 9100"): one value at a time.
         return "one"
-    for reading, only in ((older, only_a), (newer, only_b)):
-        if _after_role_marker(reading, only[0]):
+    for reading, only, other, its in (
+        (older, only_a, newer, only_b),
+        (newer, only_b, older, only_a),
+    ):
+        if _after_role_marker(reading, only[0]) and _in_its_slot(other, its):
             return "one"
     if all(_for_a_use(r, t) for r, only in ((older, only_a), (newer, only_b)) for t in only):
         # "The spare camera is for field tests." / "... is for the demo rig.": one thing
@@ -50,10 +53,10 @@ def slot_of(older: Reading, newer: Reading, only_a, only_b) -> str:
         return "one"  # "has Irish citizenship", "als Datenbank nutzen wir X"
     if any(r.predicate is not None and r.predicate.sets for r in (older, newer)):
         return "one"  # "moved to", "switched to": gives one slot a new value
-    for reading in (older, newer):
+    for reading, other, its in ((older, newer, only_b), (newer, older, only_a)):
         found = reading.predicate
         if found is not None and found.slot and _first_after_predicate(reading, only_a + only_b):
-            return found.slot
+            return found.slot if _in_its_slot(other, its) else "many"
     return "many"
 
 
@@ -115,6 +118,16 @@ def _verb_form(token: Token) -> bool:
     return class_of_word(token.text) is not None and token.text not in slot_nouns()
 
 
+def _in_its_slot(reading: Reading, only: list[Token]) -> bool:
+    """Whether what one side adds stands where its predicate's value does: in a phrase
+    after one of its class's prepositions ("works at the hospital"), or anywhere where
+    the class takes none. Not "night shifts" in "Works night shifts at the hospital",
+    beside "as a hospital nurse": a schedule beside a role, two attributes."""
+    if reading.predicate is None or not reading.predicate.preps:
+        return True
+    return _after_role_marker(reading, only[0]) or _first_after_predicate(reading, only)
+
+
 def _shared_role(older: Reading, newer: Reading) -> bool:
     """Both give the thing its role ("uses X as the cache", "als Datenbank nutzen wir X"):
     the value in that role is one."""
@@ -123,8 +136,9 @@ def _shared_role(older: Reading, newer: Reading) -> bool:
         tokens = reading.tokens[: reading.clause_end]
         for index, token in enumerate(tokens):
             if token.kind == "marker" and token.text in role:
-                after = next((t for t in tokens[index + 1 :] if t.content), None)
-                if after is not None and found_in(after, other):
+                # The phrase's last word names the role ("as a hospital nurse": a nurse).
+                phrase = _phrase(tokens[index + 1 :])
+                if phrase and found_in(phrase[-1], other):
                     return True
     return False
 
@@ -318,6 +332,14 @@ def shape(reading: Reading, residue: list[Token]) -> tuple[bool, bool]:
         for t in tokens[start : min(end + 2, reading.clause_end)]
     )
     return article, inside
+
+
+def time_shifted(older: Reading, newer: Reading, only_a: list[Token]) -> bool:
+    """The newer moves a date or time only the older gives by a verb that moves anything
+    ("pushed back a week", "delayed by two weeks", "slipped to Friday"): the older's
+    time is the value that changed, not a time of its own to set aside."""
+    moving = newer.predicate is not None and "*" in newer.predicate.sets
+    return moving and any(time_kind(t) for t in only_a)
 
 
 def without_lone_times(only_a: list[Token], only_b: list[Token]):

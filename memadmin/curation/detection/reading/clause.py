@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 
 from memadmin.curation.detection.reading import german, polarity, quantities
+from memadmin.curation.detection.reading.ages import bare_age, in_years, says_age
 from memadmin.curation.detection.reading.bounds import clause_break, set_apart, strip_preamble
 from memadmin.curation.detection.reading.verbs import (
     german_past,
@@ -41,7 +42,7 @@ from memadmin.curation.detection.reading.words import (
     same_class,
     tokens,
 )
-from memadmin.store.lexicon import HAN, fold, language_of, words
+from memadmin.store.lexicon import HAN, fold, language_of, lexicon, words
 from memadmin.store.text import text_cache
 
 # --- The reading ----------------------------------------------------------------------------
@@ -120,7 +121,7 @@ class Reading:
             t
             for index, t in enumerate(self.tokens[: self.clause_end])
             if index >= self.subject_end
-            and index != self.predicate_at
+            and (index != self.predicate_at or t.kind == "value")  # "女儿8岁": an age
             and t.content
             and not _is_class_word(t, self.predicate)
         )
@@ -182,7 +183,12 @@ def read(text: str) -> Reading:
         # the statement stands.
         denied = tuple(t for t in main[alternatives:] if t.content)
         clause_end, main = alternatives, main[:alternatives]
-    if (predicate is None or predicate.name == "be") and _AGE.search(fold(clause)):
+    copula = predicate is None or predicate.name == "be"
+    bare = bare_age(main, predicate_at, language) if copula else None
+    if bare is not None:  # "Is 34.", "Her son is ten.": years, as "34 years old" reads
+        found = (*found[:bare], in_years(found[bare]), *found[bare + 1 :])
+        main = found[:clause_end]
+    if bare is not None or says_age(clause, predicate and predicate.name, language):
         predicate = predicate_class("age")  # "is 7 years old", "女儿8岁", "a 7 ans"
         if predicate_at < 0:  # "大儿子今年10岁": what comes before the age is its subject
             predicate_at = next((i for i, t in enumerate(main) if t.kind == "value"), -1)
@@ -287,10 +293,6 @@ def _ceased(main, predicate_at: int, folded: str) -> bool:
     ) and not any(t.content for t in main[:predicate_at])
 
 
-# An age: "7 years old", "sieben Jahre alt", "a 7 ans", "8岁".
-_AGE = re.compile(r"\d+\s*(?:years?|yrs?)(?:\s+|-)old|\d+\s*jahre\s+alt|\ba\s+\d+\s*ans\b|\d+\s*岁")
-
-
 # "n'aime plus", "ne fume plus", "trinkt keinen Kaffee mehr": no longer.
 _NO_LONGER_FRENCH = re.compile(r"\bn(?:e\s+|')\S+\s+plus\b|\b(?:nicht|kein\w*)\b.*\bmehr\b")
 
@@ -377,7 +379,7 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
             return index, classes()[0]["prefer"]
     seen: list[Token] = []  # what came before: the subject
     for index, token in enumerate(main):
-        if token.kind == "possessive" or token.text in ("'s", "’s"):
+        if token.kind == "possessive" or token.text in ("'s", "’s") or _zh_of(main, index, seen):
             seen.append(token)  # "her best friend", "User's editor": what follows is a noun
             continue
         if token.kind in ("function", "negator", "marker"):
@@ -420,6 +422,16 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
             return index, None
         seen.append(token)
     return -1, None
+
+
+def _zh_of(main, index: int, seen: list[Token]) -> bool:
+    """ "她的女儿": "的" between a person and a word of relation makes a possessive, as
+    "her" does: the relation is the subject, not the verb. (Before a thing, "她的书桌宽
+    1.2米", the reading stays as it was: what the thing is said to be has no verb.)"""
+    if main[index].text != "的" or not seen or seen[-1].kind not in ("user", "pronoun"):
+        return False
+    following = main[index + 1] if index + 1 < len(main) else None
+    return following is not None and following.text in lexicon()["user"]["zh"]["relations"]
 
 
 def _with_preposition(found: PredicateClass, main, index: int, language: str):

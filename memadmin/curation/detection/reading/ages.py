@@ -1,0 +1,48 @@
+"""Whether a clause says someone's age: "is 7 years old", "ist vierunddreißig Jahre alt",
+"女儿8岁", or a person said to be a bare number ("Is 34", "Her son is ten"): one slot, and
+one value however the number is written (a bare age reads in years, as "34 years old"
+does)."""
+
+from __future__ import annotations
+
+import re
+
+from memadmin.curation.detection.reading.measured import canonical_number
+from memadmin.curation.detection.reading.words import Token
+from memadmin.store.lexicon import fold, lexicon
+
+# A number in digits or words before the words of an age.
+_AGE = re.compile(
+    r"[\w-]+\s*(?:years?|yrs?)(?:\s+|-)old\b|\w+\s*jahre\s+alt\b|\d+\s*岁"
+    r"|\ba\s+[\w-]+\s*ans\b(?!\s*d(?:['’]|e\b))"  # "a 34 ans", not "a 3 ans d'expérience"
+)
+_COPULAS = frozenset({"be", "sein", "être"})
+
+
+def says_age(clause: str, predicate: str | None, language: str) -> bool:
+    """Whether the clause says an age in the words of one ("years old", "Jahre alt"),
+    after a copula or no verb, or in French after "avoir" ("Il a 34 ans")."""
+    verb_of_age = predicate in (None, "be") or (predicate == "have" and language == "fr")
+    return verb_of_age and bool(_AGE.search(fold(clause)))
+
+
+def bare_age(main: list[Token], predicate_at: int, language: str) -> int | None:
+    """Where a copula's whole complement is a plain number (no unit) said of the user, a
+    name or a relation ("Her son is ten"): that number's position, an age. Not of a
+    thing ("The build is 8", "Port is 8080"), nor a number with its unit."""
+    if predicate_at < 0 or main[predicate_at].lemma not in _COPULAS:
+        return None
+    after = [i for i in range(predicate_at + 1, len(main)) if main[i].content]
+    if len(after) != 1 or not main[after[0]].value.startswith("number:"):
+        return None
+    relations = frozenset(lexicon()["user"].get(language, {}).get("relations", ()))
+    before = [t for t in main[:predicate_at] if t.content]
+    if all(t.kind == "name" or t.lemma in relations for t in before):
+        return after[0]
+    return None
+
+
+def in_years(token: Token) -> Token:
+    """A bare age as "N years old" reads: a calendar span in months."""
+    years = float(token.value.split(":", 1)[1])
+    return token._replace(value=f"calendar:{canonical_number(years * 12)}")

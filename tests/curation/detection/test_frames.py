@@ -545,9 +545,15 @@ def test_a_time_with_its_half_of_the_day_is_the_same_time_on_a_24_hour_clock():
         # A time of its own beside a value that changed stays set aside.
         ("Lives in Porto", "Moved to Lyon in 2024", frames.NEW_VALUE),
         ("The launch is on March 3.", "The launch team meets on Fridays.", frames.OTHER_SUBJECT),
+        # "moved" with an object gives the thing a new value, as "switched" does.
+        ("Uses Notion for notes.", "Moved all notes to Obsidian.", frames.NEW_VALUE),
+        ("The couch is in the bedroom.", "Moved the couch to the living room.", frames.NEW_VALUE),
+        ("The standup is at 9:30.", "Moved the standup to 10:15.", frames.NEW_VALUE),
+        # A thing the older does not name: not where the user lives.
+        ("Lives in Porto.", "Moved the office to Lyon.", frames.OTHER_PREDICATE),
     ],
 )
-def test_a_date_moved_by_a_span_has_a_new_value(older, newer, kind):
+def test_a_date_or_a_thing_moved_has_a_new_value(older, newer, kind):
     found = relation(older, newer)
     assert found.kind == kind
     assert found.update or kind != frames.NEW_VALUE
@@ -632,4 +638,3 @@ def test_a_possessive_and_a_number_word_read_in_their_own_language(older, newer,
 )
 def test_a_passive_with_its_agent_says_what_its_active_says(older, newer, kind):
     assert relation(older, newer).kind == kind
-

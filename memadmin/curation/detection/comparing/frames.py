@@ -87,6 +87,9 @@ def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = froz
         # from Perth", "15 N on the blue sensor" / "20 N on the large sensor": one
         # subject, but the slot is about two things.
         return Relation(OTHER_SUBJECT, two_things)
+    if slots.moved_elsewhere(older, newer):
+        # "Lives in Porto" / "Moved the office to Lyon": a thing the older does not name.
+        return Relation(OTHER_PREDICATE, f"{slots.verb_phrase(older)} / {slots.verb_phrase(newer)}")
     withdrawn = _withdrawn(older, newer)
     if withdrawn:
         return withdrawn

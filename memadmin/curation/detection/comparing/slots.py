@@ -14,6 +14,7 @@ from memadmin.curation.detection.comparing.matching import (
     values_only,
 )
 from memadmin.curation.detection.reading.clause import Reading
+from memadmin.curation.detection.reading.verbs import moves_a_thing
 from memadmin.curation.detection.reading.words import (
     Token,
     class_of,
@@ -466,3 +467,23 @@ def state_and_other_verb(class_a, class_b, verb_a: Token, verb_b: Token) -> bool
     if class_of(other) is not None:
         return False  # a word of a class its context did not allow ("deploys with ...")
     return not alignment.synonyms(verb_a.lemma, verb_b.lemma)
+
+
+def moved_elsewhere(older: Reading, newer: Reading) -> bool:
+    """Whether the newer moves a thing the older does not name ("Lives in Porto" / "Moved
+    the office to Lyon"): the office's new place, not the user's, another predicate as
+    "moved" was before it moved things (the older's thing in other words, "head office" /
+    "headquarters", reads so too)."""
+    at = newer.predicate_at
+    if newer.predicate is None or at < 0 or not moves_a_thing(newer.tokens, at):
+        return False
+    verb = class_of(newer.tokens[at])
+    if verb is None or verb.name != "move":
+        return False
+    moved = []
+    for token in newer.tokens[at + 1 : newer.clause_end]:
+        if token.kind in ("function", "marker") and moved:
+            break  # "to", "nach": the new place follows
+        if token.content:
+            moved.append(token)
+    return bool(moved) and not any(found_in(t, older) for t in moved)

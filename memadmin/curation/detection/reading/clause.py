@@ -24,6 +24,7 @@ from memadmin.curation.detection.reading.ages import bare_age, in_years, says_ag
 from memadmin.curation.detection.reading.bounds import clause_break, set_apart, strip_preamble
 from memadmin.curation.detection.reading.verbs import (
     german_past,
+    moves_a_thing,
     participle,
     verb_after,
     verb_form,
@@ -195,6 +196,8 @@ def read(text: str) -> Reading:
     lone = [i for i, t in enumerate(main) if t.kind == "word"]
     if predicate_at < 0 and len(lone) == 1 and not any(t.kind == "name" for t in main):
         predicate_at = lone[0]  # "Fume.", "Smokes.": one word, the verb
+    if predicate is not None and predicate.name == "move" and moves_a_thing(main, predicate_at):
+        predicate = predicate_class("switch")  # "Moved all notes to Obsidian": a new value
     stance = _stance(main, folded)
     if predicate is None and stance:
         predicate = predicate_class("like" if stance > 0 else "dislike")

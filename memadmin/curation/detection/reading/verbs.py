@@ -95,3 +95,20 @@ def german_past(verb: Token) -> bool:
     if verb.lemma == text or text in GERMAN_MODALS:
         return False
     return text.endswith(("te", "ten")) or not text.endswith(("t", "st", "e", "en"))
+
+
+# What may stand between a verb and its object: articles, quantifiers, possessives.
+_BEFORE_AN_OBJECT = frozenset(
+    "the a an all my our her his their its your this these those some".split()
+)
+
+
+def moves_a_thing(main, index: int) -> bool:
+    """Whether the verb at `index` ("moved") has an object right after it ("Moved all
+    notes to Obsidian", "moved the couch to the hall"): a thing given a new place, not
+    the subject gone to live somewhere ("Moved to Lyon")."""
+    for token in main[index + 1 :]:
+        if token.text in _BEFORE_AN_OBJECT or token.kind == "possessive":
+            continue
+        return token.content and token.kind != "value"
+    return False

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 from memadmin.curation.detection.reading.measured import canonical_number
-from memadmin.curation.detection.reading.words import Token
-from memadmin.store.lexicon import fold, lexicon
+from memadmin.curation.detection.reading.words import Token, relation_word
+from memadmin.store.lexicon import fold
 
 # A number in digits or words before the words of an age.
 _AGE = re.compile(
@@ -35,9 +35,8 @@ def bare_age(main: list[Token], predicate_at: int, language: str) -> int | None:
     after = [i for i in range(predicate_at + 1, len(main)) if main[i].content]
     if len(after) != 1 or not main[after[0]].value.startswith("number:"):
         return None
-    relations = frozenset(lexicon()["user"].get(language, {}).get("relations", ()))
     before = [t for t in main[:predicate_at] if t.content]
-    if all(t.kind == "name" or t.lemma in relations for t in before):
+    if all(t.kind == "name" or relation_word(t, language) for t in before):
         return after[0]
     return None
 

@@ -40,10 +40,11 @@ from memadmin.curation.detection.reading.words import (
     lemma,
     per_language,
     predicate_class,
+    relation_word,
     same_class,
     tokens,
 )
-from memadmin.store.lexicon import HAN, fold, language_of, lexicon, words
+from memadmin.store.lexicon import HAN, fold, language_of, words
 from memadmin.store.text import text_cache
 
 # --- The reading ----------------------------------------------------------------------------
@@ -434,7 +435,7 @@ def _zh_of(main, index: int, seen: list[Token]) -> bool:
     if main[index].text != "的" or not seen or seen[-1].kind not in ("user", "pronoun"):
         return False
     following = main[index + 1] if index + 1 < len(main) else None
-    return following is not None and following.text in lexicon()["user"]["zh"]["relations"]
+    return following is not None and relation_word(following, "zh")
 
 
 def _with_preposition(found: PredicateClass, main, index: int, language: str):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from memadmin.curation.detection.reading.measured import canonical_number
-from memadmin.curation.detection.reading.words import Token, relation_word
+from memadmin.curation.detection.reading.words import Token, is_copula, relation_word
 from memadmin.store.lexicon import fold
 
 # A number in digits or words before the words of an age.
@@ -16,7 +16,6 @@ _AGE = re.compile(
     r"[\w-]+\s*(?:years?|yrs?)(?:\s+|-)old\b|\w+\s*jahre\s+alt\b|\d+\s*岁"
     r"|\ba\s+[\w-]+\s*ans\b(?!\s*d(?:['’]|e\b))"  # "a 34 ans", not "a 3 ans d'expérience"
 )
-_COPULAS = frozenset({"be", "sein", "être"})
 
 
 def says_age(clause: str, predicate: str | None, language: str) -> bool:
@@ -30,7 +29,7 @@ def bare_age(main: list[Token], predicate_at: int, language: str) -> int | None:
     """Where a copula's whole complement is a plain number (no unit) said of the user, a
     name or a relation ("Her son is ten"): that number's position, an age. Not of a
     thing ("The build is 8", "Port is 8080"), nor a number with its unit."""
-    if predicate_at < 0 or main[predicate_at].lemma not in _COPULAS:
+    if predicate_at < 0 or not is_copula(main[predicate_at]):
         return None
     after = [i for i in range(predicate_at + 1, len(main)) if main[i].content]
     if len(after) != 1 or not main[after[0]].value.startswith("number:"):

@@ -87,6 +87,8 @@ def test_a_newer_text_can_announce_a_change():
         ("Paul n'aime pas le fromage.", "Paul adore le fromage."),
         ("小李不喜欢咖啡。", "小李很喜欢咖啡。"),
         ("Dark mode is enabled in the editor.", "Dark mode is disabled in the editor."),
+        ("User's manager approved the budget.", "User's manager rejected the budget."),
+        ("Der Antrag wurde genehmigt.", "Der Antrag wurde abgelehnt."),
         (
             "Ursula geht nie ohne Schirm aus dem Haus.",
             "Ursula geht immer ohne Schirm aus dem Haus.",
@@ -103,6 +105,7 @@ def test_opposite_stances_in_four_languages(a, b):
         ("Tom loves jazz.", "Tom hates cilantro."),  # two things
         ("Anna mag Oliven.", "Anna mag Oliven auf Pizza."),
         ("Paul adore le fromage.", "Paul aime le fromage."),
+        ("The manager approved the budget.", "The manager approved the hiring plan."),
     ],
 )
 def test_stances_on_different_things_or_the_same_side_do_not_clash(a, b):

@@ -371,3 +371,26 @@ def test_an_age_reads_as_one_value_however_it_is_written(text, age):
 def test_a_thing_said_to_be_a_number_is_no_age(text):
     found = read(text)
     assert found.predicate is None or found.predicate.name != "age"
+
+
+@pytest.mark.parametrize(
+    ("text", "body", "subject"),
+    [
+        ("Since May, Ben manages the Berlin office.", "Ben manages the Berlin office since May.",
+         ["ben"]),
+        ("Since May, lives in Hamburg.", "lives in Hamburg since May.", []),
+        ("Since 2023, Ben works at Google.", "Ben works at Google since 2023.", ["ben"]),
+        # A phrase that tells an event stays where it is.
+        ("After the table was moved, the bolt bin sits at x=0.45.",
+         "After the table was moved, the bolt bin sits at x=0.45.", None),
+        # No comma sets the phrase off: its end is not known, the text stays as written.
+        ("After ~40 min of cycling the warning fires.",
+         "After ~40 min of cycling the warning fires.", None),
+    ],
+)  # fmt: skip
+def test_an_opening_time_is_read_at_the_clause_end(text, body, subject):
+    # "Anna lives in Berlin." / "Since May, Ben lives in Berlin.": with the opening read
+    # first, no subject was read, and the two people were one fact at 0.81.
+    found = read(text)
+    assert found.body == body
+    assert subject is None or [t.text for t in found.subject_words] == subject

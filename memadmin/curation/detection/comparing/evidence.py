@@ -29,7 +29,7 @@ from memadmin.curation.detection.comparing import (
 )
 from memadmin.curation.detection.comparing.rules import RuleReading
 from memadmin.curation.detection.comparing.things import legal_forms_differ, one_form_two_ways
-from memadmin.curation.detection.reading import clause, keytokens, polarity
+from memadmin.curation.detection.reading import clause, keytokens, polarity, roles
 from memadmin.curation.detection.reading.tokens import content_words
 from memadmin.store.lexicon import languages_differ
 from memadmin.store.text import short
@@ -205,7 +205,7 @@ def read_pair(
     `multi` the multilingual cosine or None; `tfidf` the namespace's term weights). Its
     neighbourhood features are 0 until the namespace's candidates are all read
     (Evidence.with_neighbourhood)."""
-    reading_a, reading_b = clause.read(a.content), clause.read(b.content)
+    reading_a, reading_b = roles.read_both(a.content, b.content)
     pair = _Pair(
         a,
         b,

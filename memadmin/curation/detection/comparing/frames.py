@@ -406,6 +406,8 @@ def _values_differ(older, newer, only_a, only_b, objects_a, shared: int, update:
     detail = _both(only_a, older, only_b, newer)
     if slots.purpose_beside_the_value(older, newer, only_a, only_b):
         return Relation(UNREAD)  # why it happened, reworded: for the similarity to judge
+    if not update and slots.another_occasion(only_a, only_b):
+        return Relation(UNREAD)  # "the 8:15 train" / "the 17:40 train home"
     # A verb done again ("written" / "rewritten") gives its one slot a new value.
     slot = "one" if done_again(older, newer) else slots.slot_of(older, newer, only_a, only_b)
     changes = any(c is not None and c.changes for c in (older.predicate, newer.predicate))
@@ -413,6 +415,8 @@ def _values_differ(older, newer, only_a, only_b, objects_a, shared: int, update:
         slots.attribute_of_a_thing(older, newer) or _alike(older, newer, only_a, only_b, shared)
     ):
         return Relation(NEW_VALUE, detail, update=update or changes)
+    if slots.none_and_some(only_a, only_b):
+        return Relation(NEW_VALUE, detail, update=update)  # "with two roommates" / "alone"
     if (
         slot != "one"
         and _shared_values(objects_a, only_a)

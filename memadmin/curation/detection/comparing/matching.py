@@ -180,8 +180,12 @@ def same_word(a: Token, b: Token) -> bool:
         return True  # "meeting" / "meet", "scripting" / "script": lemmas disagree at times
     if a.kind == b.kind == "word" and same_word_class(a, b):
         return True  # "a cat called Miso" / "named Miso": words of one class of predicate
-    if _part_of(b.text, a.text) or _part_of(a.text, b.text):
-        return True  # "cems-ingest" / "the ingest service"
+    if (_part_of(b.text, a.text) or _part_of(a.text, b.text)) and not (
+        relation_word(a, "en") or relation_word(b, "en")
+    ):
+        # "cems-ingest" / "the ingest service"; not "mother" / "mother-in-law", "husband"
+        # / "ex-husband": another relation, another person.
+        return True
     if (a.caps and abbreviates(a.text, b.text)) or (b.caps and abbreviates(b.text, a.text)):
         return True  # "DB" / "database"
     if {a.kind, b.kind} == {"name", "word"}:

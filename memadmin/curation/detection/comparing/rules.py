@@ -30,7 +30,7 @@ from memadmin.curation.detection.comparing import (
     relations,
 )
 from memadmin.curation.detection.comparing.relations import Relation
-from memadmin.curation.detection.reading import clause, lexical, polarity
+from memadmin.curation.detection.reading import lexical, polarity, roles
 from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.detection.verdicts import Verdict
 from memadmin.store.lexicon import languages_differ
@@ -101,7 +101,7 @@ def read_pair(
     if a.content_hash == b.content_hash:
         return _exact(a, b)
     similarity, containment, method = similarity_of(a, b, cosine, tfidf, thresholds)
-    reading_a, reading_b = clause.read(a.content), clause.read(b.content)
+    reading_a, reading_b = roles.read_both(a.content, b.content)
     cross = languages_differ(a.content, b.content)
     relation = frames.compare(reading_a, reading_b, user_names=user_names)
     found = RuleReading(Verdict.DISTINCT, similarity, cosine, containment, method)
@@ -206,7 +206,7 @@ def automatic_merge(text_a: str, text_b: str, *, cosine: float, thresholds: Thre
     The batch run, write time and the API all decide through this one function."""
     if cosine < thresholds.auto_merge:
         return False
-    reading_a, reading_b = clause.read(text_a), clause.read(text_b)
+    reading_a, reading_b = roles.read_both(text_a, text_b)
     if reading_a.language != reading_b.language or reading_a.sign != reading_b.sign:
         return False
     if reading_a.change != reading_b.change or reading_a.event != reading_b.event:

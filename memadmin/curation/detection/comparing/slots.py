@@ -289,6 +289,26 @@ def of_one_kind(only_a: list[Token], only_b: list[Token]) -> bool:
     return alignment.kinship(words_a, words_b) >= KIN
 
 
+def another_occasion(only_a: list[Token], only_b: list[Token]) -> bool:
+    """Two times of day, and a word beside one of them that the other lacks ("Takes the
+    8:15 train" / "Takes the 17:40 train home"): another occasion, or the same one moved.
+    The readers cannot tell which."""
+    clock_a = any(t.value.startswith("time:") for t in only_a)
+    clock_b = any(t.value.startswith("time:") for t in only_b)
+    return clock_a and clock_b and any(t.kind == "word" for t in (*only_a, *only_b))
+
+
+def none_and_some(only_a: list[Token], only_b: list[Token]) -> bool:
+    """One side's value is none ("Lives with two roommates" / "Now lives alone"): whatever
+    the slot held, it holds nothing else with it, however many it may hold."""
+    nothing = words("markers", "none")
+
+    def none_of_it(only: list[Token]) -> bool:
+        return all(t.text in nothing or t.lemma in nothing for t in only)
+
+    return none_of_it(only_a) != none_of_it(only_b)
+
+
 # How often is a value ("meets weekly" / "meets daily"); other -ly words after a verb say
 # how it is done.
 _FREQUENCIES = frozenset(

@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import re
 
-from memadmin.curation.detection.reading.words import Token, note_pattern, preamble_pattern
-from memadmin.store.lexicon import fold
+from memadmin.curation.detection.reading.words import (
+    Token,
+    note_pattern,
+    preamble_pattern,
+    tokens,
+)
+from memadmin.store.lexicon import fold, words
 
 _NOTE_TAIL = 120  # the most characters a note after the fact is looked for in
 
@@ -37,6 +42,38 @@ def strip_preamble(text: str) -> tuple[str, str]:
         if not match or not body[cut:].strip(" .。"):
             return body, text[: len(text) - len(body)]
         body = body[cut:].lstrip(" ,:;，：")
+
+
+def body_of(text: str) -> tuple[str, str]:
+    """(what a memory says, its preamble): the text without its reporting preamble
+    (strip_preamble), with an opening phrase set off by a comma read at the clause's end
+    ("Since May, Ben manages the office." -> "Ben manages the office since May."), so
+    that its subject comes first, as in most memories, and is compared like theirs. Only
+    a time: a phrase that tells an event ("Since the move, ...") stays where it is."""
+    body, said = strip_preamble(text)
+    opening = _OPENING.match(body)
+    if opening is None or fold(opening.group(1)) not in words("markers", "openings"):
+        return body, said
+    if not _only_a_time(opening.group(2)):
+        return body, said  # "After the table was moved, ...": an event of its own
+    word = opening.group(1)
+    word = word.lower() if word[1:].islower() else word  # "Since" in mid-sentence; "API"
+    return f"{opening.group(3).rstrip(' .。')} {word}{opening.group(2)}.", said
+
+
+def _only_a_time(phrase: str) -> bool:
+    """Whether a phrase names a time and nothing else ("May", "March 2024", "2023")."""
+    found = [t for t in tokens(phrase, "en") if t.content]
+    return bool(found) and all(
+        t.value.split(":")[0] in ("date", "month", "weekday", "season")
+        or (t.value.startswith("number:") and len(t.text) == 4 and t.text[:2] in ("19", "20"))
+        for t in found
+    )
+
+
+# A word, a phrase of at most 60 characters with no comma, the comma, a clause of two
+# words or more.
+_OPENING = re.compile(r"^(\w+)([^,，]{1,60}),\s+(\S+\s.*\S)\s*$", re.S)
 
 
 _CLAUSE_BREAK = re.compile(r"[;；!?！？，]|\.\s|。|\s—\s|\s-\s|,\s(?:but|aber|mais)\s|\(")

@@ -21,7 +21,7 @@ from functools import cache, cached_property
 
 from memadmin.curation.detection.reading import german, polarity, quantities
 from memadmin.curation.detection.reading.ages import bare_age, in_years, says_age
-from memadmin.curation.detection.reading.bounds import clause_break, set_apart, strip_preamble
+from memadmin.curation.detection.reading.bounds import body_of, clause_break, set_apart
 from memadmin.curation.detection.reading.verbs import (
     german_past,
     moves_a_thing,
@@ -170,7 +170,7 @@ def warm_up(languages: tuple[str, ...] = ("en",)) -> None:
 def read(text: str) -> Reading:
     """The reading of one memory's text (see the module's docstring)."""
     language = language_of(text)
-    body, said = strip_preamble(text.strip())
+    body, said = body_of(text.strip())
     clause, label = _without_label(body, language)
     found = tokens(clause, language)
     ends = clause_break(clause)

@@ -1,0 +1,181 @@
+"""Who holds a role: "Anna is the team lead" says what "The team lead is Anna" says. A
+copula whose subject is a name and whose complement is a role with the definite article
+names the role's one holder (the role is what the sentence is about; the name is its
+value). Read as written, two such sentences about two people ("Anna is the team lead" /
+"Ben is now the team lead") are about two subjects, two facts; read role first they are
+one slot with two values, as "The team lead is Anna" / "The team lead is now Ben" are.
+
+Only where both texts name a holder so: one such sentence against another kind of text
+keeps its own reading (comparing.frames sees a copula's sides swapped against the other
+order). The indefinite article names a class, not a role of one holder ("Anna is a
+nurse" / "Ben is a nurse": two facts), and a possessive one of several ("Mia is Tom's
+daughter") unless its noun names a role of one holder ("Priya is her manager": the
+lexicon's `[roles]`); both are read as written. So is a verb whose object has one holder
+at a time ("Alice owns the payments service": "The owner of the payments service is
+Alice"; the lexicon's `[holders]`). English only, where the article is "the"."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from memadmin.curation.detection.reading import clause
+from memadmin.curation.detection.reading.clause import Reading
+from memadmin.curation.detection.reading.words import relation_word
+from memadmin.store.lexicon import fold, lexicon, words
+
+
+def read_both(text_a: str, text_b: str) -> tuple[Reading, Reading]:
+    """The readings of two memories' texts, role first where both name a role's holder,
+    and a role said by a verb ("reports to") said by its noun (`role_named`). Where both
+    say it by the verb of two people, each is read as written: "Carla reports to Dev" /
+    "Dev reports to Carla" are two facts, which two possessives would hide."""
+    said_a, said_b = _role_verb(text_a), _role_verb(text_b)
+    if said_a and said_b and said_a[0] != said_b[0]:
+        said_a = said_b = None
+    reading_a = clause.read(role_named(text_a) if said_a else text_a)
+    reading_b = clause.read(role_named(text_b) if said_b else text_b)
+    role_a, role_b = role_first(reading_a), role_first(reading_b)
+    holder_a, holder_b = _holder(reading_a), _holder(reading_b)
+    if holder_a != holder_b and {t for t, _ in holder_a} & {t for t, _ in holder_b}:
+        # "Ines K." / "Ines M.": two people a store tells apart by an initial, each of
+        # whom may hold a role of their own ("manages the Lisbon office").
+        return reading_a, reading_b
+    if role_a and role_b:
+        return clause.read(role_a), clause.read(role_b)
+    return reading_a, reading_b
+
+
+def _holder(reading: Reading) -> frozenset[tuple[str, str]]:
+    """The words of the name a text opens with, written with capitals, as written and as
+    read (a name's initial is in its lemma: "ines k.")."""
+    main = reading.tokens[: reading.clause_end]
+    at = next((i for i, t in enumerate(main) if not t.upper), len(main))
+    return frozenset((t.text, t.lemma) for t in main[:at] if t.content)
+
+
+def role_named(text: str) -> str:
+    """The text with a verb that names its object's role towards a person said by the
+    role's noun ("She reports to Daniel Osei." -> "Her manager is Daniel Osei."; the
+    lexicon's `[roles_by_verb]`), or "" where it has none. The readers compare a noun
+    with a noun: "reports to" and "manager" have no word in common."""
+    said = _role_verb(text)
+    if said is None:
+        return ""
+    who, adverbs, noun, rest = said
+    # No subject: the user's ("Reports to Priya": the user's manager is Priya).
+    owner = _POSSESSIVES.get(who.lower(), f"{who or 'User'}'s")
+    role = f"{owner} {noun}"
+    return f"{role[0].upper()}{role[1:]} is {adverbs} {rest}".replace("  ", " ")
+
+
+def _role_verb(text: str) -> tuple[str, str, str, str] | None:
+    """(who, the change words said with the verb, the role's noun, what follows) of a
+    text that names a person's role by a verb, or None. A person: a pronoun, "User",
+    names written with capitals, or no one (the user); not "The Berlin office"."""
+    found = _ROLE_VERB.match(text.strip())
+    if found is None:
+        return None
+    before, verb, rest = found.group(1).split(), found.group(2), found.group(3).strip()
+    noun = _nouns_of_role_verbs().get(fold(verb))
+    if noun is None or not rest.strip(" .!"):
+        return None
+    adverbs = " ".join(w for w in before if fold(w) in words("change"))
+    who = [w for w in before if fold(w) not in words("change")]
+    if who and (fold(who[0]) in _NOT_A_PERSON or not all(w[:1].isupper() for w in who)):
+        return None
+    return " ".join(who), adverbs, noun, rest
+
+
+# Who, the verb (a phrase of the lexicon's [roles_by_verb]), what follows.
+_ROLE_VERB = re.compile(r"^([^,;:]{0,60}?)\s*\b(reports? to)\s+(.+)$", re.I)
+_POSSESSIVES = {"she": "her", "he": "his", "they": "their", "i": "my", "we": "our"}
+_NOT_A_PERSON = frozenset({"the", "a", "an", "this", "that", "our", "my", "their", "his", "her"})
+
+
+@cache
+def _nouns_of_role_verbs() -> dict[str, str]:
+    return {verb: noun for noun, verbs in lexicon()["roles_by_verb"].items() for verb in verbs}
+
+
+def role_first(reading: Reading) -> str:
+    """The text of `reading` said role first ("Ben is now the team lead." -> "The team
+    lead is now Ben."; "Bob owns the payments service now." -> "The owner of the payments
+    service is now Bob."), or "" when it does not name a role's holder."""
+    main = reading.tokens[: reading.clause_end]
+    if (
+        reading.negated
+        or reading.opening
+        or reading.label
+        or reading.said_when
+        or reading.subject_start
+    ):
+        return ""
+    # A name, written with capitals, and maybe its title ("Dr. Weber"); not "She".
+    at = next((i for i, t in enumerate(main) if not t.upper), len(main))  # as _holder
+    if not any(t.content for t in main[:at]) or at >= len(main) - 2:
+        return ""
+    if any(t.kind not in ("word", "name", "function") for t in main[:at]):
+        return ""
+    if any(_names_a_role(t, reading.language) for t in main[:at]):
+        return ""  # "Manager is the CTO": a role written first, not its holder
+    copula = at == reading.predicate_at and reading.predicate and reading.predicate.name == "be"
+    holder_noun = _holder_nouns().get(main[at].text)
+    if not copula and holder_noun is None:
+        return ""
+    article = at + 1
+    while article < len(main) and main[article].text in words("change"):
+        article += 1  # "is now the", "is currently the"; not "is on the"
+    role = list(main[article + 1 :])
+    after = []
+    while role and role[-1].text in words("change"):
+        after.insert(0, role.pop())  # "owns the payments service now"
+    if not role or role[0].kind not in ("word", "name"):
+        return ""  # "Deadline is the 15th": a value, not a role
+    if any(t.kind == "verb" or t.text in _RELATIVES for t in role):
+        return ""  # "Anna is the one who decides": a clause of its own
+    determiner = main[article]
+    if determiner.text != "the" and not (
+        copula and determiner.kind == "possessive" and _role_noun(role)
+    ):
+        return ""  # "Mia is Tom's daughter", "Anna is a nurse": one of several
+    body = reading.body
+    verb_end = main[at].start + len(main[at].text)
+    said = body[determiner.start : role[-1].start + len(role[-1].text)]
+    adverbs = " ".join(t.text for t in (*main[at + 1 : article], *after))
+    linking = f"{body[main[at].start : verb_end] if copula else 'is'} {adverbs}".strip()
+    if holder_noun is not None:
+        said = f"the {holder_noun} of {said}"
+    name = body[: main[at].start].strip()
+    return f"{said[0].upper()}{said[1:]} {linking} {name}."
+
+
+_RELATIVES = frozenset({"who", "whom", "whose", "which", "that"})
+
+
+@cache
+def _holder_nouns() -> dict[str, str]:
+    """The verbs whose object has one holder at a time, each with the noun of its holder
+    ("owns": owner), from the lexicon's `[holders]`."""
+    return {verb: noun for noun, verbs in lexicon()["holders"].items() for verb in verbs}
+
+
+def _names_a_role(token, language: str) -> bool:
+    """A word of role or relation, which a sentence may open with in place of a name
+    ("Manager is the CTO", "Owner is Bob", "Sister is a nurse")."""
+    return _role_noun([token]) or relation_word(token, language)
+
+
+def _role_noun(role) -> bool:
+    """Whether a phrase ends in a noun of a role one person holds: the lexicon's [roles]
+    ("her manager") or the holder of a [holders] verb ("our product owner")."""
+    content = [t for t in role if t.content]
+    nouns = _one_holder_roles() | frozenset(_holder_nouns().values())
+    return bool(content) and (content[-1].lemma in nouns or content[-1].text in nouns)
+
+
+@cache
+def _one_holder_roles() -> frozenset[str]:
+    """The nouns of `[roles]`: each names a role one person holds towards someone ("her
+    manager", "his lawyer"), where "her daughter" or "his friend" may be one of several."""
+    return frozenset(word for names in lexicon()["roles"].values() for word in names)

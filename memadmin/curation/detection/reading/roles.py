@@ -23,6 +23,7 @@ from memadmin.curation.detection.reading import clause
 from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.words import relation_word
 from memadmin.store.lexicon import fold, lexicon, words
+from memadmin.store.text import text_cache
 
 
 def read_both(text_a: str, text_b: str) -> tuple[Reading, Reading]:
@@ -33,10 +34,8 @@ def read_both(text_a: str, text_b: str) -> tuple[Reading, Reading]:
     said_a, said_b = _role_verb(text_a), _role_verb(text_b)
     if said_a and said_b and said_a[0] != said_b[0]:
         said_a = said_b = None
-    reading_a = clause.read(role_named(text_a) if said_a else text_a)
-    reading_b = clause.read(role_named(text_b) if said_b else text_b)
-    role_a, role_b = role_first(reading_a), role_first(reading_b)
-    holder_a, holder_b = _holder(reading_a), _holder(reading_b)
+    reading_a, role_a, holder_a = _alone(role_named(text_a) if said_a else text_a)
+    reading_b, role_b, holder_b = _alone(role_named(text_b) if said_b else text_b)
     if holder_a != holder_b and {t for t, _ in holder_a} & {t for t, _ in holder_b}:
         # "Ines K." / "Ines M.": two people a store tells apart by an initial, each of
         # whom may hold a role of their own ("manages the Lisbon office").
@@ -44,6 +43,14 @@ def read_both(text_a: str, text_b: str) -> tuple[Reading, Reading]:
     if role_a and role_b:
         return clause.read(role_a), clause.read(role_b)
     return reading_a, reading_b
+
+
+@text_cache
+def _alone(text: str) -> tuple[Reading, str, frozenset[tuple[str, str]]]:
+    """A text's reading, the text said role first, and its holder: read once a run, for
+    every pair a memory is in."""
+    reading = clause.read(text)
+    return reading, role_first(reading), _holder(reading)
 
 
 def _holder(reading: Reading) -> frozenset[tuple[str, str]]:
@@ -69,6 +76,7 @@ def role_named(text: str) -> str:
     return f"{role[0].upper()}{role[1:]} is {adverbs} {rest}".replace("  ", " ")
 
 
+@text_cache
 def _role_verb(text: str) -> tuple[str, str, str, str] | None:
     """(who, the change words said with the verb, the role's noun, what follows) of a
     text that names a person's role by a verb, or None. A person: a pronoun, "User",
@@ -170,8 +178,13 @@ def _role_noun(role) -> bool:
     """Whether a phrase ends in a noun of a role one person holds: the lexicon's [roles]
     ("her manager") or the holder of a [holders] verb ("our product owner")."""
     content = [t for t in role if t.content]
-    nouns = _one_holder_roles() | frozenset(_holder_nouns().values())
+    nouns = _role_nouns()
     return bool(content) and (content[-1].lemma in nouns or content[-1].text in nouns)
+
+
+@cache
+def _role_nouns() -> frozenset[str]:
+    return _one_holder_roles() | frozenset(_holder_nouns().values())
 
 
 @cache

@@ -44,7 +44,7 @@ def strip_preamble(text: str) -> tuple[str, str]:
         body = body[cut:].lstrip(" ,:;，：")
 
 
-def body_of(text: str) -> tuple[str, str]:
+def body_of(text: str, language: str) -> tuple[str, str]:
     """(what a memory says, its preamble): the text without its reporting preamble
     (strip_preamble), with an opening phrase set off by a comma read at the clause's end
     ("Since May, Ben manages the office." -> "Ben manages the office since May."), so
@@ -54,16 +54,16 @@ def body_of(text: str) -> tuple[str, str]:
     opening = _OPENING.match(body)
     if opening is None or fold(opening.group(1)) not in words("markers", "openings"):
         return body, said
-    if not _only_a_time(opening.group(2)):
+    if not _only_a_time(opening.group(2), language):
         return body, said  # "After the table was moved, ...": an event of its own
     word = opening.group(1)
     word = word.lower() if word[1:].islower() else word  # "Since" in mid-sentence; "API"
     return f"{opening.group(3).rstrip(' .。')} {word}{opening.group(2)}.", said
 
 
-def _only_a_time(phrase: str) -> bool:
+def _only_a_time(phrase: str, language: str) -> bool:
     """Whether a phrase names a time and nothing else ("May", "March 2024", "2023")."""
-    found = [t for t in tokens(phrase, "en") if t.content]
+    found = [t for t in tokens(phrase, language) if t.content]
     return bool(found) and all(
         t.value.split(":")[0] in ("date", "month", "weekday", "season")
         or (t.value.startswith("number:") and len(t.text) == 4 and t.text[:2] in ("19", "20"))

@@ -170,7 +170,7 @@ def warm_up(languages: tuple[str, ...] = ("en",)) -> None:
 def read(text: str) -> Reading:
     """The reading of one memory's text (see the module's docstring)."""
     language = language_of(text)
-    body, said = body_of(text.strip())
+    body, said = body_of(text.strip(), language)
     clause, label = _without_label(body, language)
     found = tokens(clause, language)
     ends = clause_break(clause)

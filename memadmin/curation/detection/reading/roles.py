@@ -57,8 +57,12 @@ def _holder(reading: Reading) -> frozenset[tuple[str, str]]:
     """The words of the name a text opens with, written with capitals, as written and as
     read (a name's initial is in its lemma: "ines k.")."""
     main = reading.tokens[: reading.clause_end]
-    at = next((i for i, t in enumerate(main) if not t.upper), len(main))
-    return frozenset((t.text, t.lemma) for t in main[:at] if t.content)
+    return frozenset((t.text, t.lemma) for t in main[: _name_end(main)] if t.content)
+
+
+def _name_end(main) -> int:
+    """Where the words written with capitals a clause opens with end."""
+    return next((i for i, t in enumerate(main) if not t.upper), len(main))
 
 
 def role_named(text: str) -> str:
@@ -120,7 +124,7 @@ def role_first(reading: Reading) -> str:
     ):
         return ""
     # A name, written with capitals, and maybe its title ("Dr. Weber"); not "She".
-    at = next((i for i, t in enumerate(main) if not t.upper), len(main))  # as _holder
+    at = _name_end(main)
     if not any(t.content for t in main[:at]) or at >= len(main) - 2:
         return ""
     if any(t.kind not in ("word", "name", "function") for t in main[:at]):

@@ -89,7 +89,7 @@ def _role_verb(text: str) -> tuple[str, str, str, str] | None:
     if found is None:
         return None
     before, verb, rest = found.group(1).split(), found.group(2), found.group(3).strip()
-    noun = _nouns_of_role_verbs().get(fold(verb))
+    noun = _nouns_by_verb("roles_by_verb").get(fold(verb))
     if noun is None or not rest.strip(" .!"):
         return None
     adverbs = " ".join(w for w in before if fold(w) in words("change"))
@@ -106,8 +106,10 @@ _NOT_A_PERSON = frozenset({"the", "a", "an", "this", "that", "our", "my", "their
 
 
 @cache
-def _nouns_of_role_verbs() -> dict[str, str]:
-    return {verb: noun for noun, verbs in lexicon()["roles_by_verb"].items() for verb in verbs}
+def _nouns_by_verb(section: str) -> dict[str, str]:
+    """A lexicon table of nouns, each with its verbs, looked up by the verb: `[holders]`
+    ("owns": owner), `[roles_by_verb]` ("reports to": manager)."""
+    return {verb: noun for noun, verbs in lexicon()[section].items() for verb in verbs}
 
 
 def role_first(reading: Reading) -> str:
@@ -132,7 +134,7 @@ def role_first(reading: Reading) -> str:
     if any(_names_a_role(t, reading.language) for t in main[:at]):
         return ""  # "Manager is the CTO": a role written first, not its holder
     copula = at == reading.predicate_at and reading.predicate and reading.predicate.name == "be"
-    holder_noun = _holder_nouns().get(main[at].text)
+    holder_noun = _nouns_by_verb("holders").get(main[at].text)
     if not copula and holder_noun is None:
         return ""
     article = at + 1
@@ -165,13 +167,6 @@ def role_first(reading: Reading) -> str:
 _RELATIVES = frozenset({"who", "whom", "whose", "which", "that"})
 
 
-@cache
-def _holder_nouns() -> dict[str, str]:
-    """The verbs whose object has one holder at a time, each with the noun of its holder
-    ("owns": owner), from the lexicon's `[holders]`."""
-    return {verb: noun for noun, verbs in lexicon()["holders"].items() for verb in verbs}
-
-
 def _names_a_role(token, language: str) -> bool:
     """A word of role or relation, which a sentence may open with in place of a name
     ("Manager is the CTO", "Owner is Bob", "Sister is a nurse")."""
@@ -188,11 +183,7 @@ def _role_noun(role) -> bool:
 
 @cache
 def _role_nouns() -> frozenset[str]:
-    return _one_holder_roles() | frozenset(_holder_nouns().values())
-
-
-@cache
-def _one_holder_roles() -> frozenset[str]:
-    """The nouns of `[roles]`: each names a role one person holds towards someone ("her
-    manager", "his lawyer"), where "her daughter" or "his friend" may be one of several."""
-    return frozenset(word for names in lexicon()["roles"].values() for word in names)
+    """The nouns of `[roles]`, each a role one person holds towards someone ("her
+    manager"; "her daughter" may be one of several), and of `[holders]` ("owner")."""
+    roles = frozenset(word for names in lexicon()["roles"].values() for word in names)
+    return roles | frozenset(_nouns_by_verb("holders").values())

@@ -199,13 +199,13 @@ def _spelled_out(acronym: str, text: str) -> set[str]:
 
 
 def _title_differences(text_a: str, text_b: str) -> list[KeyTokenDifference]:
-    """Titles are part of a name, no name of their own ("Dr. Lavoie" is Lavoie), but two
-    titles are two people: "Mr. Weber" / "Mrs. Weber". A title on one side only is added
-    detail."""
-    titles_a, titles_b = keytokens.titles_in(text_a), keytokens.titles_in(text_b)
-    only_a, only_b = sorted(titles_a - titles_b), sorted(titles_b - titles_a)
-    if only_a and only_b:
-        return [KeyTokenDifference("name", tuple(only_a), tuple(only_b))]
+    """Titles are part of a name, no name of their own ("Dr. Lavoie" is Lavoie), but a
+    man's and a woman's are two people: "Mr. Weber" / "Mrs. Weber". A title on one side
+    only is added detail, and "Dr." / "Mrs.", "Mrs." / "Ms." may name one person."""
+    two = things.two_people_by_title(text_a, text_b)
+    if two:
+        only_a, only_b = two.split(" / ")
+        return [KeyTokenDifference("name", (only_a,), (only_b,))]
     return []
 
 

@@ -3,12 +3,11 @@ statement (maybe with detail added), one statement asserted and denied, one slot
 two values, or two facts (another subject, another predicate, another value of a slot
 that holds several, two events).
 
-The comparison aligns the content words of the two texts (same lemma, same canonical
-value, a name in another form, an acronym and its expansion) and looks at what is left
-over on each side and where: in the subject ("the unit-test job" / "the integration
-job": two things), at the predicate ("enjoys" / "dislikes": a stance reversed), or after
-it ("lives in Porto" / "lives in Lyon": a new value of a slot that holds one; "likes tea"
-/ "likes cocoa": two values of a slot that holds several).
+The comparison aligns the content words of the two texts (same lemma or canonical value,
+a name in another form, an acronym) and looks at what is left over on each side and
+where: in the subject ("the unit-test job" / "the integration job": two things), at the
+predicate ("enjoys" / "dislikes": a stance reversed), or after it ("lives in Porto" /
+"lives in Lyon": a new value of a slot of one; "likes tea" / "likes cocoa": of several).
 
 When the readings say nothing sure (no predicate found, or two different verbs the
 lexicon does not know), the relation is UNREAD and the judgement falls back on its
@@ -23,11 +22,13 @@ from memadmin.curation.detection.comparing.matching import (
     agent_first,
     changed_values,
     found_in,
+    named_by_relation,
     nothing_shared_across,
     one_name_aside,
     other_word_across,
     owners_aside,
     phrase,
+    read_alike,
     role_named,
     same_objects_across,
     same_word,
@@ -80,13 +81,10 @@ def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = froz
     two_things = (
         contrast.otherwise_qualified(older.body, newer.body)
         or things.otherwise_modified(older.body, newer.body)
-        or things.companies_of_one_name(older.body, newer.body)
+        or things.two_of_one_name(older.body, newer.body)
     )
-    if two_things:
-        # "owes 830 euros to the welder from Porto" / "owes 769 euros to the welder
-        # from Perth", "15 N on the blue sensor" / "20 N on the large sensor": one
-        # subject, but the slot is about two things.
-        return Relation(OTHER_SUBJECT, two_things)
+    if two_things:  # "owes 830 euros to the welder from Porto" / "... from Perth": two
+        return Relation(OTHER_SUBJECT, two_things)  # things, one subject's slot of each
     if slots.moved_elsewhere(older, newer):
         # "Lives in Porto" / "Moved the office to Lyon": a thing the older does not name.
         return Relation(OTHER_PREDICATE, f"{slots.verb_phrase(older)} / {slots.verb_phrase(newer)}")
@@ -134,17 +132,20 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
             and same_predicate(older, newer)
             and not _crossed(older, newer)
             and not _one_word_for_another(only_a, only_b)
-        ):
+            and not read_alike(only_a, only_b)
+        ):  # "the printer on floor 2" / "Floor 2 printer": one name, in two cases
             return f"{spelled(only_a, older.body)} / {spelled(only_b, newer.body)}"
         # One subject the other's with a word of kinship or role added ("Kenta's manager
-        # lives in Osaka" / "Kenta lives in Osaka", "Alice's partner Tom works at
-        # Michelin" / "Alice works at Michelin"): someone else, named by their relation.
+        # lives in Osaka" / "Kenta lives in Osaka", "Alice's partner Tom works at Michelin"
+        # / "Alice works at Michelin"): someone else, named by their relation; not where
+        # the other's words follow it ("Her daughter Emma is 6" / "Emma turned 7").
         longer, reading = (only_a, older) if only_a else (only_b, newer)
-        within = _within(subject_b, subject_a) if only_a else _within(subject_a, subject_b)
+        full, shorter = (subject_a, subject_b) if only_a else (subject_b, subject_a)
         if (
             not (only_a and only_b)
-            and within
+            and _within(shorter, full)
             and any(relation_word(t, reading.language) for t in longer)
+            and not named_by_relation(full, shorter, reading.language)
         ):
             return f"{phrase(subject_a, older.body)} / {phrase(subject_b, newer.body)}"
         return ""
@@ -378,8 +379,8 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     if replaced:
         # "Uses npm for the frontend" / "Uses pnpm now instead of npm".
         return Relation(NEW_VALUE, f"{replaced} replaced", update=True)
-    if not only_a and not only_b:
-        return Relation(SAME)
+    if (not only_a and not only_b) or read_alike(only_a, only_b):
+        return Relation(SAME)  # nothing else, or one name in two cases: "floor 2" / "Floor 2"
     if not only_a or not only_b:
         return Relation(REFINES, spelled(only_a or only_b))
     if (older.event or newer.event) and not update:
@@ -538,8 +539,8 @@ def _withdrawn(older: Reading, newer: Reading) -> Relation | None:
     """ "Prefers light theme" / "Actually I changed my mind, the light theme is too
     bright", "Likes a summary on top" / "Stop putting a summary on top": the newer takes
     back what the older says of the same thing."""
-    if not newer.ceased or older.ceased:
-        return None
+    if not newer.ceased or older.ceased or any(t.lemma in words("cessation") for t in older.tokens):
+        return None  # "Used to smoke but quit in 2019" tells its own end: none taken back
     objects = [t for t in older.objects if t.kind != "value"]
     found = [t for t in objects if found_in(t, newer)]
     if found and 2 * len(found) >= len(objects):
@@ -577,10 +578,9 @@ def _compare_across(older: Reading, newer: Reading) -> Relation:
     if class_a is None or class_b is None:
         return Relation(UNREAD)
     if not one_statement:
-        # The classes are the lexicon's in every language: an attribute a noun names
-        # ("User's name is Kenji") or two content verbs of two classes ("Kenji mag kein
-        # Koriander" / "Kenji joue de la basse") are two predicates, as in one language.
-        # A copula or "have" says too little to tell ("Le cache est Redis" / "uses Redis").
+        # The lexicon's classes hold in every language: a noun's attribute ("User's name
+        # is Kenji") or content verbs of two classes ("mag kein Koriander" / "joue de la
+        # basse") are two predicates; a copula or "have" says too little to tell.
         if slots.noun_named(older) or slots.noun_named(newer) or content_verbs(older, newer):
             return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")
         return Relation(UNREAD)
@@ -591,6 +591,9 @@ def _compare_across(older: Reading, newer: Reading) -> Relation:
         slot = class_a.slot or class_b.slot or ("one" if class_b.sets else "many")
         if slot == "one":
             return Relation(NEW_VALUE, changed, update=newer.change or class_a.changes)
+        counts = values_a ^ values_b
+        if counts and all(value.startswith("number:") for value in counts):
+            return Relation(UNREAD)  # "deux chats" / "three cats": one count, or of two things
         return Relation(OTHER_VALUE, changed)
     if same_class(class_a, class_b) and same_objects_across(older, newer):
         return Relation(SAME)  # "Jonas lives in Hamburg" / "Jonas wohnt jetzt in Hamburg"

@@ -25,7 +25,7 @@ from memadmin.curation.detection.reading.words import (
     relation_word,
     same_class,
 )
-from memadmin.store.lexicon import CJK, fold, languages_differ, plain
+from memadmin.store.lexicon import CJK, fold, languages_differ, plain, words
 
 # The most words that may differ on a side for the difference to be one slot's value
 # ("a data analyst" / "a product manager"); more is rewording, for the similarity.
@@ -181,10 +181,10 @@ def same_word(a: Token, b: Token) -> bool:
     if a.kind == b.kind == "word" and same_word_class(a, b):
         return True  # "a cat called Miso" / "named Miso": words of one class of predicate
     if (_part_of(b.text, a.text) or _part_of(a.text, b.text)) and not (
-        relation_word(a, "en") or relation_word(b, "en")
+        relation_word(a, "en") or relation_word(b, "en") or _prefixed(a.text, b.text)
     ):
         # "cems-ingest" / "the ingest service"; not "mother" / "mother-in-law", "husband"
-        # / "ex-husband": another relation, another person.
+        # / "ex-husband": another relation, another person; nor "half-marathon".
         return True
     if (a.caps and abbreviates(a.text, b.text)) or (b.caps and abbreviates(b.text, a.text)):
         return True  # "DB" / "database"
@@ -200,6 +200,13 @@ def same_word(a: Token, b: Token) -> bool:
         (rate_a, _, days_a), (rate_b, _, days_b) = a.value.partition("@"), b.value.partition("@")
         return rate_a == rate_b and not (days_a and days_b)
     return False
+
+
+def _prefixed(*texts: str) -> bool:
+    """A compound opening with a prefix that makes another thing of its noun ("half-
+    marathon", "co-founder": the lexicon's `[markers] other_thing`)."""
+    prefixes = words("markers", "other_thing")
+    return any(re.split(r"[-_]", text, maxsplit=1)[0] in prefixes for text in texts)
 
 
 def _part_of(word: str, compound: str) -> bool:
@@ -221,6 +228,25 @@ def spelled(tokens, text: str = "") -> str:
     """Tokens as `text` writes them, for a reason people read: a name whole and in its
     case ("Postgres 15", not "postgres"), a quantity with its unit ("42 cm")."""
     return " ".join(_as_written(t, text) for t in tokens)
+
+
+def named_by_relation(subject: list[Token], shorter: list[Token], language: str) -> bool:
+    """ "Her daughter Emma" / "Emma": the other subject's words are a name after the word
+    of relation, which says who they are, not whose ("Kenta's manager" / "Kenta"; "her
+    manager's email" / "her email")."""
+    at = next((i for i, t in enumerate(subject) if relation_word(t, language)), len(subject))
+    named = [t for t in subject[at + 1 :] if t.kind == "name"]
+    return all(any(same_word(t, u) for u in named) for t in shorter)
+
+
+def read_alike(tokens_a, tokens_b) -> bool:
+    """ "floor 2" / "Floor 2": the same words, read as a name on one side (a capital and
+    a number) and as a word and a number on the other."""
+
+    def said(tokens) -> str:
+        return " ".join(t.value.partition(":")[2] if t.value else t.lemma for t in tokens)
+
+    return said(tokens_a) == said(tokens_b)
 
 
 def phrase(tokens, text: str) -> str:

@@ -11,7 +11,7 @@ from memadmin.curation.detection.comparing import alignment
 from memadmin.curation.detection.reading import clause, keytokens
 from memadmin.curation.detection.reading.keytokens import KeyToken, key_tokens, words_of
 from memadmin.curation.detection.reading.words import one_measure_words, same_limit_words
-from memadmin.store.lexicon import stop_words
+from memadmin.store.lexicon import stop_words, words
 from memadmin.store.text import text_cache
 
 
@@ -197,6 +197,12 @@ def one_form_two_ways(word_a: str, word_b: str, text_a: str, text_b: str) -> boo
     )
 
 
+def two_of_one_name(text_a: str, text_b: str) -> str | None:
+    """Two companies or two people the texts give one name, told apart by what stands
+    around it: a legal form ("Tom Inc." / "Tom Ltd.") or a title ("Mr." / "Mrs.")."""
+    return companies_of_one_name(text_a, text_b) or two_people_by_title(text_a, text_b)
+
+
 def companies_of_one_name(text_a: str, text_b: str) -> str | None:
     """ "Marco is our champion at Tom Inc." / "... at Tom Ltd.": where the one word each
     text alone has is a legal form, two different ones, the texts speak of two companies
@@ -207,6 +213,18 @@ def companies_of_one_name(text_a: str, text_b: str) -> str | None:
         if form_a and form_b:  # not "a limited plan" / "an incorporated body"
             return f"two companies ({form_a} / {form_b})"
     return _one_name_two_forms(text_a, text_b)
+
+
+def two_people_by_title(text_a: str, text_b: str) -> str | None:
+    """ "Mr. Chen teaches math" / "Mrs. Chen teaches math": two titles (the lexicon's
+    `[honorifics]`) name two people, whatever name follows, unless one may be borne beside
+    the other ("Dr." / "Mrs."). A title is no name of its own: the readers see "Chen"."""
+    titles_a, titles_b = keytokens.titles_in(text_a), keytokens.titles_in(text_b)
+    either = words("honorifics", "any_person")
+    for a in sorted(titles_a - titles_b - either):
+        for b in sorted(titles_b - titles_a - either):
+            return f"{a} / {b}"
+    return None
 
 
 def _one_name_two_forms(text_a: str, text_b: str) -> str | None:

@@ -27,15 +27,19 @@ def says_age(clause: str, predicate: str | None, language: str) -> bool:
 
 def bare_age(main: list[Token], predicate_at: int, language: str) -> int | None:
     """Where a copula's whole complement is a plain number (no unit) said of the user, a
-    name or a relation ("Her son is ten"): that number's position, an age. Not of a
-    thing ("The build is 8", "Port is 8080"), nor a number with its unit."""
-    if predicate_at < 0 or not is_copula(main[predicate_at]):
+    name or a relation ("Her son is ten"), or what anyone turned ("Emma just turned 7"):
+    that number's position, an age. Not a copula's of a thing ("The build is 8", "Port is
+    8080"), nor a number with its unit."""
+    if predicate_at < 0:
+        return None
+    verb = main[predicate_at]
+    if not is_copula(verb) and not (language == "en" and verb.lemma == "turn"):
         return None
     after = [i for i in range(predicate_at + 1, len(main)) if main[i].content]
     if len(after) != 1 or not main[after[0]].value.startswith("number:"):
         return None
     before = [t for t in main[:predicate_at] if t.content]
-    if all(t.kind == "name" or relation_word(t, language) for t in before):
+    if verb.lemma == "turn" or all(t.kind == "name" or relation_word(t, language) for t in before):
         return after[0]
     return None
 

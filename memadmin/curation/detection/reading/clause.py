@@ -2,15 +2,12 @@
 and what follows it), whether it is asserted or denied, whether it announces a change,
 and whether it tells an event or a state.
 
-Memories are short: "Loves cheese pizza" (no subject: the user), "I don't like jazz",
-"User works at Globex as a backend engineer", "The cache is Redis", "On 3 May the user
-said that Tom works at Siemens". There is no parser that runs offline here, so the reading
-is built from lemmas (simplemma for English, German and French; jieba's words for
-Chinese), the values curation.detection.reading.keytokens finds (canonical numbers, dates, names)
-and the classes of predicate in store/lexicon.toml (where one lives, works, what one
-likes, the verbs that change those). What no class names is read by its form: the first
-word of a memory with no subject ("Plays chess"), or the word after a named or pronoun
-subject, is its predicate. Pure functions of text, cached: each memory is read once a run.
+Memories are short ("Loves cheese pizza": no subject, the user; "On 3 May the user said
+that Tom works at Siemens"), and no parser runs offline here: the reading is built from
+lemmas (simplemma; jieba's words for Chinese), the values reading.keytokens finds and the
+predicate classes of store/lexicon.toml. What no class names is read by its form: the
+first word of a memory with no subject ("Plays chess"), or the word after a named or
+pronoun subject, is its predicate. Pure functions of text, cached: read once a run.
 """
 
 from __future__ import annotations
@@ -24,7 +21,7 @@ from memadmin.curation.detection.reading.ages import bare_age, in_years, says_ag
 from memadmin.curation.detection.reading.bounds import body_of, clause_break, set_apart
 from memadmin.curation.detection.reading.verbs import (
     german_past,
-    moves_a_thing,
+    moved,
     participle,
     verb_after,
     verb_form,
@@ -197,8 +194,8 @@ def read(text: str) -> Reading:
     lone = [i for i, t in enumerate(main) if t.kind == "word"]
     if predicate_at < 0 and len(lone) == 1 and not any(t.kind == "name" for t in main):
         predicate_at = lone[0]  # "Fume.", "Smokes.": one word, the verb
-    if predicate is not None and predicate.name == "move" and moves_a_thing(main, predicate_at):
-        predicate = predicate_class("switch")  # "Moved all notes to Obsidian": a new value
+    if predicate is not None and predicate.name == "move":  # a thing moved, or to a time
+        predicate = moved(main, predicate_at, predicate)
     stance = _stance(main, folded)
     if predicate is None and stance:
         predicate = predicate_class("like" if stance > 0 else "dislike")
@@ -411,8 +408,11 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
             seen.append(token)  # "Upgrading tank's pool features breaks...": a subject
             continue
         if token.kind == "word" and found is not None:
-            if found.stance and any(
-                t.kind == "verb" and is_copula(t) for t in main[index + 1 : index + 3]
+            after = main[index + 1 : index + 3]
+            if (
+                found.stance
+                and any(t.kind == "verb" and is_copula(t) for t in after)
+                and after[0].kind != "function"  # "Prefers to be called Alex": a wish
             ):
                 # "Alice's favourite film is...", "Preferred slot is...": a noun before a
                 # copula. Before another verb it is the predicate: "Likes to have meetings

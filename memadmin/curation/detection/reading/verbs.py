@@ -5,7 +5,12 @@ these to find a memory's predicate."""
 
 from __future__ import annotations
 
-from memadmin.curation.detection.reading.words import Token, class_of
+from memadmin.curation.detection.reading.words import (
+    PredicateClass,
+    Token,
+    class_of,
+    predicate_class,
+)
 from memadmin.store.lexicon import words
 
 
@@ -112,3 +117,20 @@ def moves_a_thing(main, index: int) -> bool:
             continue
         return token.content and token.kind != "value"
     return False
+
+
+# Values that say when, not where: a thing moved to one of them is rescheduled.
+_TIMES = ("time:", "weekday:", "date:")
+
+
+def moved(main, index: int, found: PredicateClass) -> PredicateClass:
+    """What "moved" at `index` says: a thing given a new value ("Moved all notes to
+    Obsidian": switch), a thing given a new time ("The meeting moved to 4 pm", "Dinner
+    moved to 6:30": rescheduled), or the subject gone to live elsewhere ("Moved to Lyon",
+    "Moved to Berlin in May": the verb's own class)."""
+    if moves_a_thing(main, index):
+        return predicate_class("switch")
+    after = next((t for t in main[index + 1 :] if t.content), None)
+    if after is not None and after.kind == "value" and after.value.startswith(_TIMES):
+        return predicate_class("reschedule")
+    return found

@@ -199,14 +199,11 @@ def _spelled_out(acronym: str, text: str) -> set[str]:
 
 
 def _title_differences(text_a: str, text_b: str) -> list[KeyTokenDifference]:
-    """Titles are part of a name, no name of their own ("Dr. Lavoie" is Lavoie), but a
-    man's and a woman's are two people: "Mr. Weber" / "Mrs. Weber". A title on one side
-    only is added detail, and "Dr." / "Mrs.", "Mrs." / "Ms." may name one person."""
-    two = things.two_people_by_title(text_a, text_b)
-    if two:
-        only_a, only_b = two.split(" / ")
-        return [KeyTokenDifference("name", (only_a,), (only_b,))]
-    return []
+    """Titles are part of a name, no name of their own ("Dr. Lavoie" is Lavoie), but two
+    are two people: "Mr. Weber" / "Mrs. Weber" (`things.titles_of_two_people`). A title on
+    one side only is added detail, and "Dr." / "Mrs.", "Mrs." / "Ms." may name one."""
+    titles = things.titles_of_two_people(text_a, text_b)
+    return [KeyTokenDifference("name", titles[:1], titles[1:])] if titles else []
 
 
 def _quantity_differences(values_a: set[str], values_b: set[str]) -> list[KeyTokenDifference]:

@@ -200,7 +200,8 @@ def one_form_two_ways(word_a: str, word_b: str, text_a: str, text_b: str) -> boo
 def two_of_one_name(text_a: str, text_b: str) -> str | None:
     """Two companies or two people the texts give one name, told apart by what stands
     around it: a legal form ("Tom Inc." / "Tom Ltd.") or a title ("Mr." / "Mrs.")."""
-    return companies_of_one_name(text_a, text_b) or two_people_by_title(text_a, text_b)
+    titles = titles_of_two_people(text_a, text_b)
+    return companies_of_one_name(text_a, text_b) or (" / ".join(titles) if titles else None)
 
 
 def companies_of_one_name(text_a: str, text_b: str) -> str | None:
@@ -215,16 +216,14 @@ def companies_of_one_name(text_a: str, text_b: str) -> str | None:
     return _one_name_two_forms(text_a, text_b)
 
 
-def two_people_by_title(text_a: str, text_b: str) -> str | None:
+def titles_of_two_people(text_a: str, text_b: str) -> tuple[str, str] | None:
     """ "Mr. Chen teaches math" / "Mrs. Chen teaches math": two titles (the lexicon's
     `[honorifics]`) name two people, whatever name follows, unless one may be borne beside
     the other ("Dr." / "Mrs."). A title is no name of its own: the readers see "Chen"."""
     titles_a, titles_b = keytokens.titles_in(text_a), keytokens.titles_in(text_b)
     either = words("honorifics", "any_person")
-    for a in sorted(titles_a - titles_b - either):
-        for b in sorted(titles_b - titles_a - either):
-            return f"{a} / {b}"
-    return None
+    only_a, only_b = sorted(titles_a - titles_b - either), sorted(titles_b - titles_a - either)
+    return (only_a[0], only_b[0]) if only_a and only_b else None
 
 
 def _one_name_two_forms(text_a: str, text_b: str) -> str | None:

@@ -379,7 +379,7 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     if replaced:
         # "Uses npm for the frontend" / "Uses pnpm now instead of npm".
         return Relation(NEW_VALUE, f"{replaced} replaced", update=True)
-    if (not only_a and not only_b) or read_alike(only_a, only_b):
+    if read_alike(only_a, only_b):
         return Relation(SAME)  # nothing else, or one name in two cases: "floor 2" / "Floor 2"
     if not only_a or not only_b:
         return Relation(REFINES, spelled(only_a or only_b))

@@ -32,14 +32,14 @@ def bare_age(main: list[Token], predicate_at: int, language: str) -> int | None:
     8080"), nor a number with its unit."""
     if predicate_at < 0:
         return None
-    verb = main[predicate_at]
-    if not is_copula(verb) and not (language == "en" and verb.lemma == "turn"):
+    turned = language == "en" and main[predicate_at].lemma == "turn"
+    if not is_copula(main[predicate_at]) and not turned:
         return None
     after = [i for i in range(predicate_at + 1, len(main)) if main[i].content]
     if len(after) != 1 or not main[after[0]].value.startswith("number:"):
         return None
     before = [t for t in main[:predicate_at] if t.content]
-    if verb.lemma == "turn" or all(t.kind == "name" or relation_word(t, language) for t in before):
+    if turned or all(t.kind == "name" or relation_word(t, language) for t in before):
         return after[0]
     return None
 

@@ -39,6 +39,26 @@ def test_language_of(text, language):
     assert language_of(text) == language
 
 
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        # Languages no reader reads are told by their function words, so that a note in
+        # one is compared with an English one as two languages are, not word by word.
+        ("Trabalha na Siemens.", "pt"),
+        ("Mora em Lisboa.", "pt"),
+        ("Ha due figli.", "it"),
+        ("Lavora alla Ferrari.", "it"),
+        # English notes with a word those languages write too stay English.
+        ("Pays 1200 euros rent per month.", "en"),
+        ("Blood group: O-.", "en"),
+        ("Meeting at 9 in the EU region.", "en"),
+    ],
+)
+def test_a_language_no_reader_reads_is_told_apart_from_english(text, language):
+    assert language_of(text) == language
+    assert languages_differ(text, "Works at Bosch.") == (language != "en")
+
+
 def test_one_loan_word_does_not_make_english_german():
     assert language_of("The die casting line restarts at 6.") == "en"
 

@@ -810,6 +810,10 @@ def test_a_prefix_that_makes_another_thing_is_not_its_noun(older, newer, kind):
         ("The meeting is at 3 pm.", "The meeting moved to 4 pm.", frames.NEW_VALUE),
         ("Standup is at 9:30 every weekday.", "Standup moved to 10:00.", frames.NEW_VALUE),
         ("The launch is on Tuesday.", "The launch moved to Thursday.", frames.NEW_VALUE),
+        # "Shifted" says a new value as "moved" to a time does; a shift is no verb.
+        ("Standup is at 9:30.", "Standup shifted to 10:00.", frames.NEW_VALUE),
+        ("The night shift starts at 10 pm.", "The night shift starts at 11 pm.", frames.NEW_VALUE),
+        ("Works the early shift.", "Works the late shift.", frames.OTHER_VALUE),
         # Moved to a place is where one lives; a time after the place says when.
         ("Lives in Berlin.", "Moved to Berlin in May.", frames.REFINES),
         ("Lives in Porto.", "Moved to Lyon in 2024.", frames.NEW_VALUE),
@@ -846,4 +850,83 @@ def test_a_name_after_its_relation_is_the_one_related(older, newer, kind):
     ],
 )
 def test_the_number_one_turned_is_an_age(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A number right after its noun labels it: the verb comes after ("seats").
+        ("The meeting room on floor 3 seats 12.", "The meeting room on floor 4 seats 12.",
+         frames.OTHER_SUBJECT),
+        ("The meeting room on floor 3 seats 12.", "Floor 3 meeting room now seats 8.",
+         frames.NEW_VALUE),
+        # A number before its noun counts it: no label, and the verb is the next.
+        ("Team of 5 engineers owns the checkout.", "Team of 6 engineers owns the checkout.",
+         frames.OTHER_SUBJECT),
+        # Nor after a verb's form: "holds 12 servers".
+        ("Server rack A holds 12 servers.", "Server rack B holds 14 servers.",
+         frames.OTHER_SUBJECT),
+    ],
+)  # fmt: skip
+def test_a_verb_follows_a_noun_labelled_by_a_number(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # "Been to" is a visit, which "never" denies.
+        ("Has never been to Japan.", "Visited Japan in 2023.", frames.OPPOSITE),
+        ("Has been to Japan twice.", "Visited Japan in 2023.", frames.EVENTS),
+        ("Moved to Madrid for work.", "Visited Madrid for a conference.", frames.OTHER_PREDICATE),
+        # "Been" before anything else is the copula.
+        ("Has been vegetarian since 2019.", "Is vegetarian.", frames.REFINES),
+    ],
+)
+def test_been_to_a_place_is_a_visit(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A span in days and one in months compare at a month's mean length, as the key
+        # tokens compare them.
+        ("Logs are retained for 30 days.", "Log retention: one month.", frames.SAME),
+        ("The lease runs 2 years.", "The lease runs 730 days.", frames.SAME),
+        ("Logs are retained for 30 days.", "Log retention: three months.", frames.NEW_VALUE),
+    ],
+)
+def test_a_span_in_days_and_in_months_is_one_span(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A choice of one thing both name first, qualified two ways: one choice changed.
+        ("Prefers replies in Spanish.", "Now prefers replies in English.", frames.NEW_VALUE),
+        ("Prefers replies in Spanish.", "Please reply in English from now on.", frames.NEW_VALUE),
+        # Of a slot that holds several, or said by a copula: two values.
+        ("Likes songs by Muse.", "Likes songs by Queen.", frames.OTHER_VALUE),
+        ("Is a fan of Muse.", "Is a fan of Queen.", frames.OTHER_VALUE),
+    ],
+)
+def test_one_choice_of_one_thing_qualified_two_ways_is_one_slot(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # "Outgrew" ends what it takes, as "quit" does.
+        ("Has a peanut allergy.", "Outgrew the peanut allergy.", frames.OPPOSITE),
+        # Ended, a thing told apart by its modifier is another thing: nothing taken back.
+        ("Has a shellfish allergy.", "Outgrew the peanut allergy.", frames.UNREAD),
+        ("Plays in a jazz band.", "Quit the rock band.", frames.UNREAD),
+        ("Plays in a jazz band.", "Quit the jazz band.", frames.OPPOSITE),
+    ],
+)
+def test_what_is_ended_is_taken_back_only_of_the_same_thing(older, newer, kind):
     assert relation(older, newer).kind == kind

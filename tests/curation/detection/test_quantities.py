@@ -19,6 +19,11 @@ from memadmin.curation.detection.reading import quantities
         ("five replicas", "五个副本"),
         ("the disk is 80% full", "Die Platte ist zu 80 % voll"),
         ("keeps 1.5 TB of logs", "keeps 1500 GB of logs"),
+        # Bytes counted by 1,024s, as memory sizes are written, or by 1,000s.
+        ("Redis maxmemory is 2 GB.", "Redis maxmemory is 2048 MB."),
+        ("The VM has 16 GB of RAM.", "The VM has 16384 MB of RAM."),
+        ("The heap is 1.5 GB.", "The heap is 1536 MB."),
+        ("The cache is 1 GB.", "The cache is 1000 MB."),
         ("la réunion quotidienne dure 1,5 heure", "the daily meeting lasts 90 minutes"),
         # A quantity of two units is their sum.
         ("Battery lasts about 6.5 hours.", "A full charge gives roughly 6 h 30 min of runtime."),
@@ -61,6 +66,7 @@ def test_two_quantities_in_one_unit_or_rising_are_not_one(text):
         ("a 90-minute meeting", "a 60-minute meeting"),
         ("the parcel weighs 2 kg", "the parcel weighs 2.5 kg"),
         ("retention is 30 days", "retention is 3 months"),
+        ("the heap is 512 MB", "the heap is 0.5 GB"),
     ],
 )
 def test_another_value_of_the_same_unit_differs(a, b):

@@ -72,6 +72,11 @@ def test_two_holders_of_one_role_are_one_slot_with_two_values(older, newer, kind
         ("Maria leads the data team.", "Tom leads the data team now.", frames.NEW_VALUE),
         ("Anna manages the Berlin office.", "Since May, Ben manages the Berlin office.",
          frames.NEW_VALUE),
+        # A "now" between the holder and the verb says the change, as after the object.
+        ("J. Alvarez manages the Denver office.", "K. Obi now manages the Denver office.",
+         frames.NEW_VALUE),
+        ("Alice owns the payments service.", "Bob now owns the payments service.",
+         frames.NEW_VALUE),
         # Two things held, or a thing of which there are several: as written.
         ("Priya K. owns the billing dashboard.", "Priya S. owns the search dashboard.",
          frames.OTHER_SUBJECT),
@@ -80,6 +85,10 @@ def test_two_holders_of_one_role_are_one_slot_with_two_values(older, newer, kind
         ("Ines K. manages the Lisbon office.", "Ines M. manages the Lisbon office.",
          frames.OTHER_SUBJECT),
         ("Yuki A. is the team lead.", "Yuki R. is the team lead.", frames.OTHER_SUBJECT),
+        # The initial first, the surname shared: two people as well.
+        ("J. Alvarez manages the Denver office.", "R. Alvarez manages the Denver office.",
+         frames.OTHER_SUBJECT),
+        ("A. Kim leads the data team.", "B. Kim leads the data team.", frames.OTHER_SUBJECT),
         ("Tom runs the Berlin marathon.", "Ana runs the Berlin marathon.", frames.OTHER_SUBJECT),
     ],
 )  # fmt: skip
@@ -119,4 +128,21 @@ def test_a_role_said_by_a_verb_is_said_by_its_noun(text, named):
     ],
 )
 def test_a_manager_named_either_way_is_one_slot(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # One holder on both, the sides swapped, words added only to the role: the role
+        # named two ways, or two roles of one holder. No value changed.
+        ("Customer contact at Globex is Hank Scorpio.",
+         "Hank Scorpio is our point of contact at Globex.", frames.UNREAD),
+        ("The team lead is Anna.", "Anna is the product owner.", frames.UNREAD),
+        # Another holder of one role is its new value.
+        ("Main contact at Globex is Hank Scorpio.", "Dana Lee is now our main contact at Globex.",
+         frames.NEW_VALUE),
+    ],
+)  # fmt: skip
+def test_a_role_named_two_ways_of_one_holder_changes_no_value(older, newer, kind):
     assert relation(older, newer).kind == kind

@@ -233,6 +233,15 @@ SECONDS_PER_MONTH = 30.44 * 86400
 SPAN_TOLERANCE = 0.05
 
 
+def one_span(value_a: str, value_b: str) -> bool:
+    """Whether a span in fixed units and one in calendar units ("duration:2592000",
+    "calendar:1") are one span: within SPAN_TOLERANCE at a month's mean length."""
+    (measure_a, _, a), (_, _, b) = value_a.partition(":"), value_b.partition(":")
+    seconds, months = (float(a), float(b)) if measure_a == "duration" else (float(b), float(a))
+    mean = months * SECONDS_PER_MONTH
+    return abs(seconds - mean) <= SPAN_TOLERANCE * max(seconds, mean)
+
+
 def _span_difference(values_a, values_b, measures_a, measures_b) -> KeyTokenDifference | None:
     """A time span one text gives in calendar units and the other in fixed ones, with no
     value of one within SPAN_TOLERANCE of a value of the other: "kept for 30 days" /

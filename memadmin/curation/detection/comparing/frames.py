@@ -191,10 +191,9 @@ def _moved_thing(holder: Reading, other: Reading) -> bool:
 
 
 def _one_word_for_another(only_a: list[Token], only_b: list[Token]) -> bool:
-    """ "Favourite movie is Inception" / "His favorite film is Inception": the subjects
-    differ by one word that is a synonym of the other's, not by two things. (One limit
-    for another, "top speed" / "max speed", words.limits_aside has set aside: the word
-    models set "top" / "max" apart.)"""
+    """ "Favourite movie is Inception" / "His favorite film is Inception": one word a
+    synonym of the other's, not two things. (One limit for another, "top speed" / "max
+    speed", words.limits_aside has set aside: the word models set "top" / "max" apart.)"""
     if len(only_a) != 1 or len(only_b) != 1:
         return False
     if only_a[0].kind != "word" or only_b[0].kind != "word" or same_limit(*only_a, *only_b):
@@ -205,8 +204,8 @@ def _one_word_for_another(only_a: list[Token], only_b: list[Token]) -> bool:
 
 
 def _crossed(older: Reading, newer: Reading) -> bool:
-    """Two copulas whose sides swapped: the subject of each is said in the other's
-    complement ("PO of CEMS: Jana Vogel" / "Jana Vogel is the PO of CEMS")."""
+    """Two copulas whose sides swapped, each's subject in the other's complement ("PO of
+    CEMS: Jana Vogel" / "Jana Vogel is the PO of CEMS")."""
     if not copulas(older, newer):
         return False
 
@@ -405,6 +404,8 @@ def _values_differ(older, newer, only_a, only_b, objects_a, shared: int, update:
     """One predicate, and a value on each side the other lacks: one slot's new value, a
     rewording, or two values of a slot that holds several (two facts)."""
     detail = _both(only_a, older, only_b, newer)
+    if copulas(older, newer) and slots.role_words_only(older, newer, only_a, only_b):
+        return Relation(UNREAD)  # "customer contact at Globex" / "our point of contact"
     if slots.purpose_beside_the_value(older, newer, only_a, only_b):
         return Relation(UNREAD)  # why it happened, reworded: for the similarity to judge
     if not update and slots.another_occasion(only_a, only_b):
@@ -522,8 +523,7 @@ def _subject_said_after(older: Reading, newer: Reading) -> bool:
 
 
 def _swapped(older: Reading, newer: Reading) -> str:
-    """ "Prefers tea over coffee" / "Prefers coffee over tea": the same words either side
-    of a contrast, in the other order."""
+    """ "Prefers tea over coffee" / "Prefers coffee over tea": one contrast reversed."""
     markers = words("markers", "contrast")
     for reading in (older, newer):
         if not any(t.kind == "marker" and t.text in markers for t in reading.tokens):
@@ -537,13 +537,13 @@ def _swapped(older: Reading, newer: Reading) -> str:
 
 def _withdrawn(older: Reading, newer: Reading) -> Relation | None:
     """ "Prefers light theme" / "Actually I changed my mind, the light theme is too
-    bright", "Likes a summary on top" / "Stop putting a summary on top": the newer takes
-    back what the older says of the same thing."""
+    bright": the newer takes back what the older says of the same thing."""
     if not newer.ceased or older.ceased or any(t.lemma in words("cessation") for t in older.tokens):
         return None  # "Used to smoke but quit in 2019" tells its own end: none taken back
     objects = [t for t in older.objects if t.kind != "value"]
     found = [t for t in objects if found_in(t, newer)]
-    if found and 2 * len(found) >= len(objects):
+    other_thing = things.other_modifier_of_one_noun(older, newer)  # "the peanut allergy"
+    if found and 2 * len(found) >= len(objects) and not other_thing:
         return Relation(OPPOSITE, f"taken back: {spelled(found, older.body)}", update=True)
     return None
 

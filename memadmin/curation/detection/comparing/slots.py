@@ -10,6 +10,7 @@ from memadmin.curation.detection.comparing import alignment
 from memadmin.curation.detection.comparing.matching import (
     found_in,
     measures,
+    same_word,
     time_kind,
     values_only,
 )
@@ -58,7 +59,25 @@ def slot_of(older: Reading, newer: Reading, only_a, only_b) -> str:
         found = reading.predicate
         if found is not None and found.slot and _first_after_predicate(reading, only_a + only_b):
             return found.slot if _in_its_slot(other, its) else "many"
-    return "many"
+    return "one" if _one_choice_of_one_thing(older, newer, only_a, only_b) else "many"
+
+
+def _one_choice_of_one_thing(older: Reading, newer: Reading, only_a, only_b) -> bool:
+    """ "Prefers replies in Spanish" / "Now prefers replies in English": a predicate of
+    one value (a choice) of one thing both name first, which each qualifies by a name or
+    a value of its own: that thing's one choice, two ways."""
+    if len(only_a) != 1 or len(only_b) != 1 or any(t.kind == "word" for t in (*only_a, *only_b)):
+        return False
+    if any(r.predicate is None or r.predicate.slot != "one" for r in (older, newer)):
+        return False
+    if any(r.predicate.name == "be" for r in (older, newer)):
+        return False  # a copula names no choice: "is a fan of Muse" / "is a fan of Queen"
+    first_a, first_b = older.objects[:1], newer.objects[:1]
+    return (
+        bool(first_a and first_b)
+        and first_a[0].kind == "word"
+        and same_word(first_a[0], first_b[0])
+    )
 
 
 def _each_for_its_time(only_a, only_b) -> bool:
@@ -218,6 +237,29 @@ def _before_shared_purpose(older: Reading, newer: Reading, token: Token) -> bool
     if not following or following[0].text not in purpose:
         return False
     return any(found_in(t, newer) for t in following[1:] if t.content)
+
+
+def role_words_only(older: Reading, newer: Reading, only_a, only_b) -> bool:
+    """ "Customer contact at Globex is Hank Scorpio" / "Hank Scorpio is our point of
+    contact at Globex", "The team lead is Anna" / "Anna is the product owner": two
+    copulas whose sides swapped, one name said on both, and words added only where each
+    names a role. The role named two ways, or two roles of one holder: no value changed,
+    which the similarity and the LLM tell apart."""
+    if not only_a or not only_b or any(t.kind != "word" for t in (*only_a, *only_b)):
+        return False
+    for first, second, adds_first, adds_second in (
+        (older, newer, only_a, only_b),
+        (newer, older, only_b, only_a),
+    ):
+        holder = [t for t in first.objects if t.kind == "name"]
+        if (
+            holder
+            and all(any(same_word(t, u) for u in second.subject_words) for t in holder)
+            and all(t in first.subject_words for t in adds_first)
+            and all(t in second.objects for t in adds_second)
+        ):
+            return True
+    return False
 
 
 def purpose_beside_the_value(older: Reading, newer: Reading, only_a, only_b) -> bool:

@@ -20,6 +20,7 @@ from memadmin.curation.detection.reading import german, polarity, quantities
 from memadmin.curation.detection.reading.ages import bare_age, in_years, says_age
 from memadmin.curation.detection.reading.bounds import body_of, clause_break, set_apart
 from memadmin.curation.detection.reading.verbs import (
+    been_to,
     german_past,
     moved,
     participle,
@@ -245,11 +246,9 @@ def read(text: str) -> Reading:
 
 
 def _fragment_before(main, clause: str, subject_end: int) -> bool:
-    """ "Allergic to cats, prefers dogs", "Vegetarian, lives in Lyon": what stands before
-    a verb right after a comma, opening with a plain word (no person, article or
-    preposition), is a fragment of its own, not the verb's subject (a comma never stands
-    between a subject and its verb alone): the verb's subject is the user's, as in a
-    memory with no subject. "Tom, my brother, lives in Lyon" closes an apposition."""
+    """ "Allergic to cats, prefers dogs": a plain word (no person, article or preposition)
+    opening what stands before a verb right after a lone comma is a fragment, not the verb's
+    subject (the user's); "Tom, my brother, lives in Lyon" closes an apposition."""
     if subject_end <= 0 or subject_end >= len(main):
         return False
     before = clause[: main[subject_end].start]
@@ -299,8 +298,8 @@ _NO_LONGER_FRENCH = re.compile(r"\bn(?:e\s+|')\S+\s+plus\b|\b(?:nicht|kein\w*)\b
 
 
 def _subject_end(main, predicate_at: int, language: str, said: str) -> int:
-    """Where the subject ends: at the predicate, but in a German clause after "dass" (the
-    verb comes last: "dass Jonas in Wien wohnt") after its first person or name."""
+    """Where the subject ends: at the predicate; after "dass" at the first person or name
+    ("dass Jonas in Wien wohnt")."""
     if predicate_at < 0:
         return 0
     if language == "de" and "dass" in fold(said):
@@ -314,8 +313,7 @@ def _subject_end(main, predicate_at: int, language: str, said: str) -> int:
 
 
 def _negation_only_of_objects(main: tuple[Token, ...]) -> bool:
-    """ "without sugar", "ohne Zucker", "sans sucre": the negation is of a thing, not of
-    what is said."""
+    """ "without sugar", "ohne Zucker", "sans sucre": a thing negated, not what is said."""
     negators = [t for t in main if t.kind == "negator"]
     return all(t.text in ("without", "ohne", "sans", "无") for t in negators)
 
@@ -402,7 +400,8 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
                     later = None  # "don't run zpool upgrade on tank": a command
                 return main_verb, later and _with_preposition(later, main, main_verb, language)
             if copula_here:
-                return index, _subject_noun_class(seen, by_noun) or found
+                visit = been_to(main, index, language)
+                return index, visit or _subject_noun_class(seen, by_noun) or found
             continue  # a modal whose verb was not found
         if token.kind == "word" and found is not None and _gerund(main, index, language):
             seen.append(token)  # "Upgrading tank's pool features breaks...": a subject
@@ -429,9 +428,8 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
 
 
 def _zh_of(main, index: int, seen: list[Token]) -> bool:
-    """ "她的女儿": "的" between a person and a word of relation makes a possessive, as
-    "her" does: the relation is the subject, not the verb. (Before a thing, "她的书桌宽
-    1.2米", the reading stays as it was: what the thing is said to be has no verb.)"""
+    """ "她的女儿": "的" between a person and a word of relation is a possessive, as "her"
+    is (not before a thing: "她的书桌宽1.2米" has no verb)."""
     if main[index].text != "的" or not seen or seen[-1].kind not in ("user", "pronoun"):
         return False
     following = main[index + 1] if index + 1 < len(main) else None
@@ -440,10 +438,9 @@ def _zh_of(main, index: int, seen: list[Token]) -> bool:
 
 def _with_preposition(found: PredicateClass, main, index: int, language: str):
     """The class, when the first preposition after the predicate (past its object) is
-    one it takes, and not before a time ("lives in Lyon", "works at Acme", "host the
-    docs on Netlify"); None otherwise ("works on a MacBook", "lives with two cats", "ran
-    10 km on Saturday"). Chinese, and a verb that ends its clause, are taken as they
-    are."""
+    one it takes, not before a time ("lives in Lyon", "host the docs on Netlify"); None
+    otherwise ("works on a MacBook", "ran 10 km on Saturday"). Chinese, and a verb that
+    ends its clause, are taken as they are."""
     if not found.preps or language == "zh" or index + 1 >= len(main):
         return found
     position = index + 1
@@ -530,10 +527,14 @@ def _starts_predicate(main, index: int, seen: list[Token], language: str) -> boo
     # After a noun phrase, an English verb by its ending: "the unit-test job takes"; not
     # a plural before a colon or a copula ("the NAS datasets: ...", "gateways are").
     irregular_past = not token.text.endswith(("s", "ing"))  # "the broker ran out of disk"
+    # A number right after its noun labels it, a verb in -s after ("the room on floor 3
+    # seats 12"; not after a verb's form, "holds 12 servers", nor "force 12.5N best").
+    labelled = len(seen) > 1 and seen[-1].kind == "value" and seen[-2].kind == "word"
+    labelled = labelled and seen[-2].lemma == seen[-2].text and token.text.endswith("s")
     return (
         language == "en"
         and bool(content_before)
-        and seen[-1].kind in ("word", "name")
+        and (seen[-1].kind in ("word", "name") or labelled)
         and (token.text.endswith(("s", "ed")) or irregular_past)
         and token.lemma != token.text
         and not (following is not None and following.kind == "verb")
@@ -562,9 +563,8 @@ def _verb_next(main, index: int) -> bool:
 
 
 def _event_of(predicate: PredicateClass | None, main) -> bool:
-    """Whether a past tense tells an event. Of a slot that holds one value, the past says
-    the state ("deployed CEMS on Hetzner" is where it is deployed) unless a time says when
-    ("worked at Initech in 2019")."""
+    """Whether a past tense tells an event: of a one-value slot, the state ("deployed CEMS
+    on Hetzner") unless a time says when ("worked at Initech in 2019")."""
     if predicate is None or predicate.slot != "one":
         return True
     return any(_timely(t) or (t.value.startswith("number:") and len(t.text) == 4) for t in main)

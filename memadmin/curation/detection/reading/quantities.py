@@ -319,7 +319,7 @@ def _read_latin(folded: str, language: str):
         if unit is not None:
             # Only the measured value: "90-minute" and "1.5 h" are one duration, and
             # their bare numbers must not disagree. Its span takes the unit in.
-            measure, factor = unit
+            measure, factor = unit[0], _counted_by_1024(unit, number)
             unit_end = (
                 following[3] if following and _unit_of(following, folded, end, token) else end
             )
@@ -334,6 +334,17 @@ def _read_latin(folded: str, language: str):
             share = _of_share(number, tokens, position + 1, language)
             if share is not None:
                 yield Value("share", share, start, end)
+
+
+def _counted_by_1024(unit: tuple[str, float], number: float) -> float:
+    """The factor of a unit of bytes for `number`: "2048 MB", "16384 MB", a count in the
+    thousands that 512 divides, was counted by 1,024s, and is "2 GB", "16 GB" as those who
+    write it mean. "1.5 TB" / "1500 GB" stay one value by 1,000s."""
+    measure, factor = unit
+    decimal = factor in (1e3, 1e6, 1e9, 1e12)
+    if measure == "bytes" and decimal and number >= 1024 and number % 512 == 0:
+        return factor * 1000 / 1024
+    return factor
 
 
 def _time_token(token: str, start: int, end: int, language: str) -> Value | None:

@@ -36,9 +36,10 @@ def read_both(text_a: str, text_b: str) -> tuple[Reading, Reading]:
         said_a = said_b = None
     reading_a, role_a, holder_a = _alone(role_named(text_a) if said_a else text_a)
     reading_b, role_b, holder_b = _alone(role_named(text_b) if said_b else text_b)
-    if holder_a != holder_b and {t for t, _ in holder_a} & {t for t, _ in holder_b}:
-        # "Ines K." / "Ines M.": two people a store tells apart by an initial, each of
-        # whom may hold a role of their own ("manages the Lisbon office").
+    if holder_a != holder_b and _name_words(holder_a) & _name_words(holder_b):
+        # "Ines K." / "Ines M.", "J. Alvarez" / "R. Alvarez": two people a store tells
+        # apart by an initial, each of whom may hold a role of their own ("manages the
+        # Lisbon office").
         return reading_a, reading_b
     if role_a and role_b:
         return clause.read(role_a), clause.read(role_b)
@@ -58,6 +59,11 @@ def _holder(reading: Reading) -> frozenset[tuple[str, str]]:
     read (a name's initial is in its lemma: "ines k.")."""
     main = reading.tokens[: reading.clause_end]
     return frozenset((t.text, t.lemma) for t in main[: _name_end(main)] if t.content)
+
+
+def _name_words(holder: frozenset[tuple[str, str]]) -> set[str]:
+    """The words of a holder's name, less its initials ("j. alvarez": alvarez)."""
+    return {w for t, lemma in holder for w in (t, *lemma.split()) if len(w.rstrip(".")) > 1}
 
 
 def _name_end(main) -> int:
@@ -134,10 +140,13 @@ def role_first(reading: Reading) -> str:
     if any(_names_a_role(t, reading.language) for t in main[:at]):
         return ""  # "Manager is the CTO": a role written first, not its holder
     copula = at == reading.predicate_at and reading.predicate and reading.predicate.name == "be"
-    holder_noun = _nouns_by_verb("holders").get(main[at].text)
+    verb_at = at
+    while not copula and verb_at < len(main) - 2 and main[verb_at].text in words("change"):
+        verb_at += 1  # "K. Obi now manages the office": the verb after its "now"
+    holder_noun = _nouns_by_verb("holders").get(main[verb_at].text)
     if not copula and holder_noun is None:
         return ""
-    article = at + 1
+    article = verb_at + 1
     while article < len(main) and main[article].text in words("change"):
         article += 1  # "is now the", "is currently the"; not "is on the"
     role = list(main[article + 1 :])
@@ -156,7 +165,7 @@ def role_first(reading: Reading) -> str:
     body = reading.body
     verb_end = main[at].start + len(main[at].text)
     said = body[determiner.start : role[-1].start + len(role[-1].text)]
-    adverbs = " ".join(t.text for t in (*main[at + 1 : article], *after))
+    adverbs = " ".join(t.text for t in (*main[at:article], *after) if t.text in words("change"))
     linking = f"{body[main[at].start : verb_end] if copula else 'is'} {adverbs}".strip()
     if holder_noun is not None:
         said = f"the {holder_noun} of {said}"

@@ -48,6 +48,15 @@ def verb_after(main, index: int, language: str, *, any_word: bool) -> int | None
     return None
 
 
+def been_to(main, index: int, language: str) -> PredicateClass | None:
+    """ "Has been to Japan", "has never been to Japan": "been" before "to" says a visit,
+    as "visited" does, not what its subject is."""
+    following = main[index + 1] if index + 1 < len(main) else None
+    if language == "en" and main[index].text == "been" and following and following.text == "to":
+        return predicate_class("visit")
+    return None
+
+
 def irregular_participle(main, position: int, language: str) -> bool:
     """ "is built on", "was held in", "is written in": an English participle with no -ed,
     its preposition right after, is the predicate of a passive, as "is hosted on" is; not

@@ -121,10 +121,11 @@ def language_of(text: str) -> str:
         # As many words of each ("A une voiture": "a" is English and French).
         return rival if _by_dictionary(text) == rival else ENGLISH
     # A German or French note must say so twice (one "die" or "la" in English text is a
-    # name or a loan word), or once where English says nothing; and more than English.
-    if best != ENGLISH and (
-        scores[best] < (2 if scores[ENGLISH] else 1) or scores[best] <= scores[ENGLISH]
-    ):
+    # name or a loan word), or once where English says nothing; and more than English. A
+    # language no reader reads always twice: one word of it alone is as often a name
+    # ("Mia D. speaks Italian.").
+    least = 2 if scores[ENGLISH] or best in UNREAD_LANGUAGES else 1
+    if best != ENGLISH and (scores[best] < least or scores[best] <= scores[ENGLISH]):
         return ENGLISH
     if (
         scores[best] == 1
@@ -154,6 +155,9 @@ SENTENCE_WORDS = 5
 SURE_OF_LANGUAGE = 0.95
 # The languages told so: those the lexicon reads by their words.
 NGRAM_LANGUAGES = ("en", "de", "fr", "es")
+# Languages told by their function words only so that a note in one is compared with an
+# English note as two languages are (store/lexicon.toml [languages]): no reader reads them.
+UNREAD_LANGUAGES = ("it", "pt")
 
 
 @text_cache

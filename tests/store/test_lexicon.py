@@ -46,12 +46,15 @@ def test_language_of(text, language):
         # one is compared with an English one as two languages are, not word by word.
         ("Trabalha na Siemens.", "pt"),
         ("Mora em Lisboa.", "pt"),
-        ("Ha due figli.", "it"),
+        ("Abita alla Spezia.", "it"),
         ("Lavora alla Ferrari.", "it"),
         # English notes with a word those languages write too stay English.
         ("Pays 1200 euros rent per month.", "en"),
         ("Blood group: O-.", "en"),
         ("Meeting at 9 in the EU region.", "en"),
+        # One such word alone is as often a name: twice, to tell the language.
+        ("Mia D. speaks Italian.", "en"),
+        ("Uma works at Siemens.", "en"),
     ],
 )
 def test_a_language_no_reader_reads_is_told_apart_from_english(text, language):

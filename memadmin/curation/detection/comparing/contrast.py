@@ -238,8 +238,11 @@ def one_span(value_a: str, value_b: str) -> bool:
     "calendar:1") are one span: within SPAN_TOLERANCE at a month's mean length."""
     (measure_a, _, a), (_, _, b) = value_a.partition(":"), value_b.partition(":")
     seconds, months = (float(a), float(b)) if measure_a == "duration" else (float(b), float(a))
-    mean = months * SECONDS_PER_MONTH
-    return abs(seconds - mean) <= SPAN_TOLERANCE * max(seconds, mean)
+    return _one_length(seconds, months * SECONDS_PER_MONTH)
+
+
+def _one_length(seconds_a: float, seconds_b: float) -> bool:
+    return abs(seconds_a - seconds_b) <= SPAN_TOLERANCE * max(seconds_a, seconds_b)
 
 
 def _span_difference(values_a, values_b, measures_a, measures_b) -> KeyTokenDifference | None:
@@ -261,10 +264,7 @@ def _span_difference(values_a, values_b, measures_a, measures_b) -> KeyTokenDiff
         return found
 
     spans_a, spans_b = seconds(values_a), seconds(values_b)
-    close = any(
-        abs(x - y) <= SPAN_TOLERANCE * max(x, y) for x in spans_a.values() for y in spans_b.values()
-    )
-    if close:
+    if any(_one_length(x, y) for x in spans_a.values() for y in spans_b.values()):
         return None
     return KeyTokenDifference("quantity (duration)", tuple(sorted(spans_a)), tuple(sorted(spans_b)))
 

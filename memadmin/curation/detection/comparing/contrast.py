@@ -236,7 +236,9 @@ SPAN_TOLERANCE = 0.05
 def one_span(value_a: str, value_b: str) -> bool:
     """Whether a span in fixed units and one in calendar units ("duration:2592000",
     "calendar:1") are one span: within SPAN_TOLERANCE at a month's mean length."""
-    (measure_a, _, a), (_, _, b) = value_a.partition(":"), value_b.partition(":")
+    (measure_a, _, a), (measure_b, _, b) = value_a.partition(":"), value_b.partition(":")
+    if {measure_a, measure_b} != {"duration", "calendar"}:
+        return False
     seconds, months = (float(a), float(b)) if measure_a == "duration" else (float(b), float(a))
     return _one_length(seconds, months * SECONDS_PER_MONTH)
 

@@ -194,8 +194,8 @@ def same_word(a: Token, b: Token) -> bool:
         return contrast.same_name(a.lemma, b.lemma)
     if a.value.startswith("date:") and b.value.startswith("date:"):
         return contrast.same_date(a.value[5:], {b.value[5:]})
-    if {a.value.split(":")[0], b.value.split(":")[0]} == {"duration", "calendar"}:
-        return contrast.one_span(a.value, b.value)  # "30 days" / "one month"
+    if a.kind == b.kind == "value" and contrast.one_span(a.value, b.value):
+        return True  # "30 days" / "one month"
     if a.value.startswith("rate:") and b.value.startswith("rate:"):
         # "Plays tennis weekly" / "every Thursday": a rate that names its days is the
         # rate in a fuller form (two that name days name the same ones, or differ).

@@ -12,6 +12,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from memadmin.store.lexicon import (
+    UNREAD_LANGUAGES,
     _by_dictionary,
     _by_ngrams,
     fold,
@@ -197,7 +198,8 @@ def language_as_first_written(text: str) -> str:
     rival = max((lang for lang in scores if lang != "en"), key=lambda lang: scores[lang])
     if best == "en" and scores[rival] == scores["en"]:
         return rival if _by_dictionary(text) == rival else "en"
-    if best != "en" and (scores[best] < (2 if scores["en"] else 1) or scores[best] <= scores["en"]):
+    least = 2 if scores["en"] or best in UNREAD_LANGUAGES else 1
+    if best != "en" and (scores[best] < least or scores[best] <= scores["en"]):
         return "en"
     return best
 

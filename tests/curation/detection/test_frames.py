@@ -930,3 +930,87 @@ def test_one_choice_of_one_thing_qualified_two_ways_is_one_slot(older, newer, ki
 )
 def test_what_is_ended_is_taken_back_only_of_the_same_thing(older, newer, kind):
     assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A name with an initial is the full name its initial begins, family name kept.
+        ("Yuki Abe lives in Berlin.", "Yuki A. lives in Berlin.", frames.SAME),
+        # The full name's words are more than the initial says: detail added, no value.
+        ("Contact at Globex is M. Chen.", "Our Globex contact is Mei Chen.", frames.REFINES),
+        ("J. Alvarez manages the Denver office.", "Jorge Alvarez manages the Denver office.",
+         frames.SAME),
+        # Another initial, or another family name: another person.
+        ("Yuki R. lives in Berlin.", "Yuki A. lives in Berlin.", frames.OTHER_SUBJECT),
+        ("R. Alvarez manages the Denver office.", "Jorge Alvarez manages the Denver office.",
+         frames.OTHER_SUBJECT),
+        ("Yuki A. lives in Berlin.", "Yuki Sato lives in Berlin.", frames.OTHER_SUBJECT),
+    ],
+)  # fmt: skip
+def test_a_name_with_an_initial_is_the_full_name_its_initial_begins(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "differ"),
+    [
+        ("Dr. Ana Ruiz is the on-call cardiologist.", "The cardiologist on call is Dr. A. Ruiz.",
+         False),
+        ("Dr. Luis Ruiz is the on-call cardiologist.", "The cardiologist on call is Dr. A. Ruiz.",
+         True),
+        ("Ana Ruiz runs the lab.", "A. Smith runs the lab.", True),
+    ],
+)  # fmt: skip
+def test_a_name_with_an_initial_differs_in_no_key_token_from_its_full_name(older, newer, differ):
+    assert bool(contrast.key_token_differences(older, newer)) is differ
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A compound's words written apart are the compound.
+        ("Disk quota is 50 GiB per user.", "Per-user quota raised to 100 GiB.", frames.NEW_VALUE),
+        ("Disk quota is 50 GiB per user.", "Per-team quota raised to 100 GiB.",
+         frames.OTHER_SUBJECT),
+    ],
+)  # fmt: skip
+def test_a_compound_written_apart_is_one_word(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A length's dimension after it names the slot, as the dimension's noun does.
+        ("Height: 1.82 m.", "Is 182 cm tall.", frames.SAME),
+        ("Is 1.82 m tall.", "Height is 1.75 m.", frames.NEW_VALUE),
+        ("The shelf is 2 m tall.", "The shelf is 80 cm wide.", frames.UNREAD),
+        ("Tom is 1.80 m tall.", "Anna is 1.65 m tall.", frames.OTHER_SUBJECT),
+    ],
+)
+def test_a_length_and_its_dimension_name_one_slot(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # With nothing after the older's verb, the cessation takes back the activity.
+        ("Runs 5 km three times a week.", "Stopped running after the knee surgery.",
+         frames.OPPOSITE),
+        ("Runs 5 km three times a week.", "Stopped swimming.", frames.UNREAD),
+        # A death ends its subject, and what the older says of it.
+        ("Pixel the cat is 3 years old.", "Pixel passed away last spring.", frames.OPPOSITE),
+        ("Has a cat named Pixel.", "Pixel passed away in March.", frames.OPPOSITE),
+        ("Grandpa Joe lives in Leeds.", "Grandpa Joe died in May.", frames.OPPOSITE),
+        ("Grandpa Joe lives in Leeds.", "Grandma Ann died in May.", frames.OTHER_PREDICATE),
+        # Only a cessation of nothing but the subject ends it.
+        ("Tom works at Acme.", "Tom quit smoking.", frames.OTHER_PREDICATE),
+        # A name set beside its relation word names who it is, not whose.
+        ("Pixel the cat is 3 years old.", "Pixel is 4 years old.", frames.NEW_VALUE),
+        ("Kenta's manager lives in Osaka.", "Kenta lives in Kyoto.", frames.OTHER_SUBJECT),
+    ],
+)  # fmt: skip
+def test_a_cessation_of_an_activity_or_a_subject_takes_it_back(older, newer, kind):
+    assert relation(older, newer).kind == kind

@@ -81,6 +81,53 @@ def _compatible(kind: str, value: str, others: set[str]) -> bool:
     return False
 
 
+_INITIAL_FIRST = re.compile(r"([a-z])\. (\S+)")  # "a. ruiz"
+_INITIAL_LAST = re.compile(r"(\S+) ([a-z])\.")  # "yuki a."
+
+
+def _initialled(name: str) -> tuple[str, str, bool] | None:
+    """A name with an initial as its initial, the word it keeps and whether the initial
+    comes first ("a. ruiz": "a", "ruiz", True; "yuki a.": "a", "yuki", False), or None."""
+    for pattern, initial_at, kept_at in ((_INITIAL_FIRST, 1, 2), (_INITIAL_LAST, 2, 1)):
+        match = pattern.fullmatch(name)
+        if match:
+            return match[initial_at], match[kept_at], pattern is _INITIAL_FIRST
+    return None
+
+
+def _initialled_kept(value: str, text: str) -> bool:
+    """A name with an initial kept by the full name in the other text: "A. Ruiz" by "Ana
+    Ruiz" (a name its initial begins, before the family name), "Yuki A." by "Yuki Abe".
+    "Yuki A." / "Yuki R." and "A. Ruiz" / "Luis Ruiz" stay two people: each initial
+    begins no name of the other; nor is a company's legal form a name ("Eva Ltd")."""
+    parts = _initialled(value)
+    if parts is None:
+        return False
+    initial, kept, initial_first = parts
+    full = rf"({initial.upper()}[^\W\d_]*[a-zà-ÿ])"  # "Ana", not "A." nor "AB"
+    kept = rf"(?i:{re.escape(kept)})"
+    found = rf"\b{full}\s+{kept}\b" if initial_first else rf"\b{kept}\s+{full}\b"
+    forms = keytokens.legal_forms()
+    return any(name.lower() not in forms for name in re.findall(found, text))
+
+
+def one_person(token, text: str) -> bool:
+    """Whether a name written with an initial (a reading's token: "a. ruiz", "yuki a.")
+    is the full name of the other text ("Ana Ruiz", "Yuki Abe"). Only that way round: the
+    plain names of one text ("ana", "ruiz") are not all in the other ("Ana" / "A.
+    Smith"), and "Yuki" and "Yuki M." may be two people."""
+    return token.upper and _initialled_kept(token.lemma, text)
+
+
+def written_apart(compound: str, text: str) -> bool:
+    """Whether a compound of words joined by hyphens ("per-user", "on-call") is in the
+    text with its words apart ("50 GiB per user", "the cardiologist on call")."""
+    if "-" not in compound:
+        return False
+    apart = r"\s+".join(re.escape(part) for part in compound.split("-") if part)
+    return re.search(rf"(?<!\w){apart}(?!\w)", text.lower()) is not None
+
+
 # How alike two spellings of one name in two languages are, at least (difflib's ratio:
 # Lisbon / Lissabon 0.86, Lisbonne 0.86; Hetzner / Railway 0.14).
 NAME_ACROSS_LANGUAGES = 0.7
@@ -150,6 +197,9 @@ def key_token_differences(text_a: str, text_b: str) -> tuple[KeyTokenDifference,
             only_a = sorted(v for v in values_a if not keeps(kind, v, words_b))
             only_b = sorted(v for v in values_b if not keeps(kind, v, words_a))
             only_a, only_b = _without_acronyms(only_a, only_b, text_a, text_b)
+            # "A. Ruiz" / "Ana Ruiz": the name a name with an initial stands for.
+            only_a = [v for v in only_a if not _initialled_kept(v, text_b)]
+            only_b = [v for v in only_b if not _initialled_kept(v, text_a)]
         elif kind == "date":
             only_a = sorted(v for v in values_a if not _compatible(kind, v, values_b))
             only_b = sorted(v for v in values_b if not _compatible(kind, v, values_a))

@@ -1,7 +1,6 @@
-"""What two readings of memories (curation.detection.reading.clause) are to each other: one
-statement (maybe with detail added), one statement asserted and denied, one slot with
-two values, or two facts (another subject, another predicate, another value of a slot
-that holds several, two events).
+"""What two readings of memories (reading.clause) are to each other: one statement (maybe
+with detail added), one statement asserted and denied, one slot with two values, or two
+facts (another subject, another predicate, another value of a slot of several, events).
 
 The comparison aligns the content words of the two texts (same lemma or canonical value,
 a name in another form, an acronym) and looks at what is left over on each side and
@@ -9,20 +8,17 @@ where: in the subject ("the unit-test job" / "the integration job": two things),
 predicate ("enjoys" / "dislikes": a stance reversed), or after it ("lives in Porto" /
 "lives in Lyon": a new value of a slot of one; "likes tea" / "likes cocoa": of several).
 
-When the readings say nothing sure (no predicate found, or two different verbs the
-lexicon does not know), the relation is UNREAD and the judgement falls back on its
-similarity signals.
-"""
+When the readings say nothing sure (no predicate found, or two verbs the lexicon does
+not know), the relation is UNREAD: the judgement falls back on its similarities."""
 
 from __future__ import annotations
 
-from memadmin.curation.detection.comparing import alignment, contrast, slots, things
+from memadmin.curation.detection.comparing import alignment, contrast, ended, slots, things
 from memadmin.curation.detection.comparing.matching import (
     RESIDUE_WORDS,
     agent_first,
     changed_values,
     found_in,
-    named_by_relation,
     nothing_shared_across,
     one_name_aside,
     other_word_across,
@@ -88,7 +84,7 @@ def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = froz
     if slots.moved_elsewhere(older, newer):
         # "Lives in Porto" / "Moved the office to Lyon": a thing the older does not name.
         return Relation(OTHER_PREDICATE, f"{slots.verb_phrase(older)} / {slots.verb_phrase(newer)}")
-    withdrawn = _withdrawn(older, newer)
+    withdrawn = ended.taken_back(older, newer)
     if withdrawn:
         return withdrawn
     predicates = _predicates(older, newer)
@@ -135,17 +131,16 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
             and not read_alike(only_a, only_b)
         ):  # "the printer on floor 2" / "Floor 2 printer": one name, in two cases
             return f"{spelled(only_a, older.body)} / {spelled(only_b, newer.body)}"
-        # One subject the other's with a word of kinship or role added ("Kenta's manager
-        # lives in Osaka" / "Kenta lives in Osaka", "Alice's partner Tom works at Michelin"
-        # / "Alice works at Michelin"): someone else, named by their relation; not where
-        # the other's words follow it ("Her daughter Emma is 6" / "Emma turned 7").
+        # One subject the other's with a word of kinship or role added ("Kenta's manager"
+        # / "Kenta", "Alice's partner Tom" / "Alice"): someone else, named by their
+        # relation; not where it names the other's ("Her daughter Emma" / "Emma").
         longer, reading = (only_a, older) if only_a else (only_b, newer)
         full, shorter = (subject_a, subject_b) if only_a else (subject_b, subject_a)
         if (
             not (only_a and only_b)
             and _within(shorter, full)
             and any(relation_word(t, reading.language) for t in longer)
-            and not named_by_relation(full, shorter, reading.language)
+            and not _named_by_relation(full, shorter, reading.language)
         ):
             return f"{phrase(subject_a, older.body)} / {phrase(subject_b, newer.body)}"
         return ""
@@ -170,6 +165,19 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     if someone or parallel or _moved_thing(holder, other):
         return f"{phrase(named, holder.body)} / the user"
     return ""
+
+
+def _named_by_relation(subject: list[Token], shorter: list[Token], language: str) -> bool:
+    """ "Her daughter Emma" / "Emma": the other subject's words are a name after the word
+    of relation, or before it, set beside it ("Pixel the cat", "Emma, her daughter"):
+    who they are, not whose ("Kenta's manager" / "Kenta"; "her manager's email")."""
+    at = next((i for i, t in enumerate(subject) if relation_word(t, language)), len(subject))
+    named = [t for t in subject[at + 1 :] if t.kind == "name"]
+    if 0 < at < len(subject):  # not "Kenta's manager": a name and "'s" (three letters)
+        before, word = subject[at - 1], subject[at]
+        if before.kind == "possessive" or word.start - before.start - len(before.text) > 3:
+            named += [t for t in subject[:at] if t.upper and t.kind != "possessive"]
+    return all(any(same_word(t, u) for u in named) for t in shorter)
 
 
 def _within(shorter: list[Token], longer: list[Token]) -> bool:
@@ -301,12 +309,12 @@ def _valued(older: Reading, newer: Reading) -> Relation | None:
 # --- Objects ----------------------------------------------------------------------------------
 
 
-def _not_said_in(tokens: tuple[Token, ...], others: tuple[Token, ...]) -> list[Token]:
-    """The tokens no word of `others` says (matching.same_word). Most words of a pair
-    share their key, which same_word checks first: those are found in a set, and only
-    the rest go through every comparison."""
+def _not_said_in(tokens, others: tuple[Token, ...], text: str = "") -> list[Token]:
+    """The tokens no word of `others` says (matching.same_word), nor a name of `text` (one
+    person's: "Ana Ruiz" / "A. Ruiz"). Words of one key (most) are found in a set."""
     keys = {other.key for other in others}
-    return [t for t in tokens if t.key not in keys and not any(same_word(t, o) for o in others)]
+    said = [t for t in tokens if t.key not in keys and not any(same_word(t, o) for o in others)]
+    return [t for t in said if not (text and contrast.one_person(t, text))]
 
 
 def _denied(reading: Reading, other: Reading) -> list[Token]:
@@ -337,14 +345,13 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     objects_a, objects_b = older.objects, newer.objects
     passive = bool(agent_first(older)) != bool(agent_first(newer))
     if copulas(older, newer) or _subject_said_after(older, newer) or passive:
-        # "PO of the CEMS project: Jana Vogel" / "Jana Vogel is the product owner";
-        # "Grasp planner uses X" / "Switched the grasp planner to Y"; "The office is run
-        # by Sven" / "Sven runs the office": what one says as its subject the other says
-        # after its verb. Compare all that is said.
+        # "PO of the CEMS project: Jana Vogel" / "Jana Vogel is the product owner"; "The
+        # office is run by Sven" / "Sven runs the office": what one says as its subject
+        # the other says after its verb. Compare all that is said.
         objects_a = older.subject_words + objects_a
         objects_b = newer.subject_words + objects_b
-    only_a = _not_said_in(objects_a, objects_b)
-    only_b = _not_said_in(objects_b, objects_a)
+    only_a = _not_said_in(objects_a, objects_b, newer.text)
+    only_b = _not_said_in(objects_b, objects_a, older.text)
     only_a, only_b = one_name_aside(
         *without_acronyms(only_a, only_b), older, newer, objects_a, objects_b
     )
@@ -533,19 +540,6 @@ def _swapped(older: Reading, newer: Reading) -> str:
     if sorted(keys_a) == sorted(keys_b) and keys_a != keys_b:
         return "the same choice the other way round"
     return ""
-
-
-def _withdrawn(older: Reading, newer: Reading) -> Relation | None:
-    """ "Prefers light theme" / "Actually I changed my mind, the light theme is too
-    bright": the newer takes back what the older says of the same thing."""
-    if not newer.ceased or older.ceased or any(t.lemma in words("cessation") for t in older.tokens):
-        return None  # "Used to smoke but quit in 2019" tells its own end: none taken back
-    objects = [t for t in older.objects if t.kind != "value"]
-    found = [t for t in objects if found_in(t, newer)]
-    other_thing = things.other_modifier_of_one_noun(older, newer)  # "the peanut allergy"
-    if found and 2 * len(found) >= len(objects) and not other_thing:
-        return Relation(OPPOSITE, f"taken back: {spelled(found, older.body)}", update=True)
-    return None
 
 
 def _sign_detail(older: Reading, newer: Reading) -> str:

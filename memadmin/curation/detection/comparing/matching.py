@@ -2,9 +2,8 @@
 in another form (Postgres / PostgreSQL, J4 / Joint 4), an acronym and its expansion
 ("UCL" / "University College London", from the initials: no list of names), a word of
 the same class of predicate ("called" / "named"), and across languages a translation
-the multilingual model vouches for. curation.detection.comparing.frames aligns two readings with
-these; the automatic merge asks words_in_order.
-"""
+the multilingual model vouches for. comparing.frames aligns two readings with these; the
+automatic merge asks words_in_order."""
 
 from __future__ import annotations
 
@@ -66,9 +65,8 @@ def other_word_across(older: Reading, newer: Reading) -> str:
 
 
 # The multilingual model's cosine of two words of two languages from which they are one
-# word, for the same statement: a word and its translation score 0.90-0.96 ("Schach" /
-# "chess" 0.90, "Hund" / "dog" 0.94), but so do two of one kind ("tennis" / "golf" 0.91,
-# "piano" / "guitar" 0.91, "Kaffee" / "tea" 0.91): only the top of that range is sure.
+# word: a word and its translation score 0.90-0.96 ("Schach" / "chess" 0.90, "Hund" /
+# "dog" 0.94), but so do two of one kind ("tennis" / "golf" 0.91, "Kaffee" / "tea" 0.91).
 # Under it a pair is unread, and the sentences' cosines say more ("Joue au golf." /
 # "Plays tennis." 0.85, "Joue au tennis." / "Plays tennis." 0.94).
 SURE_TRANSLATION = 0.93
@@ -230,15 +228,6 @@ def spelled(tokens, text: str = "") -> str:
     """Tokens as `text` writes them, for a reason people read: a name whole and in its
     case ("Postgres 15", not "postgres"), a quantity with its unit ("42 cm")."""
     return " ".join(_as_written(t, text) for t in tokens)
-
-
-def named_by_relation(subject: list[Token], shorter: list[Token], language: str) -> bool:
-    """ "Her daughter Emma" / "Emma": the other subject's words are a name after the word
-    of relation, which says who they are, not whose ("Kenta's manager" / "Kenta"; "her
-    manager's email" / "her email")."""
-    at = next((i for i, t in enumerate(subject) if relation_word(t, language)), len(subject))
-    named = [t for t in subject[at + 1 :] if t.kind == "name"]
-    return all(any(same_word(t, u) for u in named) for t in shorter)
 
 
 def read_alike(tokens_a, tokens_b) -> bool:
@@ -444,9 +433,8 @@ def abbreviates(short: str, word: str) -> bool:
 
 def found_in(token: Token, reading: Reading) -> bool:
     """Whether the reading has this word (any form the alignment accepts), or spells it
-    out when it is an acronym ("PO" / "product owner"). Kept on the reading: the readers
-    of a pair ask of the same words, and a text is read beside several others (each
-    question a scan of its words: a fifth of a run's time)."""
+    out when it is an acronym ("PO" / "product owner"). Kept on the reading: a pair's
+    readers ask of the same words (each question a scan: a fifth of a run's time)."""
     known = reading.words_found
     found = known.get(token)
     if found is None:
@@ -458,6 +446,8 @@ def _found_in(token: Token, reading: Reading) -> bool:
     content = reading.content
     if token.key in reading.content_keys or any(same_word(token, other) for other in content):
         return True
+    if contrast.one_person(token, reading.text) or contrast.written_apart(token.text, reading.text):
+        return True  # "Ana Ruiz" / "A. Ruiz"; "per-user" / "per user"
     if token.caps and (
         expansion(token.text, list(content))
         or any(abbreviates(token.text, other.text) for other in content)

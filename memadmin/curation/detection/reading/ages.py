@@ -1,7 +1,7 @@
 """Whether a clause says someone's age: "is 7 years old", "ist vierunddreißig Jahre alt",
 "女儿8岁", or a person said to be a bare number ("Is 34", "Her son is ten"): one slot, and
 one value however the number is written (a bare age reads in years, as "34 years old"
-does)."""
+does). Also a length's dimension ("is 182 cm tall"): one slot too."""
 
 from __future__ import annotations
 
@@ -18,11 +18,21 @@ _AGE = re.compile(
 )
 
 
-def says_age(clause: str, predicate: str | None, language: str) -> bool:
-    """Whether the clause says an age in the words of one ("years old", "Jahre alt"),
-    after a copula or no verb, or in French after "avoir" ("Il a 34 ans")."""
-    verb_of_age = predicate in (None, "be") or (predicate == "have" and language == "fr")
-    return verb_of_age and bool(_AGE.search(fold(clause)))
+# A length and the adjective of its dimension after it ("182 cm tall", "2 m wide").
+_DIMENSION = re.compile(r"\d[\d.,]*\s*[a-z]{1,3}\s+(tall|high|wide|long|deep)\b")
+_DIMENSIONS = {"tall": "height", "high": "height", "wide": "width", "long": "length"}
+
+
+def measure_said(clause: str, predicate, language: str) -> str | None:
+    """The predicate a copula's measure says: "age" in the words of one ("years old",
+    "Jahre alt"; in French after "avoir": "Il a 34 ans"), the dimension after a length
+    ("Is 182 cm tall": height; "2 m wide": width; "3 m deep": depth), or None."""
+    name, folded = predicate and predicate.name, fold(clause)
+    of_age = name in (None, "be") or (name == "have" and language == "fr")
+    if of_age and _AGE.search(folded):
+        return "age"
+    dimension = _DIMENSION.search(folded) if name in (None, "be") else None
+    return dimension and _DIMENSIONS.get(dimension[1], "depth")
 
 
 def bare_age(main: list[Token], predicate_at: int, language: str) -> int | None:

@@ -1,8 +1,9 @@
 """A value read from a text (curation.detection.reading.quantities reads them; rates reads
-how often), and a number as its canonical text."""
+how often), a number as its canonical text, and a group of digits read as one code."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
@@ -26,3 +27,21 @@ def canonical_number(number: float) -> str:
     """A number as text with no trailing zeros: 90.0 -> "90", 1.50 -> "1.5"."""
     text = f"{number:.6f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
+
+
+# Digits joined by hyphens, with nothing after ("555-0199", "4521-883", "5-7"; not
+# "10-20k" nor a date, which the date reader reads).
+_DIGIT_GROUP = re.compile(r"\d+(?:-\d+)+(?![\w-]|[.,]\d)")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
+
+
+def digit_group(value: Value, folded: str) -> Value:
+    """A number the words read as its first digits alone, when hyphens join more to it:
+    the whole group is one code ("555-0199" / "555-0142": two phone numbers, not one
+    number 555)."""
+    if value.measure != "number":
+        return value
+    group = _DIGIT_GROUP.match(folded, value.start)
+    if group is None or group.end() <= value.end or _ISO_DATE.fullmatch(group.group()):
+        return value
+    return Value("code", group.group(), value.start, group.end(), 0.0, "")

@@ -26,7 +26,7 @@ from importlib import metadata
 from django.conf import settings
 
 from memadmin.curation.detection.reading import phrases, rates
-from memadmin.curation.detection.reading.measured import Value, canonical_number
+from memadmin.curation.detection.reading.measured import Value, canonical_number, digit_group
 from memadmin.curation.detection.reading.tokens import CHINESE_WEEKDAY, QUANTITY_TOKEN
 from memadmin.store.lexicon import HAN, fold, language_of, lexicon, words
 from memadmin.store.text import text_cache
@@ -175,7 +175,7 @@ def read(text: str) -> tuple[Value, ...]:
     """Every value written in `text`, in canonical form, in order."""
     folded = fold(text)
     language = language_of(text)
-    found = list(_read_latin(folded, language))
+    found = [digit_group(value, folded) for value in _read_latin(folded, language)]
     if not folded.isascii() and HAN.search(folded):
         chinese = list(_read_chinese(folded))
         # "3点" is read as a time there: its digit is not a number of its own here.

@@ -83,7 +83,8 @@ def class_of(token: Token) -> PredicateClass | None:
 
 
 def predicate_class(name: str) -> PredicateClass:
-    return next(c for c in classes()[0].values() if c.name == name)
+    by_word, by_noun, _ = classes()  # a class may have nouns only ("height")
+    return next(c for c in (*by_word.values(), *by_noun.values()) if c.name == name)
 
 
 def slot_nouns() -> dict[str, PredicateClass]:

@@ -1,0 +1,48 @@
+"""What a newer memory takes back of an older one: "Prefers light theme" / "Actually I
+changed my mind, the light theme is too bright" (what both say of the same thing);
+"Runs 5 km three times a week" / "Stopped running" (the activity the older's verb
+names); "Pixel the cat is 3" / "Pixel passed away" (a subject that ended, with all that
+was said of it). A cessation is read by reading.clause (the lexicon's `[cessation]`)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from memadmin.curation.detection.comparing import things
+from memadmin.curation.detection.comparing.matching import found_in, spelled
+from memadmin.curation.detection.comparing.predicates import copulas
+from memadmin.curation.detection.comparing.relations import OPPOSITE, Relation
+from memadmin.curation.detection.reading.clause import Reading
+from memadmin.store.lexicon import lexicon, words
+
+
+def taken_back(older: Reading, newer: Reading) -> Relation | None:
+    """The newer's cessation of what the older says (an update, the opposite of it), or
+    None."""
+    if not newer.ceased or older.ceased or any(t.lemma in words("cessation") for t in older.tokens):
+        return None  # "Used to smoke but quit in 2019" tells its own end: none taken back
+    objects = [t for t in older.objects if t.kind != "value"]
+    if _subject_ended(newer):  # "Pixel died": the older's subject, or a name it gives
+        objects = list(older.subject_words) or [t for t in objects if t.upper]
+    elif not objects and older.predicate_at >= 0 and not copulas(older, older):
+        objects = [older.tokens[older.predicate_at]]  # "Runs 5 km" / "Stopped running"
+    found = [t for t in objects if found_in(t, newer)]
+    other_thing = things.other_modifier_of_one_noun(older, newer)  # "the peanut allergy"
+    if found and 2 * len(found) >= len(objects) and not other_thing:
+        return Relation(OPPOSITE, f"taken back: {spelled(found, older.body)}", update=True)
+    return None
+
+
+def _subject_ended(reading: Reading) -> bool:
+    """A cessation of nothing but its subject: "Pixel passed away last spring", "Grandpa
+    Joe died in May" (after the verb only a time, or the words of the phrase itself);
+    not "Tom quit smoking"."""
+    return bool(reading.subject_words) and all(
+        t.kind == "value" or t.text in _phrase_words() for t in reading.objects
+    )
+
+
+@cache
+def _phrase_words() -> frozenset[str]:
+    """The words of the cessation phrases ("away" of "passed away")."""
+    return frozenset(w for phrase in lexicon()["cessation"]["phrases"] for w in phrase.split())

@@ -297,3 +297,22 @@ def test_one_value_in_other_words_is_found_in_a_pair(a, b, found):
 
     assert value_in_other_words(read(a), read(b)) is found
     assert value_in_other_words(read(b), read(a)) is found
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("The work phone number is 555-0199.", ("code", "555-0199")),
+        ("Ticket 4521-883 is open.", ("code", "4521-883")),
+        ("Kids aged 5-7.", ("code", "5-7")),
+        # Not a date (the date reader's), nor digits with a unit after them.
+        ("Budget is 10-20k.", ("number", "10")),
+    ],
+)
+def test_digits_joined_by_hyphens_are_one_code(text, value):
+    assert quantities.read(text)[0].key == value
+
+
+def test_two_codes_that_share_their_first_digits_differ():
+    older, newer = "The work phone number is 555-0199.", "New work phone number: 555-0142."
+    assert [d.kind for d in contrast.key_token_differences(older, newer)] == ["quantity (code)"]

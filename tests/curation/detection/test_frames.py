@@ -1014,3 +1014,19 @@ def test_a_length_and_its_dimension_name_one_slot(older, newer, kind):
 )  # fmt: skip
 def test_a_cessation_of_an_activity_or_a_subject_takes_it_back(older, newer, kind):
     assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A named thing's version, said by its noun, is what a newer version of it sets.
+        ("Kubernetes version is 1.27.", "Cluster upgraded to Kubernetes 1.29.", frames.NEW_VALUE),
+        ("Postgres version is 15.", "Upgraded the database to Postgres 16.", frames.NEW_VALUE),
+        ("API version is v2.", "The API is now on v3.", frames.NEW_VALUE),
+        ("Postgres version is 15.", "Redis version is 7.", frames.OTHER_SUBJECT),
+        # A length's dimension is no noun of a span of time ("Sprint length").
+        ("Sprint length is two weeks.", "Sprints are now three weeks long.", frames.NEW_VALUE),
+    ],
+)  # fmt: skip
+def test_a_version_said_by_its_noun_is_the_named_things(older, newer, kind):
+    assert relation(older, newer).kind == kind

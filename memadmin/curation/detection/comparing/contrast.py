@@ -119,6 +119,15 @@ def one_person(token, text: str) -> bool:
     return token.upper and _initialled_kept(token.lemma, text)
 
 
+def numbered(word: str, name: str) -> bool:
+    """Whether one is the other with a number after it, as a version is written: a word
+    at the start of a sentence ("Postgres version is 15") and the name with its number
+    ("Upgraded to Postgres 16"), either way round."""
+    shorter, longer = sorted((word, name), key=len)
+    number = longer[len(shorter) + 1 :]
+    return longer.startswith(shorter + " ") and number[:1].isdigit() and " " not in number
+
+
 def written_apart(compound: str, text: str) -> bool:
     """Whether a compound of words joined by hyphens ("per-user", "on-call") is in the
     text with its words apart ("50 GiB per user", "the cardiologist on call")."""

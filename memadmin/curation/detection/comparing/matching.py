@@ -187,7 +187,8 @@ def same_word(a: Token, b: Token) -> bool:
     if (a.caps and abbreviates(a.text, b.text)) or (b.caps and abbreviates(b.text, a.text)):
         return True  # "DB" / "database"
     if {a.kind, b.kind} == {"name", "word"}:
-        return a.lemma == b.lemma  # "Her cat Miso" / "Miso, her cat": a name at the start
+        # "Her cat Miso" / "Miso, her cat": a name at the start; "Postgres" / "Postgres 16"
+        return a.lemma == b.lemma or (a.upper and b.upper and contrast.numbered(a.lemma, b.lemma))
     if a.kind == "name" and b.kind == "name":  # "Postgres 16" / "PostgreSQL 16"
         return contrast.same_name(a.lemma, b.lemma)
     if a.value.startswith("date:") and b.value.startswith("date:"):

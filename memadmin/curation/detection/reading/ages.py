@@ -19,8 +19,8 @@ _AGE = re.compile(
 
 
 # A length and the adjective of its dimension after it ("182 cm tall", "2 m wide").
-_DIMENSION = re.compile(r"\d[\d.,]*\s*[a-z]{1,3}\s+(tall|high|wide|long|deep)\b")
-_DIMENSIONS = {"tall": "height", "high": "height", "wide": "width", "long": "length"}
+_DIMENSION = re.compile(r"\d[\d.,]*\s*(?:mm|cm|m|km|ft|in)\s+(tall|high|wide|deep)\b")
+_DIMENSIONS = {"tall": "height", "high": "height", "wide": "width", "deep": "depth"}
 
 
 def measure_said(clause: str, predicate, language: str) -> str | None:
@@ -32,7 +32,7 @@ def measure_said(clause: str, predicate, language: str) -> str | None:
     if of_age and _AGE.search(folded):
         return "age"
     dimension = _DIMENSION.search(folded) if name in (None, "be") else None
-    return dimension and _DIMENSIONS.get(dimension[1], "depth")
+    return dimension and _DIMENSIONS[dimension[1]]
 
 
 def bare_age(main: list[Token], predicate_at: int, language: str) -> int | None:

@@ -1030,3 +1030,73 @@ def test_a_cessation_of_an_activity_or_a_subject_takes_it_back(older, newer, kin
 )  # fmt: skip
 def test_a_version_said_by_its_noun_is_the_named_things(older, newer, kind):
     assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A cessation of what the older already denies takes nothing back.
+        ("Uses Jira.", "Stopped using Jira.", frames.OPPOSITE),
+        ("No longer uses Jira.", "Stopped using Jira.", frames.UNREAD),
+        # A beginning's verb before its gerund: the gerund is what is said.
+        ("Doesn't eat pork.", "Started eating pork again.", frames.OPPOSITE),
+        ("Runs 5 km.", "Started running 10 km.", frames.NEW_VALUE),
+        # "Back to" a state: no subject "back".
+        ("Works four days a week.", "Back to working five days a week.", frames.NEW_VALUE),
+        # A modifier after an article is no verb: two daughters.
+        ("The older daughter plays violin.", "The younger daughter plays violin.",
+         frames.OTHER_SUBJECT),
+        ("The older daughter plays violin.", "The older daughter plays cello.",
+         frames.OTHER_VALUE),
+    ],
+)  # fmt: skip
+def test_what_stands_before_the_predicate_is_read_as_what_it_is(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # One noun, each subject with a modifier of its own: two things, "new" one too.
+        ("The new gripper pad is for the demo rig.", "The steel gripper pad is for the demo rig.",
+         frames.OTHER_SUBJECT),
+        ("The old laptop runs Windows 10.", "The new laptop runs Ubuntu 24.04.",
+         frames.OTHER_SUBJECT),
+        ("The staging cluster backs up to the prod bucket.",
+         "The prod cluster backs up to the staging bucket.", frames.OTHER_SUBJECT),
+        # "New" alone is the same thing's new value, and against "current" too.
+        ("The gripper pad weighs 250 g.", "The new gripper pad weighs 120 g.", frames.NEW_VALUE),
+        ("The current manager is Tom.", "The new manager is Sara.", frames.NEW_VALUE),
+    ],
+)  # fmt: skip
+def test_subjects_of_one_noun_modified_apart_are_two_things(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # What a choice is set against is denied, as "not" denies it.
+        ("Wants code in TypeScript, not JavaScript.",
+         "Prefers TypeScript over JavaScript for code samples.", frames.REFINES),
+        ("Uses npm.", "Uses pnpm instead of npm.", frames.OPPOSITE),
+        ("Prefers tea over coffee.", "Prefers coffee over tea.", frames.NEW_VALUE),  # as before
+        # One phrase for another in place, the articles aside: another value.
+        ("Pays 200 euros a month into the pension plan.",
+         "Pays 200 euros a month into a savings account.", frames.OTHER_VALUE),
+        ("Plans a trip to Japan in April.", "Plans to visit Japan in April.", frames.UNREAD),
+        # A promotion sets the title.
+        ("Job title is Staff Engineer.", "Promoted to Principal Engineer.", frames.NEW_VALUE),
+    ],
+)  # fmt: skip
+def test_a_choice_s_other_a_phrase_in_place_and_a_promotion_are_read(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+def test_what_a_choice_is_set_against_is_no_name_it_asserts():
+    assert not contrast.polarity_difference(
+        "Wants code in TypeScript, not JavaScript.",
+        "Prefers TypeScript over JavaScript for code samples.",
+    )
+    # "over" names no choice where nothing is liked: SSH is asserted.
+    assert contrast.polarity_difference("Connects to the server over SSH.", "Does not use SSH.")

@@ -135,6 +135,12 @@ def test_a_negated_name_clashes_with_the_same_name_asserted():
     ) == ("docker, said by one and denied by the other")
 
 
+def test_a_name_a_clause_ends_is_not_asserted_against_its_negation():
+    # "Stopped using Jira" says what "No longer uses Jira" says: no clash between them.
+    assert contrast.polarity_difference("No longer uses Jira.", "Stopped using Jira.") is None
+    assert contrast.polarity_difference("Uses Jira.", "Does not use Jira.") is not None
+
+
 @pytest.mark.parametrize(
     "text",
     [

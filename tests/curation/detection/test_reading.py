@@ -394,3 +394,26 @@ def test_an_opening_time_is_read_at_the_clause_end(text, body, subject):
     found = read(text)
     assert found.body == body
     assert subject is None or [t.text for t in found.subject_words] == subject
+
+
+@pytest.mark.parametrize(
+    ("text", "verb", "subject"),
+    [
+        # A word after an article is a noun or its modifier, never the verb.
+        ("The older daughter plays violin.", "plays", ["older", "daughter"]),
+        # A beginning or a going on before its gerund is its auxiliary.
+        ("Started eating pork again.", "eating", []),
+        ("Keeps forgetting the keys.", "forgetting", []),
+        ("Started a new job at Bosch.", "started", []),  # no gerund: the verb, as before
+        # "Back" first, before a preposition, is a return.
+        ("Back to working five days a week.", "working", []),
+    ],
+)
+def test_an_article_an_aspect_or_a_return_is_not_the_predicate(text, verb, subject):
+    found = read(text)
+    assert found.tokens[found.predicate_at].text == verb
+    assert [t.text for t in found.subject_words] == subject
+
+
+def test_back_before_a_noun_is_a_word():
+    assert "back" in [t.text for t in read("Has back pain.").objects]

@@ -26,6 +26,7 @@ from memadmin.curation.detection.reading.keytokens import (
 from memadmin.curation.detection.reading.polarity import (
     content_stems,
     negated_names,
+    set_against,
     stance,
     stance_stems,
 )
@@ -487,9 +488,8 @@ def polarity_difference(text_a: str, text_b: str) -> str | None:
 def _shared_object(text_a: str, text_b: str) -> bool:
     """Whether the texts share a content word besides stance words and their first word:
     a stance is about something ("likes cilantro" / "hates cilantro")."""
-    # Who holds the stance is not what it is about: the first word ("Alice likes..." /
-    # "Alice hates..."). Not subject(): in a short sentence that is the object ("uses
-    # Docker").
+    # Who holds the stance (the first word: "Alice likes..." / "Alice hates...") is not
+    # what it is about. Not subject(): in a short sentence that is the object ("uses X").
     subjects = {words[0].lower for words in (words_of(text_a), words_of(text_b)) if words}
     left_out = stance_stems() | {s[:5] for s in subjects if s}
     shared = content_stems(text_a) & content_stems(text_b)
@@ -499,13 +499,20 @@ def _shared_object(text_a: str, text_b: str) -> bool:
 def _negation_clash(text_a: str, text_b: str) -> str | None:
     """A term one text only asserts and the other only negates ("uses Jenkins" / "does
     not use Jenkins; uses GitHub Actions")."""
-    asserted_a, negated_a = negated_names(text_a)
-    asserted_b, negated_b = negated_names(text_b)
+    (asserted_a, negated_a), (asserted_b, negated_b) = _asserted(text_a), _asserted(text_b)
     clash = sorted(
         ((asserted_a - negated_a) & (negated_b - asserted_b))
         | ((asserted_b - negated_b) & (negated_a - asserted_a))
     )
     return ", ".join(clash) if clash else None
+
+
+def _asserted(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(names asserted, names negated): none asserted where the clause ends them ("Stopped
+    using Jira"), nor what a choice is set against ("TypeScript over JavaScript")."""
+    (asserted, negated), reading = negated_names(text), clause.read(text)
+    against = {t.text for t in set_against(reading)}
+    return (frozenset() if reading.ceased else asserted - against), negated | (asserted & against)
 
 
 # --- Differences as the texts write them, and what is left once they are set aside ------

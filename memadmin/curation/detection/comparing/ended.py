@@ -21,6 +21,8 @@ def taken_back(older: Reading, newer: Reading) -> Relation | None:
     None."""
     if not newer.ceased or older.ceased or any(t.lemma in words("cessation") for t in older.tokens):
         return None  # "Used to smoke but quit in 2019" tells its own end: none taken back
+    if older.negated:
+        return None  # "No longer uses Jira" / "Stopped using Jira": both deny it
     objects = [t for t in older.objects if t.kind != "value"]
     if _subject_ended(newer):  # "Pixel died": the older's subject, or a name it gives
         objects = list(older.subject_words) or [t for t in objects if t.upper]

@@ -54,6 +54,7 @@ from memadmin.curation.detection.comparing.relations import (
     Relation,
 )
 from memadmin.curation.detection.reading.clause import Reading
+from memadmin.curation.detection.reading.polarity import set_against
 from memadmin.curation.detection.reading.words import (
     Token,
     relation_word,
@@ -78,6 +79,7 @@ def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = froz
         contrast.otherwise_qualified(older.body, newer.body)
         or things.otherwise_modified(older.body, newer.body)
         or things.two_of_one_name(older.body, newer.body)
+        or things.subjects_modified_apart(older, newer)
     )
     if two_things:  # "owes 830 euros to the welder from Porto" / "... from Perth": two
         return Relation(OTHER_SUBJECT, two_things)  # things, one subject's slot of each
@@ -318,12 +320,16 @@ def _not_said_in(tokens, others: tuple[Token, ...], text: str = "") -> list[Toke
 
 
 def _denied(reading: Reading, other: Reading) -> list[Token]:
-    """What `reading` denies after its clause ("uses pnpm, not npm") that `other` asserts
-    as its object and `reading` does not."""
-    if not reading.denied:
+    """What `reading` denies ("uses pnpm, not npm") or sets its choice against ("pnpm
+    instead of npm") that `other` asserts as its object, and `reading` does not."""
+    against, others_against = set_against(reading, replaced_only=True), set_against(other)
+    if others_against:
+        against = ()  # two choices: one the other way round is _swapped's to say
+    if not reading.denied and not against:
         return []
-    asserted = [t for t in reading.denied if not _not_said_in((t,), other.objects)]
-    return _not_said_in(tuple(asserted), reading.objects)
+    objects = tuple(t for t in other.objects if t not in others_against)
+    asserted = [t for t in reading.denied + against if not _not_said_in((t,), objects)]
+    return _not_said_in(tuple(asserted), tuple(t for t in reading.objects if t not in against))
 
 
 def _denied_by_both(older, newer, denied_a, denied_b, only_a, only_b) -> Relation | None:

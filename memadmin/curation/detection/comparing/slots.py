@@ -111,14 +111,22 @@ def reworded(older: Reading, newer: Reading, only_a, only_b) -> bool:
     are no synonyms, frames set those aside before)."""
     if not all(t.kind == "word" for t in only_a + only_b):
         return False
-    if len(only_a) != 1 or len(only_b) != 1:
+    # Nor one phrase for another, in place ("into the pension plan" / "into a savings
+    # account"): the articles aside, the words that differ stand together on each side.
+    clause_a = [t for t in older.tokens[: older.clause_end] if t.text not in _ARTICLES]
+    clause_b = [t for t in newer.tokens[: newer.clause_end] if t.text not in _ARTICLES]
+    if len(only_a) != len(only_b) or len(clause_a) != len(clause_b):
         return True
-    clause_a = older.tokens[: older.clause_end]
-    clause_b = newer.tokens[: newer.clause_end]
-    if len(clause_a) != len(clause_b):
-        return True
-    differ = [(x, y) for x, y in zip(clause_a, clause_b, strict=True) if x.text != y.text]
-    return differ != [(only_a[0], only_b[0])]
+    at = [i for i, (x, y) in enumerate(zip(clause_a, clause_b, strict=True)) if x.text != y.text]
+    in_place = at == list(range(at[0], at[0] + len(only_a))) if at else False
+    return not (
+        in_place
+        and [clause_a[i] for i in at] == list(only_a)
+        and [clause_b[i] for i in at] == list(only_b)
+    )
+
+
+_ARTICLES = frozenset({"the", "a", "an"})
 
 
 def _names_one_slot(reading: Reading) -> bool:

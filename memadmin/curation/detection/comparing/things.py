@@ -258,15 +258,54 @@ def other_modifier_of_one_noun(reading_a, reading_b) -> bool:
     """Whether both name one noun after an article or preposition, each with a modifier
     of its own ("on the blue motor" / "on the 12V motor", "the old tray" / "the steel
     tray"): in a namespace of many things, two of them, whatever else both say alike."""
+    in_a, in_b = _modified(reading_a.tokens), _modified(reading_b.tokens)
+    return any(noun in in_b and in_b[noun].lemma != t.lemma for noun, t in in_a.items())
 
-    def modified(read) -> dict[str, str]:
-        return {
-            read[i].lemma: read[i - 1].lemma
-            for i in range(2, len(read))
-            if read[i].kind == "word"
-            and read[i - 1].kind in ("word", "value")
-            and read[i - 2].kind == "function"
-        }
 
-    in_a, in_b = modified(reading_a.tokens), modified(reading_b.tokens)
-    return any(noun in in_b and in_b[noun] != modifier for noun, modifier in in_a.items())
+def subjects_modified_apart(reading_a, reading_b) -> str | None:
+    """Two subjects of one noun, each with a modifier of its own after its article ("The
+    new gripper pad" / "The steel gripper pad", "The staging cluster" / "The prod
+    cluster"): two things, whatever each says. "New" counts as a modifier here, against
+    another: alone it is the same thing's new value ("The new pad weighs 120 g")."""
+    in_a = _modified(reading_a.tokens[: max(reading_a.subject_end, 0)])
+    in_b = _modified(reading_b.tokens[: max(reading_b.subject_end, 0)])
+    for noun, modifier in in_a.items():
+        other = in_b.get(noun)
+        if other is not None and _two_modifiers(modifier.text, other.text):
+            return f"{modifier.text} / {other.text}"  # as the subjects' comparison says
+    return None
+
+
+def _two_modifiers(word_a: str, word_b: str) -> bool:
+    """Two modifiers, not one in two words: a limit ("top" / "max"), a measure, a short
+    form ("prod" / "production"), a name of it ("cems-ingest" / "ingest"), a synonym, or
+    two times of one thing ("the current manager" / "the new manager")."""
+    when = words("markers", "new") | words("markers", "current")
+    return not (
+        {word_a, word_b} <= when
+        or word_a.startswith(word_b)
+        or word_b.startswith(word_a)
+        or word_a.endswith(f"-{word_b}")  # "cems-ingest" is the ingest service
+        or word_b.endswith(f"-{word_a}")
+        or same_limit_words(word_a, word_b)
+        or one_measure_words(word_a, word_b)
+        or alignment.synonyms(word_a, word_b)
+    )
+
+
+def _modified(tokens) -> dict:
+    """Each noun (its lemma) after an article or preposition and one modifier: the
+    modifier's token."""
+    new = words("markers", "new")
+
+    def modifier(token) -> bool:
+        return token.kind in ("word", "value") or token.text in new
+
+    return {
+        tokens[i].lemma: tokens[i - 1]
+        for i in range(2, len(tokens))
+        if tokens[i].kind == "word"
+        and modifier(tokens[i - 1])
+        and tokens[i - 2].kind == "function"
+        and tokens[i - 2].text not in new
+    }

@@ -19,6 +19,7 @@ from functools import cache, cached_property
 from memadmin.curation.detection.reading import german, polarity, quantities
 from memadmin.curation.detection.reading.ages import bare_age, in_years, measure_said
 from memadmin.curation.detection.reading.bounds import body_of, clause_break, set_apart
+from memadmin.curation.detection.reading.neighbours import QUANTITY_BOUND
 from memadmin.curation.detection.reading.verbs import (
     been_to,
     german_past,
@@ -29,7 +30,6 @@ from memadmin.curation.detection.reading.verbs import (
 )
 from memadmin.curation.detection.reading.words import (
     CHINESE_VERBS,
-    QUANTITY_BOUND,
     PredicateClass,
     Token,
     class_of,
@@ -504,6 +504,8 @@ def _subject_noun_class(subject: list[Token], by_noun) -> PredicateClass | None:
 def _starts_predicate(main, index: int, seen: list[Token], language: str) -> bool:
     token = main[index]
     content_before = [t for t in seen if t.content]
+    if language == "en" and index and main[index - 1].text in per_language("nouns_after", language):
+        return False  # "Allergic to cats, prefers dogs", "The older daughter": no verb
     if not content_before and not seen:
         # The first word of the memory: a verb when it reads as one ("Plays chess",
         # "Took Rex camping"; not "Ana swam", not "Alerts are routed").
@@ -515,8 +517,6 @@ def _starts_predicate(main, index: int, seen: list[Token], language: str) -> boo
     if language == "zh" and token.text in CHINESE_VERBS:
         return True  # "前端测试需要5分钟": a verb, wherever it stands
     following = main[index + 1] if index + 1 < len(main) else None
-    if language == "en" and main[index - 1].text in per_language("nouns_after", language):
-        return False  # "Allergic to cats, prefers dogs": a noun, whatever its ending
     if len(content_before) == 1 and (seen[-1].kind == "name" or seen[-1].upper):
         # "Ana swam", "Tom works"; not a plural before a copula, after a word capitalised
         # only as the first ("Build artifacts are now deleted", "Raw readings are").

@@ -142,3 +142,22 @@ def announces_change(text: str) -> bool:
 # "has been moved", "have been cancelled": something was done to it, a change; not "has
 # been vegetarian" (a state that goes on: the lexicon's [change] durations).
 _PASSIVE_PERFECT = re.compile(r"\b(?:has|have|had) been \w+(?:ed|en|wn)\b")
+
+
+def set_against(reading, *, replaced_only: bool = False) -> tuple:
+    """What a choice (a reading.clause.Reading) is set against: the first content word
+    after "over", "than", "instead of" ("Prefers TypeScript over JavaScript": JavaScript),
+    which it does not assert. Only where the clause likes or prefers, or replaces:
+    "Connects over SSH" sets nothing against SSH. `replaced_only`: what it replaces alone
+    ("pnpm instead of npm" denies npm; "tea over coffee" is no dislike of coffee)."""
+    markers = words("markers", "contrast")
+    replaced = words("markers", "replaced")
+    choice = not replaced_only and reading.predicate is not None and reading.predicate.stance > 0
+    main = reading.tokens[: reading.clause_end]
+    found = []
+    for at, token in enumerate(main):
+        if token.kind == "marker" and token.text in markers and (choice or token.text in replaced):
+            after = next((t for t in main[at + 1 :] if t.content and t.kind != "marker"), None)
+            if after is not None:
+                found.append(after)
+    return tuple(found)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from memadmin.curation.detection.reading import keytokens, quantities
+from memadmin.curation.detection.reading import keytokens, neighbours, quantities
 from memadmin.curation.detection.reading.tokens import (
     CHINESE_WEEKDAY,
     CLAUSE_WORD,
@@ -506,36 +506,10 @@ def tokens(body: str, language: str) -> tuple[Token, ...]:
             name = names[start]
             found.append(Token(piece, name, start, "name", f"name:{name}", True, caps))
             continue
-        if kind == "word" and _ne_plus(found, piece):
+        if kind == "word" and neighbours.ne_plus(found, piece):
             kind = "function"
         found.append(Token(piece, lemma_, start, kind, "", upper, caps))
-    return _bounds_unnegated(found)
-
-
-# "no more than 5", "nicht mehr als 5", "pas plus de 5": a bound on a quantity (at most,
-# at least), whose negator denies nothing. One list of words for the tokens and the text.
-_BOUND_NEGATORS = ("no", "not", "nicht", "pas")
-_COMPARATIVES = frozenset({"more", "less", "fewer", "mehr", "weniger", "plus", "moins"})
-_THAN = frozenset({"than", "als", "que", "de"})
-QUANTITY_BOUND = re.compile(
-    rf"\b(?:{'|'.join(_BOUND_NEGATORS)})\s+(?:{'|'.join(sorted(_COMPARATIVES))})"
-    rf"\s+(?:{'|'.join(sorted(_THAN))})\b"
-)
-
-
-def _bounds_unnegated(found: list[Token]) -> tuple[Token, ...]:
-    for at in range(len(found) - 2):
-        if (
-            found[at].kind == "negator"
-            and found[at + 1].text in _COMPARATIVES
-            and found[at + 2].text in _THAN
-        ):
-            found[at] = found[at]._replace(kind="function")
-            # "ne boit pas plus de 2": the French "ne" is the bound's too.
-            before = next((b for b in range(at - 1, -1, -1) if found[b].kind == "negator"), None)
-            if before is not None and found[before].text in ("ne", "n"):
-                found[before] = found[before]._replace(kind="function")
-    return tuple(found)
+    return neighbours.retagged(found)
 
 
 @lru_cache(maxsize=262144)
@@ -590,11 +564,3 @@ def _span_at(spans: list[tuple[int, int, str]], start: int) -> int | None:
 
 def _caps(written: str) -> bool:
     return 2 <= len(written) <= 6 and written.isalpha() and written.isupper()
-
-
-def _ne_plus(before: list[Token], piece: str) -> bool:
-    """French "plus" after "ne", German "mehr" after "nicht" or "kein": "no longer",
-    not "more"."""
-    if piece == "plus":
-        return any(t.text == "ne" for t in before[-3:])
-    return piece == "mehr" and any(t.kind == "negator" for t in before[-4:])

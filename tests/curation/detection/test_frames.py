@@ -1076,6 +1076,29 @@ def test_subjects_of_one_noun_modified_apart_are_two_things(older, newer, kind):
 @pytest.mark.parametrize(
     ("older", "newer", "kind"),
     [
+        # An aside in brackets inside the clause is read where it stands: the clause ended
+        # at the bracket, and every pair below was the same fact.
+        ("Dr. Schmidt (cardiology) is on call Monday.",
+         "Dr. Schmidt (neurology) is on call Tuesday.", frames.OTHER_SUBJECT),
+        ("Dr. Schmidt (cardiology) is on call Monday.",
+         "Dr. Schmidt (cardiology) is on call Wednesday.", frames.NEW_VALUE),
+        ("The left camera (serial 8123) drifts about 2 mm.",
+         "The left camera (serial 9410) drifts about 5 mm.", frames.OTHER_SUBJECT),
+        ("Anna (sales) works from Madrid.", "Anna (sales) now works from Lisbon.",
+         frames.OTHER_VALUE),
+        ("Uses Postgres (v15) for orders.", "Uses Postgres (v16) for orders.",
+         frames.NEW_VALUE),
+        ("Likes tea (not coffee) in the morning.", "Likes coffee in the morning.",
+         frames.OPPOSITE),
+    ],
+)  # fmt: skip
+def test_an_aside_in_brackets_is_read_in_its_clause(older, newer, kind):
+    assert relation(older, newer).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
         # What a choice is set against is denied, as "not" denies it.
         ("Wants code in TypeScript, not JavaScript.",
          "Prefers TypeScript over JavaScript for code samples.", frames.REFINES),

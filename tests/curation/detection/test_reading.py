@@ -320,6 +320,10 @@ def test_a_company_form_ends_no_clause(text):
         ("Is an embros. Next", len("Is an embros")),  # "bros" inside a word: a stop
         ("The red bike is Mary's. Mine is blue.", len("The red bike is Mary's")),
         ("Met Yuki A. at the office.", None),
+        # Brackets the clause goes on after are an aside in it; at the end they end it.
+        ("Dr. Okafor (dermatology) sees patients on Mondays.", None),
+        ("Uses Postgres (v15).", len("Uses Postgres ")),
+        ("Moved (for work) to Berlin. Likes it.", len("Moved (for work) to Berlin")),
     ],
 )
 def test_an_abbreviation_is_read_where_its_stop_stands(text, end):

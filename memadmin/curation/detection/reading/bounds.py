@@ -77,6 +77,10 @@ _OPENING = re.compile(r"^(\w+)([^,，]{1,60}),\s+(\S+\s.*\S)\s*$", re.S)
 
 
 _CLAUSE_BREAK = re.compile(r"[;；!?！？，]|\.\s|。|\s—\s|\s-\s|,\s(?:but|aber|mais)\s|\(")
+# A few words in brackets with the clause going on after them: an aside that tells its
+# noun apart ("The left camera (serial 8123) drifts", "Dr. Okafor (dermatology) sees
+# patients"), read in place. Brackets that end the text end the clause as before.
+_ASIDE = re.compile(r"\([^()]{1,40}\)\s*[^\W\d_]")
 # Abbreviations whose full stop ends no clause ("Dr. Patel", "St. Mary's", "e.g. MA2",
 # "Northmark Inc. renews in March": a company's form is part of its name).
 _ABBREVIATION = re.compile(
@@ -94,6 +98,8 @@ def clause_break(text: str) -> int | None:
         # are searched (the whole text before each stop made long texts quadratic).
         before = max(0, match.start() - 8)
         if match.group().startswith(".") and _ABBREVIATION.search(text, before, match.start()):
+            continue
+        if match.group() == "(" and _ASIDE.match(text, match.start()):
             continue
         if match.start() < len(text.rstrip(" .。;")) - 1:
             return match.start()

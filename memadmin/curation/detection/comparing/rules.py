@@ -26,6 +26,7 @@ from memadmin.curation.detection.comparing import (
     alignment,
     contrast,
     frames,
+    later,
     matching,
     relations,
 )
@@ -104,6 +105,7 @@ def read_pair(
     reading_a, reading_b = roles.read_both(a.content, b.content)
     cross = languages_differ(a.content, b.content)
     relation = frames.compare(reading_a, reading_b, user_names=user_names)
+    relation = later.of_later_clauses(reading_a, reading_b, relation, user_names)
     found = RuleReading(Verdict.DISTINCT, similarity, cosine, containment, method)
     found = replace(found, relation=relation)
     if relation.two_facts:
@@ -219,7 +221,10 @@ def automatic_merge(text_a: str, text_b: str, *, cosine: float, thresholds: Thre
         return False  # the same words in other roles: two facts
     if matching.words_in_order(reading_a, reading_b):
         return True
-    return cosine >= NEAR_EXACT and frames.compare(reading_a, reading_b).kind == relations.SAME
+    if cosine < NEAR_EXACT:
+        return False
+    relation = frames.compare(reading_a, reading_b)
+    return later.of_later_clauses(reading_a, reading_b, relation).kind == relations.SAME
 
 
 # --- Where the readings are not sure: the similarity signals ------------------------------

@@ -1,0 +1,51 @@
+"""The clauses after the first. The readings compare each memory's first clause
+(reading.clause); where those say the same and both memories go on, what the later
+clauses say is the pair's relation: "Works at Acme; leads the data team." / "Works at
+Acme; leads the web team." are not one statement, and "Is vegetarian. Eats fish on
+Fridays." / "Is vegetarian. Never eats fish." disagree. Read as the same, each such pair
+was one fact at 0.98 or more, and "Deploys on Fridays, but only after noon." / "...
+only before noon." merged with no person looking.
+"""
+
+from __future__ import annotations
+
+from memadmin.curation.detection.comparing import frames
+from memadmin.curation.detection.comparing.relations import SAME, Relation
+from memadmin.curation.detection.reading.clause import Reading, read
+
+# Clauses compared past the first at most: a memory is a sentence or three.
+DEEPEST = 3
+
+
+def of_later_clauses(
+    older: Reading,
+    newer: Reading,
+    relation: Relation,
+    user_names: frozenset[str] = frozenset(),
+    depth: int = 0,
+) -> Relation:
+    """`relation` (of the first clauses: frames.compare), or where it is the same
+    statement and both memories say more that differs, the relation of what they say
+    next (`user_names` as frames.compare takes them)."""
+    if relation.kind != SAME or depth >= DEEPEST:
+        return relation
+    later_a, later_b = later_clause(older), later_clause(newer)
+    if later_a is None or later_b is None or _said_alike(later_a, later_b):
+        return relation
+    found = frames.compare(later_a, later_b, user_names=user_names)
+    return of_later_clauses(later_a, later_b, found, user_names, depth + 1)
+
+
+def later_clause(reading: Reading) -> Reading | None:
+    """The reading of what follows the first clause, or None where nothing does (or what
+    follows is what the clause sets apart: "prefers tea, not coffee")."""
+    if reading.denied or reading.clause_end >= len(reading.tokens):
+        return None
+    clause = reading.body[len(reading.label) :]  # the text the tokens' offsets are in
+    rest = clause[reading.tokens[reading.clause_end].start :].strip()
+    return read(rest) if rest else None
+
+
+def _said_alike(reading_a: Reading, reading_b: Reading) -> bool:
+    """The same words, in the same order (a later clause both repeat)."""
+    return [t.lemma for t in reading_a.content] == [t.lemma for t in reading_b.content]

@@ -1,0 +1,80 @@
+"""The clauses after the first (comparing.later) and the words of direction that reverse
+a statement (lexicon.toml: polarity.opposite_states)."""
+
+import pytest
+
+from memadmin.curation.detection.comparing import contrast, frames, later, relations
+from memadmin.curation.detection.comparing import rules as judgement
+from memadmin.curation.detection.reading.clause import read
+
+
+def relation(older: str, newer: str) -> str:
+    reading_a, reading_b = read(older), read(newer)
+    first = frames.compare(reading_a, reading_b)
+    return later.of_later_clauses(reading_a, reading_b, first).kind
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # The first clauses say the same; what follows does not.
+        ("Works at Acme; leads the data team.", "Works at Acme; leads the web team.",
+         relations.OTHER_VALUE),
+        ("Is vegetarian. Eats fish on Fridays.", "Is vegetarian. Never eats fish.",
+         relations.OPPOSITE),
+        ("Lives in Oslo - works in Bergen.", "Lives in Oslo - works in Trondheim.",
+         relations.NEW_VALUE),
+        # The same later clause, or none on one side: the first clauses' relation.
+        ("Works at Acme; leads the data team.", "Works at Acme; leads the data team!",
+         relations.SAME),
+        ("Works at Acme.", "Works at Acme; leads the data team.", relations.SAME),
+        # What "not" sets apart is the clause's, no later clause.
+        ("Prefers tea, not coffee.", "Prefers tea, not juice.", relations.SAME),
+    ],
+)  # fmt: skip
+def test_where_the_first_clauses_say_the_same_the_later_ones_decide(older, newer, kind):
+    assert relation(older, newer) == kind
+
+
+def test_a_later_clause_is_read_from_its_own_first_word():
+    found = later.later_clause(read("Safety rule: arms stop at 1 m; humans stay out."))
+    assert found is not None and found.text == "humans stay out."
+    assert later.later_clause(read("Works at Acme.")) is None
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Deploys on Fridays, but only after noon.", "Deploys on Fridays, but only before noon."),
+        ("Is vegetarian. Eats fish on Fridays.", "Is vegetarian. Never eats fish."),
+        ("Works at Acme; leads the data team.", "Works at Acme; leads the web team."),
+    ],
+)
+def test_no_automatic_merge_where_a_later_clause_differs(older, newer):
+    thresholds = judgement.Thresholds.from_settings()
+    assert not judgement.automatic_merge(older, newer, cosine=0.995, thresholds=thresholds)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Deploys only after noon.", "Deploys only before noon."),
+        ("Keeps the thermostat above 20 degrees.", "Keeps the thermostat below 20 degrees."),
+        ("Runs more than 10 km a week.", "Runs less than 10 km a week."),
+        ("Arrive avant la réunion.", "Arrive après la réunion."),
+    ],
+)
+def test_words_of_opposite_direction_reverse_a_statement(a, b):
+    assert contrast.polarity_difference(a, b) is not None
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # German "vor" / "nach" are no directions here: "ago" and "to".
+        ("Zog vor zwei Jahren nach Berlin.", "Zog nach Berlin."),
+        ("Runs more than 10 km a week.", "Runs more than 12 km a week."),  # a value
+    ],
+)
+def test_words_that_only_look_opposite_reverse_nothing(a, b):
+    assert contrast.polarity_difference(a, b) is None

@@ -1,5 +1,5 @@
-"""The clauses after the first (comparing.later) and the words of direction that reverse
-a statement (lexicon.toml: polarity.opposite_states)."""
+"""The clauses after the first (comparing.later) and the words of opposite states that
+reverse a statement (comparing.opposites, lexicon.toml: polarity.opposite_states)."""
 
 import pytest
 
@@ -62,6 +62,12 @@ def test_no_automatic_merge_where_a_later_clause_differs(older, newer):
         ("Keeps the thermostat above 20 degrees.", "Keeps the thermostat below 20 degrees."),
         ("Runs more than 10 km a week.", "Runs less than 10 km a week."),
         ("Arrive avant la réunion.", "Arrive après la réunion."),
+        # Antonyms the embeddings put close.
+        ("The office is open on Sundays.", "The office is closed on Sundays."),
+        ("The quota was increased to 50 GB.", "The quota was decreased to 50 GB."),
+        ("The gym opens early on Saturdays.", "The gym opens late on Saturdays."),
+        # A negation that is one of the pair is the opposite, not its denial.
+        ("Always reviews the diff.", "Never reviews the diff."),
     ],
 )
 def test_words_of_opposite_direction_reverse_a_statement(a, b):
@@ -74,6 +80,11 @@ def test_words_of_opposite_direction_reverse_a_statement(a, b):
         # German "vor" / "nach" are no directions here: "ago" and "to".
         ("Zog vor zwei Jahren nach Berlin.", "Zog nach Berlin."),
         ("Runs more than 10 km a week.", "Runs more than 12 km a week."),  # a value
+        # The opposite word denied says the same.
+        ("The office is closed on Sundays.", "The office doesn't open on Sundays."),
+        # Two slots, not one reversed: no such pair in the lexicon.
+        ("First name is Ana.", "Last name is Silva."),
+        ("Start date is May 1.", "End date is June 30."),
     ],
 )
 def test_words_that_only_look_opposite_reverse_nothing(a, b):

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from memadmin.curation.detection.comparing import things
+from memadmin.curation.detection.comparing import opposites, things
 from memadmin.curation.detection.reading import clause, keytokens, lexical, places
 from memadmin.curation.detection.reading.keytokens import (
     compounds,
@@ -31,7 +31,7 @@ from memadmin.curation.detection.reading.polarity import (
     stance_stems,
 )
 from memadmin.curation.detection.reading.tokens import text_words
-from memadmin.store.lexicon import HAN, language_of, lexicon, plain, stop_words
+from memadmin.store.lexicon import HAN, language_of, plain, stop_words
 from memadmin.store.text import text_cache
 
 # What a label adds to a name ("Company A", "Joint 4", "Postgres 16"): the
@@ -470,15 +470,9 @@ def polarity_difference(text_a: str, text_b: str) -> str | None:
     pos_b, neg_b = stance(text_b)
     if (pos_a and neg_b and not neg_a) or (pos_b and neg_a and not neg_b):
         return f"{', '.join(sorted(pos_a | neg_a))} / {', '.join(sorted(pos_b | neg_b))}"
-    words_a, words_b = text_words(text_a), text_words(text_b)
-    for one, other in lexicon()["polarity"]["opposite_states"]:
-        one, other = set(one), set(other)
-        if (words_a & one and words_b & other and not words_a & other) or (
-            words_b & one and words_a & other and not words_b & other
-        ):
-            side_a = sorted(words_a & (one | other))
-            side_b = sorted(words_b & (one | other))
-            return f"{', '.join(side_a)} / {', '.join(side_b)}"
+    opposite = opposites.opposite_states(text_a, text_b)
+    if opposite:
+        return opposite
     negated = _negation_clash(text_a, text_b)
     if negated:
         return f"{negated}, said by one and denied by the other"

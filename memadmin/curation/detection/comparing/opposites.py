@@ -1,0 +1,35 @@
+"""Opposite states (lexicon.toml: polarity.opposite_states): "enabled" / "disabled",
+"open" / "closed", "before" / "after". One word of a pair on each side reverses the
+statement, unless one side denies its word: "The office is closed on Sundays." / "The
+office doesn't open on Sundays." say one thing.
+"""
+
+from __future__ import annotations
+
+from memadmin.curation.detection.reading import clause
+from memadmin.curation.detection.reading.tokens import text_words
+from memadmin.store.lexicon import lexicon, words
+
+
+def opposite_states(text_a: str, text_b: str) -> str | None:
+    """The two sides' words of opposite states ("open / closed"), or None."""
+    words_a, words_b = text_words(text_a), text_words(text_b)
+    for one, other in lexicon()["polarity"]["opposite_states"]:
+        one, other = set(one), set(other)
+        if (words_a & one and words_b & other and not words_a & other) or (
+            words_b & one and words_a & other and not words_b & other
+        ):
+            if _one_denied(text_a, text_b, one | other):
+                return None  # "closed" / "doesn't open": the opposite word denied
+            side_a = sorted(words_a & (one | other))
+            side_b = sorted(words_b & (one | other))
+            return f"{', '.join(side_a)} / {', '.join(side_b)}"
+    return None
+
+
+def _one_denied(text_a: str, text_b: str, states: set[str]) -> bool:
+    """Whether one side only is negated, where the states are no negations themselves
+    ("always" / "never", "with" / "without": there the negation is the opposite)."""
+    if states & words("negation"):
+        return False
+    return clause.read(text_a).negated != clause.read(text_b).negated

@@ -9,7 +9,7 @@ only before noon." merged with no person looking.
 
 from __future__ import annotations
 
-from memadmin.curation.detection.comparing import frames
+from memadmin.curation.detection.comparing import contrast, frames
 from memadmin.curation.detection.comparing.relations import SAME, Relation
 from memadmin.curation.detection.reading.clause import Reading, read
 
@@ -33,6 +33,11 @@ def of_later_clauses(
     if later_a is None or later_b is None or _said_alike(later_a, later_b):
         return relation
     found = frames.compare(later_a, later_b, user_names=user_names)
+    if found.two_facts and contrast.key_token_differences(later_a.text, later_b.text):
+        # "Plays chess online - rated 1500." / "... - rated 1720.": a fragment with no
+        # subject read as two events, where a value differs; the key tokens read that
+        # as one statement's value changed (rules), as before.
+        return relation
     return of_later_clauses(later_a, later_b, found, user_names, depth + 1)
 
 

@@ -3,7 +3,7 @@ reverse a statement (comparing.opposites, lexicon.toml: polarity.opposite_states
 
 import pytest
 
-from memadmin.curation.detection.comparing import contrast, frames, later, relations
+from memadmin.curation.detection.comparing import contrast, frames, later, opposites, relations
 from memadmin.curation.detection.comparing import rules as judgement
 from memadmin.curation.detection.reading.clause import read
 
@@ -91,3 +91,20 @@ def test_words_of_opposite_direction_reverse_a_statement(a, b):
 )
 def test_words_that_only_look_opposite_reverse_nothing(a, b):
     assert contrast.polarity_difference(a, b) is None
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # Two values of a slot that are opposite states: one statement reversed.
+        ("Parks inside the garage.", "Parks outside the garage.", relations.OPPOSITE),
+        ("Likes the window open at night.", "Likes the window shut at night.",
+         relations.OPPOSITE),
+        # Two values that are no such pair stay two.
+        ("Parks inside the garage.", "Parks inside the shed.", relations.OTHER_VALUE),
+    ],
+)  # fmt: skip
+def test_two_values_that_are_opposite_states_reverse_one_statement(older, newer, kind):
+    reading_a, reading_b = read(older), read(newer)
+    found = opposites.reversed_values(frames.compare(reading_a, reading_b))
+    assert found.kind == kind

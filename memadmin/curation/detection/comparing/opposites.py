@@ -6,9 +6,10 @@ office doesn't open on Sundays." say one thing.
 
 from __future__ import annotations
 
+from memadmin.curation.detection.comparing.relations import OPPOSITE, OTHER_VALUE, Relation
 from memadmin.curation.detection.reading import clause
 from memadmin.curation.detection.reading.tokens import text_words
-from memadmin.store.lexicon import lexicon, words
+from memadmin.store.lexicon import fold, lexicon, words
 
 
 def opposite_states(text_a: str, text_b: str) -> str | None:
@@ -33,3 +34,18 @@ def _one_denied(text_a: str, text_b: str, states: set[str]) -> bool:
     if states & words("negation"):
         return False
     return clause.read(text_a).negated != clause.read(text_b).negated
+
+
+def reversed_values(relation: Relation) -> Relation:
+    """Two values of a slot that are opposite states, one statement reversed: "Parks
+    inside the garage." / "Parks outside the garage." read as two places (two facts at
+    0.61) where the words say one is the other's opposite."""
+    sides = relation.detail.split(" / ")
+    if relation.kind != OTHER_VALUE or len(sides) != 2:
+        return relation
+    side_a, side_b = (set(fold(side).split()) for side in sides)
+    for one, other in lexicon()["polarity"]["opposite_states"]:
+        one, other = set(one), set(other)
+        if (side_a & one and side_b & other) or (side_a & other and side_b & one):
+            return Relation(OPPOSITE, relation.detail)
+    return relation

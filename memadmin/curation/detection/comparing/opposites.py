@@ -6,6 +6,8 @@ office doesn't open on Sundays." say one thing.
 
 from __future__ import annotations
 
+from functools import cache
+
 from memadmin.curation.detection.comparing.relations import OPPOSITE, OTHER_VALUE, Relation
 from memadmin.curation.detection.reading import clause
 from memadmin.curation.detection.reading.tokens import text_words
@@ -15,25 +17,11 @@ from memadmin.store.lexicon import fold, lexicon, words
 def opposite_states(text_a: str, text_b: str) -> str | None:
     """The two sides' words of opposite states ("open / closed"), or None."""
     words_a, words_b = text_words(text_a), text_words(text_b)
-    for one, other in lexicon()["polarity"]["opposite_states"]:
-        one, other = set(one), set(other)
-        if (words_a & one and words_b & other and not words_a & other) or (
-            words_b & one and words_a & other and not words_b & other
-        ):
-            if _one_denied(text_a, text_b, one | other):
-                return None  # "closed" / "doesn't open": the opposite word denied
-            side_a = sorted(words_a & (one | other))
-            side_b = sorted(words_b & (one | other))
-            return f"{', '.join(side_a)} / {', '.join(side_b)}"
-    return None
-
-
-def _one_denied(text_a: str, text_b: str, states: set[str]) -> bool:
-    """Whether one side only is negated, where the states are no negations themselves
-    ("always" / "never", "with" / "without": there the negation is the opposite)."""
-    if states & words("negation"):
-        return False
-    return clause.read(text_a).negated != clause.read(text_b).negated
+    states = _opposed(words_a, words_b)
+    if states is None or _one_denied(text_a, text_b, states):
+        return None  # none, or "closed" / "doesn't open": the opposite word denied
+    side_a, side_b = sorted(words_a & states), sorted(words_b & states)
+    return f"{', '.join(side_a)} / {', '.join(side_b)}"
 
 
 def reversed_values(relation: Relation) -> Relation:
@@ -44,8 +32,30 @@ def reversed_values(relation: Relation) -> Relation:
     if relation.kind != OTHER_VALUE or len(sides) != 2:
         return relation
     side_a, side_b = (set(fold(side).split()) for side in sides)
-    for one, other in lexicon()["polarity"]["opposite_states"]:
-        one, other = set(one), set(other)
-        if (side_a & one and side_b & other) or (side_a & other and side_b & one):
-            return Relation(OPPOSITE, relation.detail)
-    return relation
+    if _opposed(side_a, side_b) is None:
+        return relation
+    return Relation(OPPOSITE, relation.detail)
+
+
+def _opposed(words_a: set[str], words_b: set[str]) -> frozenset[str] | None:
+    """The words of the first pair of states one side says one of and the other the
+    other of (neither saying both), or None."""
+    for one, other in _states():
+        if (words_a & one and words_b & other and not words_a & other) or (
+            words_b & one and words_a & other and not words_b & other
+        ):
+            return one | other
+    return None
+
+
+@cache
+def _states() -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+    return tuple((frozenset(a), frozenset(b)) for a, b in lexicon()["polarity"]["opposite_states"])
+
+
+def _one_denied(text_a: str, text_b: str, states: frozenset[str]) -> bool:
+    """Whether one side only is negated, where the states are no negations themselves
+    ("always" / "never", "with" / "without": there the negation is the opposite)."""
+    if states & words("negation"):
+        return False
+    return clause.read(text_a).negated != clause.read(text_b).negated

@@ -32,6 +32,14 @@ def relation(older: str, newer: str) -> str:
         ("Plays chess online - rated 1500.", "Plays chess online - rated 1720.", relations.SAME),
         # What "not" sets apart is the clause's, no later clause.
         ("Prefers tea, not coffee.", "Prefers tea, not juice.", relations.SAME),
+        # A pronoun stands for what the first clause names, not for someone else.
+        ("Has a dog named Rex; he is a beagle.", "Has a dog named Rex; Rex is a beagle.",
+         relations.SAME),
+        ("Has a cat named Miso; she is 3.", "Has a cat named Miso; Miso is 5.",
+         relations.NEW_VALUE),
+        ("Owns a Golf; it is blue.", "Owns a Golf; the Golf is red.", relations.NEW_VALUE),
+        ("Works with Tom; he leads the data team.", "Works with Tom; Anna leads the data team.",
+         relations.OTHER_SUBJECT),
     ],
 )  # fmt: skip
 def test_where_the_first_clauses_say_the_same_the_later_ones_decide(older, newer, kind):

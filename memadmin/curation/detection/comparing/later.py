@@ -10,6 +10,7 @@ only before noon." merged with no person looking.
 from __future__ import annotations
 
 from memadmin.curation.detection.comparing import contrast, frames
+from memadmin.curation.detection.comparing.matching import found_in
 from memadmin.curation.detection.comparing.relations import SAME, Relation
 from memadmin.curation.detection.reading.clause import Reading, read
 
@@ -32,6 +33,7 @@ def of_later_clauses(
     later_a, later_b = later_clause(older), later_clause(newer)
     if later_a is None or later_b is None or _said_alike(later_a, later_b):
         return relation
+    later_a, later_b = _named(later_a, later_b, older), _named(later_b, later_a, newer)
     found = frames.compare(later_a, later_b, user_names=user_names)
     if found.two_facts and contrast.key_token_differences(later_a.text, later_b.text):
         # "Plays chess online - rated 1500." / "... - rated 1720.": a fragment with no
@@ -46,9 +48,29 @@ def later_clause(reading: Reading) -> Reading | None:
     follows is what the clause sets apart: "prefers tea, not coffee")."""
     if reading.denied or reading.clause_end >= len(reading.tokens):
         return None
-    clause = reading.body[len(reading.label) :]  # the text the tokens' offsets are in
-    rest = clause[reading.tokens[reading.clause_end].start :].strip()
+    rest = _clause_text(reading)[reading.tokens[reading.clause_end].start :].strip()
     return read(rest) if rest else None
+
+
+def _named(later: Reading, other: Reading, whole: Reading) -> Reading:
+    """`later` re-read with the pronoun it opens with standing for what `other` (the
+    other memory's later clause) names, where `whole` (the memory `later` ends) names it
+    too: "Has a dog named Rex; he is a beagle." / "...; Rex is a beagle.": he is Rex."""
+    if (
+        len(later.subject) != 1
+        or later.subject[0].kind != "pronoun"
+        or not other.subject_words
+        or not all(found_in(t, whole) for t in other.subject_words)
+    ):
+        return later
+    subject = _clause_text(other)[: other.tokens[other.subject_end].start]
+    rest = _clause_text(later)[later.tokens[later.subject_end].start :]
+    return read(f"{subject.strip()} {rest}")
+
+
+def _clause_text(reading: Reading) -> str:
+    """The text the tokens' offsets are in (the body less its label)."""
+    return reading.body[len(reading.label) :]
 
 
 def _said_alike(reading_a: Reading, reading_b: Reading) -> bool:

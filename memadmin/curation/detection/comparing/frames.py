@@ -427,7 +427,10 @@ def _values_differ(older, newer, only_a, only_b, objects_a, shared: int, update:
     slot = "one" if done_again(older, newer) else slots.slot_of(older, newer, only_a, only_b)
     changes = any(c is not None and c.changes for c in (older.predicate, newer.predicate))
     if slot == "one" and (
-        slots.attribute_of_a_thing(older, newer) or _alike(older, newer, only_a, only_b, shared)
+        slots.attribute_of_a_thing(older, newer)
+        or _alike(older, newer, only_a, only_b, shared)
+        or slots.exclusive(older)
+        or slots.exclusive(newer)
     ):
         return Relation(NEW_VALUE, detail, update=update or changes)
     if slots.none_and_some(only_a, only_b):

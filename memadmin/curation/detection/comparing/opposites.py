@@ -10,6 +10,7 @@ from functools import cache
 
 from memadmin.curation.detection.comparing.relations import OPPOSITE, OTHER_VALUE, Relation
 from memadmin.curation.detection.reading import clause
+from memadmin.curation.detection.reading.polarity import excepts
 from memadmin.curation.detection.reading.tokens import text_words
 from memadmin.store.lexicon import fold, lexicon, words
 
@@ -55,7 +56,8 @@ def _states() -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
 
 def _one_denied(text_a: str, text_b: str, states: frozenset[str]) -> bool:
     """Whether one side only is negated, where the states are no negations themselves
-    ("always" / "never", "with" / "without": there the negation is the opposite)."""
+    ("always" / "never", "with" / "without": there the negation is the opposite, unless
+    it excepts a thing: "never answers in any language but English" is always English)."""
     if states & words("negation"):
-        return False
+        return excepts(fold(text_a)) or excepts(fold(text_b))
     return clause.read(text_a).negated != clause.read(text_b).negated

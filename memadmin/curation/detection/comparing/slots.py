@@ -15,6 +15,7 @@ from memadmin.curation.detection.comparing.matching import (
     values_only,
 )
 from memadmin.curation.detection.reading.clause import Reading
+from memadmin.curation.detection.reading.polarity import excepts
 from memadmin.curation.detection.reading.verbs import moves_a_thing
 from memadmin.curation.detection.reading.words import (
     Token,
@@ -47,7 +48,7 @@ def slot_of(older: Reading, newer: Reading, only_a, only_b) -> str:
         # "The spare camera is for field tests." / "... is for the demo rig.": one thing
         # serves several uses.
         return "many"
-    if _only(older) or _only(newer):
+    if exclusive(older) or exclusive(newer):
         return "one"  # "I only work day shifts now", "uses Postgres as the only datastore"
     if any(_before_shared_purpose(older, newer, t) for t in only_a):
         return "one"
@@ -171,10 +172,14 @@ def _shared_role(older: Reading, newer: Reading) -> bool:
     return False
 
 
-def _only(reading: Reading) -> bool:
+def exclusive(reading: Reading) -> bool:
     """A word that makes a value exclusive: "only", "nur", "seulement", "只"."""
     only = words("markers", "exclusive")
-    return any(t.text in only for t in reading.tokens[: reading.clause_end])
+    main = reading.tokens[: reading.clause_end]
+    return any(t.text in only for t in main) or (
+        # "never answers in any language but English": English alone
+        any(t.kind == "negator" for t in main) and excepts(" ".join(t.text for t in main))
+    )
 
 
 def _first_after_predicate(reading: Reading, residue: list[Token]) -> bool:

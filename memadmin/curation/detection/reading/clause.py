@@ -205,11 +205,7 @@ def read(text: str) -> Reading:
     recommended = any(t.lemma in recommending or t.text in recommending for t in main) or bool(
         _phrases("recommendation").search(folded)
     )
-    negated = (
-        any(t.kind == "negator" for t in main)
-        and not _negation_only_of_objects(main)
-        and not _stance_phrase(folded)
-    )
+    negated = polarity.denies(main, fold(clause[:ends])) and not _stance_phrase(folded)
     change = (
         polarity.announces_change(clause)
         # A state said to have begun ("since 2021") was set then: the values tell whether
@@ -310,12 +306,6 @@ def _subject_end(main, predicate_at: int, language: str, said: str) -> int:
     # auf Mittwoch verschoben": what stands between is the verb's).
     auxiliary = next((i for i, t in enumerate(main[:predicate_at]) if t.kind == "verb"), None)
     return predicate_at if auxiliary is None else auxiliary
-
-
-def _negation_only_of_objects(main: tuple[Token, ...]) -> bool:
-    """ "without sugar", "ohne Zucker", "sans sucre": a thing negated, not what is said."""
-    negators = [t for t in main if t.kind == "negator"]
-    return all(t.text in ("without", "ohne", "sans", "无") for t in negators)
 
 
 def _phrased(main: tuple[Token, ...], folded: str) -> tuple[int, PredicateClass] | None:

@@ -85,6 +85,36 @@ def stance_stems() -> frozenset[str]:
 # "nutzt kein X", "decided against X").
 NEGATION_REACH = 3
 
+# A negation that excepts one thing says that thing, and only it: "never answers in any
+# language but English", "doesn't use anything other than Linux", "ne boit que de
+# l'eau" (not with "pas": "ne boit pas que de l'eau" is not water alone), "trinkt
+# nichts außer Wasser", "no bebe más que agua". Read as a denial, each was a sure
+# contradiction of the same fact said plainly ("Only drinks water").
+_EXCEPTING = re.compile(
+    r"\b(?:any|anything|anyone|anybody|anywhere|nothing|nobody|none|no one|no other)"
+    r"(?:\s+[\w-]+){0,2}?\s+(?:but|except|besides|other than|apart from|aside from)\b"
+    r"|\bn(?:e\s+|['’])(?:(?!\b(?:pas|point)\b)[^.;,:!?])*?\bqu(?:e\b|['’])"
+    r"|\b(?:nichts|niemand|kein\w*)(?:\s+\w+){0,2}?\s+(?:ausser|als)\b"
+    r"|\bno\b(?:\s+\w+){1,3}?\s+m[aá]s\s+que\b|\bnada\s+(?:m[aá]s\s+)?(?:que|excepto|salvo)\b"
+)
+
+
+def denies(main, folded: str) -> bool:
+    """Whether a clause (its tokens, and its text folded) denies what it says: it has a
+    negation, not one of a thing alone ("without sugar", "ohne Zucker", "sans sucre")
+    nor one that excepts a thing (_EXCEPTING)."""
+    negators = [t for t in main if t.kind == "negator"]
+    return (
+        bool(negators)
+        and not all(t.text in ("without", "ohne", "sans", "无") for t in negators)
+        and not excepts(folded)
+    )
+
+
+def excepts(folded: str) -> bool:
+    """A negation in the folded text that excepts one thing (_EXCEPTING)."""
+    return _EXCEPTING.search(folded) is not None
+
 
 _CLAUSE_END = (".", ",", ";", ":", "!", "?", "。", "，", "；", "！", "？")
 
@@ -97,6 +127,7 @@ def negated_names(text: str) -> tuple[frozenset[str], frozenset[str]]:
     forwarded" / "nothing is port-forwarded") is too loose to compare."""
     negators = words("negation")
     suffixes = tuple(lexicon()["negation"]["suffixes"])
+    excepting = words("negation", "excepting")
     names = {t.position: t.value for t in key_tokens(text) if t.kind == "name"}
     words_ = words_of(text)
     if not any(w.lower in negators or w.lower.endswith(suffixes) for w in words_):
@@ -112,6 +143,8 @@ def negated_names(text: str) -> tuple[frozenset[str], frozenset[str]]:
         if word.lower in negators or word.lower.endswith(suffixes):
             reach = NEGATION_REACH
             continue
+        if word.lower in excepting:  # "not ... but GitLab", "nichts außer Wasser"
+            reach = 0
         if index in names:
             (negated if reach else asserted).add(names[index])
         reach = max(reach - 1, 0)

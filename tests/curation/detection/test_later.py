@@ -76,6 +76,9 @@ def test_no_automatic_merge_where_a_later_clause_differs(older, newer):
         ("The office is open on Sundays.", "The office is closed on Sundays."),
         ("The quota was increased to 50 GB.", "The quota was decreased to 50 GB."),
         ("The gym opens early on Saturdays.", "The gym opens late on Saturdays."),
+        ("The staging server is online.", "The staging server is offline."),
+        ("All tests must pass before merging.", "Some tests may fail before merging."),
+        ("Works full-time at the clinic.", "Works part-time at the clinic."),
         # A negation that is one of the pair is the opposite, not its denial.
         ("Always reviews the diff.", "Never reviews the diff."),
     ],
@@ -95,6 +98,8 @@ def test_words_of_opposite_direction_reverse_a_statement(a, b):
         # Two slots, not one reversed: no such pair in the lexicon.
         ("First name is Ana.", "Last name is Silva."),
         ("Start date is May 1.", "End date is June 30."),
+        # A negation that excepts a thing is no denial ("never ... but English").
+        ("Always answers in English.", "Never answers in any language but English."),
     ],
 )
 def test_words_that_only_look_opposite_reverse_nothing(a, b):
@@ -110,9 +115,15 @@ def test_words_that_only_look_opposite_reverse_nothing(a, b):
          relations.OPPOSITE),
         # Two values that are no such pair stay two.
         ("Parks inside the garage.", "Parks inside the shed.", relations.OTHER_VALUE),
+        # One side denies the opposite of the other's: one statement.
+        ("The staging server is offline.", "The staging server is not online.",
+         relations.SAME),
+        ("Her account is active.", "Her account is not active.", relations.OPPOSITE),
     ],
 )  # fmt: skip
-def test_two_values_that_are_opposite_states_reverse_one_statement(older, newer, kind):
+def test_two_values_that_are_opposite_states_reverse_one_statement_or_deny_its_opposite(
+    older, newer, kind
+):
     reading_a, reading_b = read(older), read(newer)
-    found = opposites.reversed_values(frames.compare(reading_a, reading_b))
+    found = opposites.reversed_values(frames.compare(reading_a, reading_b), reading_a, reading_b)
     assert found.kind == kind

@@ -8,8 +8,15 @@ from __future__ import annotations
 
 from functools import cache
 
-from memadmin.curation.detection.comparing.relations import OPPOSITE, OTHER_VALUE, Relation
+from memadmin.curation.detection.comparing.relations import (
+    NEW_VALUE,
+    OPPOSITE,
+    OTHER_VALUE,
+    SAME,
+    Relation,
+)
 from memadmin.curation.detection.reading import clause
+from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.polarity import excepts
 from memadmin.curation.detection.reading.tokens import text_words
 from memadmin.store.lexicon import fold, lexicon, words
@@ -25,17 +32,21 @@ def opposite_states(text_a: str, text_b: str) -> str | None:
     return f"{', '.join(side_a)} / {', '.join(side_b)}"
 
 
-def reversed_values(relation: Relation) -> Relation:
-    """Two values of a slot that are opposite states, one statement reversed: "Parks
-    inside the garage." / "Parks outside the garage." read as two places (two facts at
-    0.61) where the words say one is the other's opposite."""
+def reversed_values(relation: Relation, older: Reading, newer: Reading) -> Relation:
+    """Two values of a slot that are opposite states: one statement reversed ("Parks
+    inside the garage." / "Parks outside the garage." read as two places, two facts at
+    0.61), or where one side denies its word, one statement ("The server is offline." /
+    "The server is not online." read as a new value, a conflict at 0.87)."""
     sides = relation.detail.split(" / ")
-    if relation.kind != OTHER_VALUE or len(sides) != 2:
+    if relation.kind not in (OTHER_VALUE, NEW_VALUE) or len(sides) != 2:
         return relation
     side_a, side_b = (set(fold(side).split()) for side in sides)
-    if _opposed(side_a, side_b) is None:
+    states = _opposed(side_a, side_b)
+    if states is None:
         return relation
-    return Relation(OPPOSITE, relation.detail)
+    if older.negated != newer.negated and not states & words("negation"):
+        return Relation(SAME, f"{relation.detail}, one denied")
+    return Relation(OPPOSITE, relation.detail) if relation.kind == OTHER_VALUE else relation
 
 
 def _opposed(words_a: set[str], words_b: set[str]) -> frozenset[str] | None:

@@ -40,6 +40,8 @@ def relation(older: str, newer: str) -> str:
         ("Owns a Golf; it is blue.", "Owns a Golf; the Golf is red.", relations.NEW_VALUE),
         ("Works with Tom; he leads the data team.", "Works with Tom; Anna leads the data team.",
          relations.OTHER_SUBJECT),
+        ("Has a brother, Luis; he lives in Quito.", "Has a brother, Luis; Marta lives in Lima.",
+         relations.OTHER_SUBJECT),
     ],
 )  # fmt: skip
 def test_where_the_first_clauses_say_the_same_the_later_ones_decide(older, newer, kind):

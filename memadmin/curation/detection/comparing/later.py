@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from memadmin.curation.detection.comparing import contrast, frames
 from memadmin.curation.detection.comparing.matching import found_in
-from memadmin.curation.detection.comparing.relations import SAME, Relation
+from memadmin.curation.detection.comparing.relations import EVENTS, SAME, Relation
 from memadmin.curation.detection.reading.clause import Reading, read
 
 # Clauses compared past the first at most: a memory is a sentence or three.
@@ -35,7 +35,7 @@ def of_later_clauses(
         return relation
     later_a, later_b = _named(later_a, later_b, older), _named(later_b, later_a, newer)
     found = frames.compare(later_a, later_b, user_names=user_names)
-    if found.two_facts and contrast.key_token_differences(later_a.text, later_b.text):
+    if found.kind == EVENTS and contrast.key_token_differences(later_a.text, later_b.text):
         # "Plays chess online - rated 1500." / "... - rated 1720.": a fragment with no
         # subject read as two events, where a value differs; the key tokens read that
         # as one statement's value changed (rules), as before.

@@ -427,17 +427,14 @@ def _values_differ(older, newer, only_a, only_b, objects_a, shared: int, update:
     slot = "one" if done_again(older, newer) else slots.slot_of(older, newer, only_a, only_b)
     changes = any(c is not None and c.changes for c in (older.predicate, newer.predicate))
     if slot == "one" and (
-        slots.attribute_of_a_thing(older, newer)
-        or _alike(older, newer, only_a, only_b, shared)
-        or slots.exclusive(older)
-        or slots.exclusive(newer)
+        slots.attribute_of_a_thing(older, newer) or _alike(older, newer, only_a, only_b, shared)
     ):
         return Relation(NEW_VALUE, detail, update=update or changes)
     if slots.none_and_some(only_a, only_b):
         return Relation(NEW_VALUE, detail, update=update)  # "with two roommates" / "alone"
     if (
         slot != "one"
-        and _shared_values(objects_a, only_a)
+        and slots.shared_values(objects_a, only_a)
         and slots.reworded(older, newer, only_a, only_b)
     ):
         # Names and values kept, other words changed ("a trip to Japan in April" / "to
@@ -457,15 +454,14 @@ def _values_differ(older, newer, only_a, only_b, objects_a, shared: int, update:
     return Relation(OTHER_VALUE, detail)
 
 
-def _shared_values(objects, leftover) -> bool:
-    return any(t.kind != "word" for t in objects if t not in leftover)
-
-
 def _alike(older: Reading, newer: Reading, only_a, only_b, shared: int) -> bool:
     """Two values of one slot, not two attributes: of one kind, and said the same way
     ("is a nurse" / "is a doctor"; not "is vegetarian" / "is allergic to shellfish", nor
     "prefers concise answers" / "prefers dark mode", where nothing but the verb is
-    shared and more than one word differs); or a change the newer names (below)."""
+    shared and more than one word differs); or a change the newer names (below); or any
+    two where one is said to be the only one ("Only drinks water" / "Drinks coffee")."""
+    if slots.exclusive(older, newer):
+        return True
     if newer.change and newer.predicate is not None and newer.predicate.sets:
         # "moved to", "switched to": the newer names its new value. Of the older's slot
         # when it sets the older's class ("lives in Graz" / "moved to Linz"); for a verb

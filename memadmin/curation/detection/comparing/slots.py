@@ -48,7 +48,7 @@ def slot_of(older: Reading, newer: Reading, only_a, only_b) -> str:
         # "The spare camera is for field tests." / "... is for the demo rig.": one thing
         # serves several uses.
         return "many"
-    if exclusive(older) or exclusive(newer):
+    if exclusive(older, newer):
         return "one"  # "I only work day shifts now", "uses Postgres as the only datastore"
     if any(_before_shared_purpose(older, newer, t) for t in only_a):
         return "one"
@@ -172,14 +172,23 @@ def _shared_role(older: Reading, newer: Reading) -> bool:
     return False
 
 
-def exclusive(reading: Reading) -> bool:
-    """A word that makes a value exclusive: "only", "nur", "seulement", "只"."""
+def exclusive(*readings: Reading) -> bool:
+    """Whether one of the readings makes its value exclusive: by a word ("only", "nur",
+    "seulement", "只"), or by a negation that excepts it ("never answers in any language
+    but English")."""
     only = words("markers", "exclusive")
-    main = reading.tokens[: reading.clause_end]
-    return any(t.text in only for t in main) or (
-        # "never answers in any language but English": English alone
-        any(t.kind == "negator" for t in main) and excepts(" ".join(t.text for t in main))
-    )
+    for reading in readings:
+        main = reading.tokens[: reading.clause_end]
+        if any(t.text in only for t in main) or (
+            any(t.kind == "negator" for t in main) and excepts(" ".join(t.text for t in main))
+        ):
+            return True
+    return False
+
+
+def shared_values(objects, leftover) -> bool:
+    """Whether `objects` hold a name or a value not among `leftover` (kept on both sides)."""
+    return any(t.kind != "word" for t in objects if t not in leftover)
 
 
 def _first_after_predicate(reading: Reading, residue: list[Token]) -> bool:

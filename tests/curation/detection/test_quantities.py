@@ -46,6 +46,13 @@ from memadmin.curation.detection.reading import quantities
         ("The call takes a quarter of an hour.", "The call takes 15 minutes."),
         ("The call takes three quarters of an hour.", "The call takes 45 min."),
         ("The sprint is a fortnight.", "The sprint is 14 days."),
+        # A bare number after feet, metres, stone or pounds is in the unit below.
+        ("Is 5 foot 6.", "Is 5 ft 6 in tall."),
+        ("Is 5'6\" tall.", "Is 66 inches tall."),
+        ("Is 5’6” tall.", "Is 5 feet 6 inches tall."),
+        ("Mesure 1 m 80.", "Mesure 180 cm."),
+        ("Weighs 11 stone 4.", "Weighs 158 lb."),
+        ("The baby weighed 7 lb 8.", "The baby weighed 120 oz."),
     ],
 )
 def test_one_value_written_two_ways_reads_the_same(a, b):
@@ -72,6 +79,37 @@ def test_two_quantities_in_one_unit_or_rising_are_not_one(text):
 def test_another_value_of_the_same_unit_differs(a, b):
     assert quantities.keys(a) != quantities.keys(b)
     assert contrast.key_token_differences(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Is 5 foot 6.", "Is 168 cm tall."),
+        ("Is 5'10\".", "Is 1.78 m tall."),
+        ("Weighs 11 stone 4.", "Weighs about 72 kg."),
+        ("Ran 26.2 miles.", "Ran 42.2 km."),
+    ],
+)
+def test_a_value_converted_from_another_system_is_its_rounding(a, b):
+    assert contrast.key_token_differences(a, b) == ()
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Is 5 foot 6.", "Is 172 cm tall."),  # 167.6 cm
+        ("Weighs 72 kg.", "Weighs 72.5 kg."),  # one system: exact
+        ("Is 1.70 m tall.", "Is 172 cm tall."),
+        ("The loop is 10 miles.", "The loop is 10 km."),
+    ],
+)
+def test_a_converted_value_further_than_its_rounding_differs(a, b):
+    assert contrast.key_token_differences(a, b)
+
+
+@pytest.mark.parametrize("text", ["Loved the 90's music.", "Is 6' tall? No.", "Room 5'B"])
+def test_an_apostrophe_is_a_foot_only_between_two_numbers(text):
+    assert all(v.measure != "length" for v in quantities.read(text))
 
 
 def test_a_calendar_span_matches_days_at_its_mean_length():

@@ -421,3 +421,17 @@ def test_an_article_an_aspect_or_a_return_is_not_the_predicate(text, verb, subje
 
 def test_back_before_a_noun_is_a_word():
     assert "back" in [t.text for t in read("Has back pain.").objects]
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate"),
+    [
+        ("Is 5 foot 6.", "height"),  # a person's length, with no "tall": a height
+        ("Her son is 1.20 m.", "height"),
+        ("Is 6 feet tall.", "height"),
+        ("The shelf is 2 m wide.", "width"),
+        ("The desk is 1.6 m.", "be"),  # a thing's length: no dimension said
+    ],
+)
+def test_a_length_after_a_copula_says_its_dimension(text, predicate):
+    assert read(text).predicate.name == predicate

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from memadmin.curation.detection.comparing import opposites, things
-from memadmin.curation.detection.reading import clause, keytokens, lexical, places
+from memadmin.curation.detection.reading import clause, keytokens, lexical, measured, places
 from memadmin.curation.detection.reading.keytokens import (
     compounds,
     frame_stems,
@@ -278,7 +278,7 @@ def _quantity_differences(values_a: set[str], values_b: set[str]) -> list[KeyTok
     for measure in sorted(measures_a & measures_b):
         of_a = {v.split("=")[1] for v in values_a if v.startswith(f"{measure}=")}
         of_b = {v.split("=")[1] for v in values_b if v.startswith(f"{measure}=")}
-        if of_a != of_b:
+        if not measured.same_values(measure, of_a, of_b):  # "5 foot 6" / "168 cm": one
             differences.append(
                 KeyTokenDifference(
                     f"quantity ({measure})", tuple(sorted(of_a)), tuple(sorted(of_b))

@@ -35,6 +35,26 @@ def measure_said(clause: str, predicate, language: str) -> str | None:
     return dimension and _DIMENSIONS[dimension[1]]
 
 
+def length_said(main: list[Token], predicate_at: int, language: str) -> str | None:
+    """The dimension a copula's length says, read from the tokens (any unit, "6 feet
+    tall", "5'6\" tall"), or a person's height where the length is the whole complement
+    ("Is 5 foot 6", "Her son is 1.20 m"; not "The desk is 1.6 m"). "Is 5 foot 6." /
+    "Is 1.80 m tall." read "be" / "height": another thing said, two facts at 0.88."""
+    if predicate_at < 0 or not is_copula(main[predicate_at]):
+        return None
+    after = [t for t in main[predicate_at + 1 :] if t.content]
+    if not after or not after[0].value.startswith("length:"):
+        return None
+    if len(after) > 1:
+        return _DIMENSIONS.get(after[1].lemma)
+    return "height" if _of_a_person(main[:predicate_at], language) else None
+
+
+def _of_a_person(subject: list[Token], language: str) -> bool:
+    """The user (no subject), a name or a relation ("her son")."""
+    return all(t.kind == "name" or relation_word(t, language) for t in subject if t.content)
+
+
 def bare_age(main: list[Token], predicate_at: int, language: str) -> int | None:
     """Where a copula's whole complement is a plain number (no unit) said of the user, a
     name or a relation ("Her son is ten"), or what anyone turned ("Emma just turned 7"):
@@ -48,8 +68,7 @@ def bare_age(main: list[Token], predicate_at: int, language: str) -> int | None:
     after = [i for i in range(predicate_at + 1, len(main)) if main[i].content]
     if len(after) != 1 or not main[after[0]].value.startswith("number:"):
         return None
-    before = [t for t in main[:predicate_at] if t.content]
-    if turned or all(t.kind == "name" or relation_word(t, language) for t in before):
+    if turned or _of_a_person(main[:predicate_at], language):
         return after[0]
     return None
 

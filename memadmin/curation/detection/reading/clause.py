@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 
 from memadmin.curation.detection.reading import german, polarity, quantities
-from memadmin.curation.detection.reading.ages import bare_age, in_years, measure_said
+from memadmin.curation.detection.reading.ages import bare_age, in_years, length_said, measure_said
 from memadmin.curation.detection.reading.bounds import body_of, clause_break, set_apart
 from memadmin.curation.detection.reading.neighbours import QUANTITY_BOUND
 from memadmin.curation.detection.reading.verbs import (
@@ -188,7 +188,8 @@ def read(text: str) -> Reading:
     if bare is not None:  # "Is 34.", "Her son is ten.": years, as "34 years old" reads
         found = (*found[:bare], in_years(found[bare]), *found[bare + 1 :])
         main = found[:clause_end]
-    if measure := "age" if bare is not None else measure_said(clause, predicate, language):
+    measure = measure_said(clause, predicate, language) or length_said(main, predicate_at, language)
+    if measure := "age" if bare is not None else measure:
         predicate = predicate_class(measure)  # "is 7 years old", "女儿8岁"; "is 2 m tall"
         if predicate_at < 0:  # "大儿子今年10岁": what comes before the age is its subject
             predicate_at = next((i for i, t in enumerate(main) if t.kind == "value"), -1)

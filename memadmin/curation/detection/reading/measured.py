@@ -29,6 +29,45 @@ def canonical_number(number: float) -> str:
     return "0" if text in ("-0", "") else text
 
 
+# A length or a mass converted from another system's unit ("5 foot 6": 1.6764 m, "11
+# stone 4": 71,667.6 g) has more digits than anyone writes, and the same written in the
+# other system is rounded ("168 cm", "72 kg"): one value where one side has four
+# significant digits or more, the other fewer, within ROUNDING of each other. Two
+# values both written in one system compare exactly ("72 kg" / "72.5 kg" differ).
+ROUNDING = 0.01
+_ROUNDED_MEASURES = frozenset({"length", "mass"})
+
+
+def one_rounded(measure: str, value_a: str, value_b: str) -> bool:
+    """Whether two canonical values of a measure are one, converted and rounded."""
+    if measure not in _ROUNDED_MEASURES:
+        return False
+    if (_significant(value_a) >= 4) == (_significant(value_b) >= 4):
+        return False
+    a, b = float(value_a), float(value_b)
+    return abs(a - b) <= ROUNDING * max(abs(a), abs(b))
+
+
+def rounded_alike(key_a: str, key_b: str) -> bool:
+    """one_rounded for two tokens' values ("length:1.6764" / "length:1.68")."""
+    (measure_a, _, a), (measure_b, _, b) = key_a.partition(":"), key_b.partition(":")
+    return measure_a == measure_b and one_rounded(measure_a, a, b)
+
+
+def same_values(measure: str, values_a: set[str], values_b: set[str]) -> bool:
+    """Whether each value of one side is a value of the other, or one rounded."""
+    return all(
+        any(a == b or one_rounded(measure, a, b) for b in others)
+        for mine, others in ((values_a, values_b), (values_b, values_a))
+        for a in mine
+    )
+
+
+def _significant(value: str) -> int:
+    """The significant digits of a canonical number ("1.6764": 5, "72000": 2)."""
+    return len(value.lstrip("-").replace(".", "").strip("0"))
+
+
 # Digits joined by hyphens, with nothing after ("555-0199", "4521-883", "5-7"; not
 # "10-20k" nor a date, which the date reader reads).
 _DIGIT_GROUP = re.compile(r"\d+(?:-\d+)+(?![\w-]|[.,]\d)")

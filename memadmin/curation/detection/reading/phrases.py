@@ -1,10 +1,12 @@
 """Quantities said as phrases: a half ("seven and a half hours", "an hour and a half",
-"sept heures et demie"), a quarter of an hour, a fortnight, noon and midnight.
+"sept heures et demie"), a quarter of an hour, a fortnight, noon and midnight, and a
+bare number in the unit below the one before it ("5 foot 6", "1 h 15").
 curation.detection.reading.quantities reads the numbers and units; these join or replace
 what it read."""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 
@@ -64,3 +66,35 @@ def with_a_half_after(value: Value, folded: str) -> Value:
         return value
     total = canonical_number(float(value.value) + 0.5 * value.factor)
     return replace(value, value=total, end=found.end())
+
+
+# A bare number right after a quantity, less than one of its unit, is in the unit below:
+# (measure, the unit's factor, the unit below's factor, how many of those make one).
+# "1 h 15" (minutes), "5 foot 6" (inches), "1 m 80" (centimetres), "11 stone 4" (pounds),
+# "7 lb 8" (ounces); "5 foot 6" was 1.524 m and a lone 6.
+_UNITS_BELOW = (
+    ("duration", 3600.0, 60.0, 60),
+    ("length", 0.3048, 0.0254, 12),
+    ("length", 1.0, 0.01, 100),
+    ("mass", 6350.29318, 453.59237, 14),
+    ("mass", 453.59237, 28.349523125, 16),
+)
+
+
+def bare_part(last: Value, value: Value) -> Value | None:
+    """`value`, a bare whole number after `last`, read in the unit below last's, or None."""
+    if value.measure != "number" or not value.value.isdigit():
+        return None
+    for measure, factor, below, count in _UNITS_BELOW:
+        if (
+            last.measure == measure
+            and math.isclose(last.factor, factor, rel_tol=1e-6)
+            and 0 < int(value.value) < count
+        ):
+            return replace(
+                value,
+                measure=measure,
+                value=canonical_number(int(value.value) * below),
+                factor=below,
+            )
+    return None

@@ -214,18 +214,8 @@ def _compounds(values: list[Value], folded: str) -> list[Value]:
                 value=canonical_number(float(value.value) * 60),
                 factor=60.0,
             )
-        if (
-            last is not None
-            and between == ""
-            and last.measure == "duration"
-            and last.factor == 3600
-            and value.measure == "number"
-            and value.value.isdigit()
-            and 0 < int(value.value) < 60
-        ):
-            value = replace(
-                value, measure="duration", value=str(int(value.value) * 60), factor=60.0
-            )
+        if last is not None and between == "" and (part := phrases.bare_part(last, value)):
+            value = part
         if joined and _part_of(last, value):
             total = canonical_number(float(last.value) + float(value.value))
             merged[-1] = Value(last.measure, total, last.start, value.end, last.factor, last.unit)
@@ -466,8 +456,8 @@ def _unit_of(token, folded: str, previous_end: int, number: str) -> tuple[str, f
     gap = folded[previous_end:start]
     if gap not in ("", " ", "-", "\u00a0"):
         return None
-    if end < len(folded) and folded[end].isdigit():
-        return None
+    if end < len(folded) and folded[end].isdigit() and text not in ("'", "’"):
+        return None  # but a foot's sign before the inches ("5'6\"")
     digits = len(re.split(r"[.,]", number)[0])
     if gap == "" and len(text) == 1 and text.isalpha() and digits > 3:
         return None

@@ -112,6 +112,21 @@ def test_an_apostrophe_is_a_foot_only_between_two_numbers(text):
     assert all(v.measure != "length" for v in quantities.read(text))
 
 
+@pytest.mark.parametrize(
+    ("text", "keys"),
+    [
+        # A bare number that counts something after it is no part of the quantity.
+        ("Swims 400 m 3 times a week.", ("length", "400")),
+        ("Runs 1 h 3 times a week.", ("duration", "3600")),
+        # Centimetres after metres are two digits.
+        ("Mesure 1 m 8.", ("length", "1")),
+        ("Is 5 foot 6 and slim.", ("length", "1.6764")),
+    ],
+)
+def test_a_bare_number_is_the_unit_below_only_where_it_ends_the_quantity(text, keys):
+    assert keys in quantities.keys(text)
+
+
 def test_a_calendar_span_matches_days_at_its_mean_length():
     assert (
         contrast.key_token_differences(

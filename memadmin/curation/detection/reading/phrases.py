@@ -81,9 +81,19 @@ _UNITS_BELOW = (
 )
 
 
-def bare_part(last: Value, value: Value) -> Value | None:
-    """`value`, a bare whole number after `last`, read in the unit below last's, or None."""
+# What may follow such a bare part: the text's end, a mark, a dimension, "and" or "in" ("is 5
+# foot 6 and slim", "5 ft 6 in tall"); not a word it counts ("swims 400 m 3 times a week").
+_AFTER_PART = re.compile(r"\s*(?:$|[^\w\s]|(?:tall|high|wide|deep|long|and|in)\b)")
+
+
+def bare_part(last: Value, value: Value, folded: str) -> Value | None:
+    """`value`, a bare whole number after `last`, read in the unit below last's, or None.
+    Centimetres after metres are two digits ("1 m 80", "1 m 05")."""
     if value.measure != "number" or not value.value.isdigit():
+        return None
+    if not _AFTER_PART.match(folded, value.end):
+        return None
+    if last.measure == "length" and last.factor == 1.0 and value.end - value.start != 2:
         return None
     for measure, factor, below, count in _UNITS_BELOW:
         if (

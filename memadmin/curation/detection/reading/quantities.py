@@ -214,7 +214,7 @@ def _compounds(values: list[Value], folded: str) -> list[Value]:
                 value=canonical_number(float(value.value) * 60),
                 factor=60.0,
             )
-        if last is not None and between == "" and (part := phrases.bare_part(last, value)):
+        if last is not None and between == "" and (part := phrases.bare_part(last, value, folded)):
             value = part
         if joined and _part_of(last, value):
             total = canonical_number(float(last.value) + float(value.value))

@@ -81,3 +81,23 @@ def test_a_value_said_to_be_the_only_one_leaves_no_room_for_another(older, newer
 def test_an_only_value_of_another_slot_is_no_new_value():
     found = frames.compare(read("Only works day shifts."), read("Works at the city hospital."))
     assert found.kind != relations.NEW_VALUE
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A subject said to be the only one: who does it is one slot.
+        ("Only Priya has admin rights on the cluster.", "Marco has admin rights on the cluster.",
+         relations.NEW_VALUE),
+        ("Nobody but Priya has admin rights on the cluster.",
+         "Marco has admin rights on the cluster.", relations.NEW_VALUE),
+        ("Only Priya can deploy to prod.", "Only Marco can deploy to prod.", relations.NEW_VALUE),
+        # Two subjects otherwise, or where the two say different things.
+        ("Priya has admin rights on the cluster.", "Marco has admin rights on the cluster.",
+         relations.OTHER_SUBJECT),
+        ("Only Priya has admin rights on the cluster.", "Marco has a laptop.",
+         relations.OTHER_SUBJECT),
+    ],
+)  # fmt: skip
+def test_a_subject_said_to_be_the_only_one_leaves_no_room_for_another(older, newer, kind):
+    assert frames.compare(read(older), read(newer)).kind == kind

@@ -71,8 +71,8 @@ def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = froz
         return Relation(OTHER_PREDICATE, "a recommendation is not a preference")
     across = languages_differ(older.text, newer.text)
     subjects = _other_subjects(older, newer, user_names, across=across)
-    if subjects:
-        return Relation(OTHER_SUBJECT, subjects)
+    if subjects:  # two subjects, unless one side says its subject alone does it
+        return Relation(NEW_VALUE if slots.sole_holder(older, newer) else OTHER_SUBJECT, subjects)
     if across:
         return _compare_across(older, newer)
     two_things = (

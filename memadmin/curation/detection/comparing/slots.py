@@ -6,6 +6,8 @@ alone). Read by frames from the clause readings."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from memadmin.curation.detection.comparing import alignment
 from memadmin.curation.detection.comparing.matching import (
     found_in,
@@ -14,6 +16,7 @@ from memadmin.curation.detection.comparing.matching import (
     time_kind,
     values_only,
 )
+from memadmin.curation.detection.comparing.predicates import same_predicate
 from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.polarity import excepts
 from memadmin.curation.detection.reading.verbs import moves_a_thing
@@ -184,6 +187,23 @@ def exclusive(*readings: Reading) -> bool:
         ):
             return True
     return False
+
+
+def sole_holder(older: Reading, newer: Reading) -> bool:
+    """Whether one side says its subject alone does what both say of two subjects ("Only
+    Priya has admin rights on the cluster." / "Marco has admin rights on the cluster.",
+    "Nobody but Priya ..."): who does it is one slot, with two values."""
+    for reading, other in ((older, newer), (newer, older)):
+        if not reading.objects or not exclusive(_before_predicate(reading)):
+            continue
+        if same_predicate(reading, other) and all(found_in(t, other) for t in reading.objects):
+            return all(found_in(t, reading) for t in other.objects)
+    return False
+
+
+def _before_predicate(reading: Reading) -> Reading:
+    """The reading with its main clause cut at the predicate (what exclusive reads)."""
+    return replace(reading, clause_end=max(reading.subject_end, 0))
 
 
 def shared_values(objects, leftover) -> bool:

@@ -53,6 +53,21 @@ from memadmin.curation.detection.reading import quantities
         ("Mesure 1 m 80.", "Mesure 180 cm."),
         ("Weighs 11 stone 4.", "Weighs 158 lb."),
         ("The baby weighed 7 lb 8.", "The baby weighed 120 oz."),
+        # A clock with its half of the day; after "in", or past 24, a time taken.
+        ("Her flight lands at 6:40 pm on Friday.", "Her flight arrives Friday at 18:40."),
+        ("Office hours end at 5:30 p.m.", "Office hours end at 17:30."),
+        ("The night bus leaves at 12:15 am.", "The night bus leaves at 00:15."),
+        ("Finished the marathon in 3:45.", "Finished the marathon in 3 h 45 min."),
+        ("Ran the marathon in 3:45:10.", "Ran it in 13510 s."),
+        ("Runs a kilometre in 4:30 min.", "Runs a kilometre in 270 s."),
+        ("Her 10k best is 52:30.", "Her 10k best is 52 min 30 s."),
+        # A share said as a fraction of something.
+        ("Half of the budget goes to rent.", "50% of the budget goes to rent."),
+        ("A quarter of her salary goes to savings.", "25% of her salary goes to savings."),
+        ("La moitié du budget va au loyer.", "50 % du budget va au loyer."),
+        # Volumes and areas.
+        ("Drinks 2 litres of water.", "Drinks 2000 ml of water."),
+        ("The farm is 1.5 hectares.", "La ferme fait 1,5 hectare."),
     ],
 )
 def test_one_value_written_two_ways_reads_the_same(a, b):
@@ -125,6 +140,48 @@ def test_an_apostrophe_is_a_foot_only_between_two_numbers(text):
 )
 def test_a_bare_number_is_the_unit_below_only_where_it_ends_the_quantity(text, keys):
     assert keys in quantities.keys(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "measure"),
+    [
+        ("The standup is at 9:30.", "time"),  # no "in": a time of day
+        ("Takes half an hour.", "duration"),  # no share
+        ("Takes a quarter of an hour.", "duration"),
+        ("Is a third-year student.", None),
+        ("Came a third time.", None),
+    ],
+)
+def test_a_clock_or_a_fraction_is_read_as_what_its_words_make_it(text, measure):
+    assert [v.measure for v in quantities.read(text)] == ([measure] if measure else [])
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # Said to be rounded, a conversion rounded to the digits written is one value.
+        ("Drinks about 2 litres of water a day.", "Drinks roughly half a gallon a day."),
+        ("Runs about 12 miles every Sunday.", "Runs roughly 19 km every Sunday."),
+        ("Weighs around 150 lb.", "Weighs about 68 kg."),
+        ("Drinks about a gallon of water a day.", "Drinks roughly 3.8 litres a day."),
+        ("Owns about 3 acres.", "Owns roughly 1.2 hectares."),
+    ],
+)
+def test_a_conversion_said_roughly_is_its_rounding(a, b):
+    assert contrast.key_token_differences(a, b) == ()
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Runs 12 miles every Sunday.", "Runs 19 km every Sunday."),  # 1.6 %: no "about"
+        ("Runs about 12 miles every Sunday.", "Runs about 18 km every Sunday."),  # 19 km
+        ("Drives about 100 km a day.", "Drives about 70 miles a day."),  # 113 km: 13 % off
+        ("Weighs about 80 kg.", "Weighs about 83 kg."),  # one system: exact
+    ],
+)
+def test_a_conversion_not_said_roughly_or_too_far_differs(a, b):
+    assert contrast.key_token_differences(a, b)
 
 
 def test_a_calendar_span_matches_days_at_its_mean_length():

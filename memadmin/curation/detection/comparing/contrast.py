@@ -24,12 +24,14 @@ from memadmin.curation.detection.reading.keytokens import (
     words_of,
 )
 from memadmin.curation.detection.reading.polarity import (
+    changed_from,
     content_stems,
     negated_names,
     set_against,
     stance,
     stance_stems,
 )
+from memadmin.curation.detection.reading.quantities import said_roughly
 from memadmin.curation.detection.reading.tokens import text_words
 from memadmin.store.lexicon import HAN, language_of, plain, stop_words
 from memadmin.store.text import text_cache
@@ -196,7 +198,8 @@ def key_token_differences(text_a: str, text_b: str) -> tuple[KeyTokenDifference,
         values_a = {token.value for token in tokens_a if token.kind == kind}
         values_b = {token.value for token in tokens_b if token.kind == kind}
         if kind == "quantity":
-            differences.extend(_quantity_differences(values_a, values_b))
+            roughly = said_roughly(text_a) | said_roughly(text_b)
+            differences.extend(_quantity_differences(values_a, values_b, roughly))
             continue
         if kind == "name":
             # A sentence-initial name is not extracted ("NOx readings..."), but the word is
@@ -266,9 +269,12 @@ def _title_differences(text_a: str, text_b: str) -> list[KeyTokenDifference]:
     return [KeyTokenDifference("name", titles[:1], titles[1:])] if titles else []
 
 
-def _quantity_differences(values_a: set[str], values_b: set[str]) -> list[KeyTokenDifference]:
+def _quantity_differences(
+    values_a: set[str], values_b: set[str], roughly: frozenset[str]
+) -> list[KeyTokenDifference]:
     """A measure taken on both sides with different values is a changed quantity, even
-    when the newer text also mentions the old value ("15 N; at 12.5 N it slipped")."""
+    when the newer text also mentions the old value ("15 N; at 12.5 N it slipped"); of
+    the measures said `roughly`, a conversion rounded as written is none."""
     differences = []
     measures_a = {value.split("=")[0] for value in values_a}
     measures_b = {value.split("=")[0] for value in values_b}
@@ -278,7 +284,9 @@ def _quantity_differences(values_a: set[str], values_b: set[str]) -> list[KeyTok
     for measure in sorted(measures_a & measures_b):
         of_a = {v.split("=")[1] for v in values_a if v.startswith(f"{measure}=")}
         of_b = {v.split("=")[1] for v in values_b if v.startswith(f"{measure}=")}
-        if not measured.same_values(measure, of_a, of_b):  # "5 foot 6" / "168 cm": one
+        if not measured.same_values(
+            measure, of_a, of_b, measure in roughly
+        ):  # "5 foot 6" / "168 cm"
             differences.append(
                 KeyTokenDifference(
                     f"quantity ({measure})", tuple(sorted(of_a)), tuple(sorted(of_b))
@@ -287,29 +295,9 @@ def _quantity_differences(values_a: set[str], values_b: set[str]) -> list[KeyTok
     return differences
 
 
-# Months and years are calendar spans (no fixed length); against a span in days or
-# hours they compare at their mean length, within SPAN_TOLERANCE ("30 days" = "a month").
-SECONDS_PER_MONTH = 30.44 * 86400
-SPAN_TOLERANCE = 0.05
-
-
-def one_span(value_a: str, value_b: str) -> bool:
-    """Whether a span in fixed units and one in calendar units ("duration:2592000",
-    "calendar:1") are one span: within SPAN_TOLERANCE at a month's mean length."""
-    (measure_a, _, a), (measure_b, _, b) = value_a.partition(":"), value_b.partition(":")
-    if {measure_a, measure_b} != {"duration", "calendar"}:
-        return False
-    seconds, months = (float(a), float(b)) if measure_a == "duration" else (float(b), float(a))
-    return _one_length(seconds, months * SECONDS_PER_MONTH)
-
-
-def _one_length(seconds_a: float, seconds_b: float) -> bool:
-    return abs(seconds_a - seconds_b) <= SPAN_TOLERANCE * max(seconds_a, seconds_b)
-
-
 def _span_difference(values_a, values_b, measures_a, measures_b) -> KeyTokenDifference | None:
     """A time span one text gives in calendar units and the other in fixed ones, with no
-    value of one within SPAN_TOLERANCE of a value of the other: "kept for 30 days" /
+    value of one within measured.SPAN_TOLERANCE of a value of the other: "kept for 30 days" /
     "kept for 3 months"."""
     one_each = {"duration", "calendar"}
     span_a, span_b = measures_a & one_each, measures_b & one_each
@@ -321,12 +309,12 @@ def _span_difference(values_a, values_b, measures_a, measures_b) -> KeyTokenDiff
         for value in values:
             measure, number = value.split("=")
             if measure in one_each:
-                scale = SECONDS_PER_MONTH if measure == "calendar" else 1.0
+                scale = measured.SECONDS_PER_MONTH if measure == "calendar" else 1.0
                 found[value] = float(number) * scale
         return found
 
     spans_a, spans_b = seconds(values_a), seconds(values_b)
-    if any(_one_length(x, y) for x in spans_a.values() for y in spans_b.values()):
+    if any(measured.one_length(x, y) for x in spans_a.values() for y in spans_b.values()):
         return None
     return KeyTokenDifference("quantity (duration)", tuple(sorted(spans_a)), tuple(sorted(spans_b)))
 
@@ -503,10 +491,13 @@ def _negation_clash(text_a: str, text_b: str) -> str | None:
 
 def _asserted(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """(names asserted, names negated): none asserted where the clause ends them ("Stopped
-    using Jira"), nor what a choice is set against ("TypeScript over JavaScript")."""
+    using Jira"), nor what a choice is set against ("TypeScript over JavaScript"), nor
+    the value a change replaced."""
     (asserted, negated), reading = negated_names(text), clause.read(text)
     against = {t.text for t in set_against(reading)}
-    return (frozenset() if reading.ceased else asserted - against), negated | (asserted & against)
+    former = {t.text for t in changed_from(reading)}  # "switched from Vodafone to O2"
+    asserted_now = frozenset() if reading.ceased else asserted - against - former
+    return asserted_now, negated | (asserted & against)
 
 
 # --- Differences as the texts write them, and what is left once they are set aside ------

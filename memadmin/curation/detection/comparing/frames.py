@@ -13,7 +13,15 @@ not know), the relation is UNREAD: the judgement falls back on its similarities.
 
 from __future__ import annotations
 
-from memadmin.curation.detection.comparing import alignment, contrast, ended, slots, things
+from memadmin.curation.detection.comparing import (
+    alignment,
+    contrast,
+    ended,
+    opposites,
+    replaced,
+    slots,
+    things,
+)
 from memadmin.curation.detection.comparing.matching import (
     RESIDUE_WORDS,
     agent_first,
@@ -55,6 +63,7 @@ from memadmin.curation.detection.comparing.relations import (
 )
 from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.polarity import set_against
+from memadmin.curation.detection.reading.quantities import roughly_one
 from memadmin.curation.detection.reading.words import (
     Token,
     relation_word,
@@ -210,6 +219,8 @@ def _one_word_for_another(only_a: list[Token], only_b: list[Token]) -> bool:
         return False  # a limit alone ("Max" / "Top"): two people's names
     if HAN.search(only_a[0].text + only_b[0].text):
         return False  # MiniLM cannot read Chinese words: any two look alike to it
+    if opposites.opposed(only_a[0].text, only_b[0].text):
+        return False  # "left-handed" / "right-handed": the models put opposites close
     return alignment.synonyms(only_a[0].text, only_b[0].text)
 
 
@@ -245,7 +256,7 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
             # "User's name is Noah" / "Switched from VS Code to Neovim".
             return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")
         return None  # "switched", "migrated", "rescheduled": whatever the other says
-    if class_b is not None and class_b.sets and _replaced(older, newer):
+    if class_b is not None and class_b.sets and replaced.replaced(older, newer):
         # "Moved my notes from Notion to Obsidian": a verb that sets a value, naming the
         # older's after "from", sets it whatever the slot (the words decide).
         return None
@@ -327,7 +338,7 @@ def _denied(reading: Reading, other: Reading) -> list[Token]:
         against = ()  # two choices: one the other way round is _swapped's to say
     if not reading.denied and not against:
         return []
-    objects = tuple(t for t in other.objects if t not in others_against)
+    objects = tuple(t for t in replaced.asserted(other) if t not in others_against)
     asserted = [t for t in reading.denied + against if not _not_said_in((t,), objects)]
     return _not_said_in(tuple(asserted), tuple(t for t in reading.objects if t not in against))
 
@@ -358,9 +369,8 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
         objects_b = newer.subject_words + objects_b
     only_a = _not_said_in(objects_a, objects_b, newer.text)
     only_b = _not_said_in(objects_b, objects_a, older.text)
-    only_a, only_b = one_name_aside(
-        *without_acronyms(only_a, only_b), older, newer, objects_a, objects_b
-    )
+    only_a, only_b = roughly_one(*without_acronyms(only_a, only_b), older.text, newer.text)
+    only_a, only_b = one_name_aside(only_a, only_b, older, newer, objects_a, objects_b)
     if _one_word_for_another(only_a, only_b):
         only_a, only_b = [], []  # "couch" / "sofa": one thing in two words
     shared = len(objects_a) - len(only_a)
@@ -387,10 +397,9 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
         return Relation(OPPOSITE, _sign_detail(older, newer), update=update)
     if swapped := _swapped(older, newer):
         return Relation(NEW_VALUE, swapped, update=update)
-    replaced = _replaced(older, newer)
-    if replaced:
+    if former := replaced.replaced(older, newer):
         # "Uses npm for the frontend" / "Uses pnpm now instead of npm".
-        return Relation(NEW_VALUE, f"{replaced} replaced", update=True)
+        return Relation(NEW_VALUE, f"{former} replaced", update=True)
     if read_alike(only_a, only_b):
         return Relation(SAME)  # nothing else, or one name in two cases: "floor 2" / "Floor 2"
     if not only_a or not only_b:
@@ -443,7 +452,7 @@ def _values_differ(older, newer, only_a, only_b, objects_a, shared: int, update:
     if (
         update
         and (shared or slots.of_one_kind(only_a, only_b))
-        and not _old_value_elsewhere(older, newer)
+        and not replaced.old_value_elsewhere(older, newer)
     ):
         # "Search-api stages on Azure" / "... now stages on Fly.io", "Likes jazz" / "Now
         # likes techno": the newer says the value changed, where no reading above made
@@ -471,7 +480,7 @@ def _alike(older: Reading, newer: Reading, only_a, only_b, shared: int) -> bool:
         # nothing of "drinks chai every afternoon".
         if older.predicate is not None and older.predicate.name in newer.predicate.sets:
             return True
-        if _old_value_elsewhere(older, newer):
+        if replaced.old_value_elsewhere(older, newer):
             return False  # "lives in Denver" / "switched from VS Code to Neovim"
         return bool(shared) or slots.of_one_kind(only_a, only_b)
     if newer.change and shared:
@@ -490,38 +499,6 @@ def _alike(older: Reading, newer: Reading, only_a, only_b, shared: int) -> bool:
     if copulas(older, newer):
         return slots.said_alike(older, newer, only_a, only_b)
     return True
-
-
-def _replaced(older: Reading, newer: Reading) -> str:
-    """The older's value that the newer names as replaced ("instead of npm", "switched
-    from Vim"), or ""."""
-    if not newer.change:
-        return ""
-    for later in _named_as_replaced(newer):
-        if any(same_word(later, o) for o in older.objects):
-            return later.text
-    return ""
-
-
-def _old_value_elsewhere(older: Reading, newer: Reading) -> bool:
-    """The newer names the value it replaced ("switched from VS Code to Neovim") and the
-    older does not say it: the older fills another slot."""
-    named = _named_as_replaced(newer)
-    return bool(named) and not found_in(named[0], older)
-
-
-def _named_as_replaced(reading: Reading) -> list[Token]:
-    """The content words within three words after each word that names a replaced value
-    ("instead of npm", "from VS Code"), in order."""
-    replaced = words("markers", "replaced")
-    tokens = reading.tokens
-    return [
-        later
-        for index, token in enumerate(tokens)
-        if token.text in replaced
-        for later in tokens[index + 1 : index + 4]
-        if later.content
-    ]
 
 
 def _subject_said_after(older: Reading, newer: Reading) -> bool:

@@ -193,7 +193,7 @@ def same_word(a: Token, b: Token) -> bool:
         return contrast.same_name(a.lemma, b.lemma)
     if a.value.startswith("date:") and b.value.startswith("date:"):
         return contrast.same_date(a.value[5:], {b.value[5:]})
-    if a.kind == b.kind == "value" and contrast.one_span(a.value, b.value):
+    if a.kind == b.kind == "value" and measured.one_span(a.value, b.value):
         return True  # "30 days" / "one month"
     if a.kind == b.kind == "value" and measured.rounded_alike(a.value, b.value):
         return True  # "5 foot 6" / "168 cm": a conversion and its rounding

@@ -89,12 +89,16 @@ class Reading:
 
     @cached_property
     def subject(self) -> tuple[Token, ...]:
-        """The tokens before the predicate (none when no predicate was found)."""
-        return tuple(
-            t
-            for t in self.tokens[self.subject_start : self.subject_end]
-            if t.kind not in ("function", "marker")
-        )
+        """The tokens before the predicate (none when no predicate was found), less a share
+        it starts with ("50% of the budget": how much of it, a value)."""
+        tokens = self.tokens[self.subject_start + len(self.share) : self.subject_end]
+        return tuple(t for t in tokens if t.kind not in ("function", "marker"))
+
+    @cached_property
+    def share(self) -> tuple[Token, ...]:
+        """The share the subject starts with ("50% of the budget", "half of the team")."""
+        first = self.tokens[self.subject_start : self.subject_end][:1]
+        return first if first and first[0].value.startswith("share:") else ()
 
     @cached_property
     def subject_words(self) -> tuple[Token, ...]:
@@ -116,8 +120,8 @@ class Reading:
 
     @cached_property
     def objects(self) -> tuple[Token, ...]:
-        """The content tokens of the main clause after the predicate."""
-        return tuple(
+        """The content tokens of the main clause after the predicate, and a subject's share."""
+        return self.share + tuple(
             t
             for index, t in enumerate(self.tokens[: self.clause_end])
             if index >= self.subject_end

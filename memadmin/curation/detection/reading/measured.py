@@ -1,5 +1,7 @@
 """A value read from a text (curation.detection.reading.quantities reads them; rates reads
-how often), a number as its canonical text, and a group of digits read as one code."""
+how often), a number as its canonical text, a group of digits read as one code, and two
+values that are one written apart: a conversion and its rounding ("5 foot 6" / "168
+cm"), a span in fixed and in calendar units ("30 days" / "a month")."""
 
 from __future__ import annotations
 
@@ -34,18 +36,27 @@ def canonical_number(number: float) -> str:
 # other system is rounded ("168 cm", "72 kg"): one value where one side has four
 # significant digits or more, the other fewer, within ROUNDING of each other. Two
 # values both written in one system compare exactly ("72 kg" / "72.5 kg" differ).
+# A writer who says the value is rounded ("about 19 km" for 12 miles, 1.6 % off; "roughly
+# 2 litres" for half a gallon, 5.4 %) rounds it to the digits written: the conversion
+# rounded so is the value, within SAID_ROUGHLY ("about 100 km" is no 70 miles, 113 km).
 ROUNDING = 0.01
-_ROUNDED_MEASURES = frozenset({"length", "mass"})
+SAID_ROUGHLY = 0.10
+_ROUNDED_MEASURES = frozenset({"length", "mass", "volume", "area"})
 
 
-def one_rounded(measure: str, value_a: str, value_b: str) -> bool:
-    """Whether two canonical values of a measure are one, converted and rounded."""
+def one_rounded(measure: str, value_a: str, value_b: str, roughly: bool = False) -> bool:
+    """Whether two canonical values of a measure are one, converted and rounded (`roughly`:
+    a side says its value is rounded)."""
     if measure not in _ROUNDED_MEASURES:
         return False
     if (_significant(value_a) >= 4) == (_significant(value_b) >= 4):
         return False
     a, b = float(value_a), float(value_b)
-    return abs(a - b) <= ROUNDING * max(abs(a), abs(b))
+    if not roughly:
+        return abs(a - b) <= ROUNDING * max(abs(a), abs(b))
+    written, converted = (value_a, b) if _significant(value_a) < 4 else (value_b, a)
+    as_written = float(f"{converted:.{_significant(written)}g}")
+    return as_written == float(written) and abs(a - b) <= SAID_ROUGHLY * max(abs(a), abs(b))
 
 
 def rounded_alike(key_a: str, key_b: str) -> bool:
@@ -54,10 +65,12 @@ def rounded_alike(key_a: str, key_b: str) -> bool:
     return measure_a == measure_b and one_rounded(measure_a, a, b)
 
 
-def same_values(measure: str, values_a: set[str], values_b: set[str]) -> bool:
+def same_values(
+    measure: str, values_a: set[str], values_b: set[str], roughly: bool = False
+) -> bool:
     """Whether each value of one side is a value of the other, or one rounded."""
     return all(
-        any(a == b or one_rounded(measure, a, b) for b in others)
+        any(a == b or one_rounded(measure, a, b, roughly) for b in others)
         for mine, others in ((values_a, values_b), (values_b, values_a))
         for a in mine
     )
@@ -84,3 +97,23 @@ def digit_group(value: Value, folded: str) -> Value:
     if group is None or group.end() <= value.end or _ISO_DATE.fullmatch(group.group()):
         return value
     return Value("code", group.group(), value.start, group.end(), 0.0, "")
+
+
+# Months and years are calendar spans (no fixed length); against a span in days or
+# hours they compare at their mean length, within SPAN_TOLERANCE ("30 days" = "a month").
+SECONDS_PER_MONTH = 30.44 * 86400
+SPAN_TOLERANCE = 0.05
+
+
+def one_span(value_a: str, value_b: str) -> bool:
+    """Whether a span in fixed units and one in calendar units ("duration:2592000",
+    "calendar:1") are one span: within SPAN_TOLERANCE at a month's mean length."""
+    (measure_a, _, a), (measure_b, _, b) = value_a.partition(":"), value_b.partition(":")
+    if {measure_a, measure_b} != {"duration", "calendar"}:
+        return False
+    seconds, months = (float(a), float(b)) if measure_a == "duration" else (float(b), float(a))
+    return one_length(seconds, months * SECONDS_PER_MONTH)
+
+
+def one_length(seconds_a: float, seconds_b: float) -> bool:
+    return abs(seconds_a - seconds_b) <= SPAN_TOLERANCE * max(seconds_a, seconds_b)

@@ -20,6 +20,21 @@ _IDIOMS = (
     (re.compile(r"\b(?:a|one) fortnight\b"), "duration", 1209600),
     (re.compile(r"(?<![-'])\b(?:noon|midday|midi|mittags?|mediod[ií]a)\b"), "time", "12:00"),
     (re.compile(r"\b(?:midnight|minuit|mitternacht|medianoche)\b"), "time", "00:00"),
+    # A share said as a fraction of something ("half of the budget": 50 %; not "half an
+    # hour", "a quarter of an hour").
+    (re.compile(r"\bhalf (?:of|the)\b|\b(?:la moiti[ée]|die h[äa]lfte|la mitad)\b"), "share", 50),
+    (
+        re.compile(r"\b(?:a|one) third of\b|\b(?:un tiers|ein drittel)\b"),
+        "share",
+        100 / 3,
+    ),
+    (re.compile(r"\btwo thirds\b|\bdeux tiers\b|\bzwei drittel\b"), "share", 200 / 3),
+    (
+        re.compile(r"\b(?:a|one) quarter of (?!an hour)|\b(?:un quart|ein viertel)\b(?! d'heure)"),
+        "share",
+        25,
+    ),
+    (re.compile(r"\bthree quarters of (?!an hour)|\btrois quarts\b|\bdrei viertel\b"), "share", 75),
 )
 
 

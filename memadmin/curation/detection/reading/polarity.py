@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import cache, lru_cache
+from itertools import dropwhile, takewhile
 
 from memadmin.curation.detection.reading.keytokens import key_tokens, words_of
 from memadmin.curation.detection.reading.tokens import text_words
@@ -103,12 +104,16 @@ def denies(main, folded: str) -> bool:
     """Whether a clause (its tokens, and its text folded) denies what it says: it has a
     negation, not one of a thing alone ("without sugar", "ohne Zucker", "sans sucre")
     nor one that excepts a thing (_EXCEPTING)."""
-    negators = [t for t in main if t.kind == "negator"]
+    negators = [t for t in main if t.kind == "negator" and not _NEARLY.search(folded[: t.start])]
     return (
         bool(negators)
         and not all(t.text in ("without", "ohne", "sans", "无") for t in negators)
         and not excepts(folded)
     )
+
+
+# "Almost never", "fast nie", "presque jamais": how often, seldom (as "rarely"), no denial.
+_NEARLY = re.compile(r"\b(?:almost|nearly|practically|virtually|fast|presque|quasi|casi)\s+$")
 
 
 def excepts(folded: str) -> bool:
@@ -194,3 +199,15 @@ def set_against(reading, *, replaced_only: bool = False) -> tuple:
             if after is not None:
                 found.append(after)
     return tuple(found)
+
+
+def changed_from(reading) -> list:
+    """The words of the value a change (a reading.clause.Reading) names as the one it
+    replaced: after the first marker of one, a run of content words ("switched from VS
+    Code to Neovim": VS Code; "now on Thursday instead of Tuesday": Tuesday)."""
+    markers, tokens = words("markers", "replaced"), reading.tokens
+    start = next((i + 1 for i, token in enumerate(tokens) if token.text in markers), None)
+    if start is None or not reading.change:
+        return []
+    after = list(dropwhile(lambda token: not token.content, tokens[start : start + 4]))
+    return list(takewhile(lambda token: token.content, after))

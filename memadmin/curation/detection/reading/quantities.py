@@ -25,10 +25,10 @@ from importlib import metadata
 
 from django.conf import settings
 
-from memadmin.curation.detection.reading import phrases, rates
+from memadmin.curation.detection.reading import clocks, measured, phrases, rates
 from memadmin.curation.detection.reading.measured import Value, canonical_number, digit_group
 from memadmin.curation.detection.reading.tokens import CHINESE_WEEKDAY, QUANTITY_TOKEN
-from memadmin.store.lexicon import HAN, fold, language_of, lexicon, words
+from memadmin.store.lexicon import HAN, fold, language_of, lexicon
 from memadmin.store.text import text_cache
 
 _CJK_NUMBER = re.compile(r"([零〇一二两三四五六七八九十百千万]+|\d+(?:\.\d+)?)")
@@ -72,6 +72,8 @@ BASE_UNITS = {
     "duration": "second",
     "length": "meter",
     "mass": "gram",
+    "volume": "liter",
+    "area": "meter ** 2",
     "bytes": "byte",
     "speed": "meter / second",
     "force": "newton",
@@ -254,10 +256,10 @@ def _read_latin(folded: str, language: str):
         kind, token, start, end = tokens[position]
         following = tokens[position + 1] if position + 1 < len(tokens) else None
         if kind == "time":
-            value = _time_token(token, start, end, language)
+            value, taken = clocks.clock_token(token, tokens, position, language, _units())
             if value is not None:
                 yield value
-            position += 1
+            position += taken
             continue
         if kind == "number" and "/" in token:  # 18/20: both numbers, and the share they make
             yield from _fraction(token, start, end)
@@ -293,15 +295,15 @@ def _read_latin(folded: str, language: str):
                 position, end, following = position + 1, following[3], after
         # A unit may follow after a space, a hyphen ("90-minute") or glued ("12.5n").
         unit = _unit_of(following, folded, end, token) if following else None
-        unit = None if _dotted_half_of_day(tokens, position + 1) else unit  # "a.m.": no ampere
+        unit = None if clocks.dotted_half_of_day(tokens, position + 1) else unit  # "a.m."
         taken = 2 if unit is not None else 1
-        if unit is not None and _french_hour(number, tokens, position, language):
+        if unit is not None and clocks.french_hour(number, tokens, position, language):
             yield Value("time", f"{int(number):02d}:00", start, following[3])  # "à 10 h"
             position += 2
             continue
-        time = _clock_time(number, tokens, position + taken, language)
+        time = clocks.clock_time(number, tokens, position + taken, language)
         if time:
-            dotted = _dotted_half_of_day(tokens, position + taken) is not None
+            dotted = clocks.dotted_half_of_day(tokens, position + taken) is not None
             # The span takes its "am", "pm" or "Uhr" in: one token, not a verb "am".
             yield Value("time", time, start, tokens[position + taken + dotted][3])
             position += taken + 1 + dotted
@@ -335,19 +337,6 @@ def _counted_by_1024(unit: tuple[str, float], number: float) -> float:
     if measure == "bytes" and decimal and number >= 1024 and number % 512 == 0:
         return factor * 1000 / 1024
     return factor
-
-
-def _time_token(token: str, start: int, end: int, language: str) -> Value | None:
-    """A token written as a time: a time of day ("03:00", French "15h30"), or outside
-    French "1h30", an hour and a half."""
-    time = _time_of_day(token, language)
-    if time:
-        return Value("time", time, start, end)
-    hours, _, minutes = token.partition("h")
-    if minutes and int(minutes) < 60:
-        seconds = canonical_number(int(hours) * 3600 + int(minutes) * 60)
-        return Value("duration", seconds, start, end, 3600.0, "h")
-    return None
 
 
 def _number_at(tokens, position: int, folded: str, language: str, written: str | None):
@@ -485,51 +474,6 @@ def _of_share(top: float, tokens, position: int, language: str) -> str | None:
     return None
 
 
-def _time_of_day(token: str, language: str) -> str | None:
-    """ "03:00", "15h30" (French), "9:30" as HH:MM."""
-    if "h" in token and language != "fr":
-        return None
-    hours, minutes = re.split(r"[:h]", token)[:2]
-    if int(hours) > 24 or int(minutes) > 59:
-        return None
-    return f"{int(hours):02d}:{minutes}"
-
-
-def _french_hour(number: float, tokens, position: int, language: str) -> bool:
-    """ "Le stand-up est à 10 h": a French hour after "à" or "vers" is a time of day, not
-    ten hours."""
-    if language != "fr" or not float(number).is_integer() or not 0 <= number <= 24:
-        return False
-    unit = tokens[position + 1][1] if position + 1 < len(tokens) else ""
-    before = tokens[position - 1][1] if position else ""
-    return unit == "h" and before in ("à", "vers", "dès")
-
-
-def _clock_time(number: float, tokens, position: int, language: str) -> str | None:
-    """ "3 am" -> 03:00, "3 pm" -> 15:00, "15 Uhr" -> 15:00, "9h" in French -> 09:00."""
-    if position >= len(tokens) or not float(number).is_integer() or not 0 <= number <= 24:
-        return None
-    following = _dotted_half_of_day(tokens, position) or tokens[position][1]
-    markers = lexicon()["time_of_day"]
-    hours = int(number)
-    if following in markers["am"]:
-        return f"{hours % 12:02d}:00"
-    if following in markers["pm"]:
-        return f"{hours % 12 + 12:02d}:00"
-    if following in markers["oclock"] and (following != "h" or language == "fr"):
-        return f"{hours:02d}:00"
-    return None
-
-
-def _dotted_half_of_day(tokens, position: int) -> str | None:
-    """ "a.m." or "p.m." written with its stops (two tokens, "p" and "m"), else None."""
-    if position + 1 >= len(tokens) or tokens[position][1] not in ("a", "p"):
-        return None
-    following = tokens[position + 1]
-    adjacent = following[2] - tokens[position][3] == 1  # only the stop between
-    return f"{tokens[position][1]}m" if following[1] == "m" and adjacent else None
-
-
 # Chinese: a number (digits or numerals) and the unit after it, with 点 for o'clock,
 # 上午/下午 before for the half of the day and 半 after for half past ("三点半"). 个 is a
 # classifier before 小时 or 半 ("两个小时"); 半 before a unit is a half more ("一个半小时":
@@ -573,5 +517,26 @@ def keys(text: str) -> frozenset[tuple[str, str]]:
     return frozenset(value.key for value in read(text))
 
 
-def approximate_words() -> frozenset[str]:
-    return words("approximate")
+def said_roughly(text: str) -> frozenset[str]:
+    """The measures of the values `text` says are rounded ("about 19 km", "roughly 72
+    kg", "environ 3 kg"): a word of lexicon.toml's [approximate] rounded right before."""
+    folded, roughly = fold(text), _roughly()
+    return frozenset(value.measure for value in read(text) if roughly.search(folded[: value.start]))
+
+
+def roughly_one(only_a: list, only_b: list, text_a: str, text_b: str) -> tuple[list, list]:
+    """The value tokens each side alone has (comparing.frames), none where they are one
+    lone value each, one a conversion of the other rounded as a side says it is rounded
+    ("about 12 miles" / "roughly 19 km")."""
+    if len(only_a) == len(only_b) == 1 and only_a[0].kind == only_b[0].kind == "value":
+        (measure, _, a), (other, _, b) = (t.value.partition(":") for t in (*only_a, *only_b))
+        roughly = said_roughly(text_a) | said_roughly(text_b)
+        if measure == other and measure in roughly and measured.one_rounded(measure, a, b, True):
+            return [], []
+    return only_a, only_b
+
+
+@cache
+def _roughly() -> re.Pattern:
+    hedges = "|".join(map(re.escape, lexicon()["approximate"]["rounded"]))
+    return re.compile(rf"(?:^|[\s(])(?:{hedges})\s*$")

@@ -168,10 +168,13 @@ def note_pattern() -> re.Pattern:
 # Words that carry no fact besides the stop words, per language.
 _EXTRA_FUNCTION_WORDS = {
     "en": "the a an this that these those some any every each really very also still just "
-    "always usually often quite so too new again",
+    "always usually often quite so too new again rarely seldom hardly barely ever sometimes "
+    "occasionally frequently regularly normally typically mostly",
     "de": "der die das den dem des ein eine einen einem einer sehr auch noch immer schon "
+    "oft häufig meistens selten kaum manchmal "
     "bei beim nach aus über unter seit vor zum zur bis durch gegen um vom ins",
     "fr": "le la les un une des du de l d très aussi encore toujours chez sous vers "
+    "souvent rarement parfois fréquemment habituellement "
     "entre depuis pendant contre avant après au aux",
     "zh": "的 了 是 在 很 也 都 就 一名 一个 一只 一条 个 着 过 吧 呢 啊 "
     "到 给 对 从 向 把 被 上 里 今年 今天 现在 每天",

@@ -4,7 +4,7 @@ automatic_merge): minimal pairs, each changing one thing."""
 
 import pytest
 
-from memadmin.curation.detection.comparing import contrast, frames, matching
+from memadmin.curation.detection.comparing import contrast, frames, matching, order
 from memadmin.curation.detection.comparing import rules as judgement
 from memadmin.curation.detection.reading import clause as reading
 
@@ -267,7 +267,7 @@ def test_an_acronym_matches_the_initials_of_its_expansion(acronym, expansion):
 
 def test_words_in_order_allow_function_words_and_words_of_one_class_only():
     def in_order(a: str, b: str) -> bool:
-        return matching.words_in_order(reading.read(a), reading.read(b))
+        return order.words_in_order(reading.read(a), reading.read(b))
 
     assert in_order("Has a cat called Miso", "Has a cat named Miso")
     assert in_order("Prefers dark mode", "Prefers the dark mode")
@@ -298,7 +298,7 @@ def test_words_in_order_allow_function_words_and_words_of_one_class_only():
     ],
 )
 def test_roles_are_kept_through_a_copula_turned_round_not_through_names_swapped(older, newer, kept):
-    assert matching.roles_kept(reading.read(older), reading.read(newer)) is kept
+    assert order.roles_kept(reading.read(older), reading.read(newer)) is kept
 
 
 THRESHOLDS = judgement.Thresholds.from_settings()

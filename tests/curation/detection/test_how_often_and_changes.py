@@ -1,11 +1,14 @@
 """How often a memory says something happens ("often" / "rarely", "hardly ever" / "every
-day"), a share of its subject ("half of the budget" / "40% of the budget"), a change told
-by both memories ("moved from Tuesday to Thursday" / "now on Thursday instead of
-Tuesday"), and opposites the word models call synonyms ("left-handed" / "right-handed")."""
+day", "20 mg a day" / "daily"), a share of its subject ("half of the budget" / "40% of
+the budget"), a change told by both memories ("moved from Tuesday to Thursday" / "now on
+Thursday instead of Tuesday"), opposites the word models call synonyms ("left-handed" /
+"right-handed"), a denial of a verb alone ("No longer smokes."), and a list either way
+round ("two cats and a dog" / "a dog and two cats")."""
 
 import pytest
 
-from memadmin.curation.detection.comparing import contrast, frames, relations
+from memadmin.curation.detection.comparing import contrast, frames, order, relations
+from memadmin.curation.detection.reading import quantities
 from memadmin.curation.detection.reading.clause import read
 
 
@@ -74,6 +77,10 @@ def test_a_word_of_how_often_is_no_subject_and_almost_never_no_denial():
         # Opposite states are never one word for another, however close the models say.
         ("Is left-handed.", "Is right-handed.", relations.NEW_VALUE),
         ("Favourite movie is Inception.", "His favorite film is Inception.", relations.SAME),
+        # A denial of the verb alone denies it of anything; of one thing, only that.
+        ("No longer smokes.", "Smokes a pack a day.", relations.OPPOSITE),
+        ("Does not drink.", "Drinks wine on Fridays.", relations.OPPOSITE),
+        ("Does not smoke cigars.", "Smokes.", relations.REFINES),
     ],
 )  # fmt: skip
 def test_shares_changes_and_opposites_are_read_as_what_they_say(older, newer, kind):
@@ -89,3 +96,36 @@ def test_a_change_told_by_both_asserts_no_former_value():
         )
         is None
     )
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kept"),
+    [
+        ("Has two cats and a dog.", "Has a dog and two cats.", True),
+        ("Speaks English and Spanish.", "Speaks Spanish and English.", True),
+        # Parts that hold more than a thing each keep their roles.
+        ("The red cable goes to port A and the blue one to port B.",
+         "The blue cable goes to port A and the red one to port B.", False),
+        ("Has two cats and a dog.", "Has two dogs and a cat.", False),
+    ],
+)  # fmt: skip
+def test_a_list_of_two_things_has_no_order(older, newer, kept):
+    assert order.roles_kept(read(older), read(newer)) is kept
+
+
+@pytest.mark.parametrize(
+    ("text", "rate"),
+    [
+        ("Takes citalopram, 20 mg a day.", "1"),
+        ("Drinks 3 coffees per day.", "1"),
+        ("The gym membership costs $40 a month.", "0.033"),
+        ("Works 8 hours a day.", "1"),
+    ],
+)
+def test_a_quantity_per_period_is_a_rate(text, rate):
+    assert ("rate", rate) in quantities.keys(text)
+
+
+@pytest.mark.parametrize("text", ["Spent a day in Paris.", "Lost 3 kg in a month."])
+def test_a_period_that_is_a_span_is_no_rate(text):
+    assert all(value.measure != "rate" for value in quantities.read(text))

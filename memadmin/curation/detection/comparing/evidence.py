@@ -24,6 +24,7 @@ from memadmin.curation.detection.comparing import (
     contrast,
     frames,
     matching,
+    order,
     relations,
     things,
 )
@@ -351,18 +352,18 @@ def _words(pair: _Pair, found: dict, findings: list) -> bool:
     reading_a, reading_b = pair.reading_a, pair.reading_b
     # What only short memories are read for (their frames, spans and word roles): in so
     # few words these say most; a long memory pays nothing for them.
-    in_order = matching.words_in_order(reading_a, reading_b)
+    in_order = order.words_in_order(reading_a, reading_b)
     if in_order:
         found["words_in_order"] = 1.0
-        if pair.rules.verdict == "auto_merge" or matching.roles_kept(reading_a, reading_b):
+        if pair.rules.verdict == "auto_merge" or order.roles_kept(reading_a, reading_b):
             found["same_words_same_roles"] = 1.0
     elif (
         pair.both_short
         # A value in other words is a rewording, whose order tells no roles ("宽1.2米" /
         # "有120厘米宽": the unit's word stands elsewhere in each).
         and not found.get("value_in_other_words")
-        and matching.same_words(reading_a, reading_b)
-        and not matching.roles_kept(reading_a, reading_b)
+        and order.same_words(reading_a, reading_b)
+        and not order.roles_kept(reading_a, reading_b)
     ):
         # "A is our champion at B" / "B is our champion at A": every word, two facts.
         found["same_words_other_roles"] = 1.0

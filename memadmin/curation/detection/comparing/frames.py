@@ -18,13 +18,13 @@ from memadmin.curation.detection.comparing import (
     contrast,
     ended,
     opposites,
+    order,
     replaced,
     slots,
     things,
 )
 from memadmin.curation.detection.comparing.matching import (
     RESIDUE_WORDS,
-    agent_first,
     changed_values,
     found_in,
     nothing_shared_across,
@@ -360,7 +360,7 @@ def _both(only_a, older: Reading, only_b, newer: Reading) -> str:
 
 def _compare_objects(older: Reading, newer: Reading) -> Relation:
     objects_a, objects_b = older.objects, newer.objects
-    passive = bool(agent_first(older)) != bool(agent_first(newer))
+    passive = bool(order.agent_first(older)) != bool(order.agent_first(newer))
     if copulas(older, newer) or _subject_said_after(older, newer) or passive:
         # "PO of the CEMS project: Jana Vogel" / "Jana Vogel is the product owner"; "The
         # office is run by Sven" / "Sven runs the office": what one says as its subject
@@ -391,8 +391,9 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     if agreed := _denied_by_both(older, newer, denied_a, denied_b, only_a, only_b):
         return agreed
     # One statement denied, unless each says it of something else ("Can't handle spicy
-    # food" / "Loves Thai food").
-    one_thing = shared or not (objects_a or objects_b)
+    # food" / "Loves Thai food"); a denial of the verb alone denies it of anything ("No
+    # longer smokes." / "Smokes a pack a day.").
+    one_thing = shared or not (objects_a if older.sign < 0 else objects_b)
     if older.sign != newer.sign and one_thing and not (only_a and only_b):
         return Relation(OPPOSITE, _sign_detail(older, newer), update=update)
     if swapped := _swapped(older, newer):

@@ -27,8 +27,8 @@ from memadmin.curation.detection.comparing import (
     contrast,
     frames,
     later,
-    matching,
     opposites,
+    order,
     relations,
 )
 from memadmin.curation.detection.comparing.relations import Relation
@@ -205,7 +205,7 @@ def automatic_merge(text_a: str, text_b: str, *, cosine: float, thresholds: Thre
     the same order (the same lemma, value or name, or a word of the same class of
     predicate: "loves" / "enjoys"), with the same sign and at a cosine of at least the
     automatic threshold; or a cosine of NEAR_EXACT with no difference any reader sees.
-    Either way the names and values must keep their roles (matching.roles_kept: "A is
+    Either way the names and values must keep their roles (order.roles_kept: "A is
     our champion at B" / "B is our champion at A" are two facts).
     The batch run, write time and the API all decide through this one function."""
     if cosine < thresholds.auto_merge:
@@ -219,9 +219,9 @@ def automatic_merge(text_a: str, text_b: str, *, cosine: float, thresholds: Thre
         return False
     if contrast.polarity_difference(reading_a.body, reading_b.body):
         return False
-    if not matching.roles_kept(reading_a, reading_b):
+    if not order.roles_kept(reading_a, reading_b):
         return False  # the same words in other roles: two facts
-    if matching.words_in_order(reading_a, reading_b):
+    if order.words_in_order(reading_a, reading_b):
         return True
     if cosine < NEAR_EXACT:
         return False

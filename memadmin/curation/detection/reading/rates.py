@@ -26,6 +26,7 @@ class _Patterns(NamedTuple):
     each_before: re.Pattern  # right before a span: "every" ("every six hours")
     chinese_each: re.Pattern  # "每周" before a count of times ("每周跑步三次")
     weekdays: re.Pattern  # "every Tuesday and Thursday", "on Mondays", "montags"
+    per_period: re.Pattern  # after a quantity: "20 mg a day", "3 coffees per day"
 
 
 @cache
@@ -51,6 +52,12 @@ def _patterns() -> _Patterns:
         each_before=re.compile(rf"\b(?:{every})\s+$"),
         chinese_each=re.compile(rf"({either(rates['chinese'])})[^。，,.!?！？]*$"),
         weekdays=_weekday_pattern(either, every),
+        # Not after "in", "for" or "within" ("lost 3 kg in a month": a span), nor in
+        # another clause ("has 2 kids and a day job").
+        per_period=re.compile(
+            rf"(?:\s+(?!(?:in|for|within|over|after|during|and|or|but)\b)[^\W\d_]+){{0,3}}?\s+"
+            rf"(?P<per>a|an|per|pro|par|por)\s+(?P<period>{period})\b"
+        ),
     )
 
 
@@ -147,6 +154,10 @@ def read(folded: str, values: list[Value]) -> list[Value]:
             hours = float(value.value) / 3600 if value.measure == "duration" else 0.0
             hours = hours or float(value.value) * float(rates["periods"]["month"])
             add(value.start, value.end, hours)
+    for value in values:  # "20 mg a day", "$40 a month", "3 coffees per day": per period
+        match = patterns.per_period.match(folded, value.end) if value.measure != "rate" else None
+        if match:
+            add(match.start("per"), match.end(), float(rates["periods"][match.group("period")]))
     if not found:
         return values
     kept = [v for v in values if not any(f.start <= v.start < f.end for f in found)]

@@ -521,7 +521,12 @@ def said_roughly(text: str) -> frozenset[str]:
     """The measures of the values `text` says are rounded ("about 19 km", "roughly 72
     kg", "environ 3 kg"): a word of lexicon.toml's [approximate] rounded right before."""
     folded, roughly = fold(text), _roughly()
-    return frozenset(value.measure for value in read(text) if roughly.search(folded[: value.start]))
+    # The few characters before each value only: every value of a long text is asked.
+    return frozenset(
+        value.measure
+        for value in read(text)
+        if roughly.search(folded, max(0, value.start - 24), value.start)
+    )
 
 
 def roughly_one(only_a: list, only_b: list, text_a: str, text_b: str) -> tuple[list, list]:

@@ -284,9 +284,8 @@ def _quantity_differences(
     for measure in sorted(measures_a & measures_b):
         of_a = {v.split("=")[1] for v in values_a if v.startswith(f"{measure}=")}
         of_b = {v.split("=")[1] for v in values_b if v.startswith(f"{measure}=")}
-        if not measured.same_values(
-            measure, of_a, of_b, measure in roughly
-        ):  # "5 foot 6" / "168 cm"
+        # "5 foot 6" / "168 cm": one value, converted and rounded.
+        if not measured.same_values(measure, of_a, of_b, measure in roughly):
             differences.append(
                 KeyTokenDifference(
                     f"quantity ({measure})", tuple(sorted(of_a)), tuple(sorted(of_b))

@@ -41,23 +41,23 @@ def opposite_states(text_a: str, text_b: str) -> str | None:
 _OFTEN = 2 / 7
 
 
-def _seldom_against_often(text_a: str, words_a: set[str], text_b: str, words_b: set[str]):
+def _seldom_against_often(
+    text_a: str, words_a: set[str], text_b: str, words_b: set[str]
+) -> str | None:
     """ "Hardly ever goes to the gym." / "Goes to the gym every day.": one side says it
     seldom happens, the other that it happens at least twice a week; or None."""
     seldom = _seldom_words()
-    for (text, found), other in (((text_a, words_a), text_b), ((text_b, words_b), text_a)):
-        said = sorted(found & seldom)
-        if said and not text_words(other) & seldom:
+    for first, (found, other, other_words) in enumerate(
+        ((words_a, text_b, words_b), (words_b, text_a, words_a))
+    ):
+        said = ", ".join(sorted(found & seldom))
+        if said and not other_words & seldom:
             rates = [v for v in quantities.read(other) if v.measure == "rate"]
             if daily := _every_part_of_day().search(fold(other)):
                 rates.append(Value("rate", "1", *daily.span()))
             if rates and max(float(v.value) for v in rates) >= _OFTEN:
                 often = ", ".join(other[v.start : v.end] for v in rates)
-                return (
-                    f"{', '.join(said)} / {often}"
-                    if text is text_a
-                    else f"{often} / {', '.join(said)}"
-                )
+                return f"{often} / {said}" if first else f"{said} / {often}"
     return None
 
 

@@ -104,7 +104,11 @@ def denies(main, folded: str) -> bool:
     """Whether a clause (its tokens, and its text folded) denies what it says: it has a
     negation, not one of a thing alone ("without sugar", "ohne Zucker", "sans sucre")
     nor one that excepts a thing (_EXCEPTING)."""
-    negators = [t for t in main if t.kind == "negator" and not _NEARLY.search(folded[: t.start])]
+    negators = [
+        t
+        for t in main
+        if t.kind == "negator" and not _NEARLY.search(folded, max(0, t.start - 16), t.start)
+    ]
     return (
         bool(negators)
         and not all(t.text in ("without", "ohne", "sans", "无") for t in negators)
@@ -113,7 +117,7 @@ def denies(main, folded: str) -> bool:
 
 
 # "Almost never", "fast nie", "presque jamais": how often, seldom (as "rarely"), no denial.
-_NEARLY = re.compile(r"\b(?:almost|nearly|practically|virtually|fast|presque|quasi|casi)\s+$")
+_NEARLY = re.compile(r"\b(?:almost|nearly|practically|virtually|fast|presque|quasi|casi)\s+\Z")
 
 
 def excepts(folded: str) -> bool:

@@ -4,7 +4,7 @@ German, French and Chinese."""
 import pytest
 
 from memadmin.curation.detection.comparing import contrast
-from memadmin.curation.detection.reading import quantities
+from memadmin.curation.detection.reading import quantities, units
 
 
 @pytest.mark.parametrize(
@@ -223,28 +223,28 @@ def test_a_number_too_long_to_be_a_value_is_ignored():
 
 def test_the_unit_table_is_kept_in_the_cache_folder_and_read_back(tmp_path, settings, monkeypatch):
     settings.DATA_DIR = tmp_path
-    quantities._units.cache_clear()
+    units.table.cache_clear()
     try:
-        computed = quantities._units()
+        computed = units.table()
         kept = list((tmp_path / "cache").glob("units-*.json"))
         assert len(kept) == 1
         # Read back without pint: the same table, value for value.
-        quantities._units.cache_clear()
-        monkeypatch.setattr(quantities, "_registry", lambda: pytest.fail("pint was loaded"))
-        assert quantities._units() == computed
+        units.table.cache_clear()
+        monkeypatch.setattr(units, "_registry", lambda: pytest.fail("pint was loaded"))
+        assert units.table() == computed
         # A file cut short, or of another shape, is computed again, not trusted.
         monkeypatch.undo()
         for damaged in ('{"km": ["length"', '{"km": ["length", 1000.0]}', '{"km": 5}', "[]"):
             kept[0].write_text(damaged)
-            quantities._units.cache_clear()
-            assert quantities._units() == computed
+            units.table.cache_clear()
+            assert units.table() == computed
         # Another base unit for a measure gives other factors: not the kept table's.
-        monkeypatch.setitem(quantities.BASE_UNITS, "length", "kilometer")
-        quantities._units.cache_clear()
-        assert quantities._units()["km"] == ("length", 1.0)
+        monkeypatch.setitem(units.BASE_UNITS, "length", "kilometer")
+        units.table.cache_clear()
+        assert units.table()["km"] == ("length", 1.0)
         assert len(list((tmp_path / "cache").glob("units-*.json"))) == 2
     finally:
-        quantities._units.cache_clear()
+        units.table.cache_clear()
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from memadmin.curation.detection.comparing import opposites, things
-from memadmin.curation.detection.reading import clause, keytokens, lexical, measured, places
+from memadmin.curation.detection.reading import (
+    clause,
+    keytokens,
+    lexical,
+    measured,
+    places,
+    rounding,
+)
 from memadmin.curation.detection.reading.keytokens import (
     compounds,
     frame_stems,
@@ -285,7 +292,7 @@ def _quantity_differences(
         of_a = {v.split("=")[1] for v in values_a if v.startswith(f"{measure}=")}
         of_b = {v.split("=")[1] for v in values_b if v.startswith(f"{measure}=")}
         # "5 foot 6" / "168 cm": one value, converted and rounded.
-        if not measured.same_values(measure, of_a, of_b, measure in roughly):
+        if not rounding.same_values(measure, of_a, of_b, measure in roughly):
             differences.append(
                 KeyTokenDifference(
                     f"quantity ({measure})", tuple(sorted(of_a)), tuple(sorted(of_b))

@@ -140,6 +140,7 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
             and not _crossed(older, newer)
             and not _one_word_for_another(only_a, only_b)
             and not read_alike(only_a, only_b)
+            and not things.one_address(older, newer, only_a + only_b)
         ):  # "the printer on floor 2" / "Floor 2 printer": one name, in two cases
             return f"{spelled(only_a, older.body)} / {spelled(only_b, newer.body)}"
         # One subject the other's with a word of kinship or role added ("Kenta's manager"
@@ -170,6 +171,8 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
         return f"{phrase(named, holder.body)} / the user"
     if any(found_in(t, other) for t in named):
         return ""
+    if things.labels_an_attribute(holder, named):
+        return ""  # "Timezone: CET", "Diet: vegan": a label of an attribute, no one else
     # "Tom", "her son", "Lin's sister"
     someone = any(t.kind == "name" or relation_word(t, holder.language) for t in named)
     parallel = named[0].upper and same_predicate(older, newer)  # "Ada lives" / "Lives"
@@ -401,6 +404,8 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     if former := replaced.replaced(older, newer):
         # "Uses npm for the frontend" / "Uses pnpm now instead of npm".
         return Relation(NEW_VALUE, f"{former} replaced", update=True)
+    if again := replaced.former_said_again(older, newer):
+        return Relation(NEW_VALUE, again)  # the older's former value, said as current
     if read_alike(only_a, only_b):
         return Relation(SAME)  # nothing else, or one name in two cases: "floor 2" / "Floor 2"
     if not only_a or not only_b:

@@ -11,7 +11,14 @@ import re
 from itertools import pairwise
 
 from memadmin.curation.detection.comparing import alignment, contrast
-from memadmin.curation.detection.reading import keytokens, measured, places, quantities, romanised
+from memadmin.curation.detection.reading import (
+    keytokens,
+    measured,
+    places,
+    quantities,
+    romanised,
+    rounding,
+)
 from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.words import (
     Token,
@@ -194,7 +201,7 @@ def same_word(a: Token, b: Token) -> bool:
         return contrast.same_date(a.value[5:], {b.value[5:]})
     if a.kind == b.kind == "value" and measured.one_span(a.value, b.value):
         return True  # "30 days" / "one month"
-    if a.kind == b.kind == "value" and measured.rounded_alike(a.value, b.value):
+    if a.kind == b.kind == "value" and rounding.rounded_alike(a.value, b.value):
         return True  # "5 foot 6" / "168 cm": a conversion and its rounding
     if a.value.startswith("rate:") and b.value.startswith("rate:"):
         # "Plays tennis weekly" / "every Thursday": a rate that names its days is the

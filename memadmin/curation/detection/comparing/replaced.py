@@ -26,6 +26,21 @@ def replaced(older: Reading, newer: Reading) -> str:
     return ""
 
 
+def former_said_again(older: Reading, newer: Reading) -> str:
+    """The value the older names as the one its change replaced, which the newer says as
+    its own, where the newer says none of the older's ("The standup moved from Tuesday to
+    Thursday." / "The standup is on Tuesday."): the older's value against another, as
+    "former / current", or ""."""
+    former = changed_from(older)
+    if not former or newer.change:
+        return ""
+    own, current = asserted(newer), asserted(older)
+    again = [t for t in former if any(same_word(t, o) for o in own)]
+    if not again or any(same_word(c, o) for c in current for o in own):
+        return ""
+    return f"{again[0].text} / {' '.join(t.text for t in current if t.content)}"
+
+
 def asserted(reading: Reading) -> tuple[Token, ...]:
     """The objects of a reading but the former value a change names ("moved from
     Tuesday to Thursday": Thursday)."""

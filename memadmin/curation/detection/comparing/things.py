@@ -1,16 +1,25 @@
 """Whether two sentences that say a value speak of two things told apart in a noun phrase:
 "Use 20 N of grip force on the large sensor" / "... 15 N ... on the blue sensor" name two
 sensors, a force each, not one sensor whose force changed; so do "The steel gripper pad
-weighs 400 g" / "The weight of the new gripper pad is 400 g", built otherwise."""
+weighs 400 g" / "The weight of the new gripper pad is 400 g", built otherwise. And the
+subjects that are one: a label of an attribute ("Diet: vegan"), one e-mail address said
+of two nouns ("Contact: ana@acme.io" / "Her email is ana@acme.io")."""
 
 from __future__ import annotations
 
+from functools import cache
 from itertools import pairwise
 
 from memadmin.curation.detection.comparing import alignment
 from memadmin.curation.detection.reading import clause, keytokens
+from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.keytokens import KeyToken, key_tokens, words_of
-from memadmin.curation.detection.reading.words import one_measure_words, same_limit_words
+from memadmin.curation.detection.reading.words import (
+    Token,
+    one_measure_words,
+    relation_word,
+    same_limit_words,
+)
 from memadmin.store.lexicon import stop_words, words
 from memadmin.store.text import text_cache
 
@@ -110,7 +119,9 @@ def _placeholders(text: str) -> tuple[tuple[str, ...], tuple[tuple[int, KeyToken
     words, values, at, raw = [], [], 0, words_of(text)
     while at < len(raw):
         token = tokens.get(at)
-        if token is None:
+        if token is None and raw[at].lower in _titles() and tokens.get(at + 1) is not None:
+            at += 1  # "Mr. Patel" / "Mrs. Chen": a name's title is no modifier of a thing
+        elif token is None:
             words.append(raw[at].lower)
             at += 1
         else:
@@ -119,6 +130,12 @@ def _placeholders(text: str) -> tuple[tuple[str, ...], tuple[tuple[int, KeyToken
             # "1.2 kg" is one value in two words; "Yuki A." one name in two.
             at += max(token.words, len(token.written.split()))
     return tuple(words), tuple(values)
+
+
+@cache
+def _titles() -> frozenset[str]:
+    """Titles written before a name ("mr", "dr", "mme")."""
+    return frozenset(words("honorifics"))
 
 
 def _shared_run(words_a, words_b) -> int:
@@ -199,8 +216,13 @@ def one_form_two_ways(word_a: str, word_b: str, text_a: str, text_b: str) -> boo
 
 def two_of_one_name(text_a: str, text_b: str) -> str | None:
     """Two companies or two people the texts give one name, told apart by what stands
-    around it: a legal form ("Tom Inc." / "Tom Ltd.") or a title ("Mr." / "Mrs.")."""
-    titles = titles_of_two_people(text_a, text_b)
+    around it: a legal form ("Tom Inc." / "Tom Ltd.") or a title ("Mr." / "Mrs."). Titles
+    before two names tell nothing the names do not ("Their landlord is Mr. Patel." /
+    "... is Mrs. Chen.": one landlord, two values)."""
+    names_a, names_b = (
+        {t.value for t in key_tokens(text) if t.kind == "name"} for text in (text_a, text_b)
+    )
+    titles = titles_of_two_people(text_a, text_b) if names_a & names_b else None
     return companies_of_one_name(text_a, text_b) or (" / ".join(titles) if titles else None)
 
 
@@ -309,3 +331,28 @@ def _modified(tokens) -> dict:
         and tokens[i - 2].kind == "function"
         and tokens[i - 2].text not in new
     }
+
+
+def labels_an_attribute(reading: Reading, subject: list[Token]) -> bool:
+    """Whether a subject before a label's colon is a word of the language, not a name nor
+    a relation ("Diet: vegan"; not "Ada: vegan", "Mum: vegan")."""
+    if reading.predicate_at < 0 or reading.tokens[reading.predicate_at].text not in ":：":
+        return False
+    import simplemma  # the lemmatiser the clause reader uses (reading.words.lemma)
+
+    return all(
+        t.kind == "word"
+        and not relation_word(t, reading.language)
+        and reading.language in ("en", "de", "fr", "es")
+        and simplemma.is_known(t.text, lang=reading.language)
+        for t in subject
+    )
+
+
+def one_address(older: Reading, newer: Reading, differing: list[Token]) -> bool:
+    """ "Contact: ana@acme.io." / "Her email address is ana@acme.io.": one e-mail address
+    said of two common nouns names one slot two ways, not two things."""
+    addresses = [
+        {t.value for t in r.objects if t.value.startswith("email:")} for r in (older, newer)
+    ]
+    return bool(addresses[0] & addresses[1]) and all(t.kind == "word" for t in differing)

@@ -91,14 +91,18 @@ class Reading:
     def subject(self) -> tuple[Token, ...]:
         """The tokens before the predicate (none when no predicate was found), less a share
         it starts with ("50% of the budget": how much of it, a value)."""
-        tokens = self.tokens[self.subject_start + len(self.share) : self.subject_end]
-        return tuple(t for t in tokens if t.kind not in ("function", "marker"))
+        tokens = self.tokens[self.subject_start : self.subject_end]
+        return tuple(
+            t for t in tokens if t.kind not in ("function", "marker") and t not in self.share
+        )
 
     @cached_property
     def share(self) -> tuple[Token, ...]:
-        """The share the subject starts with ("50% of the budget", "half of the team")."""
-        first = self.tokens[self.subject_start : self.subject_end][:1]
-        return first if first and first[0].value.startswith("share:") else ()
+        """The share the subject starts with ("50% of the budget", "half of the team",
+        "about a third of the orders")."""
+        tokens = self.tokens[self.subject_start : self.subject_end]
+        first = [t for t in tokens if t.kind != "function"][:1]
+        return tuple(first) if first and first[0].value.startswith("share:") else ()
 
     @cached_property
     def subject_words(self) -> tuple[Token, ...]:
@@ -569,9 +573,10 @@ def _is_event(main, predicate_at: int, predicate, language: str, folded: str) ->
     """Something that happened (a past tense of a predicate other than "be"), not a
     state that holds: "Swam 2 km on Monday", "Visited Rome in 2019", "A visité Lisbonne",
     "周一跑了5公里"."""
-    if predicate_at < 0 or (predicate is not None and predicate.name == "be"):
+    verb = main[predicate_at] if predicate_at >= 0 else None
+    # "Birthday: 12 March": a label's colon is a copula, of no tense.
+    if verb is None or verb.lemma == "be" or (predicate is not None and predicate.name == "be"):
         return False
-    verb = main[predicate_at]
     before = {t.text for t in main[max(0, predicate_at - 3) : predicate_at]}
     if language == "en":
         if verb.text in ("had", "did", "got", "was", "were") or (

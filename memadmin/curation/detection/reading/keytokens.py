@@ -4,8 +4,7 @@
 stand jazz") or in negation ("uses X" / "does not use X"); and whether a text announces a
 change ("moved to", "jetzt", "désormais", "现在").
 
-Values are read in canonical form (curation.detection.reading.quantities): "3 am" and
-"03:00" are one value.
+Values are read in canonical form (reading.quantities): "3 am" and "03:00" are one value.
 The words of every language come from store/lexicon.toml. Pure functions of text, shared
 by detection, the API, the lost-fact check and calibration."""
 
@@ -66,17 +65,14 @@ _LETTERS_NUMBER = re.compile(r"([a-z]+)[\s\-_]?0*(\d+)")
 _YEAR = re.compile(r"(19|20)\d{2}")
 _DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th|er|e|\.)?")
 _CHINESE_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?")
-# A mark that ends a sentence (or opens a new one: "Package manager: pnpm") and the white
-# space after it.
+# A mark that ends a sentence (or opens one: "Package manager: pnpm"), and space after it.
 _AFTER_SENTENCE_END = re.compile(r"[.!?。！？:;]\s*")
 # An initial: one capital letter and its stop ("A." in "Yuki A.", "J." in "J. Smith"),
 # never the end of a sentence nor the article "a".
 _INITIAL = re.compile(r"(?<![\w.])[A-Z]\.")
-# Capitalised words that are not names: pronouns and the words that start a sentence
-# inside one (after a colon).
+# Capitalised words that are no names: pronouns, words that start a sentence in one.
 NAME_STOPWORDS = {"i", "i'm", "the", "a", "an", "ok", "okay", "via", "and", "or"}
-# A subject is an entity named in a sentence's first words ("pve1 has...", "Plant
-# Mannheim-2 reports...", "Alice's birthday is..."): how many words count as first.
+# How many words count as a sentence's first, where its subject is named ("pve1 has...").
 SUBJECT_WORDS = 3
 # Words that may stand before a subject without making it an object.
 ARTICLES = frozenset({"the", "a", "an", "der", "die", "das", "le", "la", "les", "un", "une"})
@@ -398,8 +394,7 @@ def _label_at(words_: list[_Word], index: int, text: str) -> str | None:
     several things ("Joint 4", "Plant 3", "Sprint 31", "Company A", "Building C"): the
     label "joint 4" (the same as "j4"), "company a" (the same as "Company A." at a
     sentence's end). Only a space may stand between them ("the VMs: 24 hourly" is no
-    label). The letter is part of the name: read as the article "a", "Company A" /
-    "Company B" were one company and another."""
+    label). The letter is part of the name ("Company A" / "Company B": two companies)."""
     if index + 1 >= len(words_):
         return None
     word, label = words_[index], words_[index + 1]
@@ -409,6 +404,8 @@ def _label_at(words_: list[_Word], index: int, text: str) -> str | None:
         return None
     if word.lower in lexicon_tables()["months"] or word.lower in stop_words():
         return None
+    if index == 0 and word.lower.endswith("s") and is_predicate(word.lower, language_of(text)):
+        return None  # "Needs 40 chairs": the verb a memory opens with
     if _LABEL_NUMBER.fullmatch(label.raw) and not _GROUPED.match(text, label.end):
         return f"{word.lower} {int(label.raw)}"
     if _LABEL_LETTER.fullmatch(label.raw) and not _INITIAL.match(text, label.start):
@@ -423,6 +420,8 @@ def _classify(word: _Word, index: int) -> list[KeyToken]:
     has_digit = _DIGIT.search(lower) is not None
     if has_digit and _IP.fullmatch(lower):
         return [KeyToken("ip", lower, index)]
+    if "@" in lower and tokens.EMAIL.fullmatch(lower):
+        return [KeyToken("email", lower, index)]
     # A short form is a weekday written as one ("Sun", "Wed"), not a word ("sun or rain").
     if lower in tables["weekdays"] and (raw[0].isupper() or len(lower) > 3 or not raw.isascii()):
         return [KeyToken("weekday", tables["weekdays"][lower], index)]
@@ -474,9 +473,10 @@ def _parts(identifier: str) -> tuple[str, str]:
 
 @text_cache
 def compounds(text: str) -> frozenset[str]:
+    folded = tokens.EMAIL.sub(" ", fold(text))  # an address's parts are no names
     return frozenset(
         match
-        for match in _COMPOUND.findall(fold(text))
+        for match in _COMPOUND.findall(folded)
         if not _IP.fullmatch(match) and not _ISO_DATE.fullmatch(match)
     )
 

@@ -1,7 +1,7 @@
 """A value read from a text (curation.detection.reading.quantities reads them; rates reads
-how often), a number as its canonical text, a group of digits read as one code, and two
-values that are one written apart: a conversion and its rounding ("5 foot 6" / "168
-cm"), a span in fixed and in calendar units ("30 days" / "a month")."""
+how often), a number as its canonical text, a group of digits read as one code, and a
+span in fixed and in calendar units that is one ("30 days" / "a month"). A conversion and
+its rounding are reading.rounding's."""
 
 from __future__ import annotations
 
@@ -29,56 +29,6 @@ def canonical_number(number: float) -> str:
     """A number as text with no trailing zeros: 90.0 -> "90", 1.50 -> "1.5"."""
     text = f"{number:.6f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
-
-
-# A length or a mass converted from another system's unit ("5 foot 6": 1.6764 m, "11
-# stone 4": 71,667.6 g) has more digits than anyone writes, and the same written in the
-# other system is rounded ("168 cm", "72 kg"): one value where one side has four
-# significant digits or more, the other fewer, within ROUNDING of each other. Two
-# values both written in one system compare exactly ("72 kg" / "72.5 kg" differ).
-# A writer who says the value is rounded ("about 19 km" for 12 miles, 1.6 % off; "roughly
-# 2 litres" for half a gallon, 5.4 %) rounds it to the digits written: the conversion
-# rounded so is the value, within SAID_ROUGHLY ("about 100 km" is no 70 miles, 113 km).
-ROUNDING = 0.01
-SAID_ROUGHLY = 0.10
-_ROUNDED_MEASURES = frozenset({"length", "mass", "volume", "area"})
-
-
-def one_rounded(measure: str, value_a: str, value_b: str, roughly: bool = False) -> bool:
-    """Whether two canonical values of a measure are one, converted and rounded (`roughly`:
-    a side says its value is rounded)."""
-    if measure not in _ROUNDED_MEASURES:
-        return False
-    if (_significant(value_a) >= 4) == (_significant(value_b) >= 4):
-        return False
-    a, b = float(value_a), float(value_b)
-    if not roughly:
-        return abs(a - b) <= ROUNDING * max(abs(a), abs(b))
-    written, converted = (value_a, b) if _significant(value_a) < 4 else (value_b, a)
-    as_written = float(f"{converted:.{_significant(written)}g}")
-    return as_written == float(written) and abs(a - b) <= SAID_ROUGHLY * max(abs(a), abs(b))
-
-
-def rounded_alike(key_a: str, key_b: str) -> bool:
-    """one_rounded for two tokens' values ("length:1.6764" / "length:1.68")."""
-    (measure_a, _, a), (measure_b, _, b) = key_a.partition(":"), key_b.partition(":")
-    return measure_a == measure_b and one_rounded(measure_a, a, b)
-
-
-def same_values(
-    measure: str, values_a: set[str], values_b: set[str], roughly: bool = False
-) -> bool:
-    """Whether each value of one side is a value of the other, or one rounded."""
-    return all(
-        any(a == b or one_rounded(measure, a, b, roughly) for b in others)
-        for mine, others in ((values_a, values_b), (values_b, values_a))
-        for a in mine
-    )
-
-
-def _significant(value: str) -> int:
-    """The significant digits of a canonical number ("1.6764": 5, "72000": 2)."""
-    return len(value.lstrip("-").replace(".", "").strip("0"))
 
 
 # Digits joined by hyphens, with nothing after ("555-0199", "4521-883", "5-7"; not

@@ -1,5 +1,6 @@
 """Quantities said as phrases: a half ("seven and a half hours", "an hour and a half",
-"sept heures et demie"), a quarter of an hour, a fortnight, noon and midnight, and a
+"sept heures et demie"), a quarter of an hour, a fortnight, a decade, noon and midnight,
+a time of day in words ("half past nine"), and a
 bare number in the unit below the one before it ("5 foot 6", "1 h 15").
 curation.detection.reading.quantities reads the numbers and units; these join or replace
 what it read."""
@@ -18,6 +19,7 @@ _IDIOMS = (
     (re.compile(r"\bthree quarters of an hour\b"), "duration", 2700),
     (re.compile(r"\b(?:a|one|eine) viertelstunde\b|\bun quart d'heure\b"), "duration", 900),
     (re.compile(r"\b(?:a|one) fortnight\b"), "duration", 1209600),
+    (re.compile(r"\b(?:a|one) decade\b|\bune d[ée]cennie\b|\bein jahrzehnt\b"), "calendar", 120),
     (re.compile(r"(?<![-'])\b(?:noon|midday|midi|mittags?|mediod[ií]a)\b"), "time", "12:00"),
     (re.compile(r"\b(?:midnight|minuit|mitternacht|medianoche)\b"), "time", "00:00"),
     # A share said as a fraction of something ("half of the budget": 50 %; not "half an
@@ -38,9 +40,62 @@ _IDIOMS = (
 )
 
 
+# A time of day said in words: "half past nine" (09:30), "a quarter to ten" (09:45), "ten
+# past six"; the hour in digits or words, as a clock without "am" or "pm" reads it.
+_HOURS = ("one two three four five six seven eight nine ten eleven twelve").split()
+_MINUTES = {"quarter": 15, "half": 30, "five": 5, "ten": 10, "twenty": 20, "twenty-five": 25}
+_SPOKEN_CLOCK = re.compile(
+    r"\b(?:a )?(quarter|half|twenty-five|twenty|ten|five) (past|after|to) "
+    rf"({'|'.join(_HOURS)}|1[0-2]|[1-9])\b(?![:.]\d)"
+)
+
+
+def _spoken_clocks(folded: str):
+    for match in _SPOKEN_CLOCK.finditer(folded):
+        minutes, way, hour = match.groups()
+        hour = int(hour) if hour.isdigit() else _HOURS.index(hour) + 1
+        if way == "to":
+            hour, minutes = (hour - 2) % 12 + 1, 60 - _MINUTES[minutes]
+        else:
+            minutes = _MINUTES[minutes]
+        yield match.span(), f"{hour:02d}:{minutes:02d}"
+
+
+# A share said as one in so many ("one in four users": 25 %), and a place in an order
+# after "the" ("the second floor", as "the 2nd floor" is read: 2; not "first", said of
+# anything's start, nor "a second").
+_COUNTS = {word: number for number, word in enumerate(_HOURS[:10], 1)}
+_ONE_IN = re.compile(rf"\b(one|a|[1-9]) in ({'|'.join(_HOURS[1:10])}|[2-9]|[1-9]\d{{1,2}})\b")
+_ORDINALS = (
+    "second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth"
+    " fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+).split()
+_ORDINALS += [f"twenty-{o}" for o in ["first", *_ORDINALS[:8]]] + ["thirtieth", "thirty-first"]
+_ORDINAL = re.compile(rf"\bthe ({'|'.join(sorted(_ORDINALS, key=len)[::-1])})\b(?=\s*[a-z.,;!?]|$)")
+
+
+_ORDINAL_NUMBERS = {word: number for number, word in enumerate(_ORDINALS[:19], 2)}
+_ORDINAL_NUMBERS |= {word: number for number, word in enumerate(_ORDINALS[19:], 21)}
+
+
+def _said_in_words(folded: str):
+    """(span, measure, value) of each time of day, share and place said in words."""
+    for span, time in _spoken_clocks(folded):
+        yield span, "time", time
+    for match in _ONE_IN.finditer(folded):
+        top = 1 if match.group(1) in ("one", "a") else int(match.group(1))
+        bottom = _COUNTS.get(match.group(2)) or int(match.group(2))
+        yield match.span(), "share", canonical_number(100 * top / bottom)
+    for match in _ORDINAL.finditer(folded):
+        yield match.span(1), "number", str(_ORDINAL_NUMBERS[match.group(1)])
+
+
 def idioms(folded: str, found: list[Value]) -> list[Value]:
     """The phrases of _IDIOMS in `folded`, each one value; `found` loses what they hold."""
     read = []
+    for (start, end), measure, said in _said_in_words(folded):
+        found[:] = [v for v in found if not start <= v.start < end]
+        read.append(Value(measure, said, start, end))
     for pattern, measure, value in _IDIOMS:
         for match in pattern.finditer(folded):
             start, end = match.span()

@@ -15,17 +15,11 @@ thousand in English; "10.000" is ten thousand in German.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 import re
 from dataclasses import replace
 from functools import cache, lru_cache
-from importlib import metadata
 
-from django.conf import settings
-
-from memadmin.curation.detection.reading import clocks, measured, phrases, rates
+from memadmin.curation.detection.reading import clocks, phrases, rates, rounding, units
 from memadmin.curation.detection.reading.measured import Value, canonical_number, digit_group
 from memadmin.curation.detection.reading.tokens import CHINESE_WEEKDAY, QUANTITY_TOKEN
 from memadmin.store.lexicon import HAN, fold, language_of, lexicon
@@ -34,72 +28,6 @@ from memadmin.store.text import text_cache
 _CJK_NUMBER = re.compile(r"([零〇一二两三四五六七八九十百千万]+|\d+(?:\.\d+)?)")
 # The longest time, date, or number a value is read from (a 5,000-digit number is not).
 _MAX_DIGITS = 18
-
-
-@cache
-def _units() -> dict[str, tuple[str, float]]:
-    """unit word -> (measure, factor to the measure's base unit). pint gives the factor of
-    every unit it knows (store/lexicon.toml names them); the lexicon the rest. Loading
-    pint's registry took 0.4 s of every process that reads a text (each run, worker and
-    web process): the table is kept in the app's cache folder, under a digest of what
-    makes it (the lexicon's units, the base unit of each measure, pint's version), and
-    pint is loaded only when one of them changes."""
-    units = lexicon()["units"]
-    digest = hashlib.sha256(
-        json.dumps([units, BASE_UNITS, metadata.version("pint")], sort_keys=True).encode()
-    ).hexdigest()[:16]
-    path = settings.DATA_DIR / "cache" / f"units-{digest}.json"
-    try:
-        kept = json.loads(path.read_text())
-        table = {unit: (str(measure), float(factor)) for unit, (measure, factor) in kept.items()}
-        if table.keys() == units.keys():
-            return table
-    except (OSError, ValueError, TypeError, AttributeError):
-        pass  # not computed yet, or unreadable: computed again
-    table = {unit: (measure, _factor(measure, spec)) for unit, (measure, spec) in units.items()}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        written = path.with_suffix(f".{os.getpid()}.tmp")
-        written.write_text(json.dumps(table))
-        written.replace(path)  # whole or not at all: processes may start side by side
-    except OSError:
-        pass  # a read-only folder: computed again next time
-    return table
-
-
-# The unit each measure is compared in.
-BASE_UNITS = {
-    "duration": "second",
-    "length": "meter",
-    "mass": "gram",
-    "volume": "liter",
-    "area": "meter ** 2",
-    "bytes": "byte",
-    "speed": "meter / second",
-    "force": "newton",
-    "torque": "newton * meter",
-    "voltage": "volt",
-    "current": "ampere",
-    "power": "watt",
-    "energy": "watt_hour",
-    "frequency": "hertz",
-    "rpm": "revolutions_per_minute",
-}
-
-
-def _factor(measure: str, spec) -> float:
-    if not isinstance(spec, str):
-        return float(spec)
-    return float(_registry().Quantity(1, spec).to(BASE_UNITS[measure]).magnitude)
-
-
-@cache
-def _registry():
-    """pint's unit registry (loaded once per process, 0.5 s; only its factors are used,
-    read once into the table above)."""
-    import pint
-
-    return pint.UnitRegistry()
 
 
 @cache
@@ -254,9 +182,8 @@ def _read_latin(folded: str, language: str):
     position = 0
     while position < len(tokens):
         kind, token, start, end = tokens[position]
-        following = tokens[position + 1] if position + 1 < len(tokens) else None
         if kind == "time":
-            value, taken = clocks.clock_token(token, tokens, position, language, _units())
+            value, taken = clocks.clock_token(token, tokens, position, language, units.table())
             if value is not None:
                 yield value
             position += taken
@@ -275,24 +202,25 @@ def _read_latin(folded: str, language: str):
         position, end = last, tokens[last][3]
         following = tokens[position + 1] if position + 1 < len(tokens) else None
         sign = _currency_before(tokens, position, folded) if kind == "number" else None
-        if following is not None and _scale(following, folded, end):
+        scale = _scale(following, folded, end, currency=sign is not None)
+        if scale:
             # "1.5k", "1.2 million", "2 Millionen": one number, its unit after the scale.
-            number *= _scale(following, folded, end)
+            number *= scale
             written, end, position = canonical_number(number), following[3], position + 1
             following = tokens[position + 1] if position + 1 < len(tokens) else None
-        after_sign = _unit_of(following, folded, end, token) if sign and following else None
-        if sign is not None and (after_sign is None or after_sign[0] != _units()[sign[1]][0]):
-            # "$1,500", "€20": the currency its sign writes, as "1500 dollars" does; a
-            # unit after it is another currency's word or none ("€1,200 a month": no ampere).
-            measure, factor = _units()[sign[1]]
-            yield Value(measure, canonical_number(number * factor), sign[2], end, factor, sign[1])
+        money = _by_sign(sign, number, following, folded, end, token) if sign else None
+        if money is not None:
+            yield money
             position += 1
             continue
-        if token in _HALVES and following is not None and following[1] in _weak_numbers():
-            after = tokens[position + 2] if position + 2 < len(tokens) else None
-            if after is not None and _unit_of(after, folded, following[3], "1") is not None:
-                # "half an hour", "half a day": the article stands between (it is no unit).
-                position, end, following = position + 1, following[3], after
+        if token in _HALVES and _article_before_unit(tokens, position + 1, folded):
+            # "half an hour", "half a day": the article stands between (it is no unit).
+            position, end, following = position + 1, following[3], tokens[position + 2]
+        several = units.unit_after(number, start, tokens, position + 1, folded)
+        if several is not None:  # "72°F", "65 m²", "700 sq ft", "1m80": in several tokens
+            yield several[0]
+            position = several[1] + 1
+            continue
         # A unit may follow after a space, a hyphen ("90-minute") or glued ("12.5n").
         unit = _unit_of(following, folded, end, token) if following else None
         unit = None if clocks.dotted_half_of_day(tokens, position + 1) else unit  # "a.m."
@@ -358,9 +286,30 @@ def _number_at(tokens, position: int, folded: str, language: str, written: str |
     return number, position + run - 1
 
 
-def _scale(token, folded: str, previous_end: int) -> float:
+def _by_sign(sign, number: float, following, folded: str, end: int, token: str) -> Value | None:
+    """ "$1,500", "€20": the currency its sign writes, as "1500 dollars" does, where the
+    unit after it is another currency's word or none ("€1,200 a month": no ampere)."""
+    after = _unit_of(following, folded, end, token) if following else None
+    measure, factor = units.table()[sign[1]]
+    if after is not None and after[0] == measure:
+        return None
+    return Value(measure, canonical_number(number * factor), sign[2], end, factor, sign[1])
+
+
+def _article_before_unit(tokens, position: int, folded: str) -> bool:
+    """Whether an article and a unit stand at `position` ("half an hour")."""
+    if position + 1 >= len(tokens) or tokens[position][1] not in _weak_numbers():
+        return False
+    return _unit_of(tokens[position + 1], folded, tokens[position][3], "1") is not None
+
+
+def _scale(token, folded: str, previous_end: int, *, currency: bool = False) -> float:
     """The multiplier a word after a number says ("k" glued to it, "million", "Millionen",
-    "milliards"), or 0."""
+    "milliards"; after a currency's sign "M" glued to it: "$1.5M"), or 0."""
+    if token is None:
+        return 0.0
+    if currency and (millions := units.currency_scale(token, folded, previous_end)):
+        return millions
     kind, text, start, _ = token
     scales = lexicon()["numbers"]["scales"]
     if kind != "word" or text not in scales:
@@ -450,7 +399,7 @@ def _unit_of(token, folded: str, previous_end: int, number: str) -> tuple[str, f
     digits = len(re.split(r"[.,]", number)[0])
     if gap == "" and len(text) == 1 and text.isalpha() and digits > 3:
         return None
-    return _units().get(text)
+    return units.table().get(text)
 
 
 def _fraction(token: str, start: int, end: int):
@@ -506,7 +455,7 @@ def _read_chinese(folded: str):
             minutes = 30 if match.group("half_past") else 0  # "三点半": half past three
             yield Value("time", f"{hours:02d}:{minutes:02d}", start, end)
         elif unit:
-            measure, factor = _units()[fold(unit)]
+            measure, factor = units.table()[fold(unit)]
             yield Value(measure, canonical_number(number * factor), start, end)
         else:
             yield Value("number", canonical_number(number), start, end)
@@ -536,7 +485,7 @@ def roughly_one(only_a: list, only_b: list, text_a: str, text_b: str) -> tuple[l
     if len(only_a) == len(only_b) == 1 and only_a[0].kind == only_b[0].kind == "value":
         (measure, _, a), (other, _, b) = (t.value.partition(":") for t in (*only_a, *only_b))
         roughly = said_roughly(text_a) | said_roughly(text_b)
-        if measure == other and measure in roughly and measured.one_rounded(measure, a, b, True):
+        if measure == other and measure in roughly and rounding.one_rounded(measure, a, b, True):
             return [], []
     return only_a, only_b
 

@@ -15,6 +15,7 @@ from typing import NamedTuple
 from memadmin.curation.detection.reading.measured import Value, canonical_number
 from memadmin.curation.detection.reading.tokens import CHINESE_WEEKDAY
 from memadmin.store.lexicon import HAN, lexicon
+from memadmin.store.text import text_cache
 
 
 class _Patterns(NamedTuple):
@@ -134,6 +135,8 @@ def read(folded: str, values: list[Value]) -> list[Value]:
     for match in patterns.every.finditer(folded):
         other = 2.0 if match.group("other") else 1.0
         add(*match.span(), other * float(rates["periods"][match.group("period")]))
+    for start, end, days in day_sets(folded):  # "Mon-Fri", "Tue/Thu", "on weekdays"
+        add(start, end, float(rates["periods"]["week"]), float(len(days)))
     for match in patterns.weekdays.finditer(folded):  # each of its days once a week
         other = 2.0 if match.group("other") else 1.0
         days = {_weekdays().get(word) for word in re.findall(r"\w+", match.group())}
@@ -162,3 +165,37 @@ def read(folded: str, values: list[Value]) -> list[Value]:
         return values
     kept = [v for v in values if not any(f.start <= v.start < f.end for f in found)]
     return sorted(kept + found, key=lambda value: value.start)
+
+
+_SET_DAYS = {
+    "weekdays": ("monday", "tuesday", "wednesday", "thursday", "friday"),
+    "weekends": ("saturday", "sunday"),
+}
+
+
+@text_cache
+def day_sets(folded: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
+    """Days of each week said together: a range ("mon-fri", "monday to friday", "lundi au
+    vendredi"), days with slashes ("tue/thu"), a word for a set ("weekdays"): (start,
+    end, the days) each. Forms of three letters count here ("sat-sun" is no word)."""
+    rates, order = lexicon()["rates"], list(lexicon()["weekdays"])
+    forms = {form: day for day, all_ in lexicon()["weekdays"].items() for form in all_}
+    day = "|".join(sorted((re.escape(f) for f in forms if not HAN.search(f)), key=len)[::-1])
+    ranges = "|".join(re.escape(w) for w in rates["weekday_ranges"])
+    moved = set(re.findall(r"\w+", folded)) & {
+        *rates["weekday_moves"],
+        *lexicon()["change"]["words"],
+    }
+    found = []
+    for match in re.finditer(rf"\b({day})\s*(?:{ranges})\s*({day})\b", folded):
+        if moved and folded[: match.start()].endswith("from "):
+            continue
+        first, last = order.index(forms[match.group(1)]), order.index(forms[match.group(2)])
+        span = (last - first) % 7 + 1
+        found.append((*match.span(), frozenset(order[(first + i) % 7] for i in range(span))))
+    for match in re.finditer(rf"\b(?:{day})(?:/(?:{day}))+\b", folded):
+        found.append((*match.span(), frozenset(forms[f] for f in match.group().split("/"))))
+    for name, words_ in rates["weekday_sets"].items():
+        for match in re.finditer(rf"\b(?:{'|'.join(map(re.escape, words_))})\b", folded):
+            found.append((*match.span(), frozenset(_SET_DAYS[name])))
+    return tuple(found)

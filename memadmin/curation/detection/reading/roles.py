@@ -43,7 +43,21 @@ def read_both(text_a: str, text_b: str) -> tuple[Reading, Reading]:
         return reading_a, reading_b
     if role_a and role_b:
         return clause.read(role_a), clause.read(role_b)
+    # One names the holder, the other is written role first already ("Dr. Ortiz is her
+    # GP." / "Her GP is Dr. Lang."): both role first, one slot and its holders.
+    if role_a and _opens_with_role(reading_b, clause.read(role_a)):
+        return clause.read(role_a), reading_b
+    if role_b and _opens_with_role(reading_a, clause.read(role_b)):
+        return reading_a, clause.read(role_b)
     return reading_a, reading_b
+
+
+def _opens_with_role(reading: Reading, role_first_: Reading) -> bool:
+    """Whether a copula's subject is the role another text's holder was said to hold."""
+    if reading.predicate is None or reading.predicate.name != "be" or reading.negated:
+        return False
+    subject = [t.lemma for t in reading.subject_words]
+    return bool(subject) and subject == [t.lemma for t in role_first_.subject_words]
 
 
 @text_cache

@@ -17,7 +17,11 @@ from memadmin.store.text import text_cache
 
 # Words and their spans in the folded text; identifiers, hosts, IPs, dates and times keep
 # their inner punctuation (reading.keytokens: the values of a text).
-VALUE_TOKEN = re.compile(r"[\w#][\w.\-/:%°³²']*[\w%°³²\"]|[\w%]", re.UNICODE)
+# An e-mail address: one value, not a name and a host ("ana.ruiz@example.com"; not
+# "deploy@10.0.0.5", a login at an address).
+_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?![\w-])"
+EMAIL = re.compile(rf"(?<![\w.+-]){_EMAIL}")
+VALUE_TOKEN = re.compile(rf"{_EMAIL}|[\w#][\w.\-/:%°³²']*[\w%°³²\"]|[\w%]", re.UNICODE)
 # A weekday in Chinese: 周, 星期 or 礼拜 and its day ("周三": Wednesday, no number three);
 # not a count of times after 每周 ("每周一次": once a week). The key tokens, the quantities
 # and the rates all read it here.

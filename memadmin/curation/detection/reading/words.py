@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from memadmin.curation.detection.reading import keytokens, neighbours, quantities
+from memadmin.curation.detection.reading import keytokens, neighbours, quantities, rates
 from memadmin.curation.detection.reading.tokens import (
     CHINESE_WEEKDAY,
     CLAUSE_WORD,
+    EMAIL,
     bare_possessive,
 )
 from memadmin.store.lexicon import HAN, fold, lexicon, stop_words, words
@@ -441,6 +442,8 @@ def _value_spans(body: str) -> list[tuple[int, int, str]]:
             start = round(start * len(body) / len(folded))
             end = round(end * len(body) / len(folded))
         spans.append((start, end, f"{value.measure}:{value.value}"))
+    for match in EMAIL.finditer(body):
+        spans.append((match.start(), match.end(), f"email:{match.group().lower()}"))
     text_words = keytokens.words_of(body)
     days: list[tuple[int, str]] = []
     for token in keytokens.key_tokens(body):
@@ -453,6 +456,8 @@ def _value_spans(body: str) -> list[tuple[int, int, str]]:
     weekdays = keytokens.lexicon_tables()["weekdays"]
     for match in CHINESE_WEEKDAY.finditer(body):  # "每周三": no word of its own to stand at
         days.append((match.start(), weekdays.get(match.group(), match.group())))
+    for start, _, named in rates.day_sets(folded):  # "Mon-Fri", "on weekdays": its days
+        days += [(start, day) for day in named]
     # A rate of weekdays ("every Monday") is one token with its days: "every Monday" is
     # not "every Thursday", though each is once a week (matching.same_word).
     for number, (start, end, value) in enumerate(spans):

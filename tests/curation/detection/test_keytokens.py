@@ -601,3 +601,22 @@ def test_the_german_tagger_takes_any_words_it_is_given():
     # An empty word, a NUL byte, an emoji: no error, and no name taken for a noun.
     assert german.no_names(("", "Jonas", "trinkt", "Kaffee", "\x00", "🙂")) == {2, 3}
     assert german.no_names(()) == frozenset()
+
+
+def test_the_german_tagger_is_given_no_word_longer_than_it_can_analyse(monkeypatch):
+    # It analyses a word in time that grows with the cube of its length: 8 KB of
+    # "Tue/Tue/..." (read as German) took minutes.
+    from memadmin.curation.detection.reading import german
+
+    tagged = []
+
+    class Tagger:
+        def tag_sent(self, words, taglevel):
+            tagged.extend(words)
+            return ["NN"] * len(words)
+
+    monkeypatch.setattr(german, "_tagger", Tagger)
+    long_word = "Aufbewahrungsfrist/" * 100
+    german.no_names(("Die", long_word, "gilt"))
+    assert tagged[0] == "Die" and tagged[2] == "gilt"
+    assert max(len(word) for word in tagged) <= german.LONGEST_WORD

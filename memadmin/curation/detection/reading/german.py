@@ -26,6 +26,10 @@ def _tagger():
 # The tags of what may be a name: a proper name, a foreign word ("Release Train"), a
 # string that is no word ("R2D2").
 NAME_TAGS = frozenset({"NE", "FM", "XY"})
+# The longest word the tagger is given: it analyses a word in time that grows with the
+# cube of its length ("Tue/Tue/..." of 1,200 characters took 16 s), and no German word
+# it could tell from a name is that long; a longer one is given as a string of no word.
+LONGEST_WORD = 40
 
 
 def no_names(words: tuple[str, ...]) -> frozenset[int]:
@@ -33,7 +37,7 @@ def no_names(words: tuple[str, ...]) -> frozenset[int]:
     "'s") the tagger reads as no name, of words the dictionary knows."""
     if not words:
         return frozenset()
-    tags = _tagger().tag_sent(list(words), taglevel=0)
+    tags = _tagger().tag_sent([w if len(w) <= LONGEST_WORD else "R2D2" for w in words], taglevel=0)
     return frozenset(
         index
         for index, (word, tag) in enumerate(zip(words, tags, strict=True))

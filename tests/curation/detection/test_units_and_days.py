@@ -44,6 +44,7 @@ def relation(older: str, newer: str) -> str:
         ("The first day.", []),  # said of any start
         ("Waited a second.", [("duration", "1")]),  # a unit, no place in an order
         ("Won 3 in 2019.", [("number", "3"), ("number", "2019")]),  # no share
+        ("Did 10 in 30 minutes.", [("number", "10"), ("duration", "1800")]),
     ],
 )
 def test_values_written_in_several_tokens_or_in_words(text, expected):

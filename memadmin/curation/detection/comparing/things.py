@@ -338,12 +338,13 @@ def labels_an_attribute(reading: Reading, subject: list[Token]) -> bool:
     a relation ("Diet: vegan"; not "Ada: vegan", "Mum: vegan")."""
     if reading.predicate_at < 0 or reading.tokens[reading.predicate_at].text not in ":：":
         return False
+    if reading.language not in ("en", "de", "fr", "es"):
+        return False  # simplemma's dictionaries that the clause reader loads
     import simplemma  # the lemmatiser the clause reader uses (reading.words.lemma)
 
     return all(
         t.kind == "word"
         and not relation_word(t, reading.language)
-        and reading.language in ("en", "de", "fr", "es")
         and simplemma.is_known(t.text, lang=reading.language)
         for t in subject
     )

@@ -574,7 +574,7 @@ def _is_event(main, predicate_at: int, predicate, language: str, folded: str) ->
     state that holds: "Swam 2 km on Monday", "Visited Rome in 2019", "A visité Lisbonne",
     "周一跑了5公里"."""
     verb = main[predicate_at] if predicate_at >= 0 else None
-    # "Birthday: 12 March": a label's colon is a copula, of no tense.
+    # A copula tells a state: "Birthday: 12 March", "Her home was in Lyon" (lives).
     if verb is None or verb.lemma == "be" or (predicate is not None and predicate.name == "be"):
         return False
     before = {t.text for t in main[max(0, predicate_at - 3) : predicate_at]}

@@ -51,6 +51,7 @@ _SPOKEN_CLOCK = re.compile(
 
 
 def _spoken_clocks(folded: str):
+    """(span, "HH:MM") of each time of day said in words."""
     for match in _SPOKEN_CLOCK.finditer(folded):
         minutes, way, hour = match.groups()
         hour = int(hour) if hour.isdigit() else _HOURS.index(hour) + 1
@@ -65,7 +66,7 @@ def _spoken_clocks(folded: str):
 # after "the" ("the second floor", as "the 2nd floor" is read: 2; not "first", said of
 # anything's start, nor "a second").
 _COUNTS = {word: number for number, word in enumerate(_HOURS[:10], 1)}
-_ONE_IN = re.compile(rf"\b(one|a|[1-9]) in ({'|'.join(_HOURS[1:10])}|[2-9]|[1-9]\d{{1,2}})\b")
+_ONE_IN = re.compile(rf"\b(one|[1-9]) in ({'|'.join(_HOURS[1:10])}|[2-9]|[1-9]\d{{1,2}})\b")
 _ORDINALS = (
     "second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth"
     " fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
@@ -83,7 +84,7 @@ def _said_in_words(folded: str):
     for span, time in _spoken_clocks(folded):
         yield span, "time", time
     for match in _ONE_IN.finditer(folded):
-        top = 1 if match.group(1) in ("one", "a") else int(match.group(1))
+        top = 1 if match.group(1) == "one" else int(match.group(1))
         bottom = _COUNTS.get(match.group(2)) or int(match.group(2))
         yield match.span(), "share", canonical_number(100 * top / bottom)
     for match in _ORDINAL.finditer(folded):
@@ -94,7 +95,10 @@ def idioms(folded: str, found: list[Value]) -> list[Value]:
     """The phrases of _IDIOMS in `folded`, each one value; `found` loses what they hold."""
     read = []
     for (start, end), measure, said in _said_in_words(folded):
-        found[:] = [v for v in found if not start <= v.start < end]
+        inside = [v for v in found if start <= v.start < end]
+        if measure == "share" and any(v.measure != "number" for v in inside):
+            continue  # "did 10 in 30 minutes": a count in a time taken, no share
+        found[:] = [v for v in found if v not in inside]
         read.append(Value(measure, said, start, end))
     for pattern, measure, value in _IDIOMS:
         for match in pattern.finditer(folded):

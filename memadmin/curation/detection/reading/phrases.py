@@ -42,11 +42,12 @@ _IDIOMS = (
 
 # A time of day said in words: "half past nine" (09:30), "a quarter to ten" (09:45), "ten
 # past six"; the hour in digits or words, as a clock without "am" or "pm" reads it.
-_HOURS = ("one two three four five six seven eight nine ten eleven twelve").split()
+# The hours of a clock in words, one to twelve.
+_NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve").split()
 _MINUTES = {"quarter": 15, "half": 30, "five": 5, "ten": 10, "twenty": 20, "twenty-five": 25}
 _SPOKEN_CLOCK = re.compile(
     r"\b(?:a )?(quarter|half|twenty-five|twenty|ten|five) (past|after|to) "
-    rf"({'|'.join(_HOURS)}|1[0-2]|[1-9])\b(?![:.]\d)"
+    rf"({'|'.join(_NUMBER_WORDS)}|1[0-2]|[1-9])\b(?![:.]\d)"
 )
 
 
@@ -54,7 +55,7 @@ def _spoken_clocks(folded: str):
     """(span, "HH:MM") of each time of day said in words."""
     for match in _SPOKEN_CLOCK.finditer(folded):
         minutes, way, hour = match.groups()
-        hour = int(hour) if hour.isdigit() else _HOURS.index(hour) + 1
+        hour = int(hour) if hour.isdigit() else _NUMBER_WORDS.index(hour) + 1
         if way == "to":
             hour, minutes = (hour - 2) % 12 + 1, 60 - _MINUTES[minutes]
         else:
@@ -65,8 +66,8 @@ def _spoken_clocks(folded: str):
 # A share said as one in so many ("one in four users": 25 %), and a place in an order
 # after "the" ("the second floor", as "the 2nd floor" is read: 2; not "first", said of
 # anything's start, nor "a second").
-_COUNTS = {word: number for number, word in enumerate(_HOURS[:10], 1)}
-_ONE_IN = re.compile(rf"\b(one|[1-9]) in ({'|'.join(_HOURS[1:10])}|[2-9]|[1-9]\d{{1,2}})\b")
+_COUNTS = {word: number for number, word in enumerate(_NUMBER_WORDS[:10], 1)}
+_ONE_IN = re.compile(rf"\b(one|[1-9]) in ({'|'.join(_NUMBER_WORDS[1:10])}|[2-9]|[1-9]\d{{1,2}})\b")
 _ORDINALS = (
     "second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth"
     " fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"

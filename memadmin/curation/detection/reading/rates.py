@@ -167,10 +167,23 @@ def read(folded: str, values: list[Value]) -> list[Value]:
     return sorted(kept + found, key=lambda value: value.start)
 
 
-_SET_DAYS = {
-    "weekdays": ("monday", "tuesday", "wednesday", "thursday", "friday"),
-    "weekends": ("saturday", "sunday"),
-}
+@cache
+def _day_set_patterns() -> tuple[dict[str, str], re.Pattern, re.Pattern, list]:
+    """Each written form of a weekday and its day, the patterns of a range and of days
+    with slashes, and each word for a set of days with its days."""
+    forms = {form: day for day, all_ in lexicon()["weekdays"].items() for form in all_}
+    day = "|".join(sorted((re.escape(f) for f in forms if not HAN.search(f)), key=len)[::-1])
+    ranges = "|".join(re.escape(w) for w in lexicon()["rates"]["weekday_ranges"])
+    sets = [
+        (re.compile(rf"\b(?:{'|'.join(map(re.escape, said))})\b"), frozenset(days))
+        for days, said in lexicon()["rates"]["weekday_sets"]
+    ]
+    return (
+        forms,
+        re.compile(rf"\b({day})\s*(?:{ranges})\s*({day})\b"),
+        re.compile(rf"\b(?:{day})(?:/(?:{day}))+\b"),
+        sets,
+    )
 
 
 @text_cache
@@ -178,24 +191,19 @@ def day_sets(folded: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
     """Days of each week said together: a range ("mon-fri", "monday to friday", "lundi au
     vendredi"), days with slashes ("tue/thu"), a word for a set ("weekdays"): (start,
     end, the days) each. Forms of three letters count here ("sat-sun" is no word)."""
-    rates, order = lexicon()["rates"], list(lexicon()["weekdays"])
-    forms = {form: day for day, all_ in lexicon()["weekdays"].items() for form in all_}
-    day = "|".join(sorted((re.escape(f) for f in forms if not HAN.search(f)), key=len)[::-1])
-    ranges = "|".join(re.escape(w) for w in rates["weekday_ranges"])
-    moved = set(re.findall(r"\w+", folded)) & {
-        *rates["weekday_moves"],
-        *lexicon()["change"]["words"],
-    }
+    forms, ranges, slashed, sets = _day_set_patterns()
+    order = list(lexicon()["weekdays"])
+    moves = {*lexicon()["rates"]["weekday_moves"], *lexicon()["change"]["words"]}
+    moved = bool(set(re.findall(r"\w+", folded)) & moves)
     found = []
-    for match in re.finditer(rf"\b({day})\s*(?:{ranges})\s*({day})\b", folded):
+    for match in ranges.finditer(folded):
         if moved and folded[: match.start()].endswith("from "):
             continue
         first, last = order.index(forms[match.group(1)]), order.index(forms[match.group(2)])
         span = (last - first) % 7 + 1
         found.append((*match.span(), frozenset(order[(first + i) % 7] for i in range(span))))
-    for match in re.finditer(rf"\b(?:{day})(?:/(?:{day}))+\b", folded):
+    for match in slashed.finditer(folded):
         found.append((*match.span(), frozenset(forms[f] for f in match.group().split("/"))))
-    for name, words_ in rates["weekday_sets"].items():
-        for match in re.finditer(rf"\b(?:{'|'.join(map(re.escape, words_))})\b", folded):
-            found.append((*match.span(), frozenset(_SET_DAYS[name])))
+    for pattern, days in sets:
+        found += [(*match.span(), days) for match in pattern.finditer(folded)]
     return tuple(found)

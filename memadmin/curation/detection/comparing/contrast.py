@@ -38,7 +38,7 @@ from memadmin.curation.detection.reading.polarity import (
     stance,
     stance_stems,
 )
-from memadmin.curation.detection.reading.quantities import said_roughly
+from memadmin.curation.detection.reading.quantities import one_time_of_day, said_roughly
 from memadmin.curation.detection.reading.tokens import text_words
 from memadmin.store.lexicon import HAN, language_of, plain, stop_words
 from memadmin.store.text import text_cache
@@ -225,6 +225,8 @@ def key_token_differences(text_a: str, text_b: str) -> tuple[KeyTokenDifference,
             only_b = sorted(v for v in values_b if not _compatible(kind, v, values_a))
         else:
             only_a, only_b = sorted(values_a - values_b), sorted(values_b - values_a)
+        if kind == "time" and len(only_a) == len(only_b) == 1:  # "7:30" / "19:30"
+            only_a = [] if one_time_of_day(only_a[0], only_b[0], text_a, text_b) else only_a
         if only_a and only_b:
             differences.append(KeyTokenDifference(kind, tuple(only_a), tuple(only_b)))
     differences.extend(_compound_differences(text_a, text_b))

@@ -7,9 +7,10 @@ was said of it). A cessation is read by reading.clause (the lexicon's `[cessatio
 from __future__ import annotations
 
 from functools import cache
+from itertools import takewhile
 
 from memadmin.curation.detection.comparing import things
-from memadmin.curation.detection.comparing.matching import found_in, spelled
+from memadmin.curation.detection.comparing.matching import found_in, same_word, spelled
 from memadmin.curation.detection.comparing.predicates import copulas
 from memadmin.curation.detection.comparing.relations import OPPOSITE, Relation
 from memadmin.curation.detection.reading.clause import Reading
@@ -30,9 +31,26 @@ def taken_back(older: Reading, newer: Reading) -> Relation | None:
         objects = [older.tokens[older.predicate_at]]  # "Runs 5 km" / "Stopped running"
     found = [t for t in objects if found_in(t, newer)]
     other_thing = things.other_modifier_of_one_noun(older, newer)  # "the peanut allergy"
-    if found and 2 * len(found) >= len(objects) and not other_thing:
+    most = 2 * len(found) >= len(objects)
+    if found and (most or _names_ended(older, objects, newer)) and not other_thing:
         return Relation(OPPOSITE, f"taken back: {spelled(found, older.body)}", update=True)
     return None
+
+
+def _names_ended(older: Reading, objects: list, newer: Reading) -> bool:
+    """The first name the older's verb takes, in the newer's cessation itself: "Works at
+    Shopify as a staff engineer" / "Left Shopify; now at Stripe" (what one works as ends
+    with where); not a name only a later clause has ("Left Google; now at Shopify"), nor
+    one that qualifies a word ("summarise the Lumen Health handbook")."""
+    first = next((i for i, t in enumerate(older.tokens) if t in objects and t.kind == "name"), None)
+    if first is None:
+        return False
+    name = list(takewhile(lambda t: t.kind == "name", older.tokens[first:]))
+    following = older.tokens[first + len(name) : first + len(name) + 1]
+    if following and following[0].kind == "word":
+        return False  # "the Lumen Health on-call handbook": a handbook
+    ended = newer.tokens[: newer.clause_end]
+    return all(any(same_word(n, t) for t in ended) for n in name)
 
 
 def _subject_ended(reading: Reading) -> bool:

@@ -119,6 +119,10 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
         names_b = [t.lemma for t in subject_b if t.kind == "name"]
         if names_a and names_b and not contrast.keeps_name(names_a[0], newer.text, across=True):
             return f"{names_a[0]} / {names_b[0]}"
+        # "Er wohnt in Hamburg." / "His brother lives in Hamburg.": a relation, no one.
+        for named, reading, bare in ((subject_a, older, subject_b), (subject_b, newer, subject_a)):
+            if not bare and any(relation_word(t, reading.language) for t in named):
+                return f"{phrase(named, reading.body)} / the user"
         return ""
     if older.opening or newer.opening:
         return ""  # "After ~40 min of nonstop cycling the J4 ...": no subject read first
@@ -153,6 +157,7 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
             and _within(shorter, full)
             and any(relation_word(t, reading.language) for t in longer)
             and not _named_by_relation(full, shorter, reading.language)
+            and not _owner_only(longer, reading, newer if only_a else older)
         ):
             return f"{phrase(subject_a, older.body)} / {phrase(subject_b, newer.body)}"
         return ""
@@ -179,6 +184,17 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     if someone or parallel or _moved_thing(holder, other):
         return f"{phrase(named, holder.body)} / the user"
     return ""
+
+
+def _owner_only(added: list[Token], reading: Reading, other: Reading) -> bool:
+    """The words one subject adds only say whose it is ("The kid's school" / "School"):
+    one thing, its owner unsaid on one side; not where the other names its own ("her
+    school": hers, not the kid's)."""
+    after = [reading.tokens[reading.tokens.index(t) + 1 :][:1] for t in added]
+    if not all(following and following[0].text in ("'s", "’s") for following in after):
+        return False
+    subject = other.tokens[other.subject_start : other.subject_end]
+    return not any(t.kind in ("possessive", "user", "pronoun") for t in subject)
 
 
 def _named_by_relation(subject: list[Token], shorter: list[Token], language: str) -> bool:
@@ -412,8 +428,10 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
         return Relation(REFINES, spelled(only_a or only_b))
     if (older.event or newer.event) and not update:
         return Relation(EVENTS, _both(only_a, older, only_b, newer))
-    if not update and scoped_in_time(only_a) != scoped_in_time(only_b):
-        # "a backend developer" / "the on-call lead for January": a role for a time.
+    ages = any(r.predicate is not None and r.predicate.name == "age" for r in (older, newer))
+    if not update and scoped_in_time(only_a) != scoped_in_time(only_b) and not ages:
+        # "a backend developer" / "the on-call lead for January": a role for a time; not
+        # an age ("turned 13 in March": its age since).
         return Relation(OTHER_VALUE, _both(only_a, older, only_b, newer))
     if update and slots.time_shifted(older, newer, only_a):
         # "The launch is on March 3" / "The launch slipped a week": the date moved.

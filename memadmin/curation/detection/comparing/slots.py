@@ -19,6 +19,7 @@ from memadmin.curation.detection.comparing.matching import (
 from memadmin.curation.detection.comparing.predicates import same_predicate
 from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.polarity import excepts
+from memadmin.curation.detection.reading.roles import owned_relation
 from memadmin.curation.detection.reading.verbs import moves_a_thing
 from memadmin.curation.detection.reading.words import (
     Token,
@@ -41,6 +42,10 @@ def slot_of(older: Reading, newer: Reading, only_a, only_b) -> str:
         # Numbers, dates, times of a thing both name ("meetings on Tuesday" / "meetings
         # on Thursday", "port 8080" / "port 9100"): one value at a time.
         return "one"
+    if len(only_a) == len(only_b) == 1 and owned_relation(older, only_a[0]) == (
+        owned_relation(newer, only_b[0]) or None
+    ):
+        return "many"  # "Ana is Ben's sister" / "Ana is Carl's sister": a sister of both
     for reading, only, other, its in (
         (older, only_a, newer, only_b),
         (newer, only_b, older, only_a),

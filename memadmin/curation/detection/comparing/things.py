@@ -351,9 +351,11 @@ def labels_an_attribute(reading: Reading, subject: list[Token]) -> bool:
 
 
 def one_address(older: Reading, newer: Reading, differing: list[Token]) -> bool:
-    """ "Contact: ana@acme.io." / "Her email address is ana@acme.io.": one e-mail address
-    said of two common nouns names one slot two ways, not two things."""
+    """ "Contact: ana@acme.io." / "Her email address is ana@acme.io.", "Phone: +49 170
+    1234567" / "Mobile number is +49 170 1234567": one address or number said of two
+    common nouns names one slot two ways, not two things."""
     addresses = [
-        {t.value for t in r.objects if t.value.startswith("email:")} for r in (older, newer)
+        {t.value for t in r.objects if t.value.startswith(("email:", "phone:"))}
+        for r in (older, newer)
     ]
     return bool(addresses[0] & addresses[1]) and all(t.kind == "word" for t in differing)

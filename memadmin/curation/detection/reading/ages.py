@@ -9,7 +9,7 @@ import re
 
 from memadmin.curation.detection.reading.measured import canonical_number
 from memadmin.curation.detection.reading.words import Token, is_copula, relation_word
-from memadmin.store.lexicon import fold
+from memadmin.store.lexicon import fold, lexicon
 
 # A number in digits or words before the words of an age.
 _AGE = re.compile(
@@ -55,6 +55,23 @@ def _of_a_person(subject: list[Token], language: str) -> bool:
     return all(t.kind == "name" or relation_word(t, language) for t in subject if t.content)
 
 
+def ages_read(found, clause_end: int, predicate_at: int, predicate, language: str):
+    """The tokens with a bare age read in years ("Is 34.", "Her son is ten.": as "34
+    years old" reads), and "old" after a span set aside ("12 years old": a word of the
+    value, which "turned 13" has not); and whether a bare age was read."""
+    copula = predicate is None or predicate.name == "be"
+    bare = bare_age(found[:clause_end], predicate_at, language) if copula else None
+    if bare is not None:
+        found = (*found[:bare], in_years(found[bare]), *found[bare + 1 :])
+    found = tuple(
+        t._replace(kind="function")
+        if t.text in ("old", "alt") and index and found[index - 1].value.startswith("calendar:")
+        else t
+        for index, t in enumerate(found)
+    )
+    return found, bare is not None
+
+
 def bare_age(main: list[Token], predicate_at: int, language: str) -> int | None:
     """Where a copula's whole complement is a plain number (no unit) said of the user, a
     name or a relation ("Her son is ten"), or what anyone turned ("Emma just turned 7"):
@@ -65,12 +82,25 @@ def bare_age(main: list[Token], predicate_at: int, language: str) -> int | None:
     turned = language == "en" and main[predicate_at].lemma == "turn"
     if not is_copula(main[predicate_at]) and not turned:
         return None
-    after = [i for i in range(predicate_at + 1, len(main)) if main[i].content]
+    after = [
+        i
+        for i in range(predicate_at + 1, len(main))
+        if main[i].content and not _when(main[i], main[i - 1])
+    ]
     if len(after) != 1 or not main[after[0]].value.startswith("number:"):
         return None
     if turned or _of_a_person(main[:predicate_at], language):
         return after[0]
     return None
+
+
+def _when(token: Token, before: Token) -> bool:
+    """A time said after a function word ("turned 13 last week", "in May"), not of the
+    number ("is 12 weeks": a unit)."""
+    if before.kind != "function":
+        return False
+    periods = lexicon()["rates"]["periods"]
+    return token.lemma in periods or token.value.split(":")[0] in ("date", "month", "weekday")
 
 
 def in_years(token: Token) -> Token:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 
 from memadmin.curation.detection.reading import german, polarity, quantities
-from memadmin.curation.detection.reading.ages import bare_age, in_years, length_said, measure_said
+from memadmin.curation.detection.reading.ages import ages_read, length_said, measure_said
 from memadmin.curation.detection.reading.bounds import body_of, clause_break, set_apart
 from memadmin.curation.detection.reading.neighbours import QUANTITY_BOUND
 from memadmin.curation.detection.reading.verbs import (
@@ -25,6 +25,8 @@ from memadmin.curation.detection.reading.verbs import (
     german_past,
     moved,
     participle,
+    reduced_relative,
+    unsaid_copula,
     verb_after,
     verb_form,
 )
@@ -72,8 +74,7 @@ class Reading:
     # tokens[:subject_start] are a fragment with no verb set apart before the clause
     # ("Allergic to cats, prefers dogs"): neither its subject nor what it says.
     subject_start: int = 0
-    # The parts below are worked out once a reading (cached_property writes past the
-    # frozen dataclass): a run compares each reading with several others.
+    # Below: worked out once a reading (cached_property writes past the frozen dataclass).
 
     @property
     def sign(self) -> int:
@@ -184,6 +185,9 @@ def read(text: str) -> Reading:
     main = found[:clause_end]
     folded = fold(clause)
     predicate_at, predicate = _phrased(main, folded) or _predicate(main, language)
+    if predicate_at < 0 and (copula := unsaid_copula(main, language)) is not None:
+        found, clause_end, main = (copula, *found), clause_end + 1, (copula, *main)
+        predicate_at, predicate = _predicate(main, language)  # "Allergic to X": "Is allergic"
     alternatives = set_apart(main, clause, predicate_at)
     denied: tuple[Token, ...] = ()
     if alternatives is not None:
@@ -191,13 +195,10 @@ def read(text: str) -> Reading:
         # the statement stands.
         denied = tuple(t for t in main[alternatives:] if t.content)
         clause_end, main = alternatives, main[:alternatives]
-    copula = predicate is None or predicate.name == "be"
-    bare = bare_age(main, predicate_at, language) if copula else None
-    if bare is not None:  # "Is 34.", "Her son is ten.": years, as "34 years old" reads
-        found = (*found[:bare], in_years(found[bare]), *found[bare + 1 :])
-        main = found[:clause_end]
+    found, bare = ages_read(found, clause_end, predicate_at, predicate, language)
+    main = found[:clause_end]
     measure = measure_said(clause, predicate, language) or length_said(main, predicate_at, language)
-    if measure := "age" if bare is not None else measure:
+    if measure := "age" if bare else measure:
         predicate = predicate_class(measure)  # "is 7 years old", "女儿8岁"; "is 2 m tall"
         if predicate_at < 0:  # "大儿子今年10岁": what comes before the age is its subject
             predicate_at = next((i for i, t in enumerate(main) if t.kind == "value"), -1)
@@ -210,10 +211,8 @@ def read(text: str) -> Reading:
     if predicate is None and stance:
         predicate = predicate_class("like" if stance > 0 else "dislike")
     ceased = _ceased(main, predicate_at, folded)
-    recommending = words("recommendation")
-    recommended = any(t.lemma in recommending or t.text in recommending for t in main) or bool(
-        _phrases("recommendation").search(folded)
-    )
+    recommended = bool(words("recommendation") & {w for t in main for w in (t.lemma, t.text)})
+    recommended = recommended or bool(_phrases("recommendation").search(folded))
     negated = polarity.denies(main, fold(clause[:ends])) and not _stance_phrase(folded)
     change = (
         polarity.announces_change(clause)
@@ -223,7 +222,7 @@ def read(text: str) -> Reading:
         or ceased
         or any(t.text in words("markers", "new") for t in main[: max(predicate_at, 0)])
         or bool(predicate and predicate.sets)
-        or bool(_NO_LONGER_FRENCH.search(folded))
+        or polarity.no_longer(folded)
     )
     subject_end = _subject_end(main, predicate_at, language, said)
     return Reading(
@@ -296,10 +295,6 @@ def _ceased(main, predicate_at: int, folded: str) -> bool:
     return any(
         t.lemma in ending or t.text in ending for t in main[: predicate_at + 1] if t.kind == "word"
     ) and not any(t.content for t in main[:predicate_at])
-
-
-# "n'aime plus", "ne fume plus", "trinkt keinen Kaffee mehr": no longer.
-_NO_LONGER_FRENCH = re.compile(r"\bn(?:e\s+|')\S+\s+plus\b|\b(?:nicht|kein\w*)\b.*\bmehr\b")
 
 
 def _subject_end(main, predicate_at: int, language: str, said: str) -> int:
@@ -402,8 +397,8 @@ def _predicate(main: tuple[Token, ...], language: str) -> tuple[int, PredicateCl
                 visit = been_to(main, index, language)
                 return index, visit or _subject_noun_class(seen, by_noun) or found
             continue  # a modal whose verb was not found
-        if token.kind == "word" and found is not None and _gerund(main, index, language):
-            seen.append(token)  # "Upgrading tank's pool features breaks...": a subject
+        if token.kind == "word" and found is not None and _in_subject(main, index, seen, language):
+            seen.append(token)  # "Upgrading tank's pool features breaks...", "The cat named Bo"
             continue
         if token.kind == "word" and found is not None:
             after = main[index + 1 : index + 3]
@@ -459,8 +454,8 @@ def _with_preposition(found: PredicateClass, main, index: int, language: str):
             return None if following is not None and _timely(following) else found
         if token.content or token.text in _ARTICLES:
             continue  # the verb's object ("host the docs on ...")
-        if token.kind == "function" and token.text in words("change"):
-            continue  # "wohnt jetzt in München", "works now at Bosch": a "now" on the way
+        if token.kind == "function" and token.text in words("change") | {"up", "down"}:
+            continue  # "wohnt jetzt in München", "works now at Bosch", "scaled up to 5"
         if token.kind in ("function", "marker"):
             return None  # another preposition first
     return None
@@ -474,14 +469,14 @@ _PREPOSITIONS = frozenset("of in on for at about with by from into".split())
 _ARTICLES = frozenset("the a an der die das den dem ein eine einen le la les un une l".split())
 
 
-def _gerund(main, index: int, language: str) -> bool:
-    """An English -ing word that names an activity, no predicate: after a preposition and
-    its adjectives ("6.5 hours of mixed driving", "keen on hiking"), or opening a clause
-    whose own verb comes later ("Upgrading the pool breaks replication"), unlike
-    "Planning a trip to Japan"."""
+def _in_subject(main, index: int, seen: list[Token], language: str) -> bool:
+    """A word of a class that is no predicate: an English -ing word that names an activity,
+    after a preposition and its adjectives ("6.5 hours of mixed driving", "keen on hiking")
+    or opening a clause whose own verb comes later ("Upgrading the pool breaks ..."; not
+    "Planning a trip to Japan"); a participle after its noun ("The cat named Bo is 3")."""
     token = main[index]
     if language != "en" or not token.text.endswith("ing"):
-        return False
+        return language == "en" and reduced_relative(main, index, seen)
     if index:  # the nearest word before it, past up to two adjectives
         before = [t for t in main[max(0, index - 3) : index] if t.kind != "word"]
         return bool(before) and before[-1].text in _PREPOSITIONS
@@ -566,6 +561,8 @@ def _event_of(predicate: PredicateClass | None, main) -> bool:
     on Hetzner") unless a time says when ("worked at Initech in 2019")."""
     if predicate is None or predicate.slot != "one":
         return True
+    if predicate.name == "age":
+        return False  # "turned 13 in March": the age since, not a past one
     return any(_timely(t) or (t.value.startswith("number:") and len(t.text) == 4) for t in main)
 
 

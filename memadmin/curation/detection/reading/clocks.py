@@ -103,3 +103,20 @@ def dotted_half_of_day(tokens, position: int) -> str | None:
     following = tokens[position + 1]
     adjacent = following[2] - tokens[position][3] == 1  # only the stop between
     return f"{tokens[position][1]}m" if following[1] == "m" and adjacent else None
+
+
+def either_half_of_day(time_a: str, time_b: str, written_a: str, text_a: str) -> bool:
+    """Whether two times twelve hours apart are one: the morning one (`time_a`, HH:MM)
+    written as a 12-hour clock ("7:30", "half past seven", not "07:30"), with no word of
+    the half of the day in its text: "Dinner is at 7:30" / "... at 19:30"."""
+    if int(time_b[:2]) - int(time_a[:2]) != 12 or time_a[2:] != time_b[2:]:
+        return False
+    if written_a.startswith("0"):
+        return False  # "07:30": a 24-hour clock says its half of the day
+    markers = lexicon()["time_of_day"]
+    halves = [*markers["am"], *markers["pm"], "morning", "evening", "night"]
+    folded = text_a.lower()
+    # A letter may not stand next to the word; a digit may ("2am").
+    return not any(
+        re.search(rf"(?<![^\W\d_]){re.escape(word)}(?![^\W\d_])", folded) for word in halves
+    )

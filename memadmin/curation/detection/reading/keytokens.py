@@ -107,7 +107,7 @@ def words_of(text: str) -> tuple[_Word, ...]:
         raw = match.group().strip(".-/:'")
         if raw:
             start, end = match.span()
-            if tokens.bare_possessive(text, start, end):
+            if tokens.bare_possessive(text, start, end) and not tokens.plural_noun(raw.lower()):
                 raw += "'s"  # "Jonas' team" names its owner as "Jonas's team" does
             at_start = not found or start in after_end
             found.append(_Word(raw, _folded_word(raw), at_start, start, end))

@@ -169,6 +169,15 @@ def _change_phrases() -> tuple[frozenset[str], re.Pattern]:
     return frozenset(section["words"]), re.compile("|".join(map(re.escape, phrases)) or "(?!)")
 
 
+# "n'aime plus", "ne fume plus", "trinkt keinen Kaffee mehr": no longer.
+_NO_LONGER = re.compile(r"\bn(?:e\s+|')\S+\s+plus\b|\b(?:nicht|kein\w*)\b.*\bmehr\b")
+
+
+def no_longer(folded: str) -> bool:
+    """A French or German "no longer" said by two words around the verb."""
+    return bool(_NO_LONGER.search(folded))
+
+
 @text_cache
 def announces_change(text: str) -> bool:
     """Whether a text reads as a change of an earlier fact ("now", "moved to", "has been

@@ -113,7 +113,32 @@ def read(text: str) -> tuple[Value, ...]:
         found += chinese
     found += phrases.idioms(folded, found)
     merged = _compounds(sorted(found, key=lambda value: value.start), folded)
-    return tuple(rates.read(folded, merged))
+    return tuple(_phone_numbers(folded, rates.read(folded, merged)))
+
+
+# A phone number: one value, not its groups of digits ("+49 170 1234567", "0171-2345678",
+# "(555) 123-4567", "555-123-4567"); 7 to 15 digits, as the numbering plan allows. A
+# national number opens with an area code of three digits or more ("030", "0171"), so
+# that a date ("01.02.2024", "03 05 2024") is none.
+_PHONE = re.compile(
+    r"(?<![\w+.,/:-])(?:\+\d{1,3}[ .-]?(?:\(0\)[ ]?)?\d{1,5}|\(\d{2,5}\)[ .-]?\d{2,5}|0\d{2,4})"
+    r"(?:[ .-]\d{2,8}){0,4}(?![\w/:-]|[.,]\d)"
+    r"|(?<![\w+.,/:-])\d{3}-\d{3}-\d{4}(?![\w-])"
+)
+
+
+def _phone_numbers(folded: str, values: list[Value]) -> list[Value]:
+    """The values with each phone number read as one (its digits, the country code's
+    "+" aside), in place of the numbers in it."""
+    phones = []
+    for match in _PHONE.finditer(folded):
+        digits = re.sub(r"\(0\)|\D", "", match.group())  # "+44 (0) 20": "(0)" is dialled at home
+        if 7 <= len(digits) <= 15:
+            phones.append(Value("phone", digits, match.start(), match.end()))
+    if not phones:
+        return values
+    kept = [v for v in values if not any(p.start <= v.start < p.end for p in phones)]
+    return sorted(kept + phones, key=lambda value: value.start)
 
 
 # What may stand between the parts of one quantity ("1 hour and 30 minutes").
@@ -487,7 +512,23 @@ def roughly_one(only_a: list, only_b: list, text_a: str, text_b: str) -> tuple[l
         roughly = said_roughly(text_a) | said_roughly(text_b)
         if measure == other and measure in roughly and rounding.one_rounded(measure, a, b, True):
             return [], []
+        if measure == other == "time" and one_time_of_day(a, b, text_a, text_b):
+            return [], []  # "at 7:30" / "at 19:30": a 12-hour clock, either half of the day
     return only_a, only_b
+
+
+def one_time_of_day(time_a: str, time_b: str, text_a: str, text_b: str) -> bool:
+    """Whether two times of day (HH:MM) twelve hours apart are one, the morning one said
+    as a 12-hour clock with no half of the day (reading.clocks.either_half_of_day)."""
+    for morning, evening, text in ((time_a, time_b, text_a), (time_b, time_a, text_b)):
+        written = [
+            fold(text)[v.start : v.end]
+            for v in read(text)
+            if (v.measure, v.value) == ("time", morning)
+        ]
+        if written and clocks.either_half_of_day(morning, evening, written[0], text):
+            return True
+    return False
 
 
 @cache

@@ -21,7 +21,7 @@ from memadmin.store.text import text_cache
 class _Patterns(NamedTuple):
     alone: re.Pattern  # "daily", "wöchentlich", "每天": a word that says it alone
     every: re.Pattern  # "every [other] day", "jeden Tag", "tous les jours"
-    counted: re.Pattern  # "twice a week", "zweimal pro Woche"
+    counted: re.Pattern  # "twice a week", "zweimal pro Woche", "thrice weekly"
     times: re.Pattern  # after a number: "times a week", "fois par semaine"
     times_word: re.Pattern  # after a number: "times weekly"
     each_before: re.Pattern  # right before a span: "every" ("every six hours")
@@ -46,7 +46,8 @@ def _patterns() -> _Patterns:
             rf"\b(?:{every})\s+(?:(?P<other>{either(rates['other'])})\s+)?(?P<period>{period})\b"
         ),
         counted=re.compile(
-            rf"\b(?P<count>{either(rates['counts'])})\s+(?:(?:{per})\s+)+(?P<period>{period})\b"
+            rf"\b(?P<count>{either(rates['counts'])})\s+"
+            rf"(?:(?:(?:{per})\s+)+(?P<period>{period})|(?P<word>{words}))\b"
         ),
         times=re.compile(rf"\s*(?:{times})\s+(?:(?:{per})\s+)+(?P<period>{period})\b"),
         times_word=re.compile(rf"\s*(?:{times})\s+(?P<word>{words})\b"),
@@ -125,6 +126,10 @@ def read(folded: str, values: list[Value]) -> list[Value]:
                     float(rates["chinese"][each.group(1)]),
                     float(value.value),
                 )
+    for match in patterns.counted.finditer(folded):  # before "weekly" alone
+        period = match.group("period")
+        hours = rates["periods"][period] if period else rates["words"][match.group("word")]
+        add(*match.span(), float(hours), float(rates["counts"][match.group("count")]))
     for match in patterns.alone.finditer(folded):
         word = match.group("word") or match.group("chinese")
         day = word.startswith("每") and CHINESE_WEEKDAY.match(folded, match.start() + 1)
@@ -142,9 +147,6 @@ def read(folded: str, values: list[Value]) -> list[Value]:
         days = {_weekdays().get(word) for word in re.findall(r"\w+", match.group())}
         count = len(days - {None})
         add(*match.span(), other * float(rates["periods"]["week"]), float(count))
-    for match in patterns.counted.finditer(folded):
-        period = float(rates["periods"][match.group("period")])
-        add(*match.span(), period, float(rates["counts"][match.group("count")]))
     for value in values:
         if value.measure == "number":
             match = patterns.times.match(folded, value.end)

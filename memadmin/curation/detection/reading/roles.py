@@ -21,7 +21,7 @@ from functools import cache
 
 from memadmin.curation.detection.reading import clause
 from memadmin.curation.detection.reading.clause import Reading
-from memadmin.curation.detection.reading.words import relation_word
+from memadmin.curation.detection.reading.words import Token, relation_word
 from memadmin.store.lexicon import fold, lexicon, words
 from memadmin.store.text import text_cache
 
@@ -112,7 +112,7 @@ def _role_verb(text: str) -> tuple[str, str, str, str] | None:
     noun = _nouns_by_verb("roles_by_verb").get(fold(verb))
     if noun is None or not rest.strip(" .!"):
         return None
-    adverbs = " ".join(w for w in before if fold(w) in words("change"))
+    adverbs = " ".join(w.lower() for w in before if fold(w) in words("change"))  # "Now"
     who = [w for w in before if fold(w) not in words("change")]
     if who and (fold(who[0]) in _NOT_A_PERSON or not all(w[:1].isupper() for w in who)):
         return None
@@ -210,3 +210,19 @@ def _role_nouns() -> frozenset[str]:
     manager"; "her daughter" may be one of several), and of `[holders]` ("owner")."""
     roles = frozenset(word for names in lexicon()["roles"].values() for word in names)
     return roles | frozenset(_nouns_by_verb("holders").values())
+
+
+def owned_relation(reading: Reading, owner: Token) -> str:
+    """The relation a copula's subject holds towards `owner`, a name said with it ("Ana is
+    Ben's sister": "sister"), where one may hold it towards several; else "". "Ana is
+    Carl's sister" is another fact, not Ana's one value changed; "Carl's wife" is."""
+    if reading.predicate is None or reading.predicate.name != "be" or owner.kind != "name":
+        return ""
+    index = reading.tokens.index(owner)
+    after = reading.tokens[index + 1 : index + 3]
+    if len(after) < 2 or after[0].text not in ("'s", "’s"):
+        return ""
+    noun = after[1]
+    if not relation_word(noun, reading.language) or noun.lemma in words("held_once"):
+        return ""
+    return noun.lemma

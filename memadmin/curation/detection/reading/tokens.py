@@ -11,6 +11,7 @@ words, run on every write).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memadmin.store.lexicon import fold, stop_words
 from memadmin.store.text import text_cache
@@ -101,3 +102,13 @@ def sentence_tokens(text: str) -> tuple[str, ...]:
     """The words and numbers of a sentence, lower-cased, in order: what a diff of two
     sentences compares."""
     return tuple(_SENTENCE_TOKEN.findall(text.lower()))
+
+
+@lru_cache(maxsize=65536)
+def plural_noun(word: str) -> bool:
+    """ "kids", "parents": an English plural, whose owners' apostrophe stands alone ("Kids'
+    bedtime": no one named); not a name that ends in s ("Jonas' team")."""
+    import simplemma  # the lemmatiser the clause reader uses (reading.words.lemma)
+
+    lemma = fold(simplemma.lemmatize(word, lang="en"))
+    return lemma != word and word in (lemma + "s", lemma + "es")

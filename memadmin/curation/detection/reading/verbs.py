@@ -9,6 +9,7 @@ from memadmin.curation.detection.reading.words import (
     PredicateClass,
     Token,
     class_of,
+    is_copula,
     predicate_class,
 )
 from memadmin.store.lexicon import words
@@ -87,7 +88,7 @@ def verb_form(token: Token, language: str) -> bool:
     """A word that reads as a conjugated verb by its form: "plays", "took", "visited",
     "wohnt", "habite" (its lemma differs), a class word or a verb of cessation ("quit"),
     never "hiking" (a gerund)."""
-    if token.kind != "word" or token.text.endswith("ing"):
+    if token.kind != "word" or token.text.endswith("ing") or _degree(token, language):
         return False
     cessation = words("cessation")
     return (
@@ -96,6 +97,18 @@ def verb_form(token: Token, language: str) -> bool:
         or token.text in cessation
         or token.lemma in cessation
     )
+
+
+def _degree(token: Token, language: str) -> bool:
+    """An English adjective's comparative or superlative, whose lemma differs as a verb's
+    does: "best" (good), "worse" (bad), "fastest", "larger", "bigger"; as in "Personal
+    best in the marathon: ...", no verb."""
+    text, lemma = token.text, token.lemma
+    if language != "en" or lemma == text:
+        return False
+    if lemma in ("good", "bad", "well", "much", "many", "little", "far"):
+        return True
+    return text.endswith(("er", "est")) and text[:2] == lemma[:2] and len(text) > len(lemma)
 
 
 # German verbs in the present whose form is not their lemma's nor ends like a present.
@@ -143,3 +156,34 @@ def moved(main, index: int, found: PredicateClass) -> PredicateClass:
     if after is not None and after.kind == "value" and after.value.startswith(_TIMES):
         return predicate_class("reschedule")
     return found
+
+
+# English adjectives by their ending, as memories open with them and no verb: "Allergic
+# to penicillin", "Fluent in Japanese", "Interested in pottery", "Responsible for hiring".
+_ADJECTIVE_ENDINGS = ("ic", "ent", "ant", "ous", "ful", "ive", "able", "ible", "ed")
+
+
+def unsaid_copula(main, language: str) -> Token | None:
+    """The copula a memory leaves out when it opens with an adjective and its preposition
+    ("Allergic to penicillin" says "Is allergic to penicillin"), to stand before it; or
+    None. Not a noun ("Dinner with the team") nor a word of a class ("Based in Lyon")."""
+    if language != "en" or len(main) < 3:
+        return None
+    first, second = main[0], main[1]
+    if first.kind != "word" or class_of(first) is not None or first.lemma != first.text:
+        return None
+    if not first.text.endswith(_ADJECTIVE_ENDINGS) or second.kind != "function":
+        return None
+    if second.text not in ("to", "in", "of", "for", "with", "about", "at", "on", "from"):
+        return None
+    return Token(text="is", lemma="be", start=first.start, kind="verb")
+
+
+def reduced_relative(main, index: int, seen: list[Token]) -> bool:
+    """A participle right after its noun, with a copula after it: "The cat named Bo is 3",
+    "the flat rented in May was ...": which one, not what is said of it (the copula
+    says that). Not after a name ("Ana named her cat Bo")."""
+    token = main[index]
+    if not token.text.endswith("ed") or not seen or seen[-1].kind != "word":
+        return False
+    return any(t.kind == "verb" and is_copula(t) for t in main[index + 1 :])

@@ -10,7 +10,7 @@ across two languages."""
 import pytest
 
 from memadmin.curation.detection.comparing import contrast, frames, relations
-from memadmin.curation.detection.reading import keytokens, quantities, roles
+from memadmin.curation.detection.reading import clocks, keytokens, quantities, roles
 from memadmin.curation.detection.reading.clause import read
 
 
@@ -120,8 +120,21 @@ def test_a_plural_owner_is_no_name():
         # Across two languages: someone named by a relation, and no one.
         ("Er wohnt in Hamburg.", "His brother lives in Hamburg.", relations.OTHER_SUBJECT),
         ("Sein Bruder wohnt in Hamburg.", "His brother lives in Hamburg.", relations.SAME),
+        # A holder said in the passive, and "heads" as "leads".
+        (
+            "Marta Silva heads the payments squad.",
+            "The payments squad is now led by Joe Park.",
+            relations.NEW_VALUE,
+        ),
+        ("Ben heads the design team.", "Ben is the head of the design team.", relations.SAME),
+        ("Auth-svc is owned by Ines K.", "The owner of auth-svc is Ines K.", relations.SAME),
         # A name said without its number, replaced.
         ("Has a Pixel 8.", "Switched from the Pixel to an iPhone 15.", relations.NEW_VALUE),
+        (
+            "Her car is a blue 2017 Mazda 3.",
+            "Sold the Mazda; now drives a Kia EV6.",
+            relations.OPPOSITE,
+        ),
         # One phone number said of two nouns.
         ("Phone: +49 170 1234567.", "Mobile number is +49 170 1234567.", relations.UNREAD),
     ],
@@ -132,3 +145,18 @@ def test_relations(older, newer, kind):
 
 def test_a_half_of_the_day_written_next_to_its_digits_is_said():
     assert not quantities.one_time_of_day("02:00", "14:00", "Backups at 2am.", "At 2pm.")
+
+
+def test_a_holder_in_the_passive_is_read_role_first():
+    said = roles.role_first(read("The payments squad is now led by Joe Park."))
+    assert said == "The lead of the payments squad is now Joe Park."
+    # Not a verb of no holder, nor a holder written without capitals.
+    assert roles.role_first(read("The office is run by Sven.")) == ""
+    assert roles.role_first(read("The repo is owned by the platform team.")) == ""
+
+
+def test_a_clock_may_say_a_time_taken():
+    assert clocks.a_time_taken("21:40", "1300")  # minutes and seconds
+    assert clocks.a_time_taken("03:12", "11520")  # hours and minutes
+    assert not clocks.a_time_taken("21:40", "1320")
+    assert relation("His 5k best is 21:40.", "His 5k best is 21 min 40 s.") == relations.SAME

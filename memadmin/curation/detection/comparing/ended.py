@@ -10,7 +10,7 @@ from functools import cache
 from itertools import takewhile
 
 from memadmin.curation.detection.comparing import things
-from memadmin.curation.detection.comparing.matching import found_in, same_word, spelled
+from memadmin.curation.detection.comparing.matching import found_in, same_or_unnumbered, spelled
 from memadmin.curation.detection.comparing.predicates import copulas
 from memadmin.curation.detection.comparing.relations import OPPOSITE, Relation
 from memadmin.curation.detection.reading.clause import Reading
@@ -31,9 +31,10 @@ def taken_back(older: Reading, newer: Reading) -> Relation | None:
         objects = [older.tokens[older.predicate_at]]  # "Runs 5 km" / "Stopped running"
     found = [t for t in objects if found_in(t, newer)]
     other_thing = things.other_modifier_of_one_noun(older, newer)  # "the peanut allergy"
-    most = 2 * len(found) >= len(objects)
-    if found and (most or _names_ended(older, objects, newer)) and not other_thing:
-        return Relation(OPPOSITE, f"taken back: {spelled(found, older.body)}", update=True)
+    most = bool(found) and 2 * len(found) >= len(objects)
+    if (most or _names_ended(older, objects, newer)) and not other_thing:
+        ended = found or [t for t in objects if t.kind == "name"][:1]
+        return Relation(OPPOSITE, f"taken back: {spelled(ended, older.body)}", update=True)
     return None
 
 
@@ -50,7 +51,7 @@ def _names_ended(older: Reading, objects: list, newer: Reading) -> bool:
     if following and following[0].kind == "word":
         return False  # "the Lumen Health on-call handbook": a handbook
     ended = newer.tokens[: newer.clause_end]
-    return all(any(same_word(n, t) for t in ended) for n in name)
+    return all(any(same_or_unnumbered(t, n) for t in ended) for n in name)
 
 
 def _subject_ended(reading: Reading) -> bool:

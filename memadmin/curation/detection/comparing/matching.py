@@ -211,6 +211,15 @@ def same_word(a: Token, b: Token) -> bool:
     return False
 
 
+def same_or_unnumbered(later: Token, older: Token) -> bool:
+    """One word, or a name said again without its number ("sold the Mazda" / "a Mazda 3",
+    "switched from the Pixel" / "has a Pixel 8": the one it had, whichever model)."""
+    if same_word(later, older):
+        return True
+    letters, number = keytokens.name_parts(older.value.removeprefix("name:"))
+    return later.kind == older.kind == "name" and bool(number) and later.lemma == letters
+
+
 def _prefixed(*texts: str) -> bool:
     """A compound opening with a prefix that makes another thing of its noun ("half-
     marathon", "co-founder": the lexicon's `[markers] other_thing`)."""

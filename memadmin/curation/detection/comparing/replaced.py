@@ -5,9 +5,12 @@ Read by comparing.frames."""
 
 from __future__ import annotations
 
-from memadmin.curation.detection.comparing.matching import found_in, same_word
+from memadmin.curation.detection.comparing.matching import (
+    found_in,
+    same_or_unnumbered,
+    same_word,
+)
 from memadmin.curation.detection.reading.clause import Reading
-from memadmin.curation.detection.reading.keytokens import name_parts
 from memadmin.curation.detection.reading.polarity import changed_from
 from memadmin.curation.detection.reading.words import Token
 from memadmin.store.lexicon import words
@@ -22,18 +25,9 @@ def replaced(older: Reading, newer: Reading) -> str:
     own, olders = asserted(newer), asserted(older)
     for later in named_as_replaced(newer):
         # "from pve1 to pve3": pve3 is the newer's own value, no replaced one.
-        if later not in own and any(_same_or_unnumbered(later, o) for o in olders):
+        if later not in own and any(same_or_unnumbered(later, o) for o in olders):
             return later.text
     return ""
-
-
-def _same_or_unnumbered(later: Token, older: Token) -> bool:
-    """One word, or a name said without its number ("switched from the Pixel" / "has a
-    Pixel 8": the one it had, whichever model)."""
-    if same_word(later, older):
-        return True
-    letters, number = name_parts(older.value.removeprefix("name:"))
-    return later.kind == older.kind == "name" and bool(number) and later.lemma == letters
 
 
 def former_said_again(older: Reading, newer: Reading) -> str:

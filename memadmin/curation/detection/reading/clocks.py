@@ -120,3 +120,11 @@ def either_half_of_day(time_a: str, time_b: str, written_a: str, text_a: str) ->
     return not any(
         re.search(rf"(?<![^\W\d_]){re.escape(word)}(?![^\W\d_])", folded) for word in halves
     )
+
+
+def a_time_taken(time: str, seconds: str) -> bool:
+    """Whether a clock (HH:MM) read as a time of day says a duration in seconds, as
+    minutes and seconds or hours and minutes: "21:40" / "21 min 40 s" ("His 5k best is
+    21:40": no "in" before it said it was a time taken)."""
+    first, second = (int(part) for part in time.split(":"))
+    return float(seconds) in (first * 60 + second, (first * 60 + second) * 60)

@@ -21,7 +21,7 @@ from functools import cache
 
 from memadmin.curation.detection.reading import clause
 from memadmin.curation.detection.reading.clause import Reading
-from memadmin.curation.detection.reading.words import Token, relation_word
+from memadmin.curation.detection.reading.words import Token, is_copula, relation_word
 from memadmin.store.lexicon import fold, lexicon, words
 from memadmin.store.text import text_cache
 
@@ -145,6 +145,8 @@ def role_first(reading: Reading) -> str:
         or reading.subject_start
     ):
         return ""
+    if passive := _passive_holder(reading, main):
+        return passive
     # A name, written with capitals, and maybe its title ("Dr. Weber"); not "She".
     at = _name_end(main)
     if not any(t.content for t in main[:at]) or at >= len(main) - 2:
@@ -188,6 +190,30 @@ def role_first(reading: Reading) -> str:
 
 
 _RELATIVES = frozenset({"who", "whom", "whose", "which", "that"})
+
+
+def _passive_holder(reading: Reading, main) -> str:
+    """A holder said in the passive, role first ("The payments squad is now led by Joe
+    Park." -> "The lead of the payments squad is now Joe Park."; the lexicon's
+    `[holders_passive]`), or ""."""
+    by = next((i for i, t in enumerate(main) if t.text == "by"), None)
+    if by is None or by < 3 or by + 1 >= len(main):
+        return ""
+    noun = _nouns_by_verb("holders_passive").get(main[by - 1].text)
+    copula = next((i for i in range(by - 2, 0, -1) if is_copula(main[i])), None)
+    if noun is None or copula is None:
+        return ""
+    if any(t.text not in words("change") for t in main[copula + 1 : by - 1]):
+        return ""  # "is run by", "was led by": only a "now" between
+    if not all(t.upper for t in main[by + 1 :] if t.content):
+        return ""  # a holder written with capitals, not "by the finance team"
+    body = reading.body
+    thing = body[main[0].start : main[copula].start].strip()
+    thing = thing[:1].lower() + thing[1:] if main[0].text in ("the", "a", "an") else thing
+    adverbs = " ".join(t.text for t in main[copula + 1 : by - 1])
+    linking = f"{main[copula].text} {adverbs}".strip()
+    holder = body[main[by + 1].start :].strip().rstrip(".")
+    return f"The {noun} of {thing} {linking} {holder}."
 
 
 def _names_a_role(token, language: str) -> bool:

@@ -135,6 +135,8 @@ def test_a_plural_owner_is_no_name():
             "Sold the Mazda; now drives a Kia EV6.",
             relations.OPPOSITE,
         ),
+        # A word written closed on one side and apart on the other.
+        ("Timezone: CET.", "Is in the Central European time zone.", relations.SAME),
         # One phone number said of two nouns.
         ("Phone: +49 170 1234567.", "Mobile number is +49 170 1234567.", relations.UNREAD),
     ],

@@ -40,6 +40,7 @@ from memadmin.curation.detection.comparing.matching import (
     spelled,
     values_only,
     without_acronyms,
+    written_together,
 )
 from memadmin.curation.detection.comparing.predicates import (
     content_verbs,
@@ -157,7 +158,7 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
             and _within(shorter, full)
             and any(relation_word(t, reading.language) for t in longer)
             and not _named_by_relation(full, shorter, reading.language)
-            and not _owner_only(longer, reading, newer if only_a else older)
+            and not things.owner_only(longer, reading, newer if only_a else older)
         ):
             return f"{phrase(subject_a, older.body)} / {phrase(subject_b, newer.body)}"
         return ""
@@ -184,17 +185,6 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     if someone or parallel or _moved_thing(holder, other):
         return f"{phrase(named, holder.body)} / the user"
     return ""
-
-
-def _owner_only(added: list[Token], reading: Reading, other: Reading) -> bool:
-    """The words one subject adds only say whose it is ("The kid's school" / "School"):
-    one thing, its owner unsaid on one side; not where the other names its own ("her
-    school": hers, not the kid's)."""
-    after = [reading.tokens[reading.tokens.index(t) + 1 :][:1] for t in added]
-    if not all(following and following[0].text in ("'s", "’s") for following in after):
-        return False
-    subject = other.tokens[other.subject_start : other.subject_end]
-    return not any(t.kind in ("possessive", "user", "pronoun") for t in subject)
 
 
 def _named_by_relation(subject: list[Token], shorter: list[Token], language: str) -> bool:
@@ -388,7 +378,8 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
         objects_b = newer.subject_words + objects_b
     only_a = _not_said_in(objects_a, objects_b, newer.text)
     only_b = _not_said_in(objects_b, objects_a, older.text)
-    only_a, only_b = roughly_one(*without_acronyms(only_a, only_b), older.text, newer.text)
+    only_a, only_b = written_together(*without_acronyms(only_a, only_b), older, newer)
+    only_a, only_b = roughly_one(only_a, only_b, older.text, newer.text)
     only_a, only_b = one_name_aside(only_a, only_b, older, newer, objects_a, objects_b)
     if _one_word_for_another(only_a, only_b):
         only_a, only_b = [], []  # "couch" / "sofa": one thing in two words

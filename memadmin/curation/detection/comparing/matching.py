@@ -316,6 +316,22 @@ def without_acronyms(only_a: list[Token], only_b: list[Token]):
     return only_a, only_b
 
 
+def written_together(only_a: list[Token], only_b: list[Token], older: Reading, newer: Reading):
+    """The leftovers of each side less a word one side writes closed and the other apart
+    ("Timezone: CET." / "... the Central European time zone."): the compound, and the
+    other's words of it."""
+    for short, long, other in ((only_a, only_b, newer), (only_b, only_a, older)):
+        for token in [t for t in short if t.kind == "word"]:
+            for first, second in pairwise(other.tokens):
+                if min(len(first.text), len(second.text)) >= 3 and (
+                    first.text + second.text == token.text
+                ):
+                    short.remove(token)
+                    long[:] = [t for t in long if t not in (first, second)]
+                    break
+    return only_a, only_b
+
+
 def expansion(acronym: str, tokens: list[Token]) -> list[Token]:
     """The run of tokens whose initials spell the acronym (hyphenated words give one
     initial a part; "École" gives "e"), or []."""

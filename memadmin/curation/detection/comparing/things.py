@@ -359,3 +359,13 @@ def one_address(older: Reading, newer: Reading, differing: list[Token]) -> bool:
         for r in (older, newer)
     ]
     return bool(addresses[0] & addresses[1]) and all(t.kind == "word" for t in differing)
+
+
+def owner_only(added: list[Token], reading: Reading, other: Reading) -> bool:
+    """The words one subject adds only say whose it is ("The kid's school" / "School"),
+    where the other names no owner of its own ("her school")."""
+    after = [reading.tokens[reading.tokens.index(t) + 1 :][:1] for t in added]
+    if not all(following and following[0].text in ("'s", "’s") for following in after):
+        return False
+    subject = other.tokens[other.subject_start : other.subject_end]
+    return not any(t.kind in ("possessive", "user", "pronoun") for t in subject)

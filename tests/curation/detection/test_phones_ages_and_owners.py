@@ -62,6 +62,7 @@ def test_an_adjective_opening_a_memory_has_the_copula_it_leaves_out():
     reading = read("Allergic to penicillin.")
     assert reading.predicate is not None and reading.predicate.name == "be"
     assert [t.lemma for t in reading.objects] == ["allergic", "penicillin"]
+    assert read("Responsible for hiring.").predicate.name == "be"  # "for" a marker
     # A noun, or a word of a class, keeps its reading.
     assert read("Dinner with the team on Friday.").predicate is None
     assert read("Based in Lyon.").predicate.name != "be"

@@ -159,8 +159,8 @@ def moved(main, index: int, found: PredicateClass) -> PredicateClass:
 
 
 # English adjectives by their ending, as memories open with them and no verb: "Allergic
-# to penicillin", "Fluent in Japanese", "Interested in pottery", "Responsible for hiring".
-_ADJECTIVE_ENDINGS = ("ic", "ent", "ant", "ous", "ful", "ive", "able", "ible", "ed")
+# to penicillin", "Fluent in Japanese", "Responsible for hiring", "Nervous about flying".
+_ADJECTIVE_ENDINGS = ("ic", "ent", "ant", "ous", "ful", "ive", "able", "ible")
 
 
 def unsaid_copula(main, language: str) -> Token | None:
@@ -172,7 +172,7 @@ def unsaid_copula(main, language: str) -> Token | None:
     first, second = main[0], main[1]
     if first.kind != "word" or class_of(first) is not None or first.lemma != first.text:
         return None
-    if not first.text.endswith(_ADJECTIVE_ENDINGS) or second.kind != "function":
+    if not first.text.endswith(_ADJECTIVE_ENDINGS) or second.kind not in ("function", "marker"):
         return None
     if second.text not in ("to", "in", "of", "for", "with", "about", "at", "on", "from"):
         return None

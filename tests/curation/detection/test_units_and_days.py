@@ -7,17 +7,10 @@ change's former value said again by a later memory."""
 
 import pytest
 
-from memadmin.curation.detection.comparing import frames, relations, things
-from memadmin.curation.detection.reading import keytokens, quantities, roles, rounding
+from memadmin.curation.detection.comparing import relations, things
+from memadmin.curation.detection.reading import keytokens, roles, rounding
 from memadmin.curation.detection.reading.clause import read
-
-
-def values(text: str) -> list[tuple[str, str]]:
-    return [(value.measure, value.value) for value in quantities.read(text)]
-
-
-def relation(older: str, newer: str) -> str:
-    return frames.compare(*roles.read_both(older, newer)).kind
+from tests.curation.detection.readings import relation, values
 
 
 @pytest.mark.parametrize(

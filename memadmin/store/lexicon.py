@@ -124,7 +124,7 @@ def language_of(text: str) -> str:
     # name or a loan word), or once where English says nothing; and more than English. A
     # language no reader reads always twice: one word of it alone is as often a name
     # ("Mia D. speaks Italian.").
-    least = 2 if scores[ENGLISH] or best in UNREAD_LANGUAGES else 1
+    least = 2 if scores[ENGLISH] or best in TWICE_TOLD else 1
     if best != ENGLISH and (scores[best] < least or scores[best] <= scores[ENGLISH]):
         return ENGLISH
     if (
@@ -153,11 +153,12 @@ def _english_too(found: list[str], ascii_only: bool) -> bool:
 # loan words, where the n-grams guess ("Supports Olympique Lyonnais." is French to them).
 SENTENCE_WORDS = 5
 SURE_OF_LANGUAGE = 0.95
-# The languages told so: those the lexicon reads by their words.
-NGRAM_LANGUAGES = ("en", "de", "fr", "es")
-# Languages told by their function words only so that a note in one is compared with an
-# English note as two languages are (store/lexicon.toml [languages]): no reader reads them.
-UNREAD_LANGUAGES = ("it", "pt")
+# The languages told so: those the lexicon reads by their words (and lemmatises: simplemma's
+# dictionaries of each).
+NGRAM_LANGUAGES = LEMMATISED = ("en", "de", "fr", "es", "it", "pt")
+# Languages whose note must say so by two of its function words even where English says
+# nothing: one alone is as often a name ("Mia D. speaks Italian.").
+TWICE_TOLD = ("it", "pt")
 
 
 @text_cache
@@ -234,12 +235,15 @@ def _dictionary_winner(text: str) -> str | None:
     # language asks them about a few words, and building their index takes half the time
     # of decoding the whole German dictionary (1.0 s against 2.3 s, in every worker of a
     # run whose store has notes with no function word; the lemmas use the whole ones).
-    scores = dict(simplemma.langdetect(text, lang=("en", "de", "fr"), low_memory=True))
-    ranked = sorted((-score, language) for language, score in scores.items())
-    best = ranked[0]
-    if best[1] == "unk" or -best[0] == 0 or best[0] == ranked[1][0]:
-        return None
-    return best[1]
+    # Spanish is asked only where the first three tell none: its dictionary shares many
+    # words with French ("Parle italien." would tie).
+    for languages in (("en", "de", "fr"), ("en", "de", "fr", "es")):
+        scores = dict(simplemma.langdetect(text, lang=languages, low_memory=True))
+        ranked = sorted((-score, language) for language, score in scores.items())
+        best = ranked[0]
+        if not (best[1] == "unk" or -best[0] == 0 or best[0] == ranked[1][0]):
+            return best[1]
+    return None
 
 
 @cache

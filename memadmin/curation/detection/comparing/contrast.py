@@ -39,7 +39,7 @@ from memadmin.curation.detection.reading.polarity import (
     stance_stems,
 )
 from memadmin.curation.detection.reading.quantities import one_time_of_day, said_roughly
-from memadmin.curation.detection.reading.tokens import text_words
+from memadmin.curation.detection.reading.tokens import numeronym, text_words
 from memadmin.store.lexicon import HAN, language_of, plain, stop_words
 from memadmin.store.text import text_cache
 
@@ -73,6 +73,8 @@ def _compatible(kind: str, value: str, others: set[str]) -> bool:
         return True
     if any(places.one_place(value, other) for other in others):
         return True  # "Köln" / "Cologne": one city in two languages
+    if any(numeronym(value, other) or numeronym(other, value) for other in others):
+        return True  # "k8s" / "Kubernetes"
     letters, number = name_parts(value)
     for other in others:
         if value == other:

@@ -45,6 +45,7 @@ from memadmin.curation.detection.comparing.matching import (
 from memadmin.curation.detection.comparing.predicates import (
     content_verbs,
     copulas,
+    crossed,
     done_again,
     one_class,
     same_predicate,
@@ -120,9 +121,17 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
         names_b = [t.lemma for t in subject_b if t.kind == "name"]
         if names_a and names_b and not contrast.keeps_name(names_a[0], newer.text, across=True):
             return f"{names_a[0]} / {names_b[0]}"
-        # "Er wohnt in Hamburg." / "His brother lives in Hamburg.": a relation, no one.
-        for named, reading, bare in ((subject_a, older, subject_b), (subject_b, newer, subject_a)):
-            if not bare and any(relation_word(t, reading.language) for t in named):
+        # "Er wohnt in Hamburg." / "His brother lives in Hamburg.": a relation, no one;
+        # not where no clause was read on the bare side ("Su perro se llama Toby").
+        for named, reading, bare, other in (
+            (subject_a, older, subject_b, newer),
+            (subject_b, newer, subject_a, older),
+        ):
+            if (
+                not bare
+                and other.predicate_at >= 0
+                and any(relation_word(t, reading.language) for t in named)
+            ):
                 return f"{phrase(named, reading.body)} / the user"
         return ""
     if older.opening or newer.opening:
@@ -142,7 +151,7 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
             only_a
             and only_b
             and same_predicate(older, newer)
-            and not _crossed(older, newer)
+            and not crossed(older, newer)
             and not _one_word_for_another(only_a, only_b)
             and not read_alike(only_a, only_b)
             and not things.one_address(older, newer, only_a + only_b)
@@ -231,20 +240,6 @@ def _one_word_for_another(only_a: list[Token], only_b: list[Token]) -> bool:
     if opposites.opposed(only_a[0].text, only_b[0].text):
         return False  # "left-handed" / "right-handed": the models put opposites close
     return alignment.synonyms(only_a[0].text, only_b[0].text)
-
-
-def _crossed(older: Reading, newer: Reading) -> bool:
-    """Two copulas whose sides swapped, each's subject in the other's complement ("PO of
-    CEMS: Jana Vogel" / "Jana Vogel is the PO of CEMS")."""
-    if not copulas(older, newer):
-        return False
-
-    def said_after(token: Token, reading: Reading) -> bool:
-        return any(same_word(token, other) for other in reading.objects)
-
-    return any(said_after(t, older) for t in newer.subject_words) and any(
-        said_after(t, newer) for t in older.subject_words
-    )
 
 
 # --- Predicates -----------------------------------------------------------------------------
@@ -443,6 +438,8 @@ def _values_differ(older, newer, only_a, only_b, objects_a, shared: int, update:
     detail = _both(only_a, older, only_b, newer)
     if copulas(older, newer) and slots.role_words_only(older, newer, only_a, only_b):
         return Relation(UNREAD)  # "customer contact at Globex" / "our point of contact"
+    if copulas(older, newer) and things.one_address(older, newer, only_a + only_b):
+        return Relation(UNREAD)  # "main repo is acme/web" / "Primary repository: acme/web"
     if slots.purpose_beside_the_value(older, newer, only_a, only_b):
         return Relation(UNREAD)  # why it happened, reworded: for the similarity to judge
     if not update and slots.another_occasion(only_a, only_b):

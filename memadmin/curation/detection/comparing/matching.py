@@ -20,6 +20,7 @@ from memadmin.curation.detection.reading import (
     rounding,
 )
 from memadmin.curation.detection.reading.clause import Reading
+from memadmin.curation.detection.reading.tokens import numeronym
 from memadmin.curation.detection.reading.words import (
     Token,
     class_of,
@@ -53,8 +54,11 @@ def other_word_across(older: Reading, newer: Reading) -> str:
     objects_b = [t for t in newer.objects if t.kind in ("word", "name")]
     if not objects_a or not objects_b or max(len(objects_a), len(objects_b)) > RESIDUE_WORDS:
         return ""
-    scores = {
-        (a.text, b.text): alignment.across_languages(a.text, b.text)
+    scores = {  # a plural may score under its translation where its lemma does not
+        (a.text, b.text): max(
+            alignment.across_languages(a.text, b.text),
+            alignment.across_languages(a.lemma, b.lemma),
+        )
         for a in objects_a
         for b in objects_b
     }
@@ -192,6 +196,8 @@ def same_word(a: Token, b: Token) -> bool:
         return True
     if (a.caps and abbreviates(a.text, b.text)) or (b.caps and abbreviates(b.text, a.text)):
         return True  # "DB" / "database"
+    if numeronym(a.text, b.text) or numeronym(b.text, a.text):
+        return True  # "k8s" / "Kubernetes"
     if {a.kind, b.kind} == {"name", "word"}:
         # "Her cat Miso" / "Miso, her cat": a name at the start; "Postgres" / "Postgres 16"
         return a.lemma == b.lemma or (a.upper and b.upper and contrast.numbered(a.lemma, b.lemma))

@@ -5,8 +5,14 @@ sides. Read by frames."""
 
 from __future__ import annotations
 
+from memadmin.curation.detection.comparing.matching import same_word
 from memadmin.curation.detection.reading.clause import Reading
-from memadmin.curation.detection.reading.words import PredicateClass, same_class
+from memadmin.curation.detection.reading.words import (
+    PredicateClass,
+    Token,
+    is_copula,
+    same_class,
+)
 
 
 def same_predicate(older: Reading, newer: Reading) -> bool:
@@ -69,3 +75,34 @@ def content_verbs(older: Reading, newer: Reading) -> bool:
 
 def copulas(older: Reading, newer: Reading) -> bool:
     return all(r.predicate is not None and r.predicate.name == "be" for r in (older, newer))
+
+
+def crossed(older: Reading, newer: Reading) -> bool:
+    """Two copulas whose sides swapped, each's subject in the other's complement ("PO of
+    CEMS: Jana Vogel" / "Jana Vogel is the PO of CEMS"); or one verb in the passive and
+    the active, the passive's subject in the active's object ("Node is pinned to 20.11" /
+    "The project pins Node 20.11": the active's subject is the agent the passive leaves
+    unsaid)."""
+
+    def said_after(token: Token, reading: Reading) -> bool:
+        return any(same_word(token, other) for other in reading.objects)
+
+    if not copulas(older, newer):
+        passive = [r for r in (older, newer) if _passive(r)]
+        active = newer if passive == [older] else older
+        return (
+            len(passive) == 1
+            and active.predicate_at >= 0
+            and passive[0].tokens[passive[0].predicate_at].lemma
+            == active.tokens[active.predicate_at].lemma
+            and any(said_after(t, active) for t in passive[0].subject_words)
+        )
+    return any(said_after(t, older) for t in newer.subject_words) and any(
+        said_after(t, newer) for t in older.subject_words
+    )
+
+
+def _passive(reading: Reading) -> bool:
+    """A predicate after a copula of its own ("is pinned", "was moved")."""
+    at = reading.predicate_at
+    return at > 0 and is_copula(reading.tokens[at - 1]) and at - 1 >= reading.subject_end

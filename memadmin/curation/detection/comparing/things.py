@@ -7,6 +7,7 @@ of two nouns ("Contact: ana@acme.io" / "Her email is ana@acme.io")."""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from itertools import pairwise
 
@@ -20,7 +21,7 @@ from memadmin.curation.detection.reading.words import (
     relation_word,
     same_limit_words,
 )
-from memadmin.store.lexicon import stop_words, words
+from memadmin.store.lexicon import LEMMATISED, stop_words, words
 from memadmin.store.text import text_cache
 
 
@@ -338,7 +339,7 @@ def labels_an_attribute(reading: Reading, subject: list[Token]) -> bool:
     a relation ("Diet: vegan"; not "Ada: vegan", "Mum: vegan")."""
     if reading.predicate_at < 0 or reading.tokens[reading.predicate_at].text not in ":：":
         return False
-    if reading.language not in ("en", "de", "fr", "es"):
+    if reading.language not in LEMMATISED:
         return False  # simplemma's dictionaries that the clause reader loads
     import simplemma  # the lemmatiser the clause reader uses (reading.words.lemma)
 
@@ -350,12 +351,22 @@ def labels_an_attribute(reading: Reading, subject: list[Token]) -> bool:
     )
 
 
+# An identifier written as one word: "acme/web-app", "@mira", "api.acme.io", "svc_auth".
+_IDENTIFIER = re.compile(r"\w[/@_.]\w|^@\w")
+
+
 def one_address(older: Reading, newer: Reading, differing: list[Token]) -> bool:
     """ "Contact: ana@acme.io." / "Her email address is ana@acme.io.", "Phone: +49 170
-    1234567" / "Mobile number is +49 170 1234567": one address or number said of two
+    1234567" / "Mobile number is +49 170 1234567", "Their main repo is acme/web-app." /
+    "Primary repository: acme/web-app.": one address, number or identifier said of two
     common nouns names one slot two ways, not two things."""
     addresses = [
-        {t.value for t in r.objects if t.value.startswith(("email:", "phone:"))}
+        {
+            t.value or t.text
+            for t in r.objects
+            if t.value.startswith(("email:", "phone:"))
+            or (t.kind == "word" and _IDENTIFIER.search(t.text))
+        }
         for r in (older, newer)
     ]
     return bool(addresses[0] & addresses[1]) and all(t.kind == "word" for t in differing)
@@ -363,9 +374,13 @@ def one_address(older: Reading, newer: Reading, differing: list[Token]) -> bool:
 
 def owner_only(added: list[Token], reading: Reading, other: Reading) -> bool:
     """The words one subject adds only say whose it is ("The kid's school" / "School"),
-    where the other names no owner of its own ("her school")."""
-    after = [reading.tokens[reading.tokens.index(t) + 1 :][:1] for t in added]
+    where the other names no owner of its own ("her school"). Not an owner said as
+    someone's ("Her husband's shoe size" / "Shoe size": hers, set against his)."""
+    at = [reading.tokens.index(t) for t in added]
+    after = [reading.tokens[i + 1 :][:1] for i in at]
     if not all(following and following[0].text in ("'s", "’s") for following in after):
+        return False
+    if any(i and reading.tokens[i - 1].kind in ("possessive", "user") for i in at):
         return False
     subject = other.tokens[other.subject_start : other.subject_end]
     return not any(t.kind in ("possessive", "user", "pronoun") for t in subject)

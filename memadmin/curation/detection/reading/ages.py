@@ -15,6 +15,8 @@ from memadmin.store.lexicon import fold, lexicon
 _AGE = re.compile(
     r"[\w-]+\s*(?:years?|yrs?)(?:\s+|-)old\b|\w+\s*jahre\s+alt\b|\d+\s*岁"
     r"|\ba\s+[\w-]+\s*ans\b(?!\s*d(?:['’]|e\b))"  # "a 34 ans", not "a 3 ans d'expérience"
+    # "tiene 34 años", "ha 34 anni", "tem 34 anos"; not "10 años de experiencia"
+    r"|\b(?:tiene|tengo|ha|ho|tem|tenho)\s+[\w-]+\s*(?:años|anni|anos)\b(?!\s*d[eio]\b)"
 )
 
 
@@ -25,10 +27,11 @@ _DIMENSIONS = {"tall": "height", "high": "height", "wide": "width", "deep": "dep
 
 def measure_said(clause: str, predicate, language: str) -> str | None:
     """The predicate a copula's measure says: "age" in the words of one ("years old",
-    "Jahre alt"; in French after "avoir": "Il a 34 ans"), the dimension after a length
+    "Jahre alt"; in French, Spanish, Italian and Portuguese after its "have": "Il a 34
+    ans", "Tiene 34 años"), the dimension after a length
     ("Is 182 cm tall": height; "2 m wide": width; "3 m deep": depth), or None."""
     name, folded = predicate and predicate.name, fold(clause)
-    of_age = name in (None, "be") or (name == "have" and language == "fr")
+    of_age = name in (None, "be") or (name == "have" and language in ("fr", "es", "it", "pt"))
     if of_age and _AGE.search(folded):
         return "age"
     dimension = _DIMENSION.search(folded) if name in (None, "be") else None
@@ -59,8 +62,9 @@ def ages_read(found, clause_end: int, predicate_at: int, predicate, language: st
     """The tokens with a bare age read in years ("Is 34.", "Her son is ten.": as "34
     years old" reads), and "old" after a span set aside ("12 years old": a word of the
     value, which "turned 13" has not); and whether a bare age was read."""
-    copula = predicate is None or predicate.name == "be"
-    bare = bare_age(found[:clause_end], predicate_at, language) if copula else None
+    said = predicate is not None and predicate.name == "age"  # "Age: 34", "Her age is 34"
+    copula = predicate is None or predicate.name == "be" or said
+    bare = bare_age(found[:clause_end], predicate_at, language, said) if copula else None
     if bare is not None:
         found = (*found[:bare], in_years(found[bare]), *found[bare + 1 :])
     found = tuple(
@@ -72,11 +76,11 @@ def ages_read(found, clause_end: int, predicate_at: int, predicate, language: st
     return found, bare is not None
 
 
-def bare_age(main: list[Token], predicate_at: int, language: str) -> int | None:
+def bare_age(main: list[Token], predicate_at: int, language: str, said: bool = False) -> int | None:
     """Where a copula's whole complement is a plain number (no unit) said of the user, a
-    name or a relation ("Her son is ten"), or what anyone turned ("Emma just turned 7"):
-    that number's position, an age. Not a copula's of a thing ("The build is 8", "Port is
-    8080"), nor a number with its unit."""
+    name or a relation ("Her son is ten"), of an age (`said`: "Age: 34"), or what anyone
+    turned ("Emma just turned 7"): that number's position, an age. Not a copula's of a
+    thing ("The build is 8", "Port is 8080"), nor a number with its unit."""
     if predicate_at < 0:
         return None
     turned = language == "en" and main[predicate_at].lemma == "turn"
@@ -89,7 +93,7 @@ def bare_age(main: list[Token], predicate_at: int, language: str) -> int | None:
     ]
     if len(after) != 1 or not main[after[0]].value.startswith("number:"):
         return None
-    if turned or _of_a_person(main[:predicate_at], language):
+    if turned or said or _of_a_person(main[:predicate_at], language):
         return after[0]
     return None
 

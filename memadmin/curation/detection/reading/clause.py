@@ -185,8 +185,8 @@ def read(text: str) -> Reading:
     main = found[:clause_end]
     folded = fold(clause)
     predicate_at, predicate = _phrased(main, folded) or _predicate(main, language)
-    if predicate_at < 0 and (copula := unsaid_copula(main, language)) is not None:
-        found, clause_end, main = (copula, *found), clause_end + 1, (copula, *main)
+    if (opened := unsaid_copula(found, clause_end, predicate_at, language)) is not None:
+        found, clause_end, main = opened
         predicate_at, predicate = _predicate(main, language)  # "Allergic to X": "Is allergic"
     alternatives = set_apart(main, clause, predicate_at)
     denied: tuple[Token, ...] = ()

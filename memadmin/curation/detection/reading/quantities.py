@@ -22,7 +22,7 @@ from functools import cache, lru_cache
 from memadmin.curation.detection.reading import clocks, phrases, rates, rounding, units
 from memadmin.curation.detection.reading.measured import Value, canonical_number, digit_group
 from memadmin.curation.detection.reading.tokens import CHINESE_WEEKDAY, QUANTITY_TOKEN
-from memadmin.store.lexicon import HAN, fold, language_of, lexicon
+from memadmin.store.lexicon import HAN, LEMMATISED, fold, language_of, lexicon
 from memadmin.store.text import text_cache
 
 _CJK_NUMBER = re.compile(r"([零〇一二两三四五六七八九十百千万]+|\d+(?:\.\d+)?)")
@@ -403,7 +403,7 @@ def _text2num(text: str, language: str) -> float | None:
     from text_to_num import text2num
 
     try:
-        return float(text2num(text, language if language in ("en", "de", "fr", "es") else "en"))
+        return float(text2num(text, language if language in LEMMATISED else "en"))
     except (ValueError, IndexError, KeyError):
         return None
 

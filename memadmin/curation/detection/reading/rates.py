@@ -43,7 +43,8 @@ def _patterns() -> _Patterns:
     return _Patterns(
         alone=re.compile(rf"\b(?P<word>{words})\b|(?P<chinese>{either(rates['chinese'])})"),
         every=re.compile(
-            rf"\b(?:{every})\s+(?:(?P<other>{either(rates['other'])})\s+)?(?P<period>{period})\b"
+            rf"\b(?:(?:{every})\s+(?:(?P<other>{either(rates['other'])})\s+)?"
+            rf"|(?P<alternate>{either(rates['other_alone'])})\s+)(?P<period>{period})s?\b"
         ),
         counted=re.compile(
             rf"\b(?P<count>{either(rates['counts'])})\s+"
@@ -85,6 +86,7 @@ def _weekday_pattern(either, every: str) -> re.Pattern:
     day, each = either(days), f"{every}|{either(rates['weekday_each'])}"
     first = (
         rf"(?:(?:{each})\s+(?:(?P<other>{either(rates['other'])})\s+)?(?:{day})"
+        rf"|(?P<alternate>{either(rates['other_alone'])})\s+(?:{either(each_alone)})"
         rf"|(?:{either(each_alone)}))"
     )
     joined = rf"\s*(?:,|\b(?:{either(rates['weekday_joins'])})\b)\s*(?:(?:{each})\s+)?(?:{day})"
@@ -130,20 +132,26 @@ def read(folded: str, values: list[Value]) -> list[Value]:
         period = match.group("period")
         hours = rates["periods"][period] if period else rates["words"][match.group("word")]
         add(*match.span(), float(hours), float(rates["counts"][match.group("count")]))
+    # "Daily standup, Monday to Friday": each of the days named, not every day of the week
+    days_named = bool(day_sets(folded) or patterns.weekdays.search(folded))
     for match in patterns.alone.finditer(folded):
         word = match.group("word") or match.group("chinese")
         day = word.startswith("每") and CHINESE_WEEKDAY.match(folded, match.start() + 1)
         if day:  # "每周三": every Wednesday, once a week (its day read by keytokens)
             add(match.start(), day.end(), float(rates["periods"]["week"]))
             continue
-        add(*match.span(), float({**rates["words"], **rates["chinese"]}[word]))
+        hours = float({**rates["words"], **rates["chinese"]}[word])
+        if not (days_named and hours == rates["periods"]["day"]):
+            add(*match.span(), hours)
     for match in patterns.every.finditer(folded):
-        other = 2.0 if match.group("other") else 1.0
-        add(*match.span(), other * float(rates["periods"][match.group("period")]))
+        other = 2.0 if match.group("other") or match.group("alternate") else 1.0
+        hours = float(rates["periods"][match.group("period")])
+        if not (days_named and hours == rates["periods"]["day"] and other == 1.0):
+            add(*match.span(), other * hours)
     for start, end, days in day_sets(folded):  # "Mon-Fri", "Tue/Thu", "on weekdays"
         add(start, end, float(rates["periods"]["week"]), float(len(days)))
     for match in patterns.weekdays.finditer(folded):  # each of its days once a week
-        other = 2.0 if match.group("other") else 1.0
+        other = 2.0 if match.group("other") or match.group("alternate") else 1.0
         days = {_weekdays().get(word) for word in re.findall(r"\w+", match.group())}
         count = len(days - {None})
         add(*match.span(), other * float(rates["periods"]["week"]), float(count))

@@ -112,3 +112,16 @@ def plural_noun(word: str) -> bool:
 
     lemma = fold(simplemma.lemmatize(word, lang="en"))
     return lemma != word and word in (lemma + "s", lemma + "es")
+
+
+def numeronym(short: str, word: str) -> bool:
+    """ "k8s" / "kubernetes", "i18n" / "internationalisation", "a11y" / "accessibility":
+    a word's first and last letters with the count of the letters between them."""
+    match = re.fullmatch(r"([a-z])(\d{1,2})([a-z])", short)
+    return bool(
+        match
+        and word.isalpha()
+        and len(word) == int(match[2]) + 2
+        and word[0] == match[1]
+        and word[-1] == match[3]
+    )

@@ -11,6 +11,7 @@ from memadmin.curation.detection.reading.words import (
     class_of,
     is_copula,
     predicate_class,
+    relation_word,
 )
 from memadmin.store.lexicon import words
 
@@ -87,8 +88,11 @@ def participle(token: Token, language: str) -> bool:
 def verb_form(token: Token, language: str) -> bool:
     """A word that reads as a conjugated verb by its form: "plays", "took", "visited",
     "wohnt", "habite" (its lemma differs), a class word or a verb of cessation ("quit"),
-    never "hiking" (a gerund)."""
+    never "hiking" (a gerund), nor a Romance noun of a person, whose lemma differs too
+    ("irmã": "irmão")."""
     if token.kind != "word" or token.text.endswith("ing") or _degree(token, language):
+        return False
+    if language != "en" and relation_word(token, language):
         return False
     cessation = words("cessation")
     return (
@@ -163,20 +167,28 @@ def moved(main, index: int, found: PredicateClass) -> PredicateClass:
 _ADJECTIVE_ENDINGS = ("ic", "ent", "ant", "ous", "ful", "ive", "able", "ible")
 
 
-def unsaid_copula(main, language: str) -> Token | None:
-    """The copula a memory leaves out when it opens with an adjective and its preposition
-    ("Allergic to penicillin" says "Is allergic to penicillin"), to stand before it; or
+def unsaid_copula(found: tuple, clause_end: int, predicate_at: int, language: str):
+    """The tokens, the clause's end and its main tokens with the copula a memory leaves out
+    when it opens with an adjective and its preposition ("Allergic to penicillin" says
+    "Is allergic to penicillin") or a colon in its place ("Allergic: shellfish"); or
     None. Not a noun ("Dinner with the team") nor a word of a class ("Based in Lyon")."""
+    main = found[:clause_end]
     if language != "en" or len(main) < 3:
         return None
     first, second = main[0], main[1]
     if first.kind != "word" or class_of(first) is not None or first.lemma != first.text:
         return None
-    if not first.text.endswith(_ADJECTIVE_ENDINGS) or second.kind not in ("function", "marker"):
+    colon = predicate_at == 1 and second.text in (":", "：")
+    if not first.text.endswith(_ADJECTIVE_ENDINGS) or not (predicate_at < 0 or colon):
         return None
-    if second.text not in ("to", "in", "of", "for", "with", "about", "at", "on", "from"):
+    prepositions = ("to", "in", "of", "for", "with", "about", "at", "on", "from")
+    if not colon and (second.kind not in ("function", "marker") or second.text not in prepositions):
         return None
-    return Token(text="is", lemma="be", start=first.start, kind="verb")
+    copula = Token(text="is", lemma="be", start=first.start, kind="verb")
+    if colon:  # the colon stands where the preposition would
+        found = (first, second._replace(kind="function", lemma=second.text), *found[2:])
+    found = (copula, *found)
+    return found, clause_end + 1, found[: clause_end + 1]
 
 
 def reduced_relative(main, index: int, seen: list[Token]) -> bool:

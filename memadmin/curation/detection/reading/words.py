@@ -22,7 +22,7 @@ from memadmin.curation.detection.reading.tokens import (
     EMAIL,
     bare_possessive,
 )
-from memadmin.store.lexicon import HAN, fold, lexicon, stop_words, words
+from memadmin.store.lexicon import HAN, LEMMATISED, fold, lexicon, stop_words, words
 from memadmin.store.text import text_cache
 
 # --- The lexicon, indexed -------------------------------------------------------------------
@@ -177,6 +177,14 @@ _EXTRA_FUNCTION_WORDS = {
     "fr": "le la les un une des du de l d très aussi encore toujours chez sous vers "
     "souvent rarement parfois fréquemment habituellement "
     "entre depuis pendant contre avant après au aux",
+    "es": "el la los las lo un una unos unas de del al a y e o u en con para por que se le les "
+    "muy también todavía siempre casi nunca a menudo sobre entre hasta durante contra antes "
+    "después más que como cada este esta estos estas ese esa",
+    "it": "il lo la i gli le un uno una di del della dei delle degli a al alla ai alle da dal "
+    "dalla in nel nella con su sul sulla per tra fra e o che si ci molto anche ancora sempre "
+    "spesso",
+    "pt": "o a os as um uma uns umas de do da dos das em no na nos nas por pelo pela para com "
+    "e ou que se muito também ainda sempre",
     "zh": "的 了 是 在 很 也 都 就 一名 一个 一只 一条 个 着 过 吧 呢 啊 "
     "到 给 对 从 向 把 被 上 里 今年 今天 现在 每天",
 }
@@ -222,7 +230,7 @@ def _seasons() -> dict[str, str]:
 def _people_words(language: str) -> tuple[frozenset[str], ...]:
     """(user words, pronouns, possessives, relations) of a language ("son" is French for
     "his" and English for a child: each language's own lists)."""
-    section = lexicon()["user"].get(language if language in ("de", "fr", "zh") else "en")
+    section = lexicon()["user"].get(language, lexicon()["user"]["en"])
     return tuple(
         frozenset(section[key]) for key in ("words", "pronouns", "possessives", "relations")
     )
@@ -295,7 +303,7 @@ _FRENCH_ELISION = re.compile(r"^(l|d|j|n|qu|s|c|m|t|jusqu|lorsqu|puisqu)['’](.
 @lru_cache(maxsize=65536)
 def lemma(word: str, language: str) -> str:
     """A word's dictionary form (simplemma), folded; Chinese words as they are."""
-    if language not in ("en", "de", "fr", "es") or HAN.search(word):
+    if language not in LEMMATISED or HAN.search(word):
         return fold(word)
     import simplemma
 

@@ -65,6 +65,11 @@ def test_italian_and_portuguese_are_read_as_clauses():
         ("Su perro se llama Toby.", "Her dog is called Toby.", relations.SAME),
         # One verb in the passive and the active: the active's subject is the agent.
         ("Node version is pinned to 20.11.", "The project pins Node 20.11.", relations.REFINES),
+        (  # not an agent it names: a plant's readings, against readings in general
+            "Plant Mannheim-2 reports SO2 and NOx.",
+            "NOx readings are reported in mg/Nm³.",
+            relations.OTHER_SUBJECT,
+        ),
         # One identifier said of two nouns: no two things.
         ("Their main repo is acme/web-app.", "Primary repository: acme/web-app.", relations.UNREAD),
         ("Age: 34.", "Is 34 years old.", relations.SAME),

@@ -82,7 +82,8 @@ def crossed(older: Reading, newer: Reading) -> bool:
     CEMS: Jana Vogel" / "Jana Vogel is the PO of CEMS"); or one verb in the passive and
     the active, the passive's subject in the active's object ("Node is pinned to 20.11" /
     "The project pins Node 20.11": the active's subject is the agent the passive leaves
-    unsaid)."""
+    unsaid; not one it names, "Plant Mannheim-2 reports SO2 and NOx" / "NOx readings are
+    reported in mg/Nm³": a plant's, against readings in general)."""
 
     def said_after(token: Token, reading: Reading) -> bool:
         return any(same_word(token, other) for other in reading.objects)
@@ -93,6 +94,7 @@ def crossed(older: Reading, newer: Reading) -> bool:
         return (
             len(passive) == 1
             and active.predicate_at >= 0
+            and not any(t.kind in ("name", "value") for t in active.subject_words)
             and passive[0].tokens[passive[0].predicate_at].lemma
             == active.tokens[active.predicate_at].lemma
             and any(said_after(t, active) for t in passive[0].subject_words)

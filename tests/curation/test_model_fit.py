@@ -144,6 +144,13 @@ def test_readings_of_two_facts_are_held_back_until_sure_is_right_four_times_in_f
     chosen = held_out.apart_temperature(tables, models)
 
     assert chosen > 1.0
+    # On every set, one more wrong pair would still keep sure right four times in five:
+    # a choice that one pair cannot move.
+    for t in tables:
+        logits, related = held_out._stage_logits(t, models[t.name])["related"]
+        held_logits = np.where(logits < 0.0, logits / chosen, logits)
+        sure = 1.0 / (1.0 + np.exp(held_logits)) >= held_out.SURE
+        assert not sure.any() or (related[sure].sum() + 1) / sure.sum() <= 1.0 - held_out.SURE
     sure_before = held_out.confident_errors(tables[2], models["c"])[0]
     held_back = {**models["c"], "apart_temperature": chosen}
     sure_after = held_out.confident_errors(tables[2], held_back)[0]

@@ -69,7 +69,7 @@ def _lines(tables, found, temperature: float) -> list[str]:
     lines = [
         f"readings of two facts held back by {found.apart_temperature} (the least under which "
         f"a pair read two facts at {held_out.SURE} or more is wrong at most one time in five "
-        "on every set held out)",
+        "on every set held out, one more wrong included)",
         f"thresholds chosen on the held-out figures: {found.thresholds}",
     ]
     lines += [f"{name} (held out): {figures.line()}" for name, figures in found.figures.items()]

@@ -121,19 +121,7 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
         names_b = [t.lemma for t in subject_b if t.kind == "name"]
         if names_a and names_b and not contrast.keeps_name(names_a[0], newer.text, across=True):
             return f"{names_a[0]} / {names_b[0]}"
-        # "Er wohnt in Hamburg." / "His brother lives in Hamburg.": a relation, no one;
-        # not where no clause was read on the bare side ("Su perro se llama Toby").
-        for named, reading, bare, other in (
-            (subject_a, older, subject_b, newer),
-            (subject_b, newer, subject_a, older),
-        ):
-            if (
-                not bare
-                and other.predicate_at >= 0
-                and any(relation_word(t, reading.language) for t in named)
-            ):
-                return f"{phrase(named, reading.body)} / the user"
-        return ""
+        return _relation_against_no_one(subject_a, subject_b, older, newer)
     if older.opening or newer.opening:
         return ""  # "After ~40 min of nonstop cycling the J4 ...": no subject read first
     if subject_a and subject_b:
@@ -193,6 +181,23 @@ def _other_subjects(older, newer, user_names, *, across: bool) -> str:
     parallel = named[0].upper and same_predicate(older, newer)  # "Ada lives" / "Lives"
     if someone or parallel or _moved_thing(holder, other):
         return f"{phrase(named, holder.body)} / the user"
+    return ""
+
+
+def _relation_against_no_one(subject_a, subject_b, older: Reading, newer: Reading) -> str:
+    """Across two languages, someone named by a relation against no one named: two
+    subjects ("Er wohnt in Hamburg." / "His brother lives in Hamburg."); not where no
+    clause was read on the bare side ("Su perro se llama Toby." before Spanish was)."""
+    for named, reading, bare, other in (
+        (subject_a, older, subject_b, newer),
+        (subject_b, newer, subject_a, older),
+    ):
+        if (
+            not bare
+            and other.predicate_at >= 0
+            and any(relation_word(t, reading.language) for t in named)
+        ):
+            return f"{phrase(named, reading.body)} / the user"
     return ""
 
 

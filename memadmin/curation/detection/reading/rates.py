@@ -102,7 +102,11 @@ def read(folded: str, values: list[Value]) -> list[Value]:
     patterns = _patterns()
     found: list[Value] = []
 
+    days_named = bool(day_sets(folded) or patterns.weekdays.search(folded))
+
     def add(start: int, end: int, hours: float, count: float = 1.0) -> None:
+        if days_named and hours == rates["periods"]["day"] and count == 1.0:
+            return  # "Daily standup, Monday to Friday": those days, not every day
         if hours > 0 and not any(f.start <= start < f.end for f in found):
             # Two significant digits: "monthly" is "every 30 days" (a month's mean length
             # is 30.44 days), "twice a week" is not "3 times a week".
@@ -132,22 +136,16 @@ def read(folded: str, values: list[Value]) -> list[Value]:
         period = match.group("period")
         hours = rates["periods"][period] if period else rates["words"][match.group("word")]
         add(*match.span(), float(hours), float(rates["counts"][match.group("count")]))
-    # "Daily standup, Monday to Friday": each of the days named, not every day of the week
-    days_named = bool(day_sets(folded) or patterns.weekdays.search(folded))
     for match in patterns.alone.finditer(folded):
         word = match.group("word") or match.group("chinese")
         day = word.startswith("每") and CHINESE_WEEKDAY.match(folded, match.start() + 1)
         if day:  # "每周三": every Wednesday, once a week (its day read by keytokens)
             add(match.start(), day.end(), float(rates["periods"]["week"]))
             continue
-        hours = float({**rates["words"], **rates["chinese"]}[word])
-        if not (days_named and hours == rates["periods"]["day"]):
-            add(*match.span(), hours)
+        add(*match.span(), float({**rates["words"], **rates["chinese"]}[word]))
     for match in patterns.every.finditer(folded):
         other = 2.0 if match.group("other") or match.group("alternate") else 1.0
-        hours = float(rates["periods"][match.group("period")])
-        if not (days_named and hours == rates["periods"]["day"] and other == 1.0):
-            add(*match.span(), other * hours)
+        add(*match.span(), other * float(rates["periods"][match.group("period")]))
     for start, end, days in day_sets(folded):  # "Mon-Fri", "Tue/Thu", "on weekdays"
         add(start, end, float(rates["periods"]["week"]), float(len(days)))
     for match in patterns.weekdays.finditer(folded):  # each of its days once a week

@@ -121,9 +121,9 @@ def language_of(text: str) -> str:
         # As many words of each ("A une voiture": "a" is English and French).
         return rival if _by_dictionary(text) == rival else ENGLISH
     # A German or French note must say so twice (one "die" or "la" in English text is a
-    # name or a loan word), or once where English says nothing; and more than English. A
-    # language no reader reads always twice: one word of it alone is as often a name
-    # ("Mia D. speaks Italian.").
+    # name or a loan word), or once where English says nothing; and more than English.
+    # Italian and Portuguese always twice (TWICE_TOLD): one word of theirs alone is as
+    # often a name ("Mia D. speaks Italian.").
     least = 2 if scores[ENGLISH] or best in TWICE_TOLD else 1
     if best != ENGLISH and (scores[best] < least or scores[best] <= scores[ENGLISH]):
         return ENGLISH

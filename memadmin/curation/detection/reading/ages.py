@@ -28,8 +28,8 @@ _DIMENSIONS = {"tall": "height", "high": "height", "wide": "width", "deep": "dep
 def measure_said(clause: str, predicate, language: str) -> str | None:
     """The predicate a copula's measure says: "age" in the words of one ("years old",
     "Jahre alt"; in French, Spanish, Italian and Portuguese after its "have": "Il a 34
-    ans", "Tiene 34 años"), the dimension after a length
-    ("Is 182 cm tall": height; "2 m wide": width; "3 m deep": depth), or None."""
+    ans", "Tiene 34 años"), the dimension after a length ("Is 182 cm tall": height; "2 m
+    wide": width; "3 m deep": depth), or None."""
     name, folded = predicate and predicate.name, fold(clause)
     of_age = name in (None, "be") or (name == "have" and language in ("fr", "es", "it", "pt"))
     if of_age and _AGE.search(folded):

@@ -986,7 +986,8 @@ def test_a_compound_written_apart_is_one_word(older, newer, kind):
         # A length's dimension after it names the slot, as the dimension's noun does.
         ("Height: 1.82 m.", "Is 182 cm tall.", frames.SAME),
         ("Is 1.82 m tall.", "Height is 1.75 m.", frames.NEW_VALUE),
-        ("The shelf is 2 m tall.", "The shelf is 80 cm wide.", frames.UNREAD),
+        # Two dimensions: two facts of one thing, each its own slot.
+        ("The shelf is 2 m tall.", "The shelf is 80 cm wide.", frames.OTHER_PREDICATE),
         ("Tom is 1.80 m tall.", "Anna is 1.65 m tall.", frames.OTHER_SUBJECT),
     ],
 )

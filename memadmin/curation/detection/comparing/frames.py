@@ -50,6 +50,7 @@ from memadmin.curation.detection.comparing.predicates import (
     one_class,
     same_predicate,
     stance_class,
+    stance_of_doing,
 )
 from memadmin.curation.detection.comparing.relations import (
     EVENTS,
@@ -63,6 +64,7 @@ from memadmin.curation.detection.comparing.relations import (
     UNREAD,
     Relation,
 )
+from memadmin.curation.detection.reading.ages import DIMENSIONS
 from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.polarity import set_against
 from memadmin.curation.detection.reading.quantities import roughly_one
@@ -270,12 +272,14 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
         # older's after "from", sets it whatever the slot (the words decide).
         return None
     verb_a, verb_b = older.tokens[older.predicate_at], newer.tokens[newer.predicate_at]
-    if done_again(older, newer):
+    if done_again(older, newer) or stance_of_doing(older, newer):
         return None  # "is written in React" / "was rewritten in Svelte": one predicate
     if verb_a.lemma == verb_b.lemma and slots.held_on_one_side(older, newer):
         # "I work at Spotify" / "I work from Barcelona", "I work remotely": the verb's
         # class holds with its prepositions only, and the other side says another thing.
         return Relation(OTHER_PREDICATE, f"{slots.verb_phrase(older)} / {slots.verb_phrase(newer)}")
+    if {getattr(c, "name", None) for c in (class_a, class_b)} <= DIMENSIONS:
+        return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")  # wide / deep
     if verb_a.lemma == verb_b.lemma and not (
         class_a is not None
         and class_b is not None

@@ -108,3 +108,17 @@ def _passive(reading: Reading) -> bool:
     """A predicate after a copula of its own ("is pinned", "was moved")."""
     at = reading.predicate_at
     return at > 0 and is_copula(reading.tokens[at - 1]) and at - 1 >= reading.subject_end
+
+
+def stance_of_doing(older: Reading, newer: Reading) -> bool:
+    """A stance on one side whose object is the other's verb ("Likes to play cricket" /
+    "No longer plays cricket", "Loves hiking" / "Hikes a lot"): a hobby said two ways,
+    the doing liked and the doing, one predicate."""
+    for stance, doing in ((older, newer), (newer, older)):
+        if not stance.stance or doing.stance or stance.predicate_at < 0 or doing.predicate_at < 0:
+            continue
+        after = stance.tokens[stance.predicate_at + 1 : stance.clause_end]
+        liked = [t for t in after if t.text != "to"][:1]
+        if liked and same_word(liked[0], doing.tokens[doing.predicate_at]):
+            return True
+    return False

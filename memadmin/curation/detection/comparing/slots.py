@@ -19,7 +19,7 @@ from memadmin.curation.detection.comparing.matching import (
 from memadmin.curation.detection.comparing.predicates import same_predicate
 from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.polarity import excepts
-from memadmin.curation.detection.reading.roles import owned_relation
+from memadmin.curation.detection.reading.roles import owned_relation, two_relations
 from memadmin.curation.detection.reading.verbs import moves_a_thing
 from memadmin.curation.detection.reading.words import (
     Token,
@@ -46,6 +46,8 @@ def slot_of(older: Reading, newer: Reading, only_a, only_b) -> str:
         owned_relation(newer, only_b[0]) or None
     ):
         return "many"  # "Ana is Ben's sister" / "Ana is Carl's sister": a sister of both
+    if two_relations(older, newer, only_a, only_b):
+        return "many"  # "Jonas is his brother" / "Jonas is his landlord": both
     for reading, only, other, its in (
         (older, only_a, newer, only_b),
         (newer, only_b, older, only_a),

@@ -358,18 +358,27 @@ _IDENTIFIER = re.compile(r"\w[/@_.]\w|^@\w")
 def one_address(older: Reading, newer: Reading, differing: list[Token]) -> bool:
     """ "Contact: ana@acme.io." / "Her email address is ana@acme.io.", "Phone: +49 170
     1234567" / "Mobile number is +49 170 1234567", "Their main repo is acme/web-app." /
-    "Primary repository: acme/web-app.": one address, number or identifier said of two
-    common nouns names one slot two ways, not two things."""
+    "Primary repository: acme/web-app.", "Zoom handle is @dana.k" / "Her Zoom username is
+    dana.k.": one address, number or identifier said of two common nouns names one slot
+    two ways, not two things."""
     addresses = [
         {
             t.value or t.text
             for t in r.objects
             if t.value.startswith(("email:", "phone:"))
-            or (t.kind == "word" and _IDENTIFIER.search(t.text))
+            or (t.kind in ("word", "name") and _IDENTIFIER.search(t.text))
         }
         for r in (older, newer)
     ]
-    return bool(addresses[0] & addresses[1]) and all(t.kind == "word" for t in differing)
+    # A name with a stop is as often a host many things run on ("Fly.io"): only one that
+    # either side writes as a handle ("@dana.k") is an address.
+    written = older.text + " " + newer.text
+    shared = [
+        a
+        for a in addresses[0] & addresses[1]
+        if not a.startswith("name:") or f"@{a[5:]}" in written
+    ]
+    return bool(shared) and all(t.kind == "word" for t in differing)
 
 
 def owner_only(added: list[Token], reading: Reading, other: Reading) -> bool:

@@ -23,6 +23,7 @@ _AGE = re.compile(
 # A length and the adjective of its dimension after it ("182 cm tall", "2 m wide").
 _DIMENSION = re.compile(r"\d[\d.,]*\s*(?:mm|cm|m|km|ft|in)\s+(tall|high|wide|deep)\b")
 _DIMENSIONS = {"tall": "height", "high": "height", "wide": "width", "deep": "depth"}
+DIMENSIONS = frozenset(_DIMENSIONS.values())
 
 
 def measure_said(clause: str, predicate, language: str) -> str | None:

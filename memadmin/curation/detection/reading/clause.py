@@ -22,9 +22,8 @@ from memadmin.curation.detection.reading.bounds import body_of, clause_break, se
 from memadmin.curation.detection.reading.neighbours import QUANTITY_BOUND
 from memadmin.curation.detection.reading.verbs import (
     been_to,
-    german_past,
     moved,
-    participle,
+    past_event,
     reduced_relative,
     unsaid_copula,
     verb_after,
@@ -225,6 +224,8 @@ def read(text: str) -> Reading:
         or polarity.no_longer(folded)
     )
     subject_end = _subject_end(main, predicate_at, language, said)
+    opening = bool(main) and main[0].text in words("markers", "openings")
+    when_only = opening and _only_when(main[:subject_end])  # "Since 2024 works at ..."
     return Reading(
         text=text,
         language=language,
@@ -239,14 +240,22 @@ def read(text: str) -> Reading:
         negated=negated,
         ceased=ceased,
         change=change,
-        event=_is_event(main, predicate_at, predicate, language, folded)
+        event=past_event(main, predicate_at, predicate, language, folded)
         and _event_of(predicate, main),
         recommended=recommended,
         clause_end=clause_end,
-        opening=bool(main) and (main[0].text in words("markers", "openings")),
+        opening=opening and not when_only,
         denied=denied,
-        subject_start=subject_end if _fragment_before(main, clause, subject_end) else 0,
+        subject_start=subject_end
+        if when_only or _fragment_before(main, clause, subject_end)
+        else 0,
     )
+
+
+def _only_when(before) -> bool:
+    """Whether an opening before the verb says only when ("Since 2024 works at Stripe"):
+    the subject is left out, the user's, as in "Works at Stripe"."""
+    return all(t.kind in ("function", "value", "marker") for t in before)
 
 
 def _fragment_before(main, clause: str, subject_end: int) -> bool:
@@ -564,34 +573,3 @@ def _event_of(predicate: PredicateClass | None, main) -> bool:
     if predicate.name == "age":
         return False  # "turned 13 in March": the age since, not a past one
     return any(_timely(t) or (t.value.startswith("number:") and len(t.text) == 4) for t in main)
-
-
-def _is_event(main, predicate_at: int, predicate, language: str, folded: str) -> bool:
-    """Something that happened (a past tense of a predicate other than "be"), not a
-    state that holds: "Swam 2 km on Monday", "Visited Rome in 2019", "A visité Lisbonne",
-    "周一跑了5公里"."""
-    verb = main[predicate_at] if predicate_at >= 0 else None
-    # A copula tells a state: "Birthday: 12 March", "Her home was in Lyon" (lives).
-    if verb is None or verb.lemma == "be" or (predicate is not None and predicate.name == "be"):
-        return False
-    before = {t.text for t in main[max(0, predicate_at - 3) : predicate_at]}
-    if language == "en":
-        if verb.text in ("had", "did", "got", "was", "were") or (
-            verb.lemma != verb.text and not verb.text.endswith(("s", "ing"))
-        ):
-            return not before & {"is", "are", "am", "be"}  # "is learning" is no event
-        return False
-    past_auxiliaries = per_language("past_auxiliaries", language)
-    if language in ("de", "fr"):
-        participles = [t for t in main[predicate_at:] if participle(t, language)]
-        has_auxiliary = bool(before & past_auxiliaries) or any(
-            t.text in past_auxiliaries for t in main[:predicate_at]
-        )
-        if language == "fr" and not has_auxiliary and verb.lemma in words("markers", "movement_fr"):
-            has_auxiliary = bool(before & {"est", "sont", "suis", "es"})  # "s'est installée"
-        if language == "de" and german_past(verb):
-            return True
-        return has_auxiliary and bool(participles or participle(verb, language))
-    if language == "zh":
-        return "了" in folded or "过" in folded
-    return False

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from cleanco.termdata import terms_by_type
 
-from memadmin.curation.detection.reading import german, quantities, tokens
+from memadmin.curation.detection.reading import dates, german, quantities, tokens
 from memadmin.curation.detection.reading.tokens import content_words
 from memadmin.store.lexicon import CJK_CHARACTERS, fold, language_of, lexicon, stop_words, words
 from memadmin.store.text import text_cache
@@ -49,7 +49,10 @@ class _Word(NamedTuple):
 
 
 _DIGIT = re.compile(r"\d")
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+# A set of pronouns one goes by ("she/her", "they/them", "he/they"): a value, told apart
+# like a name, though each of its words alone is a pronoun.
+_PRONOUNS = r"he|him|his|she|her|hers|they|them|theirs|xe|xem|ze|zir|it|its"
+_PRONOUN_SET = re.compile(rf"(?:{_PRONOUNS})(?:/(?:{_PRONOUNS}))+")
 _IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?")
 _HOST = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+")
 _IDENTIFIER = re.compile(r"#?(?=.*\d)(?=.*[a-z])[a-z0-9]+(?:[-_.][a-z0-9]+)*")
@@ -62,9 +65,6 @@ _LABEL_LETTER = re.compile(r"[A-HJ-Z]")
 # first group is no label's number.
 _GROUPED = re.compile(r"[,.]\d{3}\b")
 _LETTERS_NUMBER = re.compile(r"([a-z]+)[\s\-_]?0*(\d+)")
-_YEAR = re.compile(r"(19|20)\d{2}")
-_DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th|er|e|\.)?")
-_CHINESE_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?")
 # A mark that ends a sentence (or opens one: "Package manager: pnpm"), and space after it.
 _AFTER_SENTENCE_END = re.compile(r"[.!?。！？:;]\s*")
 # An initial: one capital letter and its stop ("A." in "Yuki A.", "J." in "J. Smith"),
@@ -187,7 +187,7 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
         if _plain(words_[index].raw):
             index += 1
             continue
-        date, used = _date_at(words_, index)
+        date, used = dates.date_at(words_, index, lexicon_tables()["months"])
         if date:
             span = (words_[index].start, words_[index + used - 1].end)
             found.add(KeyToken("date", date, index, text[span[0] : span[1]]))
@@ -224,7 +224,7 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
         if weekday:
             found.add(KeyToken("weekday", weekday, word_at(match.start())))
             taken.append(match.span())
-    for match in _CHINESE_DATE.finditer(folded):
+    for match in dates.CHINESE_DATE.finditer(folded):
         year, month, day = match.groups()
         value = f"{year or ''}-{int(month):02d}" + (f"-{int(day):02d}" if day else "")
         found.add(KeyToken("date", value, word_at(match.start())))
@@ -262,47 +262,6 @@ def _plain(raw: str) -> bool:
     if not raw[:1].islower() or lower[:1].isdigit() or lower in lexicon_tables()["months"]:
         return False
     return not _classify(_Word(raw, lower, False, 0, len(raw)), SUBJECT_WORDS)
-
-
-def _day(lower: str) -> int | None:
-    match = _DAY.fullmatch(lower)
-    return int(match.group(1)) if match and 1 <= int(match.group(1)) <= 31 else None
-
-
-def _date_at(words_: list[_Word], index: int) -> tuple[str | None, int]:
-    """A date written in words starting at `index` ("4 Nov 2025", "March 14", "12. April",
-    "May 2026", "2025-09-03") as ISO-like text (unknown parts left empty), and how many
-    words it took."""
-    months = lexicon_tables()["months"]
-    first = words_[index].lower
-    if not first[:1].isdigit() and first not in months:
-        return None, 0  # every date opens with a digit (a day, an ISO date) or a month
-
-    def lower(offset: int) -> str:
-        return words_[index + offset].lower if index + offset < len(words_) else ""
-
-    if _ISO_DATE.fullmatch(lower(0)):
-        return lower(0), 1
-    day, month, year, used = _day(lower(0)), months.get(lower(1)), "", 0
-    if day and not month and lower(1) in ("of", "de") and months.get(lower(2)):
-        month, used = months[lower(2)], 3  # the 3rd of March, 3 de marzo
-        if _YEAR.fullmatch(lower(3)) or (lower(3) == "de" and _YEAR.fullmatch(lower(4))):
-            year, used = (lower(3), 4) if lower(3) != "de" else (lower(4), 5)
-    elif day and month:  # 4 Nov [2025], 12. April
-        used = 2
-        if _YEAR.fullmatch(lower(2)):
-            year, used = lower(2), 3
-    elif lower(0) in months and (words_[index].raw[0].isupper() or len(lower(0)) > 3):
-        month = months[lower(0)]
-        if _day(lower(1)):  # March 14[, 2026], December 19th
-            day, used = _day(lower(1)), 2
-            if _YEAR.fullmatch(lower(2)):
-                year, used = lower(2), 3
-        elif _YEAR.fullmatch(lower(1)):  # May 2026
-            year, used = lower(1), 2
-    if not used:
-        return None, 0
-    return (f"{year}-{month}-{day:02d}" if day else f"{year}-{month}"), used
 
 
 def _common_words(words_: tuple[_Word, ...], language: str) -> frozenset[int]:
@@ -400,16 +359,18 @@ def _label_at(words_: list[_Word], index: int, text: str) -> str | None:
     word, label = words_[index], words_[index + 1]
     if text[word.end : label.start].strip():
         return None
-    if not word.raw[0].isupper() or not word.raw.isalpha() or word.lower in NAME_STOPWORDS:
+    # "Node.js v20" names what "Node 20" does: a library's ".js" and a version's "v" aside.
+    name, number = word.lower.removesuffix(".js"), label.raw.removeprefix("v")
+    if not word.raw[0].isupper() or not name.isalpha() or name in NAME_STOPWORDS:
         return None
-    if word.lower in lexicon_tables()["months"] or word.lower in stop_words():
+    if name in lexicon_tables()["months"] or name in stop_words():
         return None
-    if index == 0 and word.lower.endswith("s") and is_predicate(word.lower, language_of(text)):
+    if index == 0 and name.endswith("s") and is_predicate(name, language_of(text)):
         return None  # "Needs 40 chairs": the verb a memory opens with
-    if _LABEL_NUMBER.fullmatch(label.raw) and not _GROUPED.match(text, label.end):
-        return f"{word.lower} {int(label.raw)}"
+    if _LABEL_NUMBER.fullmatch(number) and not _GROUPED.match(text, label.end):
+        return f"{name} {int(number)}"
     if _LABEL_LETTER.fullmatch(label.raw) and not _INITIAL.match(text, label.start):
-        return f"{word.lower} {label.lower}"
+        return f"{name} {label.lower}"
     return None
 
 
@@ -431,6 +392,8 @@ def _classify(word: _Word, index: int) -> list[KeyToken]:
         return [KeyToken("env", tables["environments"][lower], index)]
     if lower[0].isdigit():
         return []  # a value: read by curation.detection.reading.quantities
+    if "/" in lower and _PRONOUN_SET.fullmatch(lower):
+        return [KeyToken("name", lower, index)]
     top_level = lower.rsplit(".", 1)[-1]
     if (
         "." in lower
@@ -477,7 +440,7 @@ def compounds(text: str) -> frozenset[str]:
     return frozenset(
         match
         for match in _COMPOUND.findall(folded)
-        if not _IP.fullmatch(match) and not _ISO_DATE.fullmatch(match)
+        if not _IP.fullmatch(match) and not dates.ISO_DATE.fullmatch(match)
     )
 
 
@@ -507,7 +470,11 @@ def subject(text: str) -> str | None:
     ]
     if leading:
         return min(leading, key=lambda token: token.position).value
-    early = [c for c in compounds(text) if fold(text).find(c) < 20]
+    # A compound in its first words, before a copula ("api.acme.io is down"; not "Zoom
+    # handle is @dana.k": what the handle is).
+    copulas = lexicon()["predicates"]["be"]["words"]
+    copula = next((w.start for w in words_ if w.lower in copulas), 20)
+    early = [c for c in compounds(text) if fold(text).find(c) < min(copula, 20)]
     return min(early, key=fold(text).find) if early else None
 
 

@@ -203,6 +203,7 @@ def _read_latin(folded: str, language: str):
     tokens = [
         (match.lastgroup, match.group(), match.start(), match.end())
         for match in QUANTITY_TOKEN.finditer(folded)
+        if match.lastgroup != "date"  # 3/14/1990: a date (key tokens), no number a value
     ]
     position = 0
     while position < len(tokens):
@@ -228,8 +229,7 @@ def _read_latin(folded: str, language: str):
         following = tokens[position + 1] if position + 1 < len(tokens) else None
         sign = _currency_before(tokens, position, folded) if kind == "number" else None
         scale = _scale(following, folded, end, currency=sign is not None)
-        if scale:
-            # "1.5k", "1.2 million", "2 Millionen": one number, its unit after the scale.
+        if scale:  # "1.5k", "1.2 million", "2 Millionen": one number, its unit after it
             number *= scale
             written, end, position = canonical_number(number), following[3], position + 1
             following = tokens[position + 1] if position + 1 < len(tokens) else None
@@ -305,6 +305,10 @@ def _number_at(tokens, position: int, folded: str, language: str, written: str |
         return None, position
     following = tokens[position + 1] if position + 1 < len(tokens) else None
     unit_next = following is not None and _unit_of(following, folded, end, "1") is not None
+    # "half a day": the article of its unit between (reading.quantities._article_before_unit).
+    unit_next = unit_next or (
+        token in _HALVES and _article_before_unit(tokens, position + 1, folded)
+    )
     if token in _weak_numbers() and not unit_next:
         return None, position
     number, run = _written_number(tokens, position, folded, language)
@@ -408,6 +412,12 @@ def _text2num(text: str, language: str) -> float | None:
         return None
 
 
+def _period_next(folded: str, end: int) -> bool:
+    """Whether a period of the lexicon's rates follows `end` ("... a day", "... a week")."""
+    following = re.match(r" ([^\W\d_]+)", folded[end:])
+    return following is not None and following.group(1) in lexicon()["rates"]["periods"]
+
+
 def _unit_of(token, folded: str, previous_end: int, number: str) -> tuple[str, float] | None:
     """The unit a number is measured in: the next token, after a space, a hyphen
     ("90-minute") or glued ("12.5n", "36gb"). A unit glued to a digit after it ("m3",
@@ -424,6 +434,8 @@ def _unit_of(token, folded: str, previous_end: int, number: str) -> tuple[str, f
     digits = len(re.split(r"[.,]", number)[0])
     if gap == "" and len(text) == 1 and text.isalpha() and digits > 3:
         return None
+    if text == "a" and _period_next(folded, end):
+        return None  # "10,000 a day": the article of a rate, no ampere
     return units.table().get(text)
 
 

@@ -252,3 +252,28 @@ def owned_relation(reading: Reading, owner: Token) -> str:
     if not relation_word(noun, reading.language) or noun.lemma in words("held_once"):
         return ""
     return noun.lemma
+
+
+def two_relations(older: Reading, newer: Reading, only_a, only_b) -> bool:
+    """Whether two copulas say two relations (or roles) one person holds towards another,
+    the words each adds a noun phrase after a possessive ("Jonas is his brother" / "Jonas
+    is his landlord": a brother may be the landlord too; "his flatmate" / "his business
+    partner"), not two of those one holds towards one person at a time ("Tom is her
+    boyfriend" / "... her husband": one changed)."""
+    relations = _relation_held(older, only_a), _relation_held(newer, only_b)
+    return all(relations) and not set(relations) <= set(words("held_once"))
+
+
+def _relation_held(reading: Reading, nouns) -> str:
+    """The relation or role `nouns` name after a possessive in a copula whose subject is
+    written with capitals, a name ("Nadia is her accountant"), else ""."""
+    if reading.predicate is None or reading.predicate.name != "be" or not nouns:
+        return ""
+    if not reading.subject_words or not all(t.upper for t in reading.subject_words):
+        return ""
+    at = [reading.tokens.index(t) for t in nouns if t in reading.tokens]
+    if len(at) != len(nouns) or at != list(range(at[0], at[0] + len(at))):
+        return ""  # one phrase, its words in a row
+    if at[0] == 0 or reading.tokens[at[0] - 1].kind != "possessive":
+        return ""
+    return nouns[-1].lemma if all(t.kind == "word" for t in nouns) else ""

@@ -46,12 +46,14 @@ def bare_possessive(text: str, start: int, end: int) -> bool:
     )
 
 
-# A token of the folded text for the quantity reader: a number written with digits, a
-# word, or a sign a unit may be written with (a foot's "'" between two numbers: "5'6\"").
-# Digits glued to letters ("pve2", "m5.large",
-# "i5-12500") are part of an identifier, never a value: the lookbehind keeps them out.
+# A token of the folded text for the quantity reader: a date written with digits
+# ("3/14/1990", "14.03.1990": no share and no version; key tokens read it), a number
+# written with digits, a word, or a sign a unit may be written with (a foot's "'" between
+# two numbers: "5'6\""). Digits glued to letters ("pve2", "m5.large", "i5-12500") are part
+# of an identifier, never a value: the lookbehind keeps them out.
 QUANTITY_TOKEN = re.compile(
-    r"(?P<time>(?<![0-9a-z.])\d{1,2}[:h]\d{2}(?::\d{2})?(?![0-9:]))"
+    r"(?P<date>(?<![0-9a-z.\-/_])\d{1,2}([/.])\d{1,2}\2(?:19|20)\d{2}(?![0-9]|[/.]\d))"
+    r"|(?P<time>(?<![0-9a-z.])\d{1,2}[:h]\d{2}(?::\d{2})?(?![0-9:]))"
     r"|(?P<number>(?<![0-9a-z.\-/_])\d+(?:[.,]\d+)*(?:/\d+)?)"
     r"|(?P<sign>mm/s|m/s|km/h|[%\"°€$£~]|(?<=\d)['’](?=\d))"
     r"|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)?|[\u3400-\u9fff]+)",

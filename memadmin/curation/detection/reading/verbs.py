@@ -1,7 +1,7 @@
 """What a word is as a verb, read from its form and place: a conjugated verb ("plays",
 "took", "wohnt"), a participle ("lowered", "gezogen", "déménagé"), the main verb after an
-auxiliary or a copula, a German simple past. The clause reader (reading.clause) asks
-these to find a memory's predicate."""
+auxiliary or a copula, a German simple past; and whether a clause's verb tells a past
+event. The clause reader (reading.clause) asks these to find a memory's predicate."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from memadmin.curation.detection.reading.words import (
     Token,
     class_of,
     is_copula,
+    per_language,
     predicate_class,
     relation_word,
 )
@@ -199,3 +200,34 @@ def reduced_relative(main, index: int, seen: list[Token]) -> bool:
     if not token.text.endswith("ed") or not seen or seen[-1].kind != "word":
         return False
     return any(t.kind == "verb" and is_copula(t) for t in main[index + 1 :])
+
+
+def past_event(main, predicate_at: int, predicate, language: str, folded: str) -> bool:
+    """Something that happened (a past tense of a predicate other than "be"), not a
+    state that holds: "Swam 2 km on Monday", "Visited Rome in 2019", "A visité Lisbonne",
+    "周一跑了5公里"."""
+    verb = main[predicate_at] if predicate_at >= 0 else None
+    # A copula tells a state: "Birthday: 12 March", "Her home was in Lyon" (lives).
+    if verb is None or verb.lemma == "be" or (predicate is not None and predicate.name == "be"):
+        return False
+    before = {t.text for t in main[max(0, predicate_at - 3) : predicate_at]}
+    if language == "en":
+        if verb.text in ("had", "did", "got", "was", "were") or (
+            verb.lemma != verb.text and not verb.text.endswith(("s", "ing"))
+        ):
+            return not before & {"is", "are", "am", "be"}  # "is learning" is no event
+        return False
+    past_auxiliaries = per_language("past_auxiliaries", language)
+    if language in ("de", "fr"):
+        participles = [t for t in main[predicate_at:] if participle(t, language)]
+        has_auxiliary = bool(before & past_auxiliaries) or any(
+            t.text in past_auxiliaries for t in main[:predicate_at]
+        )
+        if language == "fr" and not has_auxiliary and verb.lemma in words("markers", "movement_fr"):
+            has_auxiliary = bool(before & {"est", "sont", "suis", "es"})  # "s'est installée"
+        if language == "de" and german_past(verb):
+            return True
+        return has_auxiliary and bool(participles or participle(verb, language))
+    if language == "zh":
+        return "了" in folded or "过" in folded
+    return False

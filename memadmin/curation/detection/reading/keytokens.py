@@ -107,7 +107,7 @@ def words_of(text: str) -> tuple[_Word, ...]:
         raw = match.group().strip(".-/:'")
         if raw:
             start, end = match.span()
-            if tokens.bare_possessive(text, start, end) and not tokens.plural_noun(raw.lower()):
+            if tokens.bare_possessive(text, start, end) and not tokens.s_form(raw.lower()):
                 raw += "'s"  # "Jonas' team" names its owner as "Jonas's team" does
             at_start = not found or start in after_end
             found.append(_Word(raw, _folded_word(raw), at_start, start, end))
@@ -501,7 +501,7 @@ def is_predicate(word: str, language: str) -> bool:
     import simplemma  # the lemmatiser the clause reader uses (reading.words.lemma)
 
     lemma = fold(simplemma.lemmatize(word, lang=language))
-    return lemma in predicate_words() or (language == "en" and tokens.plural_noun(word))
+    return lemma in predicate_words() or (language == "en" and tokens.s_form(word))
 
 
 # Words that open a noun phrase whose noun a name may qualify ("the welder from Lima",

@@ -107,9 +107,10 @@ def sentence_tokens(text: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=65536)
-def plural_noun(word: str) -> bool:
-    """ "kids", "parents": an English plural, whose owners' apostrophe stands alone ("Kids'
-    bedtime": no one named); not a name that ends in s ("Jonas' team")."""
+def s_form(word: str) -> bool:
+    """An English word its lemma and an "s" ("kids", "parents", "wears", "owns"): a plural,
+    whose owners' apostrophe stands alone ("Kids' bedtime": no one named; not a name that
+    ends in s, "Jonas' team"), or a verb's third person ("Wears a Garmin watch")."""
     import simplemma  # the lemmatiser the clause reader uses (reading.words.lemma)
 
     lemma = fold(simplemma.lemmatize(word, lang="en"))

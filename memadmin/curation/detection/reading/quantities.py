@@ -412,9 +412,12 @@ def _text2num(text: str, language: str) -> float | None:
         return None
 
 
+_WORD_AFTER = re.compile(r" ([^\W\d_]+)")
+
+
 def _period_next(folded: str, end: int) -> bool:
     """Whether a period of the lexicon's rates follows `end` ("... a day", "... a week")."""
-    following = re.match(r" ([^\W\d_]+)", folded[end:])
+    following = _WORD_AFTER.match(folded, end)  # from `end`: no copy of the rest
     return following is not None and following.group(1) in lexicon()["rates"]["periods"]
 
 

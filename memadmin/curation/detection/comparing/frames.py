@@ -273,12 +273,14 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
         return None
     verb_a, verb_b = older.tokens[older.predicate_at], newer.tokens[newer.predicate_at]
     if done_again(older, newer) or stance_of_doing(older, newer):
-        return None  # "is written in React" / "was rewritten in Svelte": one predicate
+        # "is written in React" / "was rewritten in Svelte", "Likes to play cricket" /
+        # "Plays cricket": one predicate.
+        return None
     if verb_a.lemma == verb_b.lemma and slots.held_on_one_side(older, newer):
         # "I work at Spotify" / "I work from Barcelona", "I work remotely": the verb's
         # class holds with its prepositions only, and the other side says another thing.
         return Relation(OTHER_PREDICATE, f"{slots.verb_phrase(older)} / {slots.verb_phrase(newer)}")
-    if {getattr(c, "name", None) for c in (class_a, class_b)} <= DIMENSIONS:
+    if class_a and class_b and {class_a.name, class_b.name} <= DIMENSIONS:
         return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")  # wide / deep
     if verb_a.lemma == verb_b.lemma and not (
         class_a is not None

@@ -376,7 +376,7 @@ def one_address(older: Reading, newer: Reading, differing: list[Token]) -> bool:
     shared = [
         a
         for a in addresses[0] & addresses[1]
-        if not a.startswith("name:") or f"@{a[5:]}" in written
+        if not a.startswith("name:") or f"@{a.removeprefix('name:')}" in written
     ]
     return bool(shared) and all(t.kind == "word" for t in differing)
 

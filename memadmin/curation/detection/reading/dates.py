@@ -7,8 +7,10 @@ import re
 
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 CHINESE_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?")
-# A day and a month written with digits, either first, and a year: "3/14/1990", "14.03.1990".
-_NUMERIC_DATE = re.compile(r"(\d{1,2})([/.])(\d{1,2})\2((?:19|20)\d{2})")
+# A day and a month written with digits, either first, and a year: "3/14/1990",
+# "14.03.1990". The quantity reader's tokens take it whole (reading.tokens).
+NUMERIC_DATE = r"\d{1,2}(?P<stop>[/.])\d{1,2}(?P=stop)(?:19|20)\d{2}"
+_NUMERIC_DATE = re.compile(NUMERIC_DATE)
 _YEAR = re.compile(r"(19|20)\d{2}")
 _DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th|er|e|\.)?")
 
@@ -32,8 +34,8 @@ def date_at(words_, index: int, months: dict[str, str]) -> tuple[str | None, int
 
     if ISO_DATE.fullmatch(lower(0)):
         return lower(0), 1
-    if numeric := _NUMERIC_DATE.fullmatch(lower(0)):
-        date = _numeric_date(*numeric.group(1, 3, 4))
+    if _NUMERIC_DATE.fullmatch(lower(0)):
+        date = _numeric_date(*re.split(r"[/.]", lower(0)))
         return (date, 1) if date else (None, 0)
     day, month, year, used = _day(lower(0)), months.get(lower(1)), "", 0
     if day and not month and lower(1) in ("of", "de") and months.get(lower(2)):

@@ -20,7 +20,15 @@ from cleanco.termdata import terms_by_type
 
 from memadmin.curation.detection.reading import dates, german, quantities, tokens
 from memadmin.curation.detection.reading.tokens import content_words
-from memadmin.store.lexicon import CJK_CHARACTERS, fold, language_of, lexicon, stop_words, words
+from memadmin.store.lexicon import (
+    CJK_CHARACTERS,
+    LEMMATISED,
+    fold,
+    language_of,
+    lexicon,
+    stop_words,
+    words,
+)
 from memadmin.store.text import text_cache
 
 
@@ -494,8 +502,6 @@ def is_predicate(word: str, language: str) -> bool:
     "owns": a memory that leaves its subject out says "Wears a Garmin watch")."""
     if word in predicate_words():
         return True
-    from memadmin.store.lexicon import LEMMATISED  # the languages the clause reader reads
-
     if language not in LEMMATISED:
         return False
     import simplemma  # the lemmatiser the clause reader uses (reading.words.lemma)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from memadmin.curation.detection.reading.dates import NUMERIC_DATE
 from memadmin.store.lexicon import fold, stop_words
 from memadmin.store.text import text_cache
 
@@ -52,7 +53,7 @@ def bare_possessive(text: str, start: int, end: int) -> bool:
 # two numbers: "5'6\""). Digits glued to letters ("pve2", "m5.large", "i5-12500") are part
 # of an identifier, never a value: the lookbehind keeps them out.
 QUANTITY_TOKEN = re.compile(
-    r"(?P<date>(?<![0-9a-z.\-/_])\d{1,2}([/.])\d{1,2}\2(?:19|20)\d{2}(?![0-9]|[/.]\d))"
+    rf"(?P<date>(?<![0-9a-z.\-/_]){NUMERIC_DATE}(?![0-9]|[/.]\d))"
     r"|(?P<time>(?<![0-9a-z.])\d{1,2}[:h]\d{2}(?::\d{2})?(?![0-9:]))"
     r"|(?P<number>(?<![0-9a-z.\-/_])\d+(?:[.,]\d+)*(?:/\d+)?)"
     r"|(?P<sign>mm/s|m/s|km/h|[%\"°€$£~]|(?<=\d)['’](?=\d))"

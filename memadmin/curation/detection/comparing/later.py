@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from memadmin.curation.detection.comparing import contrast, frames
 from memadmin.curation.detection.comparing.matching import found_in
-from memadmin.curation.detection.comparing.relations import EVENTS, SAME, Relation
+from memadmin.curation.detection.comparing.relations import (
+    EVENTS,
+    NEW_VALUE,
+    OPPOSITE,
+    OTHER_PREDICATE,
+    REFINES,
+    SAME,
+    UNREAD,
+    Relation,
+)
 from memadmin.curation.detection.reading.clause import Reading, read
 
 # Clauses compared past the first at most: a memory is a sentence or three.
@@ -41,6 +50,64 @@ def of_later_clauses(
         # as one statement's value changed (rules), as before.
         return relation
     return of_later_clauses(later_a, later_b, found, user_names, depth + 1)
+
+
+def of_next_clause(
+    older: Reading, newer: Reading, relation: Relation, user_names: frozenset[str] = frozenset()
+) -> Relation:
+    """`relation`, or where the first clauses say two things of one subject (or are
+    unread) and one memory of one clause meets the other's next clause in one slot, that:
+    "Works at Spotify." / "Got a new job; now works at Shopify." (the job is news, where
+    she works the slot: a changed value, where it was another thing said at 0.75). The
+    same statement said again after news is the news added ("Lives in Berlin." / "Got
+    married; lives in Berlin.")."""
+    if relation.kind not in (OTHER_PREDICATE, UNREAD):
+        return relation
+    for alone, going_on in ((older, newer), (newer, older)):
+        following = _said_next(going_on)
+        if following is None or later_clause(alone) is not None or not _one_verb(alone, following):
+            continue
+        pair = (alone, following) if alone is older else (following, alone)
+        found = frames.compare(*pair, user_names=user_names)
+        if found.kind in (SAME, REFINES):
+            return Relation(REFINES, found.detail)
+        if found.kind in (OPPOSITE, NEW_VALUE):
+            return found
+    return relation
+
+
+def _said_next(reading: Reading) -> Reading | None:
+    """What a memory says after its first statement, said of its subject: the next
+    clause, or a verb's phrase after "and" ("Ana sold her Seat and now drives a Toyota.":
+    Ana now drives a Toyota)."""
+    following = later_clause(reading) or _after_and(reading)
+    if following is None or following.subject_words or not reading.subject_words:
+        return following
+    tokens = reading.tokens
+    start, end = tokens[reading.subject_start].start, tokens[reading.subject_end].start
+    return read(f"{_clause_text(reading)[start:end].strip()} {following.text}")
+
+
+def _after_and(reading: Reading) -> Reading | None:
+    """The phrase after the first "and" of a clause, where it says something by a verb of
+    its own, not a participle, and names no subject ("... and now drives a Toyota"; not
+    "... and her husband drives a Toyota", "Likes tea and coffee", nor "stayed healthy by
+    playing basketball and eating well")."""
+    ands = [t for t in reading.tokens[: reading.clause_end] if t.text == "and"]
+    if not ands:
+        return None
+    following = read(_clause_text(reading)[ands[0].start + len("and") :].strip())
+    if not following.predicate or following.subject_words:
+        return None
+    return None if following.tokens[following.predicate_at].text.endswith("ing") else following
+
+
+def _one_verb(reading_a: Reading, reading_b: Reading) -> bool:
+    """Whether two clauses say what they say by one predicate ("works at" / "now works
+    at"): other verbs in a fragment with no subject ("switched to VS Code" / "Moved to
+    Boulder") are no slot of one subject."""
+    predicates = (reading_a.predicate, reading_b.predicate)
+    return None not in predicates and predicates[0].name == predicates[1].name
 
 
 def later_clause(reading: Reading) -> Reading | None:

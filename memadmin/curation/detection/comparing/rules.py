@@ -107,6 +107,7 @@ def read_pair(
     cross = languages_differ(a.content, b.content)
     relation = frames.compare(reading_a, reading_b, user_names=user_names)
     relation = later.of_later_clauses(reading_a, reading_b, relation, user_names)
+    relation = later.of_next_clause(reading_a, reading_b, relation, user_names)
     relation = opposites.reversed_values(relation, reading_a, reading_b)
     found = RuleReading(Verdict.DISTINCT, similarity, cosine, containment, method)
     found = replace(found, relation=relation)

@@ -1,11 +1,14 @@
 """Readings of round 11: a word one side writes without its accents ("Lopez" /
-"López"), a stance denied by a contraction ("Isn't a fan of"), and a memory whose news
-comes first and whose fact follows ("Got a new job; now works at Shopify.")."""
+"López"), a stance denied by a contraction ("Isn't a fan of"), a memory whose news comes
+first and whose fact follows ("Got a new job; now works at Shopify."), a bare number
+against words after one copula ("Anna is 29" / "Anna is a nurse"), opposite states
+("broken" / "repaired", "single" / "married"), and a hyphenated word after the verb a
+memory opens on ("Works part-time": no subject)."""
 
 import pytest
 
 from memadmin.curation.detection.comparing import later, relations
-from memadmin.curation.detection.reading import polarity, roles
+from memadmin.curation.detection.reading import keytokens, polarity, roles
 from memadmin.curation.detection.reading.spelling import one_spelling
 from memadmin.curation.detection.scoring.judgement import Judgement
 from memadmin.curation.detection.thresholds import Thresholds
@@ -91,3 +94,42 @@ def test_the_fact_after_the_news(older, newer, kind):
 def test_the_fact_after_the_news_is_a_changed_value(vectors):
     found = judged("Works at Spotify.", "Got a new job; now works at Shopify.", vectors)
     assert found.probabilities[1] >= 0.8  # was two facts at 0.75
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        # A bare number against words after one copula: two attributes, not one value.
+        ("Anna is 29.", "Anna is a nurse.", relations.OTHER_VALUE),
+        ("Tomasz Nowak is 29.", "Tomasz Nowak is from Gdańsk.", relations.OTHER_VALUE),
+        ("The cache is 2.", "The cache is Redis.", relations.OTHER_VALUE),
+        ("Anna is 29.", "Anna is 31.", relations.NEW_VALUE),
+        ("The cache is Redis.", "The cache is Memcached.", relations.NEW_VALUE),
+        # Two states of one thing that cannot hold together.
+        ("Is single.", "Is married now.", relations.NEW_VALUE),
+        ("Is single.", "Her sister is married.", relations.OTHER_SUBJECT),
+    ],
+)
+def test_what_a_copula_says(older, newer, kind):
+    assert relation(older, newer) == kind
+
+
+def test_broken_and_repaired_are_opposite_states(vectors):
+    found = judged(
+        "The printer on floor 2 is broken.", "The floor 2 printer was repaired.", vectors
+    )
+    assert found.probabilities[1] >= 0.8  # was one fact at 0.81
+
+
+def test_a_word_with_a_hyphen_after_the_opening_verb_is_no_subject():
+    assert keytokens.subject("Works part-time.") is None
+    assert keytokens.subject("Eats a plant-based diet.") is None
+    # A compound that opens the memory, or follows a noun, is what it is about.
+    assert keytokens.subject("search-api stages on Azure.") == "search-api"
+    assert keytokens.subject("Builds of media-api run on CircleCI.") == "media-api"
+    assert keytokens.subject("The owner of ledger-svc is Leo K.") == "ledger-svc"
+
+
+def test_part_time_and_full_time_are_one_slot(vectors):
+    found = judged("Works part-time.", "Works full-time now.", vectors)
+    assert found.probabilities[2] < 0.5  # was two things at 0.96

@@ -20,6 +20,7 @@ from memadmin.curation.detection.comparing import (
     opposites,
     order,
     replaced,
+    senses,
     slots,
     things,
 )
@@ -96,9 +97,9 @@ def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = froz
     )
     if two_things:  # "owes 830 euros to the welder from Porto" / "... from Perth": two
         return Relation(OTHER_SUBJECT, two_things)  # things, one subject's slot of each
-    if slots.moved_elsewhere(older, newer):
+    if senses.moved_elsewhere(older, newer):
         # "Lives in Porto" / "Moved the office to Lyon": a thing the older does not name.
-        return Relation(OTHER_PREDICATE, f"{slots.verb_phrase(older)} / {slots.verb_phrase(newer)}")
+        return Relation(OTHER_PREDICATE, senses.verb_phrases(older, newer))
     withdrawn = ended.taken_back(older, newer)
     if withdrawn:
         return withdrawn
@@ -276,10 +277,10 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
         # "is written in React" / "was rewritten in Svelte", "Likes to play cricket" /
         # "Plays cricket": one predicate.
         return None
-    if verb_a.lemma == verb_b.lemma and slots.held_on_one_side(older, newer):
+    if verb_a.lemma == verb_b.lemma and senses.held_on_one_side(older, newer):
         # "I work at Spotify" / "I work from Barcelona", "I work remotely": the verb's
         # class holds with its prepositions only, and the other side says another thing.
-        return Relation(OTHER_PREDICATE, f"{slots.verb_phrase(older)} / {slots.verb_phrase(newer)}")
+        return Relation(OTHER_PREDICATE, senses.verb_phrases(older, newer))
     if class_a and class_b and {class_a.name, class_b.name} <= DIMENSIONS:
         return Relation(OTHER_PREDICATE, f"{class_a.name} / {class_b.name}")  # wide / deep
     if verb_a.lemma == verb_b.lemma and not (
@@ -292,7 +293,7 @@ def _predicates(older: Reading, newer: Reading) -> Relation | None:
         return None
     if older.event != newer.event and not (newer.change or older.change):
         return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}: an event and a state")
-    if slots.state_and_other_verb(class_a, class_b, verb_a, verb_b):
+    if senses.state_and_other_verb(class_a, class_b, verb_a, verb_b):
         # "Works at Amazon" / "Orders groceries from Amazon", "Lives in Lyon" / "Supports
         # Olympique Lyonnais": what one's state is, and something else done with its value.
         return Relation(OTHER_PREDICATE, f"{verb_a.text} / {verb_b.text}")
@@ -458,9 +459,8 @@ def _values_differ(older, newer, only_a, only_b, objects_a, shared: int, update:
     # A verb done again ("written" / "rewritten") gives its one slot a new value.
     slot = "one" if done_again(older, newer) else slots.slot_of(older, newer, only_a, only_b)
     changes = any(c is not None and c.changes for c in (older.predicate, newer.predicate))
-    if slot == "one" and (
-        slots.attribute_of_a_thing(older, newer) or _alike(older, newer, only_a, only_b, shared)
-    ):
+    thing = slots.attribute_of_a_thing(older, newer, only_a, only_b)
+    if slot == "one" and (thing or _alike(older, newer, only_a, only_b, shared)):
         return Relation(NEW_VALUE, detail, update=update or changes)
     if slots.none_and_some(only_a, only_b):
         return Relation(NEW_VALUE, detail, update=update)  # "with two roommates" / "alone"

@@ -20,13 +20,10 @@ from memadmin.curation.detection.comparing.predicates import same_predicate
 from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.polarity import excepts
 from memadmin.curation.detection.reading.roles import owned_relation, two_relations
-from memadmin.curation.detection.reading.verbs import moves_a_thing
 from memadmin.curation.detection.reading.words import (
     Token,
-    class_of,
     class_of_word,
     classes,
-    same_class,
     slot_nouns,
 )
 from memadmin.store.lexicon import HAN, words
@@ -514,17 +511,24 @@ def where_and_what(older: Reading, newer: Reading) -> bool:
     return not {t.key for t in older.objects} & {t.key for t in newer.objects}
 
 
-def attribute_of_a_thing(older: Reading, newer: Reading) -> bool:
+def attribute_of_a_thing(older: Reading, newer: Reading, only_a, only_b) -> bool:
     """ "The cache is Redis", "Package manager: pnpm": a copula after a named thing gives
     its one value, whatever words the two values are, after the same preposition or none
     ("is on shelf B4" / "is for field tests", "is on the Team plan" / "is a native of
-    Madrid": two attributes). (Of the user, "is vegetarian" / "is single" are two
-    attributes: their kinship decides.)"""
+    Madrid": two attributes), but a bare number against words ("Anna is 29" / "Anna is a
+    nurse"). (Of the user, "is vegetarian" / "is single": their kinship decides.)"""
     if not all(r.predicate is not None and r.predicate.name == "be" for r in (older, newer)):
         return False
     if not older.subject_words or not newer.subject_words:
         return False
-    return _opening(older) == _opening(newer)
+    return _opening(older) == _opening(newer) and not _number_against_words(only_a, only_b)
+
+
+def _number_against_words(only_a: list[Token], only_b: list[Token]) -> bool:
+    """One side's value a bare number, the other's words or names, no value of any kind."""
+    numbers = [all(t.value.startswith("number:") for t in o) for o in (only_a, only_b)]
+    no_values = [all(t.kind in ("word", "name") for t in o) for o in (only_a, only_b)]
+    return (numbers[0] and no_values[1]) or (numbers[1] and no_values[0])
 
 
 def said_alike(older: Reading, newer: Reading, only_a, only_b) -> bool:
@@ -536,65 +540,3 @@ def said_alike(older: Reading, newer: Reading, only_a, only_b) -> bool:
 def _opening(reading: Reading) -> str:
     """The preposition right after the predicate ("is on shelf B4": on), or ""."""
     return _preposition(reading, reading.predicate_at + 1)
-
-
-# --- One verb, two senses ------------------------------------------------------------------
-
-
-def held_on_one_side(older: Reading, newer: Reading) -> bool:
-    """One verb whose class holds only with its prepositions ("works at", "lives in"):
-    one side has it, the other none, where another preposition or a word of manner comes
-    after the verb instead, and no value (a value keeps the class away for its own
-    reason: "runs 2 replicas in production")."""
-    held = [r for r in (older, newer) if r.predicate is not None]
-    if len(held) != 1 or not held[0].predicate.preps:
-        return False
-    other = newer if held[0] is older else older
-    if other.predicate_at < 0 or not same_class(
-        class_of(other.tokens[other.predicate_at]), held[0].predicate
-    ):
-        return False
-    after = other.tokens[other.predicate_at + 1 : other.clause_end]
-    return bool(after) and not any(t.kind == "value" for t in after)
-
-
-def verb_phrase(reading: Reading) -> str:
-    """The verb and the word after it ("work at", "work remotely")."""
-    at = reading.predicate_at
-    return " ".join(t.text for t in reading.tokens[at : min(at + 2, reading.clause_end)])
-
-
-def state_and_other_verb(class_a, class_b, verb_a: Token, verb_b: Token) -> bool:
-    """One side says a state that holds one value (where one lives or works), the other
-    a verb of no class, not a synonym of the first."""
-    if (class_a is None) == (class_b is None):
-        return False
-    known = class_a or class_b
-    if known.slot != "one" or known.name == "be" or known.stance or known.sets:
-        return False
-    if verb_a.kind != "word" or verb_b.kind != "word":
-        return False  # a copula or a colon: it says too little to tell
-    other = verb_b if class_a is not None else verb_a
-    if class_of(other) is not None:
-        return False  # a word of a class its context did not allow ("deploys with ...")
-    return not alignment.synonyms(verb_a.lemma, verb_b.lemma)
-
-
-def moved_elsewhere(older: Reading, newer: Reading) -> bool:
-    """Whether the newer moves a thing the older does not name ("Lives in Porto" / "Moved
-    the office to Lyon"): the office's new place, not the user's, another predicate as
-    "moved" was before it moved things (the older's thing in other words, "head office" /
-    "headquarters", reads so too)."""
-    at = newer.predicate_at
-    if newer.predicate is None or at < 0 or not moves_a_thing(newer.tokens, at):
-        return False
-    verb = class_of(newer.tokens[at])
-    if verb is None or verb.name != "move":
-        return False
-    moved = []
-    for token in newer.tokens[at + 1 : newer.clause_end]:
-        if token.kind in ("function", "marker") and moved:
-            break  # "to", "nach": the new place follows
-        if token.content:
-            moved.append(token)
-    return bool(moved) and not any(found_in(t, older) for t in moved)

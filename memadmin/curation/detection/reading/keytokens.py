@@ -479,10 +479,20 @@ def subject(text: str) -> str | None:
     if leading:
         return min(leading, key=lambda token: token.position).value
     # A compound in its first words, before a copula ("api.acme.io is down"; not "Zoom
-    # handle is @dana.k": what the handle is).
+    # handle is @dana.k": what the handle is), nor after the verb a memory opens on
+    # ("Works part-time": how; "Builds of media-api" opens on a noun).
     copulas = lexicon()["predicates"]["be"]["words"]
     copula = next((w.start for w in words_ if w.lower in copulas), 20)
-    early = [c for c in compounds(text) if fold(text).find(c) < min(copula, 20)]
+    on_its_verb = (
+        len(words_) > 1
+        and is_predicate(words_[0].lower, language_of(text))
+        and words_[1].lower != "of"
+    )
+    early = [
+        c
+        for c in compounds(text)
+        if (at := fold(text).find(c)) < min(copula, 20) and not (on_its_verb and at > 0)
+    ]
     return min(early, key=fold(text).find) if early else None
 
 

@@ -396,7 +396,7 @@ def _words(pair: _Pair, found: dict, findings: list) -> bool:
             _missing(subject_a, reading_b), _missing(subject_b, reading_a), reading_a, reading_b,
             subject_a, subject_b,
         )  # fmt: skip
-        if only_a and only_b and not things.one_address(reading_a, reading_b, only_a + only_b):
+        if only_a and only_b and not things.may_be_one(reading_a, reading_b, only_a + only_b):
             found["subjects_differ"] = 1.0
             findings.append(
                 f"{relations.WORDS[relations.OTHER_SUBJECT]}: "

@@ -16,6 +16,7 @@ from memadmin.curation.detection.comparing.relations import (
     NEW_VALUE,
     OPPOSITE,
     OTHER_PREDICATE,
+    OTHER_VALUE,
     REFINES,
     SAME,
     UNREAD,
@@ -55,13 +56,13 @@ def of_later_clauses(
 def of_next_clause(
     older: Reading, newer: Reading, relation: Relation, user_names: frozenset[str] = frozenset()
 ) -> Relation:
-    """`relation`, or where the first clauses say two things of one subject (or are
-    unread) and one memory of one clause meets the other's next clause in one slot, that:
-    "Works at Spotify." / "Got a new job; now works at Shopify." (the job is news, where
-    she works the slot: a changed value, where it was another thing said at 0.75). The
-    same statement said again after news is the news added ("Lives in Berlin." / "Got
-    married; lives in Berlin.")."""
-    if relation.kind not in (OTHER_PREDICATE, UNREAD):
+    """`relation`, or where the first clauses say two things of one subject ("Works at
+    Deloitte" / "Changed jobs"), or are unread, and one memory of one clause meets the
+    other's next clause in one slot, that: "Works at Spotify." / "Got a new job; now works
+    at Shopify." (the job is news, where she works the slot: a changed value, where it was
+    another thing said at 0.75). The same statement said again after news is the news
+    added ("Lives in Berlin." / "Got married; lives in Berlin.")."""
+    if relation.kind not in (OTHER_PREDICATE, OTHER_VALUE, UNREAD):
         return relation
     for alone, going_on in ((older, newer), (newer, older)):
         following = _said_next(going_on)

@@ -89,6 +89,8 @@ def test_two_denials_of_one_stance_are_no_contradiction(vectors):
         ("Lives in Berlin.", "Got married; lives in Berlin.", relations.REFINES),
         # The next clause says something else again: the first clauses' reading stays.
         ("Works at Spotify.", "Got a new job; loves the commute.", relations.OTHER_PREDICATE),
+        # What follows names the news's thing by a pronoun: no value of the slot.
+        ("Plays the guitar daily.", "Bought a piano; plays it daily.", relations.OTHER_PREDICATE),
     ],
 )
 def test_the_fact_after_the_news(older, newer, kind):

@@ -82,11 +82,21 @@ def _said_next(reading: Reading) -> Reading | None:
     clause, or a verb's phrase after "and" ("Ana sold her Seat and now drives a Toyota.":
     Ana now drives a Toyota)."""
     following = later_clause(reading) or _after_and(reading)
+    tokens = reading.tokens
+    if following is not None and _points_back(following):
+        return None  # "Bought a piano; plays it daily": it is the news's, not a value
     if following is None or following.subject_words or not reading.subject_words:
         return following
-    tokens = reading.tokens
+    if reading.subject_end >= len(tokens):
+        return following  # a subject and nothing said of it
     start, end = tokens[reading.subject_start].start, tokens[reading.subject_end].start
     return read(f"{_clause_text(reading)[start:end].strip()} {following.text}")
+
+
+def _points_back(reading: Reading) -> bool:
+    """Whether a clause names what it speaks of by a pronoun after its verb."""
+    after = reading.tokens[max(reading.predicate_at, 0) + 1 : reading.clause_end]
+    return any(t.kind == "pronoun" for t in after)
 
 
 def _after_and(reading: Reading) -> Reading | None:

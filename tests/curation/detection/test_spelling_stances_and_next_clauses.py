@@ -3,7 +3,8 @@
 first and whose fact follows ("Got a new job; now works at Shopify."), a bare number
 against words after one copula ("Anna is 29" / "Anna is a nurse"), opposite states
 ("broken" / "repaired", "single" / "married"), and a hyphenated word after the verb a
-memory opens on ("Works part-time": no subject)."""
+memory opens on ("Works part-time": no subject), and a slot named by the plural it
+switched ("Switched dentists to Dr. Brandt")."""
 
 import pytest
 
@@ -142,3 +143,14 @@ def test_a_word_with_a_hyphen_after_the_opening_verb_is_no_subject():
 def test_part_time_and_full_time_are_one_slot(vectors):
     found = judged("Works part-time.", "Works full-time now.", vectors)
     assert found.probabilities[2] < 0.5  # was two things at 0.96
+
+
+def test_a_slot_named_by_the_plural_it_switched():
+    assert roles.role_named("Switched dentists to Dr. Felix Brandt.") == (
+        "User's dentist is now Dr. Felix Brandt."
+    )
+    assert roles.role_named("She changed banks to Monzo.") == "Her bank is now Monzo."
+    assert roles.role_named("Changed jobs to join Acme.") == ""  # a purpose
+    assert relation("Dr. Anika Rao is her dentist.", "Switched dentists to Dr. Felix Brandt.") == (
+        relations.NEW_VALUE  # was two subjects, two facts at 0.94
+    )

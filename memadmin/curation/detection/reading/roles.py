@@ -21,7 +21,7 @@ from functools import cache
 
 from memadmin.curation.detection.reading import clause
 from memadmin.curation.detection.reading.clause import Reading
-from memadmin.curation.detection.reading.words import Token, is_copula, relation_word
+from memadmin.curation.detection.reading.words import Token, is_copula, lemma, relation_word
 from memadmin.store.lexicon import fold, lexicon, words
 from memadmin.store.text import text_cache
 
@@ -103,13 +103,22 @@ def role_named(text: str) -> str:
 @text_cache
 def _role_verb(text: str) -> tuple[str, str, str, str] | None:
     """(who, the change words said with the verb, the role's noun, what follows) of a
-    text that names a person's role by a verb, or None. A person: a pronoun, "User",
+    text that names a person's role by a verb ("reports to"), or a slot by the plural it
+    switched ("Switched dentists to Dr. Brandt"), or None. A person: a pronoun, "User",
     names written with capitals, or no one (the user); not "The Berlin office"."""
     found = _ROLE_VERB.match(text.strip())
-    if found is None:
+    if found is not None:
+        before, verb, rest = found.group(1).split(), found.group(2), found.group(3).strip()
+        noun = _nouns_by_verb("roles_by_verb").get(fold(verb))
+    elif switched := _SWITCHED.match(text.strip()):
+        # "Switched dentists to Dr. Brandt": her dentist is now Dr. Brandt (one of a kind
+        # at a time, swapped for another); the plural's noun names the slot.
+        before, rest = [*switched.group(1).split(), "now"], switched.group(3).strip()
+        noun = lemma(fold(switched.group(2)), "en")
+        if rest[:1].islower() and rest.split()[0] not in ("a", "an", "the"):
+            return None  # "Changed jobs to join Acme": a purpose, not the new one
+    else:
         return None
-    before, verb, rest = found.group(1).split(), found.group(2), found.group(3).strip()
-    noun = _nouns_by_verb("roles_by_verb").get(fold(verb))
     if noun is None or not rest.strip(" .!"):
         return None
     adverbs = " ".join(w.lower() for w in before if fold(w) in words("change"))  # "Now"
@@ -121,6 +130,9 @@ def _role_verb(text: str) -> tuple[str, str, str, str] | None:
 
 # Who, the verb (a phrase of the lexicon's [roles_by_verb]), what follows.
 _ROLE_VERB = re.compile(r"^([^,;:]{0,60}?)\s*\b(reports? to)\s+(.+)$", re.I)
+# Who, the plural after "switched" or "changed", what follows "to" ("Switched banks to
+# Monzo").
+_SWITCHED = re.compile(r"^([^,;:]{0,60}?)\s*\b(?:switched|changed)\s+([a-z]+s)\s+to\s+(.+)$", re.I)
 _POSSESSIVES = {"she": "her", "he": "his", "they": "their", "i": "my", "we": "our"}
 _NOT_A_PERSON = frozenset({"the", "a", "an", "this", "that", "our", "my", "their", "his", "her"})
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -27,17 +27,23 @@ from memadmin.curation.detection.scoring.clustering import Edge
 from memadmin.curation.detection.scoring.judgement import Judgement
 from memadmin.curation.detection.scoring.model import PairModel, stored_model
 from memadmin.curation.detection.thresholds import Thresholds
+from memadmin.curation.detection.verdicts import Verdict
 
 
 def read_pair(a, b, *, cosine, tfidf, thresholds, multi=None, user_names=frozenset()):
     """(the rules' reading, the evidence) of a pair, `a` the older memory: no evidence
     for an exact copy. A word one side writes without its accents is read so on both."""
     text_a, text_b = spelling.one_spelling(a.content, b.content)
-    if text_a != a.content or text_b != b.content:
+    respelled = text_a != a.content or text_b != b.content
+    if respelled:
         a, b = _Respelled(a, text_a), _Respelled(b, text_b)
     found = rules.read_pair(
         a, b, cosine=cosine, tfidf=tfidf, thresholds=thresholds, multi=multi, user_names=user_names
     )
+    if respelled and found.verdict == Verdict.AUTO_MERGE:
+        # An accent may be all that tells two words apart ("Bär" / "Bar"): a person decides.
+        reason = "nothing differs but a word's accents"
+        found = replace(found, verdict=Verdict.REVIEW, reasons=(*found.reasons[:-1], reason))
     if found.method == "exact":
         return found, None
     return found, evidence.read_pair(a, b, found, multi=multi, tfidf=tfidf, user_names=user_names)

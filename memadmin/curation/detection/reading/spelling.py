@@ -3,9 +3,11 @@
 accents their keyboards lack; read as written, each such name was two subjects, or one
 slot's two values ("one slot, two values: Lopez / López", a conflict at 0.98).
 
-Latin letters only: a kana's voicing mark makes another word ("かき" / "かぎ"), as an
-accent does in a word of two letters ("ou" / "où"). A word both sides spell alike keeps
-its accents, for the lexicon's words are matched with theirs ("préfère")."""
+Names only, words written with a capital: in other words an accent makes another word
+("schon" / "schön", "ou" / "où"), as a kana's voicing mark does ("かき" / "かぎ"); and
+Latin letters only. A word both sides spell alike keeps its accents, for the lexicon's
+words are matched with theirs ("Préfère"). An accent can still tell two names apart
+("Bär" / "Bar"): a pair read so is never merged automatically (pipeline.read_pair)."""
 
 from __future__ import annotations
 
@@ -40,11 +42,11 @@ def one_spelling(text_a: str, text_b: str) -> tuple[str, str]:
 
 
 def _forms(text: str) -> dict[str, set[str]]:
-    """A text's words by their bare form (no accents, lower case), each as it is written;
-    only words whose bare form is in Latin letters."""
+    """A text's words written with a capital, by their bare form (no accents, lower
+    case), each as it is written; only words whose bare form is in Latin letters."""
     forms: dict[str, set[str]] = {}
     for word in _WORD.findall(text):
         bare = plain(word).lower()
-        if bare.isascii():
+        if bare.isascii() and word[:1].isupper():
             forms.setdefault(bare, set()).add(word)
     return forms

@@ -65,8 +65,10 @@ def of_next_clause(
     if relation.kind not in (OTHER_PREDICATE, OTHER_VALUE, UNREAD):
         return relation
     for alone, going_on in ((older, newer), (newer, older)):
+        if later_clause(alone) is not None:
+            continue
         following = _said_next(going_on)
-        if following is None or later_clause(alone) is not None or not _one_verb(alone, following):
+        if following is None or not _one_verb(alone, following):
             continue
         pair = (alone, following) if alone is older else (following, alone)
         found = frames.compare(*pair, user_names=user_names)
@@ -116,7 +118,9 @@ def _after_and(reading: Reading) -> Reading | None:
 def _one_verb(reading_a: Reading, reading_b: Reading) -> bool:
     """Whether two clauses say what they say by one predicate ("works at" / "now works
     at"): other verbs in a fragment with no subject ("switched to VS Code" / "Moved to
-    Boulder") are no slot of one subject."""
+    Boulder") are no slot of one subject. Not predicates.same_predicate, where a verb that
+    sets any slot ("switched to") is one with every verb: here it made "Uses Emacs." /
+    "No longer uses Vim; switched to VS Code" one slot."""
     predicates = (reading_a.predicate, reading_b.predicate)
     return None not in predicates and predicates[0].name == predicates[1].name
 

@@ -526,7 +526,7 @@ def attribute_of_a_thing(older: Reading, newer: Reading, only_a, only_b) -> bool
 
 def _number_against_words(only_a: list[Token], only_b: list[Token]) -> bool:
     """One side's value a bare number, the other's words or names, no value of any kind."""
-    numbers = [all(t.value.startswith("number:") for t in o) for o in (only_a, only_b)]
+    numbers = [bool(o) and all(t.value.startswith("number:") for t in o) for o in (only_a, only_b)]
     no_values = [all(t.kind in ("word", "name") for t in o) for o in (only_a, only_b)]
     return (numbers[0] and no_values[1]) or (numbers[1] and no_values[0])
 

@@ -367,8 +367,10 @@ def may_be_one(older: Reading, newer: Reading, differing: list[Token]) -> bool:
     )
 
 
-# The pronouns that stand for a person, as subject, object or possessive.
-_PERSONAL = frozenset({"she", "her", "hers", "he", "him", "his", "sie", "ihr", "il", "elle"})
+# The pronouns of a third person, as subject, object or possessive. Not the lexicon's
+# pronoun lists, which hold "we", "our", "it" ("Eva is our champion": no one else), nor
+# other languages' ("il" is Italian's article, "sie" German's "they" and "you").
+_THIRD_PERSON = frozenset({"she", "her", "hers", "he", "him", "his"})
 
 
 def _said_by_pronoun(person: Reading, thing: Reading) -> bool:
@@ -393,7 +395,7 @@ def _said_by_pronoun(person: Reading, thing: Reading) -> bool:
         for t in thing.subject_words
     )
     after = thing.tokens[thing.subject_end : thing.clause_end]
-    return named and a_thing and any(t.text in _PERSONAL for t in after)
+    return named and a_thing and any(t.text in _THIRD_PERSON for t in after)
 
 
 def one_address(older: Reading, newer: Reading, differing: list[Token]) -> bool:

@@ -100,6 +100,8 @@ def language_of(text: str) -> str:
     found = _WORD.findall(text.lower() if ascii_only else text)
     if not found:
         return ENGLISH
+    if unread := unread_language(text):
+        return unread  # "Ik woon in Utrecht.": no reader's, whatever its "in" says
     told = _by_ngrams(text)
     if told:
         return told
@@ -164,20 +166,32 @@ TWICE_TOLD = ("it", "pt")
 @text_cache
 def _by_ngrams(text: str) -> str | None:
     """The language of a sentence of SENTENCE_WORDS words or more, where py3langid is
-    SURE_OF_LANGUAGE sure of it; None otherwise."""
+    SURE_OF_LANGUAGE sure of it among the NGRAM_LANGUAGES; None otherwise."""
     if len(_WORD.findall(text)) < SENTENCE_WORDS:
         return None
-    language, probability = _identifier().classify(text)
-    return language if probability >= SURE_OF_LANGUAGE else None
+    # Its probabilities among these alone: those among all it tells, over their sum.
+    ranked = [(language, p) for language, p in _ranked(text) if language in NGRAM_LANGUAGES]
+    total = sum(p for _, p in ranked)
+    if not total:
+        return None
+    language, probability = ranked[0]
+    return language if probability / total >= SURE_OF_LANGUAGE else None
+
+
+@text_cache
+def _ranked(text: str) -> tuple[tuple[str, float], ...]:
+    """py3langid's languages for `text`, most likely first, with their probabilities."""
+    return tuple(_identifier().rank(text))
 
 
 @cache
 def _identifier():
-    """py3langid's model, loaded once a process (about a second) and only for sentences."""
+    """py3langid's model, loaded once a process (about a second), told to choose among
+    the languages the readers read and those they do not."""
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-    identifier.set_languages(list(NGRAM_LANGUAGES))
+    identifier.set_languages([*NGRAM_LANGUAGES, *UNREAD_LANGUAGES])
     return identifier
 
 
@@ -187,7 +201,7 @@ def language_told(text: str) -> bool:
     words, not guessed ("Fume." could be English or French, "Raucht." is German by the
     dictionary alone)."""
     language = language_of(text)
-    if language in ("zh", "ja", "ko", "ru"):
+    if language in ("zh", "ja", "ko", "ru", *UNREAD_LANGUAGES):
         return True
     if _by_ngrams(text) == language:
         return True
@@ -195,6 +209,42 @@ def language_told(text: str) -> bool:
     if found & _language_markers().get(language, frozenset()):
         return True
     return _dictionary_winner(text) == language  # not a tie of the dictionaries
+
+
+# Languages no reader here reads, which py3langid tells (with the ones the readers do:
+# an English note full of names may look Dutch or Polish to it alone). A note in one of
+# them was read as English, word for word: "Jag jobbar som sjuksköterska." ("works as a
+# nurse") had "jag" for its verb, two things said of one subject, two facts at 0.95.
+UNREAD_LANGUAGES = (
+    "nl", "sv", "da", "no", "fi", "pl", "cs", "sk", "tr", "vi", "id", "ms", "ro", "hu",
+    "hr", "sl", "lt", "lv", "et", "ca", "el", "ar", "he", "hi", "th",
+)  # fmt: skip
+SURE_OF_UNREAD = 0.85
+# Languages so close that py3langid splits a short note's probability among them.
+_KIN = (("sv", "da", "no"), ("id", "ms"), ("cs", "sk"), ("fi", "et"), ("hr", "sl"), ("lt", "lv"))
+
+
+@text_cache
+def unread_language(text: str) -> str | None:
+    """The language of a note that no reader here reads, where py3langid is SURE_OF_UNREAD
+    sure of it (or of it and its kin) and English's dictionary knows at most half of the
+    note's plain words (its first, and those in lower case: names tell nothing; "Anouk
+    van der Berg is a pilot." is Dutch to py3langid at 0.85, but "is", "a" and "pilot"
+    are English). None otherwise."""
+    ranked = _ranked(text)
+    language = ranked[0][0]
+    if language not in UNREAD_LANGUAGES:
+        return None
+    # Its share and its kin's: they split it ("Hon har två katter.": Swedish 0.65, Danish
+    # 0.19, Norwegian 0.15; "Saya tinggal di Jakarta.": Indonesian and Malay).
+    kin = next((group for group in _KIN if language in group), (language,))
+    if sum(p for other, p in ranked if other in kin) < SURE_OF_UNREAD:
+        return None
+    import simplemma
+
+    plain_words = [w.lower() for i, w in enumerate(_WORD.findall(text)) if i == 0 or w.islower()]
+    known = sum(simplemma.is_known(word, lang=ENGLISH) for word in plain_words)
+    return language if 2 * known <= len(plain_words) else None
 
 
 def languages_differ(text_a: str, text_b: str) -> bool:

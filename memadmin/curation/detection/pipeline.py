@@ -21,7 +21,7 @@ import numpy as np
 from memadmin.curation.detection.candidates import neighbours
 from memadmin.curation.detection.candidates.counts import Counts
 from memadmin.curation.detection.comparing import alignment, evidence, rules
-from memadmin.curation.detection.reading import lexical, spelling
+from memadmin.curation.detection.reading import lexical, spelling, voice
 from memadmin.curation.detection.scoring import judgement as scoring
 from memadmin.curation.detection.scoring.clustering import Edge
 from memadmin.curation.detection.scoring.judgement import Judgement
@@ -32,11 +32,13 @@ from memadmin.curation.detection.verdicts import Verdict
 
 def read_pair(a, b, *, cosine, tfidf, thresholds, multi=None, user_names=frozenset()):
     """(the rules' reading, the evidence) of a pair, `a` the older memory: no evidence
-    for an exact copy. A word one side writes without its accents is read so on both."""
+    for an exact copy. A word one side writes without its accents is read so on both; a
+    value someone set is read as said of the thing the other memory is about."""
     text_a, text_b = spelling.one_spelling(a.content, b.content)
     respelled = text_a != a.content or text_b != b.content
-    if respelled:
-        a, b = _Respelled(a, text_a), _Respelled(b, text_b)
+    text_a, text_b = voice.thing_first(text_a, text_b)
+    if text_a != a.content or text_b != b.content:
+        a, b = _Reworded(a, text_a), _Reworded(b, text_b)
     found = rules.read_pair(
         a, b, cosine=cosine, tfidf=tfidf, thresholds=thresholds, multi=multi, user_names=user_names
     )
@@ -49,9 +51,9 @@ def read_pair(a, b, *, cosine, tfidf, thresholds, multi=None, user_names=frozens
     return found, evidence.read_pair(a, b, found, multi=multi, tfidf=tfidf, user_names=user_names)
 
 
-class _Respelled:
-    """A memory read with its text respelled (spelling.one_spelling); every other field
-    its own."""
+class _Reworded:
+    """A memory read with its text reworded (spelling.one_spelling, voice.thing_first);
+    every other field its own."""
 
     def __init__(self, memory, content: str) -> None:
         self._memory, self.content = memory, content

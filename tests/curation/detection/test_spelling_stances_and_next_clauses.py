@@ -11,27 +11,14 @@ import pytest
 from memadmin.curation.detection.comparing import frames, later, relations
 from memadmin.curation.detection.reading import keytokens, polarity, roles
 from memadmin.curation.detection.reading.spelling import one_spelling
-from memadmin.curation.detection.scoring.judgement import Judgement
-from memadmin.curation.detection.thresholds import Thresholds
 from memadmin.curation.detection.verdicts import Verdict
 from memadmin.curation.learning import calibration
-from tests.curation.detection.readings import relation
+from tests.curation.detection.readings import judged, relation
 
 
 @pytest.fixture(scope="module")
 def vectors() -> calibration.Vectors:
     return calibration.Vectors()
-
-
-def judged(older: str, newer: str, vectors) -> Judgement:
-    rows = [
-        {"id": "a", "content": older, "created_at": "2026-01-01T00:00:00+00:00"},
-        {"id": "b", "content": newer, "created_at": "2026-02-01T00:00:00+00:00"},
-    ]
-    memories = [calibration.as_memory(row) for row in rows]
-    found = calibration.judge_namespace(memories, Thresholds.from_settings(), vectors)
-    ((_, judgement),) = found.judgements.items()
-    return judgement
 
 
 def test_a_word_written_with_and_without_its_accents_is_one_spelling():

@@ -14,6 +14,7 @@ from memadmin.curation.detection.comparing.matching import found_in, same_or_unn
 from memadmin.curation.detection.comparing.predicates import copulas
 from memadmin.curation.detection.comparing.relations import OPPOSITE, Relation
 from memadmin.curation.detection.reading.clause import Reading
+from memadmin.curation.detection.reading.words import Token
 from memadmin.store.lexicon import lexicon, words
 
 
@@ -35,7 +36,61 @@ def taken_back(older: Reading, newer: Reading) -> Relation | None:
     if (most or _names_ended(older, objects, newer)) and not other_thing:
         ended = found or [t for t in objects if t.kind == "name"][:1]
         return Relation(OPPOSITE, f"taken back: {spelled(ended, older.body)}", update=True)
+    if _activity_ended(older, newer):
+        verb = older.tokens[older.predicate_at]
+        return Relation(OPPOSITE, f"taken back: {spelled([verb], older.body)}", update=True)
     return None
+
+
+def _activity_ended(older: Reading, newer: Reading) -> bool:
+    """Whether the newer's cessation ends the older's verb, said as its gerund right after
+    the cessation or its particle ("Smokes" / "Quit smoking", "Runs every morning" /
+    "Stopped running after the knee injury", "gave up running"). Only where the older's
+    verb takes nothing but when it is done ("every morning", "on weekends"): "Plays the
+    piano" / "Stopped playing football" ends another thing."""
+    at = older.predicate_at
+    if at < 0 or older.tokens[at].kind != "word" or copulas(older, older):
+        return False
+    if not all(t.kind == "value" or _said_when(older, t) for t in older.objects):
+        return False
+    verb = older.tokens[at].lemma
+    ending = words("cessation")
+    main = newer.tokens[: newer.clause_end]
+    for index, token in enumerate(main[:-1]):
+        if token.kind == "word" and (token.lemma in ending or token.text in ending):
+            at = next((i for i in range(index + 1, len(main)) if main[i].kind != "function"), -1)
+            return verb in _gerund_bases(main[at].text) and not _takes_a_thing(main, at + 1)
+    return False
+
+
+def _takes_a_thing(main, at: int) -> bool:
+    """Whether the word after a gerund is a thing it takes ("smoking meat", "running the
+    Monday meetings"), not when or why ("in March", "after the knee injury", "two years
+    ago")."""
+    if at >= len(main):
+        return False
+    token = main[at]
+    if token.kind == "value" or token.text in words("markers", "openings"):
+        return False
+    return token.kind != "function" or token.text in ("the", "a", "an")
+
+
+def _said_when(reading: Reading, token: Token) -> bool:
+    """A part of the day said after "every" or "each" ("every morning"): when, not what."""
+    at = reading.tokens.index(token)
+    return token.text in words("rates", "parts_of_day") and (
+        at > 0 and reading.tokens[at - 1].text in words("rates", "every")
+    )
+
+
+def _gerund_bases(word: str) -> tuple[str, ...]:
+    """The verbs an English "-ing" form may be of: "smoking" smoke, "running" run,
+    "playing" play."""
+    if not word.endswith("ing") or len(word) < 6:
+        return ()
+    stem = word[:-3]
+    doubled = (stem[:-1],) if len(stem) > 2 and stem[-1] == stem[-2] else ()
+    return (stem, f"{stem}e", *doubled)
 
 
 def _names_ended(older: Reading, objects: list, newer: Reading) -> bool:

@@ -370,7 +370,7 @@ def _words(pair: _Pair, found: dict, findings: list) -> bool:
         findings.append("the same words in other roles")
     if pair.across:
         found["across_languages"] = 1.0
-    if matching.scripts_differ(pair.reading_a, pair.reading_b):
+    if matching.blind_to_one(pair.reading_a, pair.reading_b):
         found["across_scripts"] = 1.0
     if pair.rules.method == "lexical":
         found["lexical_only"] = 1.0

@@ -31,7 +31,14 @@ from memadmin.curation.detection.reading.words import (
     relation_word,
     same_class,
 )
-from memadmin.store.lexicon import CJK, fold, languages_differ, plain, words
+from memadmin.store.lexicon import (
+    CJK,
+    UNREAD_LANGUAGES,
+    fold,
+    languages_differ,
+    plain,
+    words,
+)
 
 # The most words that may differ on a side for the difference to be one slot's value
 # ("a data analyst" / "a product manager"); more is rewording, for the similarity.
@@ -110,6 +117,14 @@ def scripts_differ(older: Reading, newer: Reading) -> bool:
     return languages_differ(older.text, newer.text) and (CJK.search(older.text) is None) != (
         CJK.search(newer.text) is None
     )
+
+
+def blind_to_one(older: Reading, newer: Reading) -> bool:
+    """Whether no reader reads one of the two: Chinese, Japanese or Korean on one side
+    only, or a language none reads on either ("Werkt bij ASML als ingenieur." / "Haar man
+    werkt bij Philips.": whatever else the evidence says of them is the embeddings' guess)."""
+    unread = any(r.language in UNREAD_LANGUAGES for r in (older, newer))
+    return unread or scripts_differ(older, newer)
 
 
 def named_across_scripts(older: Reading, newer: Reading) -> bool:

@@ -22,10 +22,14 @@ from memadmin.curation.detection.reading.bounds import body_of, clause_break, se
 from memadmin.curation.detection.reading.neighbours import QUANTITY_BOUND
 from memadmin.curation.detection.reading.verbs import (
     been_to,
+    inside_a_compound,
     moved,
     past_event,
+    phrase_words,
+    phrased,
     reduced_relative,
     unsaid_copula,
+    value_given,
     verb_after,
     verb_form,
 )
@@ -43,7 +47,7 @@ from memadmin.curation.detection.reading.words import (
     same_class,
     tokens,
 )
-from memadmin.store.lexicon import HAN, fold, language_of, words
+from memadmin.store.lexicon import HAN, UNREAD_LANGUAGES, fold, language_of, words
 from memadmin.store.text import text_cache
 
 # --- The reading ----------------------------------------------------------------------------
@@ -150,7 +154,7 @@ def _is_class_word(token: Token, predicate: PredicateClass | None) -> bool:
     """A word that only says which predicate it is (the stance word, "home" of "lives")."""
     if predicate is None:
         return False
-    return same_class(class_of(token), predicate)
+    return same_class(class_of(token), predicate) or token.text in phrase_words(predicate.name)
 
 
 def warm_up(languages: tuple[str, ...] = ("en",)) -> None:
@@ -176,6 +180,8 @@ def warm_up(languages: tuple[str, ...] = ("en",)) -> None:
 def read(text: str) -> Reading:
     """The reading of one memory's text (see the module's docstring)."""
     language = language_of(text)
+    if language in UNREAD_LANGUAGES:
+        return _unread(text, language)
     body, said = body_of(text.strip(), language)
     clause, label = _without_label(body, language)
     found = tokens(clause, language)
@@ -183,7 +189,7 @@ def read(text: str) -> Reading:
     clause_end = len(found) if ends is None else sum(1 for t in found if t.start < ends)
     main = found[:clause_end]
     folded = fold(clause)
-    predicate_at, predicate = _phrased(main, folded) or _predicate(main, language)
+    predicate_at, predicate = phrased(main, folded) or _predicate(main, language)
     if (opened := unsaid_copula(found, clause_end, predicate_at, language)) is not None:
         found, clause_end, main = opened
         predicate_at, predicate = _predicate(main, language)  # "Allergic to X": "Is allergic"
@@ -204,6 +210,7 @@ def read(text: str) -> Reading:
     lone = [i for i, t in enumerate(main) if t.kind == "word"]
     if predicate_at < 0 and len(lone) == 1 and not any(t.kind == "name" for t in main):
         predicate_at = lone[0]  # "Fume.", "Smokes.": one word, the verb
+    predicate = value_given(main, predicate_at, predicate, language)
     if predicate is not None and predicate.name == "move":  # a thing moved, or to a time
         predicate = moved(main, predicate_at, predicate)
     stance = _stance(main, folded)
@@ -250,6 +257,18 @@ def read(text: str) -> Reading:
         if when_only or _fragment_before(main, clause, subject_end)
         else 0,
     )
+
+
+def _unread(text: str, language: str) -> Reading:
+    """A note in a language no reader here reads: no clause, subject or predicate (read
+    as English, word for word, its first word was a verb: "Jag jobbar som ..."). What it
+    says is the embeddings' to tell."""
+    return Reading(
+        text=text, language=language, body=text, said_when="", label="", tokens=(),
+        predicate_at=-1, predicate=None, subject_end=0, stance=0, negated=False,
+        ceased=False, change=False, event=False, recommended=False, clause_end=0,
+        opening=False,
+    )  # fmt: skip
 
 
 def _only_when(before) -> bool:
@@ -319,17 +338,6 @@ def _subject_end(main, predicate_at: int, language: str, said: str) -> int:
     # auf Mittwoch verschoben": what stands between is the verb's).
     auxiliary = next((i for i, t in enumerate(main[:predicate_at]) if t.kind == "verb"), None)
     return predicate_at if auxiliary is None else auxiliary
-
-
-def _phrased(main: tuple[Token, ...], folded: str) -> tuple[int, PredicateClass] | None:
-    """A class said by a phrase ("can't stand", "cannot tolerate", "ne supporte pas"): the
-    predicate is the phrase's last word, of the phrase's class (not "bear" as in born)."""
-    for phrase, found in classes()[2]:
-        if phrase in folded:
-            last = phrase.split()[-1]
-            at = next((i for i, t in enumerate(main) if last in (t.text, t.lemma)), None)
-            return None if at is None else (at, found)
-    return None
 
 
 def _stance_phrase(folded: str) -> bool:
@@ -484,6 +492,8 @@ def _in_subject(main, index: int, seen: list[Token], language: str) -> bool:
     or opening a clause whose own verb comes later ("Upgrading the pool breaks ..."; not
     "Planning a trip to Japan"); a participle after its noun ("The cat named Bo is 3")."""
     token = main[index]
+    if language == "en" and inside_a_compound(main, index):
+        return True
     if language != "en" or not token.text.endswith("ing"):
         return language == "en" and reduced_relative(main, index, seen)
     if index:  # the nearest word before it, past up to two adjectives

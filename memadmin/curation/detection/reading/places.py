@@ -83,6 +83,11 @@ def one_place(name_a: str, name_b: str) -> bool:
     return not cities.get(a, frozenset()).isdisjoint(cities.get(b, frozenset()))
 
 
+def is_city(name: str) -> bool:
+    """Whether a name is a city's, in any language GeoNames knows."""
+    return bool(key(name)) and key(name) in _cities_by_name()
+
+
 def named_in(name: str, text: str) -> bool:
     """Whether a text in Chinese or Japanese writes the city `name` names in its own
     characters ("Osaka" in "用户住在大阪。", where Pinyin reads 大阪 "da ban")."""

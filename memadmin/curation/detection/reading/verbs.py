@@ -5,16 +5,21 @@ event. The clause reader (reading.clause) asks these to find a memory's predicat
 
 from __future__ import annotations
 
+from functools import cache
+
+from memadmin.curation.detection.reading import places
+from memadmin.curation.detection.reading.tokens import s_form
 from memadmin.curation.detection.reading.words import (
     PredicateClass,
     Token,
     class_of,
+    classes,
     is_copula,
     per_language,
     predicate_class,
     relation_word,
 )
-from memadmin.store.lexicon import words
+from memadmin.store.lexicon import lexicon, words
 
 
 def verb_after(main, index: int, language: str, *, any_word: bool) -> int | None:
@@ -138,9 +143,10 @@ _BEFORE_AN_OBJECT = frozenset(
 def moves_a_thing(main, index: int) -> bool:
     """Whether the verb at `index` ("moved") has an object right after it ("Moved all
     notes to Obsidian", "moved the couch to the hall"): a thing given a new place, not
-    the subject gone to live somewhere ("Moved to Lyon")."""
+    the subject gone to live somewhere ("Moved to Lyon", "Moved back to Lyon": a particle
+    is no object; "moved back the deadline" moves one)."""
     for token in main[index + 1 :]:
-        if token.text in _BEFORE_AN_OBJECT or token.kind == "possessive":
+        if token.text in _BEFORE_AN_OBJECT or token.kind == "possessive" or token.text == "back":
             continue
         return token.content and token.kind != "value"
     return False
@@ -231,3 +237,81 @@ def past_event(main, predicate_at: int, predicate, language: str, folded: str) -
     if language == "zh":
         return "了" in folded or "过" in folded
     return False
+
+
+def inside_a_compound(main, index: int) -> bool:
+    """A word of a class between two nouns before a copula or a colon: a noun inside a
+    compound ("Oil change interval: 10k km", "The password change policy is strict")."""
+    before, after = main[index - 1 : index], main[index + 1 : index + 3]
+    return (
+        len(before) == 1
+        and before[0].kind == "word"
+        and len(after) == 2
+        and after[0].kind == "word"
+        and after[1].kind == "verb"
+        and is_copula(after[1])
+    )
+
+
+def value_given(main, predicate_at: int, found: PredicateClass | None, language: str):
+    """The class of a verb that gives a slot a new value, or None where it gives none: a
+    routine ("Changes the oil every 10,000 km": done again and again), or going back to
+    no choice ("Went back to bed", "went back to school"). Any other class as it is."""
+    if found is not None and found.sets and routine(main, predicate_at, language):
+        return None
+    if found is not None and found.name == "return" and not gone_back_to_a_choice(main):
+        return None
+    return found
+
+
+def routine(main, predicate_at: int, language: str) -> bool:
+    """Whether a verb that gives a slot a new value is said of a routine, in the present
+    and "every" so often ("Changes the oil every 10,000 km", "Rotates the keys every 90
+    days"): a thing done again and again, no new value of anything."""
+    if language != "en" or predicate_at < 0:
+        return False
+    verb = main[predicate_at]
+    if not s_form(verb.text):
+        return False
+    return any(t.text in words("rates", "every") for t in main[predicate_at + 1 :])
+
+
+def phrased(main: tuple[Token, ...], folded: str) -> tuple[int, PredicateClass] | None:
+    """A class said by a phrase ("can't stand", "cannot tolerate", "ne supporte pas"): the
+    predicate is the phrase's last word, of the phrase's class (not "bear" as in born). A
+    phrase that names its value after "to" has its verb first ("went back to QWERTY",
+    "rent went up to 1350"): what stands before it is the subject, the rest no object."""
+    for phrase, found in classes()[2]:
+        if phrase in folded:
+            said = phrase.split()
+            verb = said[0] if said[-1] == "to" else said[-1]
+            at = next((i for i, t in enumerate(main) if verb in (t.text, t.lemma)), None)
+            return None if at is None else (at, found)
+    return None
+
+
+@cache
+def phrase_words(name: str) -> frozenset[str]:
+    """The words of a class's phrases ("back" of "went back to"): no object of its verb."""
+    phrases = [phrase for phrase, found in classes()[2] if found.name == name]
+    return frozenset(word for phrase in phrases for word in phrase.split())
+
+
+def gone_back_to_a_choice(main) -> bool:
+    """Whether what a clause went back to ("Went back to QWERTY", "reverted to Postgres
+    14", "went back to full-time") is a choice: a name, a value, or a word of opposite
+    states; not a place or a thing done ("went back to bed", "to school", "to the café",
+    "to Munich for the holidays").
+    """
+    at = next((i for i, t in enumerate(main) if t.text in ("to", "zu", "à", "a")), None)
+    after = next((t for t in main[at + 1 :] if t.content), None) if at is not None else None
+    if after is None or (after.kind == "name" and places.is_city(after.text)):
+        return False
+    return after.kind in ("name", "value") or after.text in _states()
+
+
+@cache
+def _states() -> frozenset[str]:
+    """The words of opposite states (lexicon.toml: polarity.opposite_states)."""
+    pairs = lexicon()["polarity"]["opposite_states"]
+    return frozenset(word for pair in pairs for side in pair for word in side)

@@ -220,7 +220,8 @@ UNSEEN_BELOW = 10
 DOUBTED_STAGES = ("related",)
 
 # What a doubted stage doubts however many pairs showed it: where no reader reads both
-# sides (Chinese, Japanese or Korean on one side only), what the rest of the evidence
+# sides (Chinese, Japanese or Korean on one side only, or a language none reads, such as
+# Dutch or Polish: store.lexicon.UNREAD_LANGUAGES), what the rest of the evidence
 # says of one subject and slot is the embeddings' guess and the readers' blindness
 # ("neither could be read" weighed -2.8 towards two facts; without it, "Yuki works
 # remotely from Fukuoka." / "健太は福岡からリモートで働いている。" was one fact at 0.80).
@@ -288,7 +289,8 @@ _SAID = {
     "same_words_same_roles": "names and values in the same roles",
     "same_words_other_roles": "the same words in other roles",
     "across_languages": "two languages",
-    "across_scripts": "Chinese, Japanese or Korean on one side only: no reader reads both",
+    "across_scripts": "no reader reads both (Chinese, Japanese or Korean on one side only, "
+    "or a language none reads)",
     "unread_across": "two languages, and no word the readers could compare",
     "lexical_only": "text the embeddings cannot read, compared word by word",
     "both_short": "both short",

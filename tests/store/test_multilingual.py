@@ -51,3 +51,9 @@ def test_short_memories_want_the_vector_in_any_namespace_long_ones_in_a_multilin
 
     assert multilingual.wanted(short, False) and multilingual.wanted(short, True)
     assert not multilingual.wanted(long, False) and multilingual.wanted(long, True)
+
+
+def test_a_language_no_reader_reads_makes_a_store_multilingual():
+    # Dutch beside English: the multilingual model compares them, not MiniLM alone.
+    assert multilingual.needs_multilingual(["Lives in Utrecht.", "Ik woon in Utrecht."])
+    assert not multilingual.needs_multilingual(["Lives in Utrecht.", "Jan de Vries is a pilot."])

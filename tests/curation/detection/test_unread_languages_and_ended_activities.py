@@ -7,7 +7,7 @@ inside a compound label ("Oil change interval: 10k km")."""
 
 import pytest
 
-from memadmin.curation.detection.comparing import relations
+from memadmin.curation.detection.comparing import relations, things
 from memadmin.curation.detection.reading import clause, voice
 from memadmin.curation.learning import calibration
 from memadmin.store import lexicon
@@ -71,6 +71,7 @@ def test_a_pair_no_reader_reads_is_doubtful(vectors):
         ("Runs every morning.", "Stopped running after the knee injury.", relations.OPPOSITE),
         ("Swims twice a week.", "Gave up swimming.", relations.OPPOSITE),
         ("Plays the piano.", "Stopped playing the piano.", relations.OPPOSITE),
+        ("Loves to bake.", "Stopped baking last year.", relations.OPPOSITE),
         # The gerund takes a thing of its own, or the older's verb takes one the newer
         # does not name: another activity.
         ("Smokes.", "Stopped smoking meat in the garden.", relations.UNREAD),
@@ -165,3 +166,12 @@ def test_a_value_set_by_someone_is_a_conflict(vectors):
     assert found.probabilities[1] >= 0.8  # was two subjects, two facts at 0.94: "credit / bank"
     retention = judged("Retention is 30 days.", "The team extended retention to 90 days.", vectors)
     assert retention.probabilities[1] >= 0.8  # was two facts at 0.81: "team / the user"
+
+
+def test_one_modifier_written_alike_tells_no_two_things_apart():
+    older, newer = "Has a UK work visa valid until 2027.", "Her UK work visa was extended to 2029."
+    assert things.otherwise_modified(older, newer) is None  # was "uk work / uk work"
+    assert relation(older, newer) == relations.NEW_VALUE
+    assert things.otherwise_modified(
+        "The steel gripper pad weighs 400 g.", "The rubber gripper pad weighs 250 g."
+    )

@@ -30,7 +30,10 @@ def taken_back(older: Reading, newer: Reading) -> Relation | None:
         objects = list(older.subject_words) or [t for t in objects if t.upper]
     elif not objects and older.predicate_at >= 0 and not copulas(older, older):
         objects = [older.tokens[older.predicate_at]]  # "Runs 5 km" / "Stopped running"
-    found = [t for t in objects if found_in(t, newer)]
+    # "Loves to bake" / "Stopped baking": the activity liked, as the cessation's gerund
+    # (the older's own verb is _activity_ended's to weigh).
+    gerunds = [t for t in objects if t in older.objects and _said_as_gerund(t, newer)]
+    found = [t for t in objects if found_in(t, newer) or t in gerunds]
     other_thing = things.other_modifier_of_one_noun(older, newer)  # "the peanut allergy"
     most = bool(found) and 2 * len(found) >= len(objects)
     if (most or _names_ended(older, objects, newer)) and not other_thing:
@@ -73,6 +76,13 @@ def _takes_a_thing(main, at: int) -> bool:
     if token.kind == "value" or token.text in words("markers", "openings"):
         return False
     return token.kind != "function" or token.text in ("the", "a", "an")
+
+
+def _said_as_gerund(token: Token, reading: Reading) -> bool:
+    """Whether a verb is in the reading's main clause as its "-ing" form."""
+    return token.kind == "word" and any(
+        token.lemma in _gerund_bases(t.text) for t in reading.tokens[: reading.clause_end]
+    )
 
 
 def _said_when(reading: Reading, token: Token) -> bool:

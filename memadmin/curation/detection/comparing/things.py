@@ -88,7 +88,9 @@ def _one_noun_two_modifiers(words_a, values_a, words_b, values_b, verbs) -> str 
             and _values_outside(values_b, at_b, at_b + 1)
         ):
             written_a = _written((modifier_a,), values_a, at_a)
-            return f"{written_a} {noun} / {_written((modifier_b,), values_b, at_b)} {noun}"
+            written_b = _written((modifier_b,), values_b, at_b)
+            if written_a.lower() != written_b.lower():  # "a UK work visa" / "her UK work visa"
+                return f"{written_a} {noun} / {written_b} {noun}"
     return None
 
 

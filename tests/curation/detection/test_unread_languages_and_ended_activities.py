@@ -11,7 +11,7 @@ from memadmin.curation.detection.comparing import relations, things
 from memadmin.curation.detection.reading import clause, voice
 from memadmin.curation.learning import calibration
 from memadmin.store import lexicon
-from tests.curation.detection.readings import judged, relation
+from tests.curation.detection.readings import judged, relation, values
 
 
 @pytest.fixture(scope="module")
@@ -175,3 +175,14 @@ def test_one_modifier_written_alike_tells_no_two_things_apart():
     assert things.otherwise_modified(
         "The steel gripper pad weighs 400 g.", "The rubber gripper pad weighs 250 g."
     )
+
+
+def test_a_letter_after_an_article_is_no_unit_nor_article():
+    # "a B" was a byte, "an A" an ampere; "A" after an article or a copula is a letter.
+    assert values("Has a B in physics.") == [] and values("Got an A in physics.") == []
+    assert values("Draws 1 A at peak.") == [("current", "1")]
+    got = clause.read("Got an A in physics.")
+    assert [(t.text, t.kind) for t in got.tokens][2] == ("a", "name")
+    assert [t.kind for t in clause.read("Lisbon is a great place.").tokens][2] == "function"
+    assert relation("Her grade is a B.", "Her grade is an A now.") == relations.NEW_VALUE
+

@@ -221,7 +221,9 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
             found.add(KeyToken("name", form, index))
             index += 1
             continue
-        if not inside(words_[index], measured):
+        if _the_letter_a(words_, index):
+            found.add(KeyToken("name", "a", index))  # "Got an A in physics", "Plan is A."
+        elif not inside(words_[index], measured):
             classified = _classify(words_[index], index)
             if index in nouns:
                 classified = [token for token in classified if token.kind != "name"]
@@ -262,6 +264,21 @@ def _days_of_rates(words_, values) -> list[KeyToken]:
 
 
 @lru_cache(maxsize=262144)
+def _the_letter_a(words_, index: int) -> bool:
+    """Whether a capital "A" is a letter (a grade, a blood type), not the article: after
+    an article, a copula or "to", before no word it would be the article of ("an A in
+    physics", "is A.", "an A now"; not "is A great place")."""
+    word = words_[index]
+    if word.raw != "A" or word.at_start or index == 0:
+        return False
+    if words_[index - 1].lower not in ("a", "an", "is", "was", "are", "were", "be", "to"):
+        return False
+    after = words_[index + 1] if index + 1 < len(words_) else None
+    if after is None or not after.raw[:1].islower():
+        return True
+    return after.lower in stop_words() or after.lower in words("change")  # "an A now"
+
+
 def _plain(raw: str) -> bool:
     """A word no key token starts at, wherever it stands: lower case, no digit first, no
     month, nothing _classify finds. Most words of most memories are plain, and key_tokens

@@ -20,6 +20,7 @@ from memadmin.store.lexicon import (
     language_told,
     languages_differ,
     lexicon,
+    unread_language,
 )
 from memadmin.store.multilingual import needs_multilingual
 
@@ -189,6 +190,8 @@ def language_as_first_written(text: str) -> str:
     found = [fold(w) for w in re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text)]
     if not found:
         return "en"
+    if unread := unread_language(text):
+        return unread
     told = _by_ngrams(text)
     if told:
         return told

@@ -185,4 +185,3 @@ def test_a_letter_after_an_article_is_no_unit_nor_article():
     assert [(t.text, t.kind) for t in got.tokens][2] == ("a", "name")
     assert [t.kind for t in clause.read("Lisbon is a great place.").tokens][2] == "function"
     assert relation("Her grade is a B.", "Her grade is an A now.") == relations.NEW_VALUE
-

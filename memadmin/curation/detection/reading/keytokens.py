@@ -221,10 +221,8 @@ def key_tokens(text: str) -> frozenset[KeyToken]:
             found.add(KeyToken("name", form, index))
             index += 1
             continue
-        if _the_letter_a(words_, index):
-            found.add(KeyToken("name", "a", index))  # "Got an A in physics", "Plan is A."
-        elif not inside(words_[index], measured):
-            classified = _classify(words_[index], index)
+        if not inside(words_[index], measured):
+            classified = _classify(words_[index], index) or _the_letter_a(words_, index)
             if index in nouns:
                 classified = [token for token in classified if token.kind != "name"]
             found.update(classified)
@@ -264,19 +262,20 @@ def _days_of_rates(words_, values) -> list[KeyToken]:
 
 
 @lru_cache(maxsize=262144)
-def _the_letter_a(words_, index: int) -> bool:
-    """Whether a capital "A" is a letter (a grade, a blood type), not the article: after
-    an article, a copula or "to", before no word it would be the article of ("an A in
-    physics", "is A.", "an A now"; not "is A great place")."""
+def _the_letter_a(words_, index: int) -> list[KeyToken]:
+    """A capital "A" that is a letter (a grade, a blood type), not the article, as a name:
+    after an article, a copula or "to", before no word it would be the article of ("an A
+    in physics", "is A.", "an A now"; not "is A great place")."""
     word = words_[index]
     if word.raw != "A" or word.at_start or index == 0:
-        return False
+        return []
     if words_[index - 1].lower not in ("a", "an", "is", "was", "are", "were", "be", "to"):
-        return False
+        return []
     after = words_[index + 1] if index + 1 < len(words_) else None
     if after is None or not after.raw[:1].islower():
-        return True
-    return after.lower in stop_words() or after.lower in words("change")  # "an A now"
+        return [KeyToken("name", "a", index)]
+    alone = after.lower in stop_words() or after.lower in words("change")  # "an A now"
+    return [KeyToken("name", "a", index)] if alone else []
 
 
 def _plain(raw: str) -> bool:

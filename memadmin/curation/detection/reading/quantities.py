@@ -309,16 +309,17 @@ def _number_at(tokens, position: int, folded: str, language: str, written: str |
     unit_next = unit_next or (
         token in _HALVES and _article_before_unit(tokens, position + 1, folded)
     )
-    if token in _weak_numbers() and (not unit_next or _a_letter(following)):
+    if token in _weak_numbers() and (not unit_next or _a_letter(following, token)):
         return None, position  # "a B", "an A": a grade or a size, no byte nor ampere
     number, run = _written_number(tokens, position, folded, language)
     return number, position + run - 1
 
 
-def _a_letter(token) -> bool:
-    """A word of one letter: no unit is written so after "a" or "an" (a unit's sign
-    follows digits: "1 A", "5 B"; after an article, a unit is spelled out)."""
-    return token[0] == "word" and len(token[1]) == 1
+def _a_letter(token, article: str) -> bool:
+    """A word of one letter after "a" or "an": no unit is written so there (a unit's sign
+    follows digits: "1 A", "5 B"; after an article, a unit is spelled out). Not the article
+    after "half" ("half a day")."""
+    return article in ("a", "an") and token[0] == "word" and len(token[1]) == 1
 
 
 def _by_sign(sign, number: float, following, folded: str, end: int, token: str) -> Value | None:

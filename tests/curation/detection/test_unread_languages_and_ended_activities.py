@@ -142,6 +142,7 @@ def test_a_routine_said_twice_is_one_fact(vectors):
         ),
         ("Retention is 30 days.", "The team extended retention to 90 days.", None),
         ("The standup is at 9:30.", "The team moved the standup to 10:00.", None),
+        ("Sprint length is two weeks.", "The team cut the sprint length to one week.", None),
         # Not where the other memory is about another thing, nor a verb that sets nothing.
         ("The trial is 30 days.", "The team extended the deadline to Friday.", ""),
         ("Retention is 30 days.", "The team moved retention of logs to S3.", ""),

@@ -61,7 +61,9 @@ def _activity_ended(older: Reading, newer: Reading) -> bool:
     main = newer.tokens[: newer.clause_end]
     for index, token in enumerate(main[:-1]):
         if token.kind == "word" and (token.lemma in ending or token.text in ending):
-            at = next((i for i in range(index + 1, len(main)) if main[i].kind != "function"), -1)
+            at = next((i for i in range(index + 1, len(main)) if main[i].kind != "function"), None)
+            if at is None:
+                return False
             return verb in _gerund_bases(main[at].text) and not _takes_a_thing(main, at + 1)
     return False
 

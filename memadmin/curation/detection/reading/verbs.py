@@ -303,7 +303,7 @@ def gone_back_to_a_choice(main) -> bool:
     states; not a place or a thing done ("went back to bed", "to school", "to the café",
     "to Munich for the holidays").
     """
-    at = next((i for i, t in enumerate(main) if t.text in ("to", "zu", "à", "a")), None)
+    at = next((i for i, t in enumerate(main) if t.text == "to"), None)
     after = next((t for t in main[at + 1 :] if t.content), None) if at is not None else None
     if after is None or (after.kind == "name" and places.is_city(after.text)):
         return False

@@ -20,7 +20,7 @@ from memadmin.store.lexicon import fold
 
 # Who, the verb, the thing (maybe with its determiner), the new value after "to".
 _SET_BY = re.compile(
-    r"^(?P<who>[^,;:]{1,40}?)\s+(?P<verb>[a-z]+(?:ed|cut|set))\s+"
+    r"^(?P<who>[^,;:]{1,40}?)\s+(?P<verb>[a-z]+ed|cut|set)\s+"
     r"(?P<thing>[^,;:]{1,50}?)\s+to\s+(?P<rest>.+)$",
     re.I,
 )

@@ -37,14 +37,18 @@ def read_pair(a, b, *, cosine, tfidf, thresholds, multi=None, user_names=frozens
     text_a, text_b = spelling.one_spelling(a.content, b.content)
     respelled = text_a != a.content or text_b != b.content
     text_a, text_b = voice.thing_first(text_a, text_b)
-    if text_a != a.content or text_b != b.content:
+    reworded = text_a != a.content or text_b != b.content
+    if reworded:
         a, b = _Reworded(a, text_a), _Reworded(b, text_b)
     found = rules.read_pair(
         a, b, cosine=cosine, tfidf=tfidf, thresholds=thresholds, multi=multi, user_names=user_names
     )
-    if respelled and found.verdict == Verdict.AUTO_MERGE:
-        # An accent may be all that tells two words apart ("Bär" / "Bar"): a person decides.
-        reason = "nothing differs but a word's accents"
+    if reworded and found.verdict == Verdict.AUTO_MERGE:
+        # An accent may be all that tells two words apart ("Bär" / "Bar"), and who set a
+        # value is a word the other memory lacks ("The bank raised ..."): a person decides.
+        reason = (
+            "nothing differs but a word's accents" if respelled else "read as said of the thing"
+        )
         found = replace(found, verdict=Verdict.REVIEW, reasons=(*found.reasons[:-1], reason))
     if found.method == "exact":
         return found, None

@@ -5,10 +5,13 @@ back to QWERTY", "Moved back to Paris"); the hours of a job ("Works part-time");
 of change said of a routine ("Changes the oil every 10,000 km"); and a word of a class
 inside a compound label ("Oil change interval: 10k km")."""
 
+from dataclasses import replace
+
 import pytest
 
-from memadmin.curation.detection.comparing import relations, things
+from memadmin.curation.detection.comparing import relations, rules, things
 from memadmin.curation.detection.reading import clause, voice
+from memadmin.curation.detection.verdicts import Verdict
 from memadmin.curation.learning import calibration
 from memadmin.store import lexicon
 from tests.curation.detection.readings import judged, relation, values
@@ -186,3 +189,23 @@ def test_a_letter_after_an_article_is_no_unit_nor_article():
     assert [(t.text, t.kind) for t in got.tokens][2] == ("a", "name")
     assert [t.kind for t in clause.read("Lisbon is a great place.").tokens][2] == "function"
     assert relation("Her grade is a B.", "Her grade is an A now.") == relations.NEW_VALUE
+
+
+def test_a_pair_read_as_said_of_the_thing_is_never_merged_automatically(monkeypatch, vectors):
+    # Who set the value is a word the other memory lacks: whatever the rules read, a
+    # person decides.
+    read = rules.read_pair
+
+    def merging(*args, **kwargs):
+        return replace(read(*args, **kwargs), verdict=Verdict.AUTO_MERGE)
+
+    monkeypatch.setattr(rules, "read_pair", merging)
+    reworded = judged(
+        "The card limit was raised to 8000 euros.",
+        "The bank raised the card limit to 8000 euros.",
+        vectors,
+    )
+    assert reworded.verdict == Verdict.REVIEW
+    assert "read as said of the thing" in reworded.reasons
+    as_written = judged("The card limit is 8000 euros.", "The card limit is 8,000 euros.", vectors)
+    assert as_written.verdict == Verdict.AUTO_MERGE

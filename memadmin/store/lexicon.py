@@ -81,8 +81,9 @@ _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 @text_cache
 def language_of(text: str) -> str:
-    """The text's language as a code: zh, ja, ko, ru by script; en, de, fr, es by their
-    function words (English when nothing tells: short technical notes are mostly that).
+    """The text's language as a code: zh, ja, ko, ru by script; one of UNREAD_LANGUAGES
+    where py3langid tells it (unread_language); en, de, fr, es by their function words
+    (English when nothing tells: short technical notes are mostly that).
     """
     # It runs on every memory of a detection run: ASCII text (most) has no other script
     # to count and folds by lower().

@@ -99,6 +99,10 @@ def test_a_choice_gone_back_to():
     assert moved.predicate.name == "move" and [t.text for t in moved.objects] == ["paris"]
     # "back" before an object moves a thing.
     assert clause.read("Moved back the deadline to Friday.").predicate.name != "move"
+    # A phrase of no stance keeps its negation ("can't stand" is a stance's own).
+    assert clause.read("Never went back to Windows.").negated
+    assert clause.read("Rent never went up to 1500.").negated
+    assert not clause.read("Can't stand cilantro.").negated
     # The verb of a phrase that names its value after "to" is its first word.
     rent = clause.read("Rent went up to 1350.")
     assert [t.text for t in rent.subject_words] == ["rent"]

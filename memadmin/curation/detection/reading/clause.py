@@ -347,7 +347,10 @@ def _stance_phrase(folded: str) -> bool:
 
 @cache
 def _stance_phrases() -> re.Pattern:
-    return re.compile("|".join(re.escape(phrase) for phrase, _ in classes()[2]) or "(?!)")
+    """The stances' phrases, not those of other classes: "Never went back to Windows"
+    denies what it says."""
+    said = [re.escape(phrase) for phrase, found in classes()[2] if found.stance]
+    return re.compile("|".join(said) or "(?!)")
 
 
 @cache
@@ -360,7 +363,7 @@ def _stance(main: tuple[Token, ...], folded: str) -> int:
     """+1 or -1 from the first word of liking or disliking in the main clause."""
     by_word, _, phrases = classes()
     for phrase, found in phrases:
-        if phrase in folded:
+        if found.stance and phrase in folded:
             return found.stance
     for token in main:
         found = by_word.get(token.lemma) or by_word.get(token.text)

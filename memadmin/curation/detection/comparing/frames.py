@@ -14,10 +14,8 @@ not know), the relation is UNREAD: the judgement falls back on its similarities.
 from __future__ import annotations
 
 from memadmin.curation.detection.comparing import (
-    alignment,
     contrast,
     ended,
-    opposites,
     order,
     replaced,
     senses,
@@ -27,14 +25,10 @@ from memadmin.curation.detection.comparing import (
 from memadmin.curation.detection.comparing.matching import (
     RESIDUE_WORDS,
     changed_values,
-    found_in,
     nothing_shared_across,
     one_name_aside,
     other_word_across,
-    owners_aside,
-    phrase,
     read_alike,
-    role_named,
     same_objects_across,
     same_word,
     scoped_in_time,
@@ -46,7 +40,6 @@ from memadmin.curation.detection.comparing.matching import (
 from memadmin.curation.detection.comparing.predicates import (
     content_verbs,
     copulas,
-    crossed,
     done_again,
     one_class,
     same_predicate,
@@ -65,17 +58,16 @@ from memadmin.curation.detection.comparing.relations import (
     UNREAD,
     Relation,
 )
+from memadmin.curation.detection.comparing.subjects import one_word_for_another, other_subjects
 from memadmin.curation.detection.reading.ages import DIMENSIONS
 from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.polarity import set_against
 from memadmin.curation.detection.reading.quantities import roughly_one
 from memadmin.curation.detection.reading.words import (
     Token,
-    relation_word,
     same_class,
-    same_limit,
 )
-from memadmin.store.lexicon import HAN, languages_differ, words
+from memadmin.store.lexicon import languages_differ, words
 
 
 def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = frozenset()):
@@ -84,7 +76,7 @@ def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = froz
     if older.recommended != newer.recommended:
         return Relation(OTHER_PREDICATE, "a recommendation is not a preference")
     across = languages_differ(older.text, newer.text)
-    subjects = _other_subjects(older, newer, user_names, across=across)
+    subjects = other_subjects(older, newer, user_names, across=across)
     if subjects:  # two subjects, unless one side says its subject alone does it
         return Relation(NEW_VALUE if slots.sole_holder(older, newer) else OTHER_SUBJECT, subjects)
     if across:
@@ -107,147 +99,6 @@ def compare(older: Reading, newer: Reading, *, user_names: frozenset[str] = froz
     if predicates is not None:
         return predicates
     return _compare_objects(older, newer)
-
-
-# --- Subjects -------------------------------------------------------------------------------
-
-
-def _other_subjects(older, newer, user_names, *, across: bool) -> str:
-    """A description of the two subjects when they are two things or people, else ""."""
-    subject_a, subject_b = owners_aside(older, newer, user_names)
-    if across:
-        if (HAN.search(older.text) is None) != (HAN.search(newer.text) is None):
-            # "王伟" / "Wei": a name in Chinese characters and one in letters cannot be
-            # compared by their spelling; the multilingual model says whether they are one.
-            return ""
-        names_a = [t.lemma for t in subject_a if t.kind == "name"]
-        names_b = [t.lemma for t in subject_b if t.kind == "name"]
-        if names_a and names_b and not contrast.keeps_name(names_a[0], newer.text, across=True):
-            return f"{names_a[0]} / {names_b[0]}"
-        return _relation_against_no_one(subject_a, subject_b, older, newer)
-    if older.opening or newer.opening:
-        return ""  # "After ~40 min of nonstop cycling the J4 ...": no subject read first
-    if subject_a and subject_b:
-        # Two subjects when each has a word the other text lacks and the rest is said
-        # the same way ("the unit-test job takes..." / "the integration job takes...").
-        only_a, only_b = one_name_aside(
-            [t for t in subject_a if not found_in(t, newer)],
-            [t for t in subject_b if not found_in(t, older)],
-            older,
-            newer,
-            subject_a,
-            subject_b,
-        )
-        if (
-            only_a
-            and only_b
-            and same_predicate(older, newer)
-            and not crossed(older, newer)
-            and not _one_word_for_another(only_a, only_b)
-            and not read_alike(only_a, only_b)
-            and not things.one_address(older, newer, only_a + only_b)
-        ):  # "the printer on floor 2" / "Floor 2 printer": one name, in two cases
-            return f"{spelled(only_a, older.body)} / {spelled(only_b, newer.body)}"
-        # One subject the other's with a word of kinship or role added ("Kenta's manager"
-        # / "Kenta", "Alice's partner Tom" / "Alice"): someone else, named by their
-        # relation; not where it names the other's ("Her daughter Emma" / "Emma").
-        longer, reading = (only_a, older) if only_a else (only_b, newer)
-        full, shorter = (subject_a, subject_b) if only_a else (subject_b, subject_a)
-        if (
-            not (only_a and only_b)
-            and _within(shorter, full)
-            and any(relation_word(t, reading.language) for t in longer)
-            and not _named_by_relation(full, shorter, reading.language)
-            and not things.owner_only(longer, reading, newer if only_a else older)
-        ):
-            return f"{phrase(subject_a, older.body)} / {phrase(subject_b, newer.body)}"
-        return ""
-    # One names someone or something, the other is about the user: two subjects when
-    # the other text has none of those words and says the same of its own subject
-    # ("Ada lives in Chicago" / "Lives in Denver"; "Lin's sister lives in Chengdu" /
-    # "Lin moved to Futian"), unless that name is the user's (`user_names`).
-    named, holder, other = (subject_a, older, newer) if subject_a else (subject_b, newer, older)
-    if not named or role_named(holder, other):
-        return ""
-    # Named, and by no name the other text says: someone else, whatever else both say
-    # ("Has two daughters" / "His daughter Ana is 8": Ana is 8, not the user; but
-    # "Alice's cat Miso is a tabby" / "Has a cat called Miso" share Miso).
-    names = [t for t in named if t.kind == "name"]
-    if names and not any(found_in(t, other) for t in names):
-        return f"{phrase(named, holder.body)} / the user"
-    if any(found_in(t, other) for t in named):
-        return ""
-    if things.labels_an_attribute(holder, named):
-        return ""  # "Timezone: CET", "Diet: vegan": a label of an attribute, no one else
-    # "Tom", "her son", "Lin's sister"
-    someone = any(t.kind == "name" or relation_word(t, holder.language) for t in named)
-    parallel = named[0].upper and same_predicate(older, newer)  # "Ada lives" / "Lives"
-    if someone or parallel or _moved_thing(holder, other):
-        return f"{phrase(named, holder.body)} / the user"
-    return ""
-
-
-def _relation_against_no_one(subject_a, subject_b, older: Reading, newer: Reading) -> str:
-    """Across two languages, someone named by a relation against no one named: two
-    subjects ("Er wohnt in Hamburg." / "His brother lives in Hamburg."); not where no
-    clause was read on the bare side ("Su perro se llama Toby." before Spanish was)."""
-    for named, reading, bare, other in (
-        (subject_a, older, subject_b, newer),
-        (subject_b, newer, subject_a, older),
-    ):
-        if (
-            not bare
-            and other.predicate_at >= 0
-            and any(relation_word(t, reading.language) for t in named)
-        ):
-            return f"{phrase(named, reading.body)} / the user"
-    return ""
-
-
-def _named_by_relation(subject: list[Token], shorter: list[Token], language: str) -> bool:
-    """ "Her daughter Emma" / "Emma": the other subject's words are a name after the word
-    of relation, or before it, set beside it ("Pixel the cat", "Emma, her daughter"):
-    who they are, not whose ("Kenta's manager" / "Kenta"; "her manager's email")."""
-    at = next((i for i, t in enumerate(subject) if relation_word(t, language)), len(subject))
-    named = [t for t in subject[at + 1 :] if t.kind == "name"]
-    if 0 < at < len(subject):  # not "Kenta's manager": a name and "'s" (three letters)
-        before, word = subject[at - 1], subject[at]
-        if before.kind == "possessive" or word.start - before.start - len(before.text) > 3:
-            named += [t for t in subject[:at] if t.upper and t.kind != "possessive"]
-    return all(any(same_word(t, u) for u in named) for t in shorter)
-
-
-def _within(shorter: list[Token], longer: list[Token]) -> bool:
-    """Whether every word of one subject is in the other: "Kenta" in "Kenta's manager",
-    not "Tickets" (said after the other's verb: "The team uses Jira for tickets")."""
-    return all(any(same_word(t, u) for u in longer) for t in shorter)
-
-
-def _moved_thing(holder: Reading, other: Reading) -> bool:
-    """A thing rescheduled ("The project deadline was pushed to Wednesday"), or moved
-    where the other says where the user lives ("User's dentist appointment moved to the
-    21st" / "Lives in Denver"): the thing's new value is not the user's."""
-    found = holder.predicate
-    if found is None:
-        return False
-    if found.name == "reschedule":
-        return True
-    return "live" in found.sets and other.predicate is not None and other.predicate.name == "live"
-
-
-def _one_word_for_another(only_a: list[Token], only_b: list[Token]) -> bool:
-    """ "Favourite movie is Inception" / "His favorite film is Inception": one word a
-    synonym of the other's, not two things. (One limit for another, "top speed" / "max
-    speed", words.limits_aside has set aside: the word models set "top" / "max" apart.)"""
-    if len(only_a) != 1 or len(only_b) != 1:
-        return False
-    if only_a[0].kind != "word" or only_b[0].kind != "word" or same_limit(*only_a, *only_b):
-        return False  # a limit alone ("Max" / "Top"): two people's names
-    if HAN.search(only_a[0].text + only_b[0].text):
-        return False  # MiniLM cannot read Chinese words: any two look alike to it
-    if opposites.opposed(only_a[0].text, only_b[0].text):
-        return False  # "left-handed" / "right-handed": the models put opposites close
-    return alignment.synonyms(only_a[0].text, only_b[0].text)
 
 
 # --- Predicates -----------------------------------------------------------------------------
@@ -388,7 +239,7 @@ def _compare_objects(older: Reading, newer: Reading) -> Relation:
     only_a, only_b = written_together(*without_acronyms(only_a, only_b), older, newer)
     only_a, only_b = roughly_one(only_a, only_b, older.text, newer.text)
     only_a, only_b = one_name_aside(only_a, only_b, older, newer, objects_a, objects_b)
-    if _one_word_for_another(only_a, only_b):
+    if one_word_for_another(only_a, only_b):
         only_a, only_b = [], []  # "couch" / "sofa": one thing in two words
     shared = len(objects_a) - len(only_a)
     update = newer.change or done_again(older, newer)

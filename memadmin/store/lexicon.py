@@ -116,6 +116,8 @@ def language_of(text: str) -> str:
         scores["fr"] += bool(_FRENCH_LETTERS.search(text))
         scores["de"] += bool(_GERMAN_LETTERS.search(text))
     best = max(scores, key=lambda language: (scores[language], language == ENGLISH))
+    tie_told = best != ENGLISH and _tie_told(text, scores)
+    best = tie_told or best
     if best == ENGLISH and not scores[ENGLISH]:
         # No function word at all ("Liebt Sushi.", "Raucht."): the dictionaries decide.
         return _by_dictionary(text)
@@ -127,7 +129,7 @@ def language_of(text: str) -> str:
     # name or a loan word), or once where English says nothing; and more than English.
     # Italian and Portuguese always twice (TWICE_TOLD): one word of theirs alone is as
     # often a name ("Mia D. speaks Italian.").
-    least = 2 if scores[ENGLISH] or best in TWICE_TOLD else 1
+    least = 2 if scores[ENGLISH] or (best in TWICE_TOLD and not tie_told) else 1
     if best != ENGLISH and (scores[best] < least or scores[best] <= scores[ENGLISH]):
         return ENGLISH
     if (
@@ -139,6 +141,20 @@ def language_of(text: str) -> str:
         # English outright: "son" in "User's son plays violin.".
         return ENGLISH
     return best
+
+
+def _tie_told(text: str, scores: dict[str, int]) -> str | None:
+    """Of languages whose function words tie ("de" in "Gosta de jogar xadrez.": French,
+    Spanish, Portuguese), the one py3langid is SURE_OF_LANGUAGE sure of among them, even
+    in a note too short to be told by it outright; else None."""
+    tied = {language for language in scores if scores[language] == max(scores.values())}
+    if len(tied) < 2 or ENGLISH in tied:
+        return None
+    ranked = [(language, p) for language, p in _ranked(text) if language in tied]
+    total = sum(p for _, p in ranked)
+    if not total or ranked[0][1] / total < SURE_OF_LANGUAGE:
+        return None
+    return ranked[0][0]
 
 
 def _english_too(found: list[str], ascii_only: bool) -> bool:

@@ -151,7 +151,7 @@ def test_a_holder_in_the_passive_is_read_role_first():
 
 
 def test_a_clock_may_say_a_time_taken():
-    assert clocks.a_time_taken("21:40", "1300")  # minutes and seconds
-    assert clocks.a_time_taken("03:12", "11520")  # hours and minutes
-    assert not clocks.a_time_taken("21:40", "1320")
+    assert clocks.a_time_taken("21:40", "1300", "His 5k best is 21:40.")  # minutes and seconds
+    assert clocks.a_time_taken("03:12", "11520", "Ran it in 3:12.")  # hours and minutes
+    assert not clocks.a_time_taken("21:40", "1320", "His 5k best is 21:40.")
     assert relation("His 5k best is 21:40.", "His 5k best is 21 min 40 s.") == relations.SAME

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from memadmin.curation.detection.comparing import opposites, things
+from memadmin.curation.detection.comparing import acronyms, opposites, things
 from memadmin.curation.detection.reading import (
     clause,
     keytokens,
@@ -218,7 +218,7 @@ def key_token_differences(text_a: str, text_b: str) -> tuple[KeyTokenDifference,
             keeps = _compatible_across if across else _compatible
             only_a = sorted(v for v in values_a if not keeps(kind, v, words_b))
             only_b = sorted(v for v in values_b if not keeps(kind, v, words_a))
-            only_a, only_b = _without_acronyms(only_a, only_b, text_a, text_b)
+            only_a, only_b = acronyms.names_aside(only_a, only_b, text_a, text_b)
             # "A. Ruiz" / "Ana Ruiz": the name a name with an initial stands for.
             only_a = [v for v in only_a if not _initialled_kept(v, text_b)]
             only_b = [v for v in only_b if not _initialled_kept(v, text_a)]
@@ -234,42 +234,6 @@ def key_token_differences(text_a: str, text_b: str) -> tuple[KeyTokenDifference,
     differences.extend(_compound_differences(text_a, text_b))
     differences.extend(_title_differences(text_a, text_b))
     return tuple(differences)
-
-
-# An acronym as written: two to six capitals ("UCL", "TU", "AWS").
-_ACRONYM = re.compile(r"[A-Z]{2,6}")
-
-
-def _without_acronyms(only_a: list[str], only_b: list[str], text_a: str, text_b: str):
-    """The names each side alone has, less an acronym on one side ("UCL") and the names
-    of the words that spell it out on the other ("University College London"): one name
-    written two ways, not two."""
-    for short, long, short_text, long_text in (
-        (only_a, only_b, text_a, text_b),
-        (only_b, only_a, text_b, text_a),
-    ):
-        written = {word.lower for word in words_of(short_text) if _ACRONYM.fullmatch(word.raw)}
-        for value in [v for v in short if v in written]:
-            run = _spelled_out(value, long_text)
-            if run:
-                short.remove(value)
-                long[:] = [v for v in long if not set(v.split()) <= run]
-    return only_a, only_b
-
-
-def _spelled_out(acronym: str, text: str) -> set[str]:
-    """The words of a run of the text whose initials spell the acronym (a hyphenated
-    word gives one a part), or an empty set."""
-    words = [word.lower for word in words_of(text)]
-    for start in range(len(words)):
-        initials = ""
-        for end in range(start, len(words)):
-            initials += "".join(part[0] for part in re.split(r"[-_]", words[end]) if part)
-            if len(initials) >= len(acronym):
-                break
-        if initials == acronym:
-            return set(words[start : end + 1])
-    return set()
 
 
 def _title_differences(text_a: str, text_b: str) -> list[KeyTokenDifference]:
@@ -351,10 +315,15 @@ def _compound_differences(text_a: str, text_b: str) -> list[KeyTokenDifference]:
 
 
 def _one_part_differs(parts_a: list[str], parts_b: list[str]) -> bool:
+    """A part that differs, one alike ("T-shirts" / "T-shirt": a plural differs in none)."""
     if len(parts_a) != len(parts_b):
         return False
-    same = sum(a == b for a, b in zip(parts_a, parts_b, strict=True))
+    same = sum(_singular(a) == _singular(b) for a, b in zip(parts_a, parts_b, strict=True))
     return 0 < same < len(parts_a)
+
+
+def _singular(part: str) -> str:
+    return part[:-1] if len(part) > 3 and part.isalpha() and part.endswith("s") else part
 
 
 def different_subjects(text_a: str, text_b: str) -> tuple[str, str] | None:

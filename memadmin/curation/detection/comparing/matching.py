@@ -11,6 +11,7 @@ import re
 from itertools import pairwise
 
 from memadmin.curation.detection.comparing import alignment, contrast
+from memadmin.curation.detection.comparing.acronyms import abbreviates
 from memadmin.curation.detection.reading import (
     keytokens,
     measured,
@@ -368,18 +369,6 @@ def expansion(acronym: str, tokens: list[Token]) -> list[Token]:
         if initials == acronym:
             return run
     return []
-
-
-def abbreviates(short: str, word: str) -> bool:
-    """ "DB" / "database", "TZ" / "timezone": the letters of the short form start the
-    word's syllables (its first letter, or a consonant after a vowel), in order; not
-    "PO" / "project"."""
-    if len(word) <= len(short) or word[0] != short[0]:
-        return False
-    vowels = "aeiouy"
-    starts = [word[0]] + [c for v, c in pairwise(word) if v in vowels and c not in vowels]
-    rest = iter(starts[1:])
-    return all(letter in rest for letter in short[1:])
 
 
 def found_in(token: Token, reading: Reading) -> bool:

@@ -55,12 +55,15 @@ def stance_class(found: PredicateClass | None) -> bool:
 
 def done_again(older: Reading, newer: Reading) -> bool:
     """Whether the newer's verb is the older's done again ("written" / "rewritten", "built"
-    / "rebuilt"): the same predicate, given a new value."""
+    / "rebuilt"; a participle after a copula: "is painted" / "Repainted"): the same
+    predicate, given a new value."""
     if older.predicate_at < 0 or newer.predicate_at < 0:
         return False
-    done = older.tokens[older.predicate_at].lemma
+    done = older.tokens[older.predicate_at : older.predicate_at + 2]
+    if done[0].kind != "verb":
+        done = done[:1]  # a copula's participle only
     again = newer.tokens[newer.predicate_at].lemma
-    return len(done) > 2 and again in (f"re{done}", f"re-{done}")
+    return any(len(t.lemma) > 2 and again in (f"re{t.lemma}", f"re-{t.lemma}") for t in done)
 
 
 def content_verbs(older: Reading, newer: Reading) -> bool:

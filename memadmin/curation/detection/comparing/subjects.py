@@ -17,6 +17,7 @@ from memadmin.curation.detection.comparing.matching import (
     spelled,
 )
 from memadmin.curation.detection.comparing.predicates import crossed, same_predicate
+from memadmin.curation.detection.reading import roles
 from memadmin.curation.detection.reading.clause import Reading
 from memadmin.curation.detection.reading.words import Token, relation_word, same_limit
 from memadmin.store.lexicon import HAN
@@ -38,40 +39,7 @@ def other_subjects(older, newer, user_names, *, across: bool) -> str:
     if older.opening or newer.opening:
         return ""  # "After ~40 min of nonstop cycling the J4 ...": no subject read first
     if subject_a and subject_b:
-        # Two subjects when each has a word the other text lacks and the rest is said
-        # the same way ("the unit-test job takes..." / "the integration job takes...").
-        only_a, only_b = one_name_aside(
-            [t for t in subject_a if not found_in(t, newer)],
-            [t for t in subject_b if not found_in(t, older)],
-            older,
-            newer,
-            subject_a,
-            subject_b,
-        )
-        if (
-            only_a
-            and only_b
-            and same_predicate(older, newer)
-            and not crossed(older, newer)
-            and not one_word_for_another(only_a, only_b)
-            and not read_alike(only_a, only_b)
-            and not things.one_address(older, newer, only_a + only_b)
-        ):  # "the printer on floor 2" / "Floor 2 printer": one name, in two cases
-            return f"{spelled(only_a, older.body)} / {spelled(only_b, newer.body)}"
-        # One subject the other's with a word of kinship or role added ("Kenta's manager"
-        # / "Kenta", "Alice's partner Tom" / "Alice"): someone else, named by their
-        # relation; not where it names the other's ("Her daughter Emma" / "Emma").
-        longer, reading = (only_a, older) if only_a else (only_b, newer)
-        full, shorter = (subject_a, subject_b) if only_a else (subject_b, subject_a)
-        if (
-            not (only_a and only_b)
-            and _within(shorter, full)
-            and any(relation_word(t, reading.language) for t in longer)
-            and not _named_by_relation(full, shorter, reading.language)
-            and not things.owner_only(longer, reading, newer if only_a else older)
-        ):
-            return f"{phrase(subject_a, older.body)} / {phrase(subject_b, newer.body)}"
-        return ""
+        return _both_named(subject_a, subject_b, older, newer)
     # One names someone or something, the other is about the user: two subjects when
     # the other text has none of those words and says the same of its own subject
     # ("Ada lives in Chicago" / "Lives in Denver"; "Lin's sister lives in Chengdu" /
@@ -79,11 +47,16 @@ def other_subjects(older, newer, user_names, *, across: bool) -> str:
     named, holder, other = (subject_a, older, newer) if subject_a else (subject_b, newer, older)
     if not named or role_named(holder, other):
         return ""
+    role = roles.role_held(holder)
+    if role is not None and found_in(role, other):
+        return ""  # "Dr. Lena Vogt is her GP." / "Changed GP to Dr. Aydin.": its holder
     # Named, and by no name the other text says: someone else, whatever else both say
     # ("Has two daughters" / "His daughter Ana is 8": Ana is 8, not the user; but
     # "Alice's cat Miso is a tabby" / "Has a cat called Miso" share Miso).
     names = [t for t in named if t.kind == "name"]
     if names and not any(found_in(t, other) for t in names):
+        return f"{phrase(named, holder.body)} / the user"
+    if _object_of_one_verb(named, holder, other):
         return f"{phrase(named, holder.body)} / the user"
     if any(found_in(t, other) for t in named):
         return ""
@@ -91,9 +64,50 @@ def other_subjects(older, newer, user_names, *, across: bool) -> str:
         return ""  # "Timezone: CET", "Diet: vegan": a label of an attribute, no one else
     # "Tom", "her son", "Lin's sister"
     someone = any(t.kind == "name" or relation_word(t, holder.language) for t in named)
-    parallel = named[0].upper and same_predicate(older, newer)  # "Ada lives" / "Lives"
+    parallel = (  # "Ada lives" / "Lives"
+        named[0].upper and same_predicate(older, newer) and not _its_thing_changed(holder, other)
+    )
     if someone or parallel or _moved_thing(holder, other):
         return f"{phrase(named, holder.body)} / the user"
+    return ""
+
+
+def _both_named(subject_a, subject_b, older: Reading, newer: Reading) -> str:
+    """Two subjects each text names: two things or people, described, or ""."""
+    # Two subjects when each has a word the other text lacks and the rest is said
+    # the same way ("the unit-test job takes..." / "the integration job takes...").
+    only_a, only_b = one_name_aside(
+        [t for t in subject_a if not found_in(t, newer)],
+        [t for t in subject_b if not found_in(t, older)],
+        older,
+        newer,
+        subject_a,
+        subject_b,
+    )
+    if (
+        only_a
+        and only_b
+        and same_predicate(older, newer)
+        and not crossed(older, newer)
+        and not one_word_for_another(only_a, only_b)
+        and not read_alike(only_a, only_b)
+        and not things.one_address(older, newer, only_a + only_b)
+    ):  # "the printer on floor 2" / "Floor 2 printer": one name, in two cases
+        return f"{spelled(only_a, older.body)} / {spelled(only_b, newer.body)}"
+    # One subject the other's with a word of kinship or role added ("Kenta's manager"
+    # / "Kenta", "Alice's partner Tom" / "Alice"): someone else, named by their
+    # relation; not where it names the other's ("Her daughter Emma" / "Emma").
+    longer, reading = (only_a, older) if only_a else (only_b, newer)
+    full, shorter = (subject_a, subject_b) if only_a else (subject_b, subject_a)
+    if (
+        not (only_a and only_b)
+        and _within(shorter, full)
+        and any(relation_word(t, reading.language) for t in longer)
+        and not _named_by_relation(full, shorter, reading.language)
+        and not _modifies_the_same_noun(longer, reading, shorter)
+        and not things.owner_only(longer, reading, newer if only_a else older)
+    ):
+        return f"{phrase(subject_a, older.body)} / {phrase(subject_b, newer.body)}"
     return ""
 
 
@@ -125,6 +139,52 @@ def _named_by_relation(subject: list[Token], shorter: list[Token], language: str
         if before.kind == "possessive" or word.start - before.start - len(before.text) > 3:
             named += [t for t in subject[:at] if t.upper and t.kind != "possessive"]
     return all(any(same_word(t, u) for u in named) for t in shorter)
+
+
+def _modifies_the_same_noun(longer: list[Token], reading: Reading, shorter) -> bool:
+    """ "The team retro" / "Retros": each word of relation stands right before a noun the
+    other subject names, as its modifier: one thing, no one else. Not a word of relation
+    that heads its phrase ("Kenta's manager" / "Kenta", "Her sister's car" / "Her car")."""
+    related = [t for t in longer if relation_word(t, reading.language)]
+    for word in related:
+        following = reading.tokens[reading.tokens.index(word) + 1 :][:1]
+        if not following or not any(same_word(following[0], t) for t in shorter):
+            return False
+    return bool(related)
+
+
+def _object_of_one_verb(named: list[Token], holder: Reading, other: Reading) -> bool:
+    """ "Reports to Tom." / "Tom reports to the CTO.": one verb, and whom the other says
+    it of after the verb is this one's subject: Tom and the user, two subjects. Not where
+    this one says it back of the user ("Married Tom." / "Tom married her."), nor a verb
+    that gives the subject a new value ("Her GP is Dr. Vogt." / "Changed GP to ..."), nor
+    a passive, whose subject is the verb's object ("Report-worker is built on ...")."""
+    if other.predicate_at < 0 or holder.predicate_at < 1:
+        return False
+    if holder.tokens[holder.predicate_at - 1].kind == "verb":
+        return False
+    verbs = holder.tokens[holder.predicate_at], other.tokens[other.predicate_at]
+    if verbs[0].lemma != verbs[1].lemma:
+        return False
+    after = other.tokens[other.predicate_at + 1 :]
+    if not all(t.upper and any(same_word(t, u) for u in after) for t in named):
+        return False
+    back = holder.tokens[holder.predicate_at + 1 :]
+    return not any(t.kind in ("possessive", "user", "pronoun") for t in back)
+
+
+def _its_thing_changed(holder: Reading, other: Reading) -> bool:
+    """ "Gym membership is at Urban Sports Club" / "Upgraded Urban Sports Club to the L
+    plan": what a verb of any change acts on is a thing the other names, its subject's,
+    not something the user does beside it ("Proxmox cluster has three nodes: pve1, pve2,
+    pve3" / "Migrated the Nextcloud VM from pve1 to pve3": a VM the other does not name)."""
+    found = other.predicate
+    if found is None or "*" not in found.sets or other.predicate_at < 0:
+        return False
+    after = other.tokens[other.predicate_at + 1 : other.clause_end]
+    to = next((i for i, t in enumerate(after) if t.text in ("to", "for")), 0)
+    thing = [t for t in after[:to] if t.content]
+    return bool(thing) and all(found_in(t, holder) for t in thing)
 
 
 def _within(shorter: list[Token], longer: list[Token]) -> bool:

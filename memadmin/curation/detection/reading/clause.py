@@ -314,14 +314,17 @@ def _without_label(body: str, language: str) -> tuple[str, str]:
 def _ceased(main, predicate_at: int, folded: str) -> bool:
     """The clause ends what it names: a cessation phrase ("gave up", "changed my mind"),
     or a cessation verb as its predicate or before it ("quit the band", "sold the Golf";
-    not "latency dropped" said of a thing)."""
+    not "latency dropped" said of a thing, nor a present that says a habit: "Sells yarn
+    on Etsy", "Leaves work at 5")."""
     if _phrases("cessation").search(QUANTITY_BOUND.sub(" ", folded)):  # "no more" ends
         return True
     if predicate_at < 0:
         return False
     ending = words("cessation")
     return any(
-        t.lemma in ending or t.text in ending for t in main[: predicate_at + 1] if t.kind == "word"
+        (t.lemma in ending or t.text in ending) and t.text not in (f"{t.lemma}s", f"{t.lemma}es")
+        for t in main[: predicate_at + 1]
+        if t.kind == "word"
     ) and not any(t.content for t in main[:predicate_at])
 
 
@@ -491,9 +494,11 @@ _ARTICLES = frozenset("the a an der die das den dem ein eine einen le la les un 
 
 def _in_subject(main, index: int, seen: list[Token], language: str) -> bool:
     """A word of a class that is no predicate: an English -ing word that names an activity,
-    after a preposition and its adjectives ("6.5 hours of mixed driving", "keen on hiking")
-    or opening a clause whose own verb comes later ("Upgrading the pool breaks ..."; not
-    "Planning a trip to Japan"); a participle after its noun ("The cat named Bo is 3")."""
+    after a preposition and its adjectives ("6.5 hours of mixed driving", "keen on hiking"),
+    or a noun's modifier after an article or a possessive ("The living room", "her running
+    shoes"), or opening a clause whose own verb comes later ("Upgrading the pool breaks
+    ..."; not "Planning a trip to Japan"); a participle after its noun ("The cat named Bo
+    is 3")."""
     token = main[index]
     if language == "en" and inside_a_compound(main, index):
         return True
@@ -501,7 +506,11 @@ def _in_subject(main, index: int, seen: list[Token], language: str) -> bool:
         return language == "en" and reduced_relative(main, index, seen)
     if index:  # the nearest word before it, past up to two adjectives
         before = [t for t in main[max(0, index - 3) : index] if t.kind != "word"]
-        return bool(before) and before[-1].text in _PREPOSITIONS
+        return bool(before) and (
+            before[-1].text in _PREPOSITIONS
+            or (before[-1] is main[index - 1] and before[-1].text in _ARTICLES)
+            or (before[-1] is main[index - 1] and before[-1].kind == "possessive")
+        )
     return any(
         t.kind == "verb" or (t.kind == "word" and t.text.endswith("s") and t.lemma + "s" == t.text)
         for t in main[index + 2 :]

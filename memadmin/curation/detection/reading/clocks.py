@@ -122,9 +122,14 @@ def either_half_of_day(time_a: str, time_b: str, written_a: str, text_a: str) ->
     )
 
 
-def a_time_taken(time: str, seconds: str) -> bool:
+def a_time_taken(time: str, seconds: str, text: str) -> bool:
     """Whether a clock (HH:MM) read as a time of day says a duration in seconds, as
     minutes and seconds or hours and minutes: "21:40" / "21 min 40 s" ("His 5k best is
-    21:40": no "in" before it said it was a time taken)."""
+    21:40": no "in" before it said it was a time taken). Not a clock `text` says after
+    "at" or "until" ("The flight leaves at 11:20." / "... takes 11 h 20 min")."""
     first, second = (int(part) for part in time.split(":"))
-    return float(seconds) in (first * 60 + second, (first * 60 + second) * 60)
+    if float(seconds) not in (first * 60 + second, (first * 60 + second) * 60):
+        return False
+    at = "|".join(re.escape(word) for word in lexicon()["time_of_day"]["at"])
+    clock = rf"0?{first}[:.h]{second:02d}\b"
+    return re.search(rf"(?:^|\s)(?:{at})\s+{clock}", text.lower()) is None

@@ -428,10 +428,10 @@ def _classify(word: _Word, index: int) -> list[KeyToken]:
     ):
         return [KeyToken("host", lower, index)]
     if (has_digit and _IDENTIFIER.fullmatch(lower)) or (
-        not word.at_start and raw[0].isupper() and "-" in raw
+        not word.at_start and raw[0].isupper() and "-" in raw and raw[1:2] != "-"
     ):
         # Identifiers (R-118, pve2, m5.large) and hyphenated names (Contact-GraspNet) say
-        # which entity a fact is about, like names do.
+        # which entity a fact is about, like names do ("T-shirt", "X-ray" are words).
         return [KeyToken("name", lower, index)]
     if lower.endswith(("'s", "’s")) and raw[0].isupper() and index < SUBJECT_WORDS:
         return [KeyToken("name", lower[:-2], index)]  # "Alice's birthday": a subject

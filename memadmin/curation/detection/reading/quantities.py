@@ -537,7 +537,7 @@ def roughly_one(only_a: list, only_b: list, text_a: str, text_b: str) -> tuple[l
         if measure == other == "time" and one_time_of_day(a, b, text_a, text_b):
             return [], []  # "at 7:30" / "at 19:30": a 12-hour clock, either half of the day
         if {measure, other} == {"time", "duration"} and clocks.a_time_taken(
-            *((a, b) if measure == "time" else (b, a))
+            *((a, b, text_a) if measure == "time" else (b, a, text_b))
         ):
             return [], []  # "His 5k best is 21:40." / "... 21 min 40 s": a clock of time taken
     return only_a, only_b

@@ -27,6 +27,7 @@ class _Patterns(NamedTuple):
     each_before: re.Pattern  # right before a span: "every" ("every six hours")
     chinese_each: re.Pattern  # "每周" before a count of times ("每周跑步三次")
     weekdays: re.Pattern  # "every Tuesday and Thursday", "on Mondays", "montags"
+    on_days: re.Pattern  # after a word that says a rate alone: "(biweekly) on Fridays"
     per_period: re.Pattern  # after a quantity: "20 mg a day", "3 coffees per day"
 
 
@@ -55,6 +56,7 @@ def _patterns() -> _Patterns:
         each_before=re.compile(rf"\b(?:{every})\s+$"),
         chinese_each=re.compile(rf"({either(rates['chinese'])})[^。，,.!?！？]*$"),
         weekdays=_weekday_pattern(either, every),
+        on_days=re.compile(rf",?\s+on\s+(?:{either(_weekdays())})(?:{_joined(either, every)})*\b"),
         # Not after "in", "for" or "within" ("lost 3 kg in a month": a span), nor in
         # another clause ("has 2 kids and a day job").
         per_period=re.compile(
@@ -89,8 +91,13 @@ def _weekday_pattern(either, every: str) -> re.Pattern:
         rf"|(?P<alternate>{either(rates['other_alone'])})\s+(?:{either(each_alone)})"
         rf"|(?:{either(each_alone)}))"
     )
-    joined = rf"\s*(?:,|\b(?:{either(rates['weekday_joins'])})\b)\s*(?:(?:{each})\s+)?(?:{day})"
-    return re.compile(rf"\b{first}(?:{joined})*\b")
+    return re.compile(rf"\b{first}(?:{_joined(either, each)})*\b")
+
+
+def _joined(either, each: str) -> str:
+    """A weekday joined to the one before it: ", Thursday", "and Thursdays"."""
+    rates, day = lexicon()["rates"], either(_weekdays())
+    return rf"\s*(?:,|\b(?:{either(rates['weekday_joins'])})\b)\s*(?:(?:{each})\s+)?(?:{day})"
 
 
 def read(folded: str, values: list[Value]) -> list[Value]:
@@ -98,10 +105,7 @@ def read(folded: str, values: list[Value]) -> list[Value]:
     one, "twice a week" is not "once a week" (each was one week, the same value), "every
     six hours" is four a day. The values a rate is read from (the count, "a week") are
     part of it."""
-    rates = lexicon()["rates"]
-    patterns = _patterns()
-    found: list[Value] = []
-
+    rates, patterns, found = lexicon()["rates"], _patterns(), []
     days_named = bool(day_sets(folded) or patterns.weekdays.search(folded))
 
     def add(start: int, end: int, hours: float, count: float = 1.0) -> None:
@@ -142,7 +146,8 @@ def read(folded: str, values: list[Value]) -> list[Value]:
         if day:  # "每周三": every Wednesday, once a week (its day read by keytokens)
             add(match.start(), day.end(), float(rates["periods"]["week"]))
             continue
-        add(*match.span(), float({**rates["words"], **rates["chinese"]}[word]))
+        end, days = _days_said_on(folded, match) if match.group("word") else (match.end(), 1)
+        add(match.start(), end, float({**rates["words"], **rates["chinese"]}[word]), days)
     for match in patterns.every.finditer(folded):
         other = 2.0 if match.group("other") or match.group("alternate") else 1.0
         add(*match.span(), other * float(rates["periods"][match.group("period")]))
@@ -173,6 +178,16 @@ def read(folded: str, values: list[Value]) -> list[Value]:
         return values
     kept = [v for v in values if not any(f.start <= v.start < f.end for f in found)]
     return sorted(kept + found, key=lambda value: value.start)
+
+
+def _days_said_on(folded: str, alone: re.Match) -> tuple[int, float]:
+    """Where a word that says a rate alone ends with the days it is said on, and how many
+    days: "biweekly on Fridays" is every other Friday, "weekly on Mon and Thu" twice."""
+    on = _patterns().on_days.match(folded, alone.end())
+    if on is None:
+        return alone.end(), 1.0
+    days = {_weekdays().get(word) for word in re.findall(r"\w+", on.group())}
+    return on.end(), float(len(days - {None}))
 
 
 @cache

@@ -276,6 +276,15 @@ def two_relations(older: Reading, newer: Reading, only_a, only_b) -> bool:
     return all(relations) and not set(relations) <= set(words("held_once"))
 
 
+def role_held(reading: Reading) -> Token | None:
+    """The noun of a role (`[roles]`, `[holders]`) a copula says its subject, a name,
+    holds after a possessive ("Dr. Lena Vogt is her GP": "gp"), else None."""
+    nouns = [t for t in reading.objects if t.kind == "word"][-1:]
+    if nouns and _relation_held(reading, nouns) and nouns[0].lemma in _role_nouns():
+        return nouns[0]
+    return None
+
+
 def _relation_held(reading: Reading, nouns) -> str:
     """The relation or role `nouns` name after a possessive in a copula whose subject is
     written with capitals, a name ("Nadia is her accountant"), else ""."""

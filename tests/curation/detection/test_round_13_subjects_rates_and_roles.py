@@ -157,6 +157,11 @@ def test_a_name_shortened_is_one_name():
     )
     assert contrast.key_token_differences("Lives in Austin, Texas.", "Lives in Austin, MN.")
     assert contrast.key_token_differences("Lives in Portland, Oregon.", "Lives in Portland, Maine.")
+    # Only a region's code: "IT" shortens no "Italy", "PR" no "PagerDuty".
+    assert contrast.key_token_differences("Works in IT.", "Works in Italy.")
+    assert contrast.key_token_differences("Alerts go to PagerDuty.", "Merged as PR 482.")
+    assert relation("Lives in CA.", "Lives in California.") == relations.SAME
+    assert relation("Lives in CA.", "Lives in Colorado.") == relations.NEW_VALUE
 
 
 def test_a_verb_of_cessation_in_the_present_says_a_habit(vectors):

@@ -1,6 +1,6 @@
 """Names written two ways: an acronym and the words it spells ("UCL" / "University
-College London"), and a short form and the word it shortens ("DB" / "database", "TX" /
-"Texas")."""
+College London"), a region's postal code and its name ("TX" / "Texas"), and a short form
+and the word it shortens ("DB" / "database")."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import re
 from itertools import pairwise
 
 from memadmin.curation.detection.reading.keytokens import words_of
+from memadmin.store.lexicon import lexicon
 
 # An acronym as written: two to six capitals ("UCL", "TU", "AWS").
 _ACRONYM = re.compile(r"[A-Z]{2,6}")
@@ -42,14 +43,25 @@ def _spelled_out(acronym: str, text: str) -> set[str]:
                 break
         if initials == acronym:
             return set(words[start : end + 1])
-    if len(acronym) <= 3:  # "TX" / "Texas", "CA" / "California": one name shortened
-        capitalised = [  # not a word with capitals of its own ("PagerDuty": "PD")
-            word.lower
-            for word in words_of(text)
-            if word.raw[:1].isupper() and word.raw[1:].islower()
-        ]
-        return next(({word} for word in capitalised if abbreviates(acronym, word)), set())
+    region = _region(acronym)  # "TX" / "Texas", "NY" / "New York"
+    if region and f" {' '.join(region)} " in f" {' '.join(words)} ":
+        return set(region)
     return set()
+
+
+def region_named(code: str, tokens: list) -> list:
+    """The run of tokens (folded) that names the region a postal code stands for ("TX":
+    "texas", "NY": "new york"), or []."""
+    region = _region(code)
+    for start in range(len(tokens) - len(region) + 1) if region else ():
+        if [t.text for t in tokens[start : start + len(region)]] == region:
+            return tokens[start : start + len(region)]
+    return []
+
+
+def _region(code: str) -> list[str]:
+    """The words of the region a postal code names (lexicon.toml's [region_codes])."""
+    return lexicon()["region_codes"].get(code, "").split()
 
 
 def abbreviates(short: str, word: str) -> bool:

@@ -11,7 +11,7 @@ import re
 from itertools import pairwise
 
 from memadmin.curation.detection.comparing import alignment, contrast
-from memadmin.curation.detection.comparing.acronyms import abbreviates
+from memadmin.curation.detection.comparing.acronyms import abbreviates, region_named
 from memadmin.curation.detection.reading import (
     keytokens,
     measured,
@@ -325,12 +325,13 @@ def same_word_class(a: Token, b: Token) -> bool:
 def without_acronyms(only_a: list[Token], only_b: list[Token]):
     """The leftovers of each side less an acronym on one and its expansion on the other
     ("UCL" / "University College London", "PI" / "principal investigator", "TU" /
-    "Technischen Universität"): the initials of a run of words."""
+    "Technischen Universität"): the initials of a run of words; a region's postal code
+    and its name ("TX" / "Texas")."""
     for short, long in ((only_a, only_b), (only_b, only_a)):
         for token in list(short):
             if token.kind not in ("word", "name") or not _ACRONYM.fullmatch(token.text):
                 continue
-            run = expansion(token.text, long)
+            run = expansion(token.text, long) or (token.caps and region_named(token.text, long))
             if run:
                 short.remove(token)
                 for word in run:

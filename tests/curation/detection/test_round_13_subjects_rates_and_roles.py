@@ -27,8 +27,11 @@ def vectors() -> calibration.Vectors:
     [
         ("Reports to Tom.", "Tom reports to the CTO.", relations.OTHER_SUBJECT),
         ("Lives with Tom.", "Tom lives in Leeds.", relations.OTHER_SUBJECT),
-        # Said back of the user: one fact.
+        # Said back of the user: one fact; but "her grandmother" is someone else.
         ("Married Tom in 2019.", "Tom married her in 2019.", relations.SAME),
+        ("Calls Mia every Sunday.", "Mia calls her every Sunday.", relations.SAME),
+        ("Calls Mia every Sunday.", "Mia calls her grandmother every Sunday.",
+         relations.OTHER_SUBJECT),
         # A passive's subject is its verb's object.
         ("Builds of report-worker run on Buildkite.", "Report-worker is built on Buildkite.",
          relations.REFINES),

@@ -170,7 +170,16 @@ def _object_of_one_verb(named: list[Token], holder: Reading, other: Reading) -> 
     if not all(t.upper and any(same_word(t, u) for u in after) for t in named):
         return False
     back = holder.tokens[holder.predicate_at + 1 :]
-    return not any(t.kind in ("possessive", "user", "pronoun") for t in back)
+    return not any(_the_user_as_object(back, at) for at in range(len(back)))
+
+
+def _the_user_as_object(tokens, at: int) -> bool:
+    """ "her" in "Tom married her": the user, the verb's object; not "her grandmother"
+    ("Mia calls her grandmother": someone else, whose the possessive says)."""
+    token, following = tokens[at], tokens[at + 1 : at + 2]
+    if token.kind in ("user", "pronoun"):
+        return True
+    return token.kind == "possessive" and not (following and following[0].kind in ("word", "name"))
 
 
 def _its_thing_changed(holder: Reading, other: Reading) -> bool:

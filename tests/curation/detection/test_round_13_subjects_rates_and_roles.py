@@ -32,6 +32,8 @@ def vectors() -> calibration.Vectors:
         ("Calls Mia every Sunday.", "Mia calls her every Sunday.", relations.SAME),
         ("Calls Mia every Sunday.", "Mia calls her grandmother every Sunday.",
          relations.OTHER_SUBJECT),
+        # Not a thing the other says after the verb.
+        ("Ships orders within 48 hours.", "Orders ship in two days.", relations.REFINES),
         # A passive's subject is its verb's object.
         ("Builds of report-worker run on Buildkite.", "Report-worker is built on Buildkite.",
          relations.REFINES),
@@ -173,3 +175,11 @@ def test_a_verb_of_cessation_in_the_present_says_a_habit(vectors):
     assert clause.read("Sold the Golf.").ceased and clause.read("Left Google in May.").ceased
     found = judged("The Etsy shop sells hand-dyed yarn.", "Sells hand-dyed yarn on Etsy.", vectors)
     assert found.probabilities[1] < 0.5  # was a conflict at 1.00: selling read as sold
+
+
+def test_one_role_in_two_words_is_no_two_things():
+    older, newer = "Calls her mother every Sunday.", "Calls her mom weekly on Sundays."
+    assert relation(older, newer) == relations.SAME
+    assert relation("Calls her mother every Sunday.", "Calls her sister every Sunday.") == (
+        relations.OTHER_SUBJECT
+    )

@@ -155,8 +155,9 @@ def _modifies_the_same_noun(longer: list[Token], reading: Reading, shorter) -> b
 
 def _object_of_one_verb(named: list[Token], holder: Reading, other: Reading) -> bool:
     """ "Reports to Tom." / "Tom reports to the CTO.": one verb, and whom the other says
-    it of after the verb is this one's subject: Tom and the user, two subjects. Not where
-    this one says it back of the user ("Married Tom." / "Tom married her."), nor a verb
+    it of after the verb, a name, is this one's subject: Tom and the user, two subjects
+    (not a thing: "Ships orders in 2 days." / "Orders ship in 2 days."). Not where this
+    one says it back of the user ("Married Tom." / "Tom married her."), nor a verb
     that gives the subject a new value ("Her GP is Dr. Vogt." / "Changed GP to ..."), nor
     a passive, whose subject is the verb's object ("Report-worker is built on ...")."""
     if other.predicate_at < 0 or holder.predicate_at < 1:
@@ -167,7 +168,7 @@ def _object_of_one_verb(named: list[Token], holder: Reading, other: Reading) -> 
     if verbs[0].lemma != verbs[1].lemma:
         return False
     after = other.tokens[other.predicate_at + 1 :]
-    if not all(t.upper and any(same_word(t, u) for u in after) for t in named):
+    if not all(any(u.kind == "name" and same_word(t, u) for u in after) for t in named):
         return False
     back = holder.tokens[holder.predicate_at + 1 :]
     return not any(_the_user_as_object(back, at) for at in range(len(back)))

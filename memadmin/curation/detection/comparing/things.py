@@ -18,6 +18,7 @@ from memadmin.curation.detection.reading.keytokens import KeyToken, key_tokens, 
 from memadmin.curation.detection.reading.words import (
     Token,
     one_measure_words,
+    one_role_words,
     relation_word,
     same_limit_words,
 )
@@ -167,8 +168,8 @@ def _determiner_before(words: tuple[str, ...], at: int) -> int | None:
 def _parts_of_two_things(part_a, part_b, words_a, words_b) -> bool:
     """Whether two differing parts name two things: a few words each, a word among them,
     none a stop word, none in the other text, none a short form of the other's ("prod" /
-    "production"), not one limit or one measure in two words ("top speed" / "max speed",
-    "weight" / "mass")."""
+    "production"), not one limit, measure or role in two words ("top speed" / "max speed",
+    "weight" / "mass", "her mother" / "her mom")."""
     plain_a = [word for word in part_a if word != _VALUE]
     plain_b = [word for word in part_b if word != _VALUE]
     return (
@@ -181,9 +182,12 @@ def _parts_of_two_things(part_a, part_b, words_a, words_b) -> bool:
         and not any(x.startswith(y) or y.startswith(x) for x in plain_a for y in plain_b)
         and not (
             len(plain_a) == len(plain_b) == 1
-            and (same_limit_words(*plain_a, *plain_b) or one_measure_words(*plain_a, *plain_b))
+            and any(one(*plain_a, *plain_b) for one in _ONE_THING_IN_TWO_WORDS)
         )
     )
+
+
+_ONE_THING_IN_TWO_WORDS = (same_limit_words, one_measure_words, one_role_words)
 
 
 def _values_outside(values, start: int, stop: int) -> list[KeyToken]:

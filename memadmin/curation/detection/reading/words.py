@@ -121,7 +121,12 @@ def one_measure_words(word_a: str, word_b: str) -> bool:
 
 def one_role(a: Token, b: Token) -> bool:
     """Two nouns of one role ("PI" / "supervisor", "boss" / "manager")."""
-    return a.text != b.text and _one_list("roles", a.lemma, b.lemma)
+    return a.text != b.text and one_role_words(a.lemma, b.lemma)
+
+
+def one_role_words(word_a: str, word_b: str) -> bool:
+    """Two words (folded) of one role ("mother" / "mom")."""
+    return _one_list("roles", word_a, word_b)
 
 
 def measure_named(token: Token) -> str | None:

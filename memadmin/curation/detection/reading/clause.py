@@ -506,10 +506,11 @@ def _in_subject(main, index: int, seen: list[Token], language: str) -> bool:
         return language == "en" and reduced_relative(main, index, seen)
     if index:  # the nearest word before it, past up to two adjectives
         before = [t for t in main[max(0, index - 3) : index] if t.kind != "word"]
+        right_before = main[index - 1]
         return bool(before) and (
             before[-1].text in _PREPOSITIONS
-            or (before[-1] is main[index - 1] and before[-1].text in _ARTICLES)
-            or (before[-1] is main[index - 1] and before[-1].kind == "possessive")
+            or right_before.text in _ARTICLES
+            or right_before.kind == "possessive"
         )
     return any(
         t.kind == "verb" or (t.kind == "word" and t.text.endswith("s") and t.lemma + "s" == t.text)
